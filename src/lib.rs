@@ -1,0 +1,12 @@
+//! `resource_host`: a resource registry (SQLite) with a sandboxed
+//! WebAssembly handler host.
+//!
+//! Dependencies point one way: `registry` → {`spec`, `builtin`, `dag`,
+//! `store`, `plugin`} → `model`. The `agents` binary is a thin layer over
+//! [`registry::Registry`].
+
+pub mod builtin;
+pub mod effects;
+pub mod model;
+pub mod plugin;
+pub mod spec;

@@ -1,0 +1,21 @@
+//! Plain data of the registry: names, ids, enums, type specs, resolved
+//! types and resources. No I/O lives here.
+//!
+//! **Building a value is the check.** A [`TypeName`], [`ResourceName`] or
+//! [`ResourceId`] exists only after its `parse` accepted the text, so code
+//! past the boundary where text came in never re-validates a name. The
+//! aggregates ([`TypeSpec`], [`ResolvedType`], [`Resource`]) are built by
+//! the modules that own their rules (`spec`, `store`, `registry`) from
+//! these checked parts.
+
+mod names;
+mod resource;
+mod types;
+
+pub use names::{BUILTIN_NAMESPACE, NameError, ResourceId, ResourceName, TypeName};
+pub use resource::{Link, PropertyMap, Resource, ResourceCapabilities};
+pub use types::{
+    ArgType, AutoDiscovery, DiscoveryRule, Equivalence, HandlerRef, ReplaceFlags, ResolvedType,
+    ResourceKind, SandboxStrategy, Sourced, TypeArgument, TypeCapabilities, TypeCapabilitiesDecl,
+    TypeSpec,
+};

@@ -1,0 +1,59 @@
+use super::*;
+
+#[test]
+fn type_names_accept_bare_and_namespaced_forms() {
+    assert!(TypeName::parse("git-checkout").unwrap().is_builtin_form());
+    let custom = TypeName::parse("myteam/python-package").unwrap();
+    assert!(!custom.is_builtin_form());
+    assert_eq!(custom.namespace(), "myteam");
+    assert_eq!(TypeName::parse("fs-file").unwrap().namespace(), "builtin");
+}
+
+#[test]
+fn type_names_refuse_malformed_text() {
+    for bad in [
+        "",
+        "Git",
+        "a/b/c",
+        "my team/x",
+        "x-",
+        "a--b",
+        "/x",
+        "x/",
+        "1abc",
+        "builtin/x",
+    ] {
+        assert!(TypeName::parse(bad).is_err(), "{bad:?} was accepted");
+    }
+}
+
+#[test]
+fn custom_type_names_must_be_namespaced() {
+    let err = TypeName::parse_custom("python-package").unwrap_err();
+    assert!(err.to_string().contains("namespace/name"), "{err}");
+}
+
+#[test]
+fn resource_names_are_namespaced_and_never_look_like_ulids() {
+    assert!(ResourceName::parse("local/api-repo").is_ok());
+    assert!(ResourceName::parse("local/pkg/src/my_mod.v2").is_ok());
+    for bad in [
+        "api-repo",
+        "local/",
+        "local/a b",
+        "local/..",
+        "Local/x",
+        "01J0000000000000000000000A",
+    ] {
+        assert!(ResourceName::parse(bad).is_err(), "{bad:?} was accepted");
+    }
+}
+
+#[test]
+fn resource_ids_round_trip_as_ulid_text() {
+    let id = ResourceId::from_ulid(ulid::Ulid::from_parts(1_700_000_000_000, 42));
+    let text = id.to_string();
+    assert_eq!(text.len(), 26);
+    assert_eq!(ResourceId::parse(&text).unwrap(), id);
+    assert!(ResourceId::parse("local/x").is_err());
+}

@@ -1,0 +1,74 @@
+//! Resource instances and the links between them, as the registry hands
+//! them out. Field names follow the spec's `Resource` table, which is also
+//! the `-o json` / `-o yaml` contract.
+
+use super::names::{ResourceId, ResourceName, TypeName};
+use super::types::{ResourceKind, SandboxStrategy, TypeCapabilities};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Type-specific key-value properties (typed values from registration
+/// arguments, text from handlers).
+pub type PropertyMap = BTreeMap<String, serde_json::Value>;
+
+/// What may be done with a resource, derived from its type's capabilities,
+/// its sandbox strategy and its `read_only` flag — never stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ResourceCapabilities {
+    pub readable: bool,
+    pub writable: bool,
+    pub sandboxable: bool,
+    pub checkpointable: bool,
+}
+
+impl ResourceCapabilities {
+    pub fn derive(type_caps: TypeCapabilities, strategy: SandboxStrategy, read_only: bool) -> Self {
+        Self {
+            readable: type_caps.read,
+            writable: type_caps.write && !read_only,
+            sandboxable: type_caps.sandbox && strategy != SandboxStrategy::None,
+            checkpointable: type_caps.checkpoint,
+        }
+    }
+}
+
+/// A registered resource.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Resource {
+    pub resource_id: ResourceId,
+    pub name: Option<ResourceName>,
+    pub resource_type_name: TypeName,
+    pub classification: ResourceKind,
+    pub description: Option<String>,
+    pub location: Option<String>,
+    /// The per-resource override; `None` means the type's strategy applies.
+    pub sandbox_strategy: Option<SandboxStrategy>,
+    pub content_hash: Option<String>,
+    pub parents: Vec<ResourceId>,
+    pub children: Vec<ResourceId>,
+    pub properties: PropertyMap,
+    pub capabilities: ResourceCapabilities,
+    pub created_at: String,
+    pub updated_at: String,
+    pub auto_discovered: bool,
+    pub read_only: bool,
+}
+
+impl Resource {
+    /// The name if it has one, else the id: how messages refer to it.
+    pub fn label(&self) -> String {
+        match &self.name {
+            Some(name) => name.to_string(),
+            None => self.resource_id.to_string(),
+        }
+    }
+}
+
+/// A parent → child edge of the DAG.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Link {
+    pub parent_id: ResourceId,
+    pub child_id: ResourceId,
+    pub auto_discovered: bool,
+    pub created_at: String,
+}
