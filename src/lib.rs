@@ -10,3 +10,4 @@ pub mod effects;
 pub mod model;
 pub mod plugin;
 pub mod spec;
+pub mod store;
