@@ -6,8 +6,11 @@
 //! [`registry::Registry`].
 
 pub mod builtin;
+pub mod dag;
 pub mod effects;
+pub mod home;
 pub mod model;
+pub mod registry;
 pub mod plugin;
 pub mod spec;
 pub mod store;

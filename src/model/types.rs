@@ -285,7 +285,7 @@ pub struct TypeSpec {
 
 /// A value of a resolved type with the type it came from: the type itself,
 /// an ancestor, or `None` for the resolver's default.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Sourced<T> {
     pub value: T,
     pub from: Option<TypeName>,

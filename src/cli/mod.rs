@@ -1,0 +1,162 @@
+//! The `agents` command line: clap definitions, one file per verb group,
+//! and the edge where library errors become `agents: error: …` and exit
+//! codes (0 ok, 1 refused or failed, 2 usage).
+//!
+//! A verb parses its arguments, calls one library operation and prints the
+//! result; nothing here decides what is allowed.
+
+mod logger;
+mod output;
+mod resources;
+mod types;
+
+use clap::{Parser, Subcommand};
+use output::Format;
+use resource_host::home::Home;
+use resource_host::registry::Registry;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "agents",
+    version,
+    about = "Register resources and resource types; run their WebAssembly handlers sandboxed",
+    after_help = "Examples:\n  \
+        agents resource type list\n  \
+        agents resource add git-checkout local/api-repo --path /repos/api --branch main\n  \
+        agents resource tree local/api-repo\n\n\
+        The registry lives in --home, else $AGENTS_HOME, else $XDG_DATA_HOME/agents \
+        (~/.local/share/agents)."
+)]
+pub struct Cli {
+    /// Home directory holding the registry (registry.db), plugins and caches.
+    #[arg(long, global = true, env = "AGENTS_HOME", value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// Log more (-v info, -vv debug, -vvv trace); logs go to stderr.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// Output format: tables and trees for people, json or yaml for programs.
+    #[arg(short, long, global = true, value_enum, default_value_t = Format::Table)]
+    output: Format,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Resources and resource types.
+    #[command(subcommand)]
+    Resource(resources::ResourceCommand),
+    /// Print a shell completion script (e.g. `agents completions bash > /etc/bash_completion.d/agents`).
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Parse the command line, run it, and turn the outcome into an exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(err),
+    };
+    logger::install(cli.verbose);
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(message)) => {
+            eprintln!("{} {message}", output::error_prefix());
+            ExitCode::from(2)
+        }
+        Err(Failure::Refused(err)) => {
+            let mut message = err.to_string();
+            let mut source = err.source();
+            while let Some(cause) = source {
+                let text = cause.to_string();
+                if !message.contains(&text) {
+                    message.push_str(": ");
+                    message.push_str(&text);
+                }
+                source = cause.source();
+            }
+            eprintln!("{} {message}", output::error_prefix());
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// How a verb failed: the input was malformed (exit 2), or the library
+/// refused or failed (exit 1).
+#[derive(Debug)]
+pub enum Failure {
+    Usage(String),
+    Refused(Box<dyn std::error::Error>),
+}
+
+impl<E: std::error::Error + 'static> From<E> for Failure {
+    fn from(err: E) -> Self {
+        Failure::Refused(Box::new(err))
+    }
+}
+
+type Outcome = Result<(), Failure>;
+
+fn usage_error(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = err.print();
+        return ExitCode::SUCCESS;
+    }
+    let rendered = err.render().to_string();
+    let text = rendered.strip_prefix("error: ").unwrap_or(&rendered);
+    let _ = write!(std::io::stderr(), "{} {text}", output::error_prefix());
+    ExitCode::from(2)
+}
+
+fn run(cli: Cli) -> Outcome {
+    let ctx = Context {
+        home: cli.home,
+        format: cli.output,
+    };
+    match cli.command {
+        Command::Resource(cmd) => resources::run(&ctx, cmd),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "agents", &mut std::io::stdout());
+            Ok(())
+        }
+    }
+}
+
+/// What every verb gets: where the registry is and how to print.
+#[derive(Debug)]
+pub struct Context {
+    home: Option<PathBuf>,
+    format: Format,
+}
+
+impl Context {
+    /// The home: `--home`/`$AGENTS_HOME`, else the XDG data dir.
+    fn home(&self) -> Result<Home, Failure> {
+        if let Some(dir) = &self.home {
+            return Ok(Home::new(dir));
+        }
+        let xdg = std::env::var_os("XDG_DATA_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute());
+        let home = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share"));
+        match xdg.or(home) {
+            Some(data) => Ok(Home::new(data.join("agents"))),
+            None => Err(Failure::Usage(
+                "no home directory: pass --home DIR or set AGENTS_HOME".to_owned(),
+            )),
+        }
+    }
+
+    fn open(&self) -> Result<Registry, Failure> {
+        let home = self.home()?;
+        log::debug!("registry home: {}", home.root().display());
+        Ok(Registry::open(&home)?)
+    }
+}

@@ -1,0 +1,111 @@
+//! Printing: tables and trees for people, `-o json` / `-o yaml` for
+//! programs (the library's serializable views, field names unchanged).
+//! Colour only on a terminal and never when `NO_COLOR` is set.
+
+use serde::Serialize;
+use std::io::{IsTerminal, Write};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+    Yaml,
+}
+
+/// Print `value` for programs, or `human` for people.
+pub fn emit<T: Serialize + ?Sized>(
+    format: Format,
+    value: &T,
+    human: impl FnOnce() -> String,
+) -> Result<(), super::Failure> {
+    let text = match format {
+        Format::Json => {
+            let mut text = serde_json::to_string_pretty(value)?;
+            text.push('\n');
+            text
+        }
+        Format::Yaml => serde_yaml::to_string(value)?,
+        Format::Table => human(),
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        // A closed pipe (`agents … | head`) is the reader's choice, not a failure.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}
+
+fn colour(stream_is_tty: bool) -> bool {
+    stream_is_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// `agents: error:`, red on a terminal.
+pub fn error_prefix() -> String {
+    if colour(std::io::stderr().is_terminal()) {
+        "agents: \x1b[1;31merror:\x1b[0m".to_owned()
+    } else {
+        "agents: error:".to_owned()
+    }
+}
+
+/// Bold on a terminal (table headers, tree roots).
+pub fn bold(text: &str) -> String {
+    if colour(std::io::stdout().is_terminal()) {
+        format!("\x1b[1m{text}\x1b[0m")
+    } else {
+        text.to_owned()
+    }
+}
+
+/// A plain text table: a header row and aligned columns.
+pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| {
+        let mut text = String::new();
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            if i + 1 == cells.len() {
+                text.push_str(cell);
+            } else {
+                let pad = w - cell.chars().count();
+                text.push_str(cell);
+                text.push_str(&" ".repeat(pad + 2));
+            }
+        }
+        text.trim_end().to_owned() + "\n"
+    };
+    let header = line(headers.iter().map(|h| h.to_string()).collect());
+    let mut text = bold(header.trim_end()) + "\n";
+    for row in rows {
+        text.push_str(&line(row.clone()));
+    }
+    text
+}
+
+/// `key: value` lines, keys aligned.
+pub fn fields(pairs: &[(&str, String)]) -> String {
+    let width = pairs.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{:width$}  {v}\n", format!("{k}:")))
+        .collect()
+}
+
+/// Text for an optional value in a table.
+pub fn or_dash(value: Option<impl ToString>) -> String {
+    value.map_or_else(|| "-".to_owned(), |v| v.to_string())
+}
+
+/// Names joined with ", ", or "-" for none.
+pub fn list<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
+    let joined = items
+        .into_iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if joined.is_empty() { "-".to_owned() } else { joined }
+}

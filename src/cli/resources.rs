@@ -1,0 +1,360 @@
+//! `agents resource …`: add, list, show, tree, link-child, unlink-child,
+//! remove — and the `type` group.
+
+use super::output::{self, Format, emit, fields, list, or_dash, table};
+use super::types::{self, TypeCommand};
+use super::{Context, Failure, Outcome};
+use clap::Subcommand;
+use resource_host::model::{ArgType, Resource};
+use resource_host::registry::{NewResource, RemovalReport, ResourceFilter, TreeView, TypeView};
+
+#[derive(Debug, Subcommand)]
+pub enum ResourceCommand {
+    /// Resource types: add, list, show, explain, remove.
+    #[command(subcommand)]
+    Type(TypeCommand),
+    /// Register a resource; the type's cli_args are its flags.
+    #[command(after_help = "Usage of the rest: [NAME] [--<type flag> VALUE]... \
+        [--description TEXT] [--sandbox-strategy STRATEGY] [--read-only]\n\n\
+        Examples:\n  \
+        agents resource add git-checkout local/api-repo --path /repos/api-service --branch main\n  \
+        agents resource add fs-directory local/config-dir --path /etc/myapp\n  \
+        agents resource add git-checkout --help      # the flags of one type")]
+    Add {
+        /// The resource type (`agents resource type list` shows them).
+        #[arg(value_name = "TYPE")]
+        type_name: String,
+        /// The optional NAME (namespace/name) followed by flags.
+        #[arg(
+            value_name = "NAME | FLAGS",
+            trailing_var_arg = true,
+            allow_hyphen_values = true
+        )]
+        rest: Vec<String>,
+    },
+    /// List resources, optionally of one type.
+    #[command(after_help = "--type includes subtypes (a rule that names a type accepts its \
+        subtypes); add --exact for that type only.\n\nExamples:\n  \
+        agents resource list\n  agents resource list --type git-checkout\n  \
+        agents resource list --type container-instance --exact -o json")]
+    List {
+        /// Only resources of this type (and its subtypes, unless --exact).
+        #[arg(long = "type", value_name = "TYPE")]
+        type_name: Option<String>,
+        /// With --type: that exact type, not its subtypes.
+        #[arg(long, requires = "type_name")]
+        exact: bool,
+    },
+    /// Show one resource by namespaced name or ULID.
+    #[command(after_help = "Examples:\n  agents resource show local/api-repo\n  \
+        agents resource show 01JD0000000000000000000000 -o json")]
+    Show {
+        #[arg(value_name = "NAME_OR_ID")]
+        key: String,
+    },
+    /// Draw the resources below one resource.
+    #[command(after_help = "--type keeps the paths that lead to resources of that type (or \
+        its subtypes).\n\nExamples:\n  agents resource tree local/api-repo\n  \
+        agents resource tree --depth 3 local/api-repo\n  \
+        agents resource tree --type fs-directory local/api-repo")]
+    Tree {
+        /// How many links deep to go (all when omitted).
+        #[arg(long, value_name = "N")]
+        depth: Option<u32>,
+        /// Only show paths to resources of this type.
+        #[arg(long = "type", value_name = "TYPE")]
+        type_name: Option<String>,
+        #[arg(value_name = "NAME_OR_ID")]
+        key: String,
+    },
+    /// Link CHILD below PARENT.
+    #[command(after_help = "Refused when either is unknown, for a self link, a duplicate \
+        link, a link that would close a cycle, or types that do not allow it.\n\n\
+        Examples:\n  agents resource link-child local/api-repo local/some-subdir")]
+    LinkChild {
+        parent: String,
+        child: String,
+    },
+    /// Remove the link PARENT → CHILD (both resources stay).
+    #[command(after_help = "Examples:\n  agents resource unlink-child local/api-repo local/some-subdir")]
+    UnlinkChild {
+        parent: String,
+        child: String,
+    },
+    /// Remove a resource, its links, and the discovered resources only it kept.
+    #[command(after_help = "Resources you registered yourself are never removed implicitly; \
+        they only lose the link.\n\nExamples:\n  agents resource remove local/api-repo\n  \
+        agents resource remove --dry-run local/api-repo")]
+    Remove {
+        /// Only show what would be removed.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(value_name = "NAME_OR_ID")]
+        key: String,
+    },
+}
+
+pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
+    match cmd {
+        ResourceCommand::Type(cmd) => types::run(ctx, cmd),
+        ResourceCommand::Add { type_name, rest } => add(ctx, type_name, rest),
+        ResourceCommand::List { type_name, exact } => {
+            let filter = match (type_name, exact) {
+                (None, _) => ResourceFilter::All,
+                (Some(t), false) => ResourceFilter::TypeOrSubtype(t),
+                (Some(t), true) => ResourceFilter::ExactType(t),
+            };
+            let resources = ctx.open()?.list_resources(&filter)?;
+            emit(ctx.format, &resources, || resource_table(&resources))
+        }
+        ResourceCommand::Show { key } => {
+            let resource = ctx.open()?.show_resource(&key)?;
+            emit(ctx.format, &resource, || show(&resource))
+        }
+        ResourceCommand::Tree {
+            depth,
+            type_name,
+            key,
+        } => {
+            let tree = ctx
+                .open()?
+                .get_resource_tree(&key, depth, type_name.as_deref())?;
+            emit(ctx.format, &tree, || draw(&tree))
+        }
+        ResourceCommand::LinkChild { parent, child } => {
+            let link = ctx.open()?.link_child(&parent, &child)?;
+            emit(ctx.format, &link, || format!("linked {parent} → {child}\n"))
+        }
+        ResourceCommand::UnlinkChild { parent, child } => {
+            ctx.open()?.unlink_child(&parent, &child)?;
+            let value = serde_json::json!({ "unlinked": { "parent": parent, "child": child } });
+            emit(ctx.format, &value, || format!("unlinked {parent} → {child}\n"))
+        }
+        ResourceCommand::Remove { dry_run, key } => {
+            let report = ctx.open()?.remove_resource(&key, dry_run)?;
+            emit(ctx.format, &report, || removal(&report))
+        }
+    }
+}
+
+/// `add TYPE [NAME] [flags]`: the flags depend on the type, so they are
+/// parsed here against the type's arguments once it is known.
+fn add(ctx: &Context, type_name: String, rest: Vec<String>) -> Outcome {
+    let mut registry = ctx.open()?;
+    let ty = registry.show_type(&type_name)?;
+    let mut request = NewResource {
+        type_name,
+        base_dir: std::env::current_dir().ok(),
+        ..NewResource::default()
+    };
+    let mut format = ctx.format;
+    let mut tokens = rest.into_iter();
+    while let Some(token) = tokens.next() {
+        let Some(flag) = token.strip_prefix("--").or_else(|| short(&token)) else {
+            if request.name.is_some() {
+                return Err(Failure::Usage(format!(
+                    "unexpected argument {token:?}: NAME was already given ({})",
+                    request.name.unwrap_or_default()
+                )));
+            }
+            request.name = Some(token);
+            continue;
+        };
+        let (flag, inline) = match flag.split_once('=') {
+            Some((f, v)) => (f.to_owned(), Some(v.to_owned())),
+            None => (flag.to_owned(), None),
+        };
+        let is_bool = matches!(flag.as_str(), "read-only" | "verbose" | "help")
+            || ty
+                .cli_args
+                .iter()
+                .any(|a| a.name == flag && a.arg_type == ArgType::Boolean);
+        let value = match (inline, is_bool) {
+            (Some(v), _) => v,
+            (None, true) => "true".to_owned(),
+            (None, false) => tokens.next().ok_or_else(|| {
+                Failure::Usage(format!("--{flag} needs a value (--{flag} VALUE)"))
+            })?,
+        };
+        match flag.as_str() {
+            "help" => return emit(Format::Table, &(), || type_help(&ty)),
+            "description" => request.description = Some(value),
+            "sandbox-strategy" => request.sandbox_strategy = Some(value),
+            "read-only" => request.read_only = value == "true",
+            "output" => format = parse_format(&value)?,
+            "verbose" => log::set_max_level(log::max_level().max(log::LevelFilter::Info)),
+            _ => request.args.push((flag, value)),
+        }
+    }
+    let resource = registry.register_resource(request)?;
+    emit(format, &resource, || {
+        format!(
+            "registered {} ({}) id {}\n",
+            resource.label(),
+            resource.resource_type_name,
+            resource.resource_id
+        )
+    })
+}
+
+/// `-o` and `-v` may follow the type's flags too.
+fn short(token: &str) -> Option<&'static str> {
+    match token {
+        "-o" => Some("output"),
+        "-v" => Some("verbose"),
+        "-h" => Some("help"),
+        _ => None,
+    }
+}
+
+fn parse_format(text: &str) -> Result<Format, Failure> {
+    <Format as clap::ValueEnum>::from_str(text, true)
+        .map_err(|_| Failure::Usage(format!("invalid output format {text:?}: use table, json or yaml")))
+}
+
+fn type_help(ty: &TypeView) -> String {
+    let mut text = format!(
+        "Register a resource of type {}: {}\n\nUsage: agents resource add {} [NAME] [FLAGS]\n\n",
+        ty.name, ty.description, ty.name
+    );
+    text.push_str(&output::bold("Type flags:"));
+    text.push('\n');
+    if ty.cli_args.is_empty() {
+        text.push_str("  (none)\n");
+    }
+    for a in &ty.cli_args {
+        let value = if a.arg_type == ArgType::Boolean {
+            String::new()
+        } else {
+            format!(" <{}>", a.arg_type.as_str())
+        };
+        let mut notes = Vec::new();
+        if a.required {
+            notes.push("required".to_owned());
+        }
+        if let Some(d) = &a.default {
+            notes.push(format!("default: {d}"));
+        }
+        if !a.choices.is_empty() {
+            notes.push(format!("one of: {}", a.choices.join(", ")));
+        }
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", notes.join("; "))
+        };
+        text.push_str(&format!("  --{}{value}  {}{notes}\n", a.name, a.description));
+    }
+    text.push_str(&format!(
+        "\n{}\n  --description <TEXT>\n  --sandbox-strategy <STRATEGY>  (default: {})\n  \
+         --read-only\n",
+        output::bold("Options:"),
+        ty.sandbox_strategy
+    ));
+    text
+}
+
+fn resource_table(resources: &[Resource]) -> String {
+    let rows: Vec<Vec<String>> = resources
+        .iter()
+        .map(|r| {
+            vec![
+                or_dash(r.name.as_ref()),
+                r.resource_type_name.to_string(),
+                or_dash(r.location.as_ref()),
+                r.resource_id.to_string(),
+            ]
+        })
+        .collect();
+    table(&["NAME", "TYPE", "LOCATION", "ID"], &rows)
+}
+
+fn show(r: &Resource) -> String {
+    let c = &r.capabilities;
+    let caps = [
+        ("readable", c.readable),
+        ("writable", c.writable),
+        ("sandboxable", c.sandboxable),
+        ("checkpointable", c.checkpointable),
+    ];
+    let mut text = fields(&[
+        ("resource_id", r.resource_id.to_string()),
+        ("name", or_dash(r.name.as_ref())),
+        ("resource_type_name", r.resource_type_name.to_string()),
+        ("classification", r.classification.to_string()),
+        ("description", or_dash(r.description.as_ref())),
+        ("location", or_dash(r.location.as_ref())),
+        ("sandbox_strategy", or_dash(r.sandbox_strategy.as_ref())),
+        ("content_hash", or_dash(r.content_hash.as_ref())),
+        ("parents", list(&r.parents)),
+        ("children", list(&r.children)),
+        (
+            "capabilities",
+            list(caps.iter().filter(|(_, on)| *on).map(|(n, _)| n)),
+        ),
+        ("auto_discovered", r.auto_discovered.to_string()),
+        ("read_only", r.read_only.to_string()),
+        ("created_at", r.created_at.clone()),
+        ("updated_at", r.updated_at.clone()),
+    ]);
+    text.push_str(&output::bold("properties:"));
+    text.push('\n');
+    if r.properties.is_empty() {
+        text.push_str("  (none)\n");
+    }
+    for (k, v) in &r.properties {
+        text.push_str(&format!("  {k}: {}\n", resource_host::registry::args::render(v)));
+    }
+    text
+}
+
+fn node_line(t: &TreeView) -> String {
+    let label = t
+        .name
+        .as_ref()
+        .map_or_else(|| t.resource_id.to_string(), ToString::to_string);
+    let mut line = format!("{label} ({})", t.resource_type_name);
+    if let Some(loc) = &t.location {
+        line.push_str(&format!("  {loc}"));
+    }
+    if t.repeated {
+        line.push_str("  (shown above)");
+    }
+    line
+}
+
+fn draw(tree: &TreeView) -> String {
+    fn walk(node: &TreeView, prefix: &str, out: &mut String) {
+        let count = node.children.len();
+        for (i, child) in node.children.iter().enumerate() {
+            let last = i + 1 == count;
+            out.push_str(&format!(
+                "{prefix}{}{}\n",
+                if last { "└── " } else { "├── " },
+                node_line(child)
+            ));
+            let deeper = format!("{prefix}{}", if last { "    " } else { "│   " });
+            walk(child, &deeper, out);
+        }
+    }
+    let mut out = output::bold(&node_line(tree)) + "\n";
+    walk(tree, "", &mut out);
+    out
+}
+
+fn removal(report: &RemovalReport) -> String {
+    let verb = if report.dry_run { "would remove" } else { "removed" };
+    let mut text = String::new();
+    for r in &report.removed {
+        text.push_str(&format!("{verb} {} ({})\n", r.label(), r.resource_type_name));
+    }
+    for r in &report.unlinked {
+        let keep = if report.dry_run { "would keep" } else { "kept" };
+        text.push_str(&format!(
+            "{keep} {} ({}): registered by hand, only unlinked\n",
+            r.label(),
+            r.resource_type_name
+        ));
+    }
+    text
+}

@@ -1,0 +1,278 @@
+//! `agents resource type …`: add, list, show, explain, remove.
+
+use super::output::{self, emit, fields, list, or_dash, table};
+use super::{Context, Outcome};
+use clap::Subcommand;
+use resource_host::model::{Sourced, TypeArgument};
+use resource_host::registry::{ExplainView, TypeView};
+use std::path::PathBuf;
+
+#[derive(Debug, Subcommand)]
+pub enum TypeCommand {
+    /// Register a custom type from a YAML file.
+    #[command(after_help = "Examples:\n  \
+        agents resource type add types/python-package.yaml\n  \
+        agents resource type add --config ./types/my-db-type.yaml\n  \
+        agents resource type add --replace types/python-package.yaml\n\n\
+        A type that is already registered is refused unless --replace is given; a \
+        replacement is refused when it would break a subtype, a registered resource \
+        or an existing link.")]
+    Add {
+        /// The type file (YAML).
+        #[arg(value_name = "FILE", required_unless_present = "config", conflicts_with = "config")]
+        file: Option<PathBuf>,
+        /// The type file (YAML), as a flag.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Replace a registered type of the same name.
+        #[arg(long)]
+        replace: bool,
+    },
+    /// List types (all, or one namespace; `builtin` for the built-ins).
+    #[command(after_help = "Examples:\n  agents resource type list\n  \
+        agents resource type list --namespace myteam\n  agents resource type list -o json")]
+    List {
+        #[arg(long, value_name = "NS")]
+        namespace: Option<String>,
+    },
+    /// Show a type as it is in effect (after inheritance).
+    #[command(after_help = "Examples:\n  agents resource type show git-checkout\n  \
+        agents resource type show myteam/python-package -o yaml")]
+    Show { name: String },
+    /// Show a type after inheritance, saying where each field and list item came from.
+    #[command(after_help = "Examples:\n  agents resource type explain devcontainer-instance")]
+    Explain { name: String },
+    /// Remove a custom type no subtype, resource or other type uses.
+    #[command(after_help = "Examples:\n  agents resource type remove myteam/python-package")]
+    Remove { name: String },
+}
+
+pub fn run(ctx: &Context, cmd: TypeCommand) -> Outcome {
+    let mut registry = ctx.open()?;
+    match cmd {
+        TypeCommand::Add {
+            file,
+            config,
+            replace,
+        } => {
+            let path = file.or(config).unwrap_or_default();
+            let view = registry.register_type(&path, replace)?;
+            emit(ctx.format, &view, || {
+                format!("registered type {} (from {})\n", view.name, path.display())
+            })
+        }
+        TypeCommand::List { namespace } => {
+            let views = registry.list_types(namespace.as_deref())?;
+            emit(ctx.format, &views, || type_table(&views))
+        }
+        TypeCommand::Show { name } => {
+            let view = registry.show_type(&name)?;
+            emit(ctx.format, &view, || show(&view))
+        }
+        TypeCommand::Explain { name } => {
+            let view = registry.explain_type(&name)?;
+            emit(ctx.format, &view, || explain(&view))
+        }
+        TypeCommand::Remove { name } => {
+            registry.remove_type(&name)?;
+            emit(ctx.format, &serde_json::json!({ "removed": name }), || {
+                format!("removed type {name}\n")
+            })
+        }
+    }
+}
+
+fn yes_no(b: bool) -> String {
+    if b { "yes" } else { "no" }.to_owned()
+}
+
+fn type_table(views: &[TypeView]) -> String {
+    let rows: Vec<Vec<String>> = views
+        .iter()
+        .map(|v| {
+            vec![
+                v.name.to_string(),
+                v.resource_kind.to_string(),
+                v.sandbox_strategy.to_string(),
+                yes_no(v.user_addable),
+                or_dash(v.inherits.as_ref()),
+                or_dash(v.handler.as_ref()),
+            ]
+        })
+        .collect();
+    table(
+        &["NAME", "KIND", "SANDBOX", "ADDABLE", "INHERITS", "HANDLER"],
+        &rows,
+    )
+}
+
+fn arg_line(a: &TypeArgument) -> String {
+    let mut text = format!("--{} <{}>", a.name, a.arg_type.as_str());
+    if a.required {
+        text.push_str(" (required)");
+    }
+    if let Some(d) = &a.default {
+        text.push_str(&format!(" [default: {d}]"));
+    }
+    if !a.choices.is_empty() {
+        text.push_str(&format!(" [one of: {}]", a.choices.join(", ")));
+    }
+    if !a.description.is_empty() {
+        text.push_str(&format!("  {}", a.description));
+    }
+    text
+}
+
+fn show(v: &TypeView) -> String {
+    let caps = &v.capabilities;
+    let cap_list = [
+        ("read", caps.read),
+        ("write", caps.write),
+        ("sandbox", caps.sandbox),
+        ("checkpoint", caps.checkpoint),
+    ];
+    let mut text = fields(&[
+        ("name", v.name.to_string()),
+        ("description", v.description.clone()),
+        ("resource_kind", v.resource_kind.to_string()),
+        ("sandbox_strategy", v.sandbox_strategy.to_string()),
+        ("user_addable", yes_no(v.user_addable)),
+        ("built_in", yes_no(v.built_in)),
+        ("inherits", or_dash(v.inherits.as_ref())),
+        ("handler", or_dash(v.handler.as_ref())),
+        ("parent_types", list(&v.parent_types)),
+        ("child_types", list(&v.child_types)),
+        (
+            "capabilities",
+            list(cap_list.iter().filter(|(_, on)| *on).map(|(n, _)| n)),
+        ),
+        ("source", v.source.clone()),
+    ]);
+    text.push_str(&output::bold("cli_args:"));
+    text.push('\n');
+    if v.cli_args.is_empty() {
+        text.push_str("  (none)\n");
+    }
+    for a in &v.cli_args {
+        text.push_str(&format!("  {}\n", arg_line(a)));
+    }
+    if let Some(auto) = &v.auto_discovery {
+        text.push_str(&format!(
+            "{} {}\n",
+            output::bold("auto_discovery:"),
+            if auto.enabled { "enabled" } else { "disabled" }
+        ));
+        for r in &auto.rules {
+            text.push_str(&format!("  {}  {}\n", r.type_name, r.pattern));
+        }
+    }
+    if let Some(eq) = &v.equivalence {
+        text.push_str(&format!(
+            "{} links {}; match on {}\n",
+            output::bold("equivalence:"),
+            list(&eq.links),
+            eq.match_on.join(", ")
+        ));
+    }
+    text
+}
+
+/// "(from X)" for an inherited value, "(default)" for a resolver default,
+/// nothing for the type's own.
+fn origin<T>(s: &Sourced<T>, own: &resource_host::model::TypeName) -> String {
+    match &s.from {
+        Some(from) if from == own => String::new(),
+        Some(from) => format!("  (from {from})"),
+        None => "  (default)".to_owned(),
+    }
+}
+
+fn explain(v: &ExplainView) -> String {
+    let own = &v.name;
+    let chain = v
+        .chain
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" → ");
+    let cap = |name: &str, s: &Sourced<bool>| format!("{name}={}{}", s.value, origin(s, own));
+    let mut text = fields(&[
+        ("name", v.name.to_string()),
+        ("chain", chain),
+        (
+            "description",
+            format!("{}{}", v.description.value, origin(&v.description, own)),
+        ),
+        (
+            "resource_kind",
+            format!("{}{}", v.resource_kind.value, origin(&v.resource_kind, own)),
+        ),
+        (
+            "sandbox_strategy",
+            format!("{}{}", v.sandbox_strategy.value, origin(&v.sandbox_strategy, own)),
+        ),
+        (
+            "user_addable",
+            format!("{}{}", yes_no(v.user_addable.value), origin(&v.user_addable, own)),
+        ),
+        (
+            "handler",
+            v.handler.as_ref().map_or_else(
+                || "-  (default)".to_owned(),
+                |h| format!("{}{}", h.value, origin(h, own)),
+            ),
+        ),
+    ]);
+    text.push_str(&output::bold("capabilities:"));
+    text.push('\n');
+    for (name, s) in [
+        ("read", &v.capabilities.read),
+        ("write", &v.capabilities.write),
+        ("sandbox", &v.capabilities.sandbox),
+        ("checkpoint", &v.capabilities.checkpoint),
+    ] {
+        text.push_str(&format!("  {}\n", cap(name, s)));
+    }
+    let mut section = |title: &str, items: Vec<(String, String)>| {
+        text.push_str(&output::bold(&format!("{title}:")));
+        text.push('\n');
+        if items.is_empty() {
+            text.push_str("  (none)\n");
+        }
+        for (item, from) in items {
+            text.push_str(&format!("  {item}{from}\n"));
+        }
+    };
+    section(
+        "cli_args",
+        v.cli_args
+            .iter()
+            .map(|a| (arg_line(&a.value), origin(a, own)))
+            .collect(),
+    );
+    section(
+        "parent_types",
+        v.parent_types
+            .iter()
+            .map(|t| (t.value.to_string(), origin(t, own)))
+            .collect(),
+    );
+    section(
+        "child_types",
+        v.child_types
+            .iter()
+            .map(|t| (t.value.to_string(), origin(t, own)))
+            .collect(),
+    );
+    if let Some(auto) = &v.auto_discovery {
+        section(
+            "auto_discovery",
+            auto.value
+                .rules
+                .iter()
+                .map(|r| (format!("{}  {}", r.type_name, r.pattern), origin(auto, own)))
+                .collect(),
+        );
+    }
+    text
+}

@@ -1,0 +1,146 @@
+//! The DAG rules: which links may exist, what a tree walk shows, and what a
+//! removal takes with it. Pure functions over resolved types and edges the
+//! store walked; the registry applies them inside its transactions.
+//!
+//! **Which links are allowed.** A link parent → child is allowed when the
+//! relation is *declared* by either side — the child's type is (a subtype
+//! of) a type in the parent's effective `child_types`, or the parent's type
+//! is (a subtype of) a type in the child's effective `parent_types` — or
+//! when neither side restricts (both lists empty). A non-empty list is a
+//! restriction the other side can only pass by naming it explicitly.
+//!
+//! This deliberately differs from "both sides must list each other"
+//! (DESIGN.md's first sketch): with that rule a custom type could never
+//! attach itself below a built-in one (the spec's own `myteam/python-package`
+//! declares `parent_types: [git-checkout]`, and `git-checkout` cannot know
+//! custom types), while built-ins still need precise lists so that, say, a
+//! `git-branch` cannot be linked under an `fs-directory`.
+//!
+//! Self links, duplicate links and cycles are refused by the registry
+//! before insert; the cycle check is the store's reachability walk.
+
+use crate::model::{ResolvedType, ResourceId, TypeName};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Is a `parent` → `child` link allowed by the types? `Err` says which
+/// restriction refused it, in words for the user.
+pub fn check_link_types(parent: &ResolvedType, child: &ResolvedType) -> Result<(), String> {
+    let parent_lists = !parent.child_types.is_empty();
+    let child_lists = !child.parent_types.is_empty();
+    if !parent_lists && !child_lists {
+        return Ok(());
+    }
+    let declared_by_parent = parent.child_type_names().any(|t| child.is_a(t));
+    let declared_by_child = child.parent_type_names().any(|t| parent.is_a(t));
+    if declared_by_parent || declared_by_child {
+        return Ok(());
+    }
+    let list = |names: Vec<&TypeName>| {
+        if names.is_empty() {
+            "any".to_owned()
+        } else {
+            names.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", ")
+        }
+    };
+    Err(format!(
+        "a link needs {p}'s child_types to include {c} (or an ancestor of it), or {c}'s \
+         parent_types to include {p} (or an ancestor of it); {p} allows children: {pc}; \
+         {c} allows parents: {cp}",
+        p = parent.name,
+        c = child.name,
+        pc = list(parent.child_type_names().collect()),
+        cp = list(child.parent_type_names().collect()),
+    ))
+}
+
+/// A tree as shown by `agents resource tree`: a DAG unfolded from a root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeNode {
+    pub id: ResourceId,
+    pub children: Vec<TreeNode>,
+    /// This node was already unfolded elsewhere in the tree; its children
+    /// are not repeated (a DAG may reach a node along several paths).
+    pub repeated: bool,
+}
+
+/// Unfold `edges` from `root` into a tree, keeping only nodes for which
+/// `keep` holds or that lead to one (the root is always kept).
+pub fn unfold(
+    root: ResourceId,
+    edges: &[(ResourceId, ResourceId)],
+    keep: &dyn Fn(ResourceId) -> bool,
+) -> TreeNode {
+    let mut children: BTreeMap<ResourceId, Vec<ResourceId>> = BTreeMap::new();
+    for (p, c) in edges {
+        children.entry(*p).or_default().push(*c);
+    }
+    let mut seen = BTreeSet::new();
+    let mut tree = build(root, &children, &mut seen);
+    prune(&mut tree, keep);
+    tree
+}
+
+fn build(
+    id: ResourceId,
+    children: &BTreeMap<ResourceId, Vec<ResourceId>>,
+    seen: &mut BTreeSet<ResourceId>,
+) -> TreeNode {
+    if !seen.insert(id) {
+        return TreeNode {
+            id,
+            children: Vec::new(),
+            repeated: true,
+        };
+    }
+    let kids = children.get(&id).map(Vec::as_slice).unwrap_or_default();
+    TreeNode {
+        id,
+        children: kids.iter().map(|c| build(*c, children, seen)).collect(),
+        repeated: false,
+    }
+}
+
+/// Drop subtrees with no kept node; true if `node` itself stays.
+fn prune(node: &mut TreeNode, keep: &dyn Fn(ResourceId) -> bool) -> bool {
+    node.children.retain_mut(|c| prune(c, keep));
+    keep(node.id) || !node.children.is_empty()
+}
+
+/// What removing `root` takes with it: `root`, then every auto-discovered
+/// descendant all of whose parents are going too (to a fixpoint, so a
+/// discovered grandchild kept by a surviving parent survives). User-made
+/// resources below `root` are never taken; they only lose the link.
+///
+/// `edges` are all links into `root`'s descendants; `auto` says for each
+/// descendant whether it was auto-discovered.
+pub fn removal_set(
+    root: ResourceId,
+    edges: &[(ResourceId, ResourceId)],
+    auto: &BTreeMap<ResourceId, bool>,
+) -> Vec<ResourceId> {
+    let mut parents: BTreeMap<ResourceId, Vec<ResourceId>> = BTreeMap::new();
+    for (p, c) in edges {
+        parents.entry(*c).or_default().push(*p);
+    }
+    let mut going = BTreeSet::from([root]);
+    let mut order = vec![root];
+    loop {
+        let before = going.len();
+        for (child, its_parents) in &parents {
+            let discovered = auto.get(child).copied().unwrap_or(false);
+            if discovered
+                && !going.contains(child)
+                && its_parents.iter().all(|p| going.contains(p))
+            {
+                going.insert(*child);
+                order.push(*child);
+            }
+        }
+        if going.len() == before {
+            return order;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

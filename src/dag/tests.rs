@@ -1,0 +1,112 @@
+use super::*;
+use crate::model::{ResourceKind, SandboxStrategy, Sourced, TypeCapabilities};
+
+fn name(n: &str) -> TypeName {
+    TypeName::parse(n).unwrap()
+}
+
+fn sourced<T>(value: T) -> Sourced<T> {
+    Sourced { value, from: None }
+}
+
+/// A resolved type with `chain` (self first) and the given lists.
+fn ty(chain: &[&str], parents: &[&str], children: &[&str]) -> ResolvedType {
+    ResolvedType {
+        name: name(chain[0]),
+        chain: chain.iter().map(|n| name(n)).collect(),
+        built_in: false,
+        description: sourced(String::new()),
+        resource_kind: sourced(ResourceKind::Physical),
+        sandbox_strategy: sourced(SandboxStrategy::None),
+        user_addable: sourced(true),
+        cli_args: vec![],
+        parent_types: parents.iter().map(|n| sourced(name(n))).collect(),
+        child_types: children.iter().map(|n| sourced(name(n))).collect(),
+        handler: None,
+        capabilities: TypeCapabilities::default(),
+        capability_origins: Default::default(),
+        auto_discovery: None,
+        equivalence: None,
+    }
+}
+
+fn id(n: u128) -> ResourceId {
+    ResourceId::from_ulid(ulid::Ulid(n))
+}
+
+#[test]
+fn types_that_list_nothing_link_freely() {
+    assert!(check_link_types(&ty(&["a/x"], &[], &[]), &ty(&["a/y"], &[], &[])).is_ok());
+}
+
+#[test]
+fn a_parent_listing_the_child_type_allows_the_link_and_its_subtypes() {
+    let dir = ty(&["fs-directory"], &["fs-mount"], &["fs-file"]);
+    let file = ty(&["fs-file"], &["fs-directory"], &[]);
+    let special = ty(&["a/special-file", "fs-file"], &[], &[]);
+    assert!(check_link_types(&dir, &file).is_ok());
+    assert!(check_link_types(&dir, &special).is_ok());
+}
+
+#[test]
+fn a_child_naming_its_parent_type_attaches_below_a_built_in() {
+    let checkout = ty(&["git-checkout"], &[], &["git", "fs-directory"]);
+    let package = ty(&["myteam/python-package"], &["git-checkout"], &["fs-directory"]);
+    assert!(check_link_types(&checkout, &package).is_ok());
+}
+
+#[test]
+fn a_restricting_side_refuses_what_neither_side_declares() {
+    let git = ty(&["git"], &[], &["git-branch"]);
+    let dir = ty(&["fs-directory"], &[], &[]);
+    let err = check_link_types(&git, &dir).unwrap_err();
+    assert!(err.contains("git allows children: git-branch"), "{err}");
+    assert!(err.contains("fs-directory allows parents: any"), "{err}");
+    let branch = ty(&["git-branch"], &["git"], &[]);
+    assert!(check_link_types(&dir, &branch).is_err());
+}
+
+#[test]
+fn unfold_marks_a_node_reached_twice_instead_of_repeating_it() {
+    // 1 → 2 → 4, 1 → 3 → 4
+    let edges = [(id(1), id(2)), (id(1), id(3)), (id(2), id(4)), (id(3), id(4))];
+    let tree = unfold(id(1), &edges, &|_| true);
+    assert_eq!(tree.children.len(), 2);
+    assert!(!tree.children[0].children[0].repeated);
+    assert!(tree.children[1].children[0].repeated);
+}
+
+#[test]
+fn unfold_keeps_only_paths_that_lead_to_kept_nodes() {
+    let edges = [(id(1), id(2)), (id(2), id(3)), (id(1), id(4))];
+    let tree = unfold(id(1), &edges, &|n| n == id(3));
+    assert_eq!(tree.children.len(), 1);
+    assert_eq!(tree.children[0].id, id(2));
+    assert_eq!(tree.children[0].children[0].id, id(3));
+}
+
+#[test]
+fn removal_takes_discovered_children_no_other_parent_keeps() {
+    // 1 → 2 (auto) → 3 (auto): both go with 1.
+    // 1 → 6 (auto) ← 5 (user): 5 keeps 6. 1 → 7 (user): 7 stays, unlinked.
+    let edges = [(id(1), id(2)), (id(2), id(3)), (id(1), id(6)), (id(5), id(6)), (id(1), id(7))];
+    let auto = BTreeMap::from([
+        (id(1), false),
+        (id(2), true),
+        (id(3), true),
+        (id(6), true),
+        (id(7), false),
+    ]);
+    let going = removal_set(id(1), &edges, &auto);
+    assert_eq!(going, vec![id(1), id(2), id(3)]);
+}
+
+#[test]
+fn removal_reaches_a_fixpoint_through_diamonds() {
+    // 1 → 2, 1 → 3, 2 → 4, 3 → 4 (all auto): all go.
+    let edges = [(id(1), id(2)), (id(1), id(3)), (id(3), id(4)), (id(2), id(4))];
+    let auto = BTreeMap::from([(id(1), false), (id(2), true), (id(3), true), (id(4), true)]);
+    let mut going = removal_set(id(1), &edges, &auto);
+    going.sort();
+    assert_eq!(going, vec![id(1), id(2), id(3), id(4)]);
+}

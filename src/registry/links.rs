@@ -1,0 +1,147 @@
+//! DAG operations: link, unlink, children, tree.
+
+use super::catalogue::Catalogue;
+use super::resources::{assemble, find_row};
+use super::{Registry, RegistryError};
+use crate::dag::{self, TreeNode};
+use crate::model::{Link, Resource, ResourceId, ResourceName, TypeName};
+use crate::store::ResourceRow;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A resource tree for `agents resource tree`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TreeView {
+    pub resource_id: ResourceId,
+    pub name: Option<ResourceName>,
+    pub resource_type_name: TypeName,
+    pub location: Option<String>,
+    pub auto_discovered: bool,
+    /// Already shown elsewhere in this tree; its children are not repeated.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub repeated: bool,
+    pub children: Vec<TreeView>,
+}
+
+fn label(row: &ResourceRow) -> String {
+    row.name
+        .as_ref()
+        .map_or_else(|| row.id.to_string(), ToString::to_string)
+}
+
+impl Registry {
+    /// Link `child` below `parent` (`link_child(parent, child)`).
+    pub fn link_child(&mut self, parent: &str, child: &str) -> Result<Link, RegistryError> {
+        let now = self.now();
+        self.store.write(|w| {
+            let catalogue = Catalogue::load(w)?;
+            let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
+            let (pl, cl) = (label(&p), label(&c));
+            if p.id == c.id {
+                return Err(RegistryError::SelfLink { resource: pl });
+            }
+            if w.link_exists(p.id, c.id)? {
+                return Err(RegistryError::DuplicateLink { parent: pl, child: cl });
+            }
+            let (pt, ct) = (catalogue.resolve(&p.type_name)?, catalogue.resolve(&c.type_name)?);
+            if let Err(rule) = dag::check_link_types(&pt, &ct) {
+                return Err(RegistryError::IncompatibleLink {
+                    parent: pl,
+                    parent_type: p.type_name,
+                    child: cl,
+                    child_type: c.type_name,
+                    rule,
+                });
+            }
+            if w.reaches(c.id, p.id)? {
+                return Err(RegistryError::Cycle { parent: pl, child: cl });
+            }
+            w.insert_link(p.id, c.id, false, &now)?;
+            Ok(Link {
+                parent_id: p.id,
+                child_id: c.id,
+                auto_discovered: false,
+                created_at: now.clone(),
+            })
+        })
+    }
+
+    /// Remove the link `parent` → `child` (`unlink_child(parent, child)`).
+    /// Both resources stay.
+    pub fn unlink_child(&mut self, parent: &str, child: &str) -> Result<(), RegistryError> {
+        self.store.write(|w| {
+            let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
+            if !w.delete_link(p.id, c.id)? {
+                return Err(RegistryError::NotLinked {
+                    parent: label(&p),
+                    child: label(&c),
+                });
+            }
+            Ok(())
+        })
+    }
+
+    /// The direct children of a resource (`get_children(name_or_id)`).
+    pub fn get_children(&self, key: &str) -> Result<Vec<Resource>, RegistryError> {
+        let catalogue = self.catalogue()?;
+        self.store.read(|r| {
+            let row = find_row(r, key)?;
+            let ids = r.children_of(row.id)?;
+            r.resources_by_ids(&ids)?
+                .into_iter()
+                .map(|row| {
+                    let (p, c) = (r.parents_of(row.id)?, r.children_of(row.id)?);
+                    assemble(&catalogue, row, p, c)
+                })
+                .collect()
+        })
+    }
+
+    /// The tree below a resource, `depth` links deep (all when `None`),
+    /// showing only paths to resources of `type_filter` (or its subtypes)
+    /// when given (`get_resource_tree(name_or_id, depth=, type_filter=)`).
+    pub fn get_resource_tree(
+        &self,
+        key: &str,
+        depth: Option<u32>,
+        type_filter: Option<&str>,
+    ) -> Result<TreeView, RegistryError> {
+        let catalogue = self.catalogue()?;
+        let wanted = type_filter
+            .map(|t| catalogue.find(t).map(|ty| catalogue.with_subtypes(&ty.name)))
+            .transpose()?;
+        self.store.read(|r| {
+            let root = find_row(r, key)?;
+            let edges = r.edges_below(root.id, depth.unwrap_or(u32::MAX))?;
+            let mut ids: Vec<ResourceId> = edges.iter().map(|e| e.child).collect();
+            ids.push(root.id);
+            ids.sort();
+            ids.dedup();
+            let rows: BTreeMap<ResourceId, ResourceRow> = r
+                .resources_by_ids(&ids)?
+                .into_iter()
+                .map(|row| (row.id, row))
+                .collect();
+            let keep = |id: ResourceId| match &wanted {
+                None => true,
+                Some(types) => rows.get(&id).is_some_and(|row| types.contains(&row.type_name)),
+            };
+            let pairs: Vec<_> = edges.iter().map(|e| (e.parent, e.child)).collect();
+            let tree = dag::unfold(root.id, &pairs, &keep);
+            Ok(view(&tree, &rows))
+        })
+    }
+}
+
+fn view(node: &TreeNode, rows: &BTreeMap<ResourceId, ResourceRow>) -> TreeView {
+    let row = &rows[&node.id];
+    TreeView {
+        resource_id: node.id,
+        name: row.name.clone(),
+        resource_type_name: row.type_name.clone(),
+        location: row.location.clone(),
+        auto_discovered: row.auto_discovered,
+        repeated: node.repeated,
+        children: node.children.iter().map(|c| view(c, rows)).collect(),
+    }
+}

@@ -1,0 +1,165 @@
+//! Shared helpers for integration tests: a temp home, the real `agents`
+//! binary, and real git repositories.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A temporary home plus a scratch directory for files the test makes.
+pub struct Env {
+    pub home: tempfile::TempDir,
+    pub scratch: tempfile::TempDir,
+}
+
+/// What one `agents` run did.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(output: Output) -> Self {
+        Self {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// Assert success and return stdout.
+    #[track_caller]
+    pub fn ok(&self) -> &str {
+        assert_eq!(self.code, 0, "expected success\nstdout: {}\nstderr: {}", self.stdout, self.stderr);
+        &self.stdout
+    }
+
+    /// Assert a refusal (exit 1, `agents: error:`) whose message holds every
+    /// one of `parts`; return stderr.
+    #[track_caller]
+    pub fn refused(&self, parts: &[&str]) -> &str {
+        assert_eq!(self.code, 1, "expected exit 1\nstdout: {}\nstderr: {}", self.stdout, self.stderr);
+        assert!(self.stderr.starts_with("agents: error: "), "stderr: {}", self.stderr);
+        for part in parts {
+            assert!(self.stderr.contains(part), "{part:?} not in stderr: {}", self.stderr);
+        }
+        &self.stderr
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(self.ok()).unwrap_or_else(|e| panic!("bad json {e}: {}", self.stdout))
+    }
+}
+
+impl Env {
+    pub fn new() -> Self {
+        Self {
+            home: tempfile::tempdir().unwrap(),
+            scratch: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agents"));
+        cmd.arg("--home").arg(self.home.path());
+        cmd.env_remove("AGENTS_HOME").env("NO_COLOR", "1");
+        cmd.current_dir(self.scratch.path());
+        cmd
+    }
+
+    /// Run `agents --home <temp> ARGS…`.
+    pub fn run(&self, args: &[&str]) -> Run {
+        Run::from(self.command().args(args).output().unwrap())
+    }
+
+    /// A path in the scratch dir.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.scratch.path().join(rel)
+    }
+
+    /// Write a file in the scratch dir (parents created); return its path.
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.path(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    pub fn mkdir(&self, rel: &str) -> PathBuf {
+        let path = self.path(rel);
+        std::fs::create_dir_all(&path).unwrap();
+        path
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.home.path().join("registry.db")
+    }
+
+    /// A byte-level snapshot of the registry's contents (a dump of every
+    /// table), for "the database is unchanged" assertions.
+    pub fn snapshot(&self) -> String {
+        let conn = rusqlite::Connection::open(self.db()).unwrap();
+        let mut out = String::new();
+        for table in ["resource_types", "resources", "resource_links", "plugins", "registry_meta"] {
+            let mut stmt = conn.prepare(&format!("SELECT * FROM {table} ORDER BY 1, 2")).unwrap();
+            let n = stmt.column_count();
+            let rows = stmt
+                .query_map([], |row| {
+                    let cells: Vec<String> = (0..n)
+                        .map(|i| format!("{:?}", row.get_ref(i).unwrap()))
+                        .collect();
+                    Ok(cells.join("|"))
+                })
+                .unwrap();
+            for row in rows {
+                out.push_str(table);
+                out.push(':');
+                out.push_str(&row.unwrap());
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+/// Make a real git repository at `dir` with one commit on `main`.
+pub fn git_repo(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let git = |args: &[&str]| {
+        let status = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&status.stderr));
+    };
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("README.md"), "# api\n").unwrap();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/main.py"), "print('hi')\n").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "init"]);
+}
+
+/// The spec's custom type example, verbatim.
+pub const PYTHON_PACKAGE_YAML: &str = "\
+name: myteam/python-package
+description: A Python package directory
+resource_kind: physical
+sandbox_strategy: copy_on_write
+user_addable: true
+cli_args:
+  - name: path
+    type: path
+    required: true
+    description: Path to the package root
+parent_types:
+  - git-checkout
+child_types:
+  - fs-directory
+";
