@@ -12,6 +12,7 @@ mod names;
 mod resource;
 mod types;
 
+pub(crate) use names::kebab_problem;
 pub use names::{BUILTIN_NAMESPACE, NameError, ResourceId, ResourceName, TypeName};
 pub use resource::{Link, PropertyMap, Resource, ResourceCapabilities};
 pub use types::{

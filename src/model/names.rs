@@ -35,7 +35,9 @@ pub enum NameError {
 }
 
 /// Is `part` lowercase kebab-case: `[a-z][a-z0-9]*(-[a-z0-9]+)*`?
-fn kebab_problem(part: &str) -> Option<&'static str> {
+/// `None` when it is, else what is wrong. Shared with `spec`, whose
+/// argument names (`--config-path`) follow the same rule.
+pub(crate) fn kebab_problem(part: &str) -> Option<&'static str> {
     let mut chars = part.chars();
     match chars.next() {
         None => return Some("it has an empty part"),
