@@ -39,7 +39,11 @@ pub fn check_link_types(parent: &ResolvedType, child: &ResolvedType) -> Result<(
         if names.is_empty() {
             "any".to_owned()
         } else {
-            names.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", ")
+            names
+                .iter()
+                .map(|n| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         }
     };
     Err(format!(
@@ -128,9 +132,7 @@ pub fn removal_set(
         let before = going.len();
         for (child, its_parents) in &parents {
             let discovered = auto.get(child).copied().unwrap_or(false);
-            if discovered
-                && !going.contains(child)
-                && its_parents.iter().all(|p| going.contains(p))
+            if discovered && !going.contains(child) && its_parents.iter().all(|p| going.contains(p))
             {
                 going.insert(*child);
                 order.push(*child);

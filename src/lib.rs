@@ -10,7 +10,7 @@ pub mod dag;
 pub mod effects;
 pub mod home;
 pub mod model;
-pub mod registry;
 pub mod plugin;
+pub mod registry;
 pub mod spec;
 pub mod store;

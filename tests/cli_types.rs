@@ -4,10 +4,32 @@ mod common;
 use common::{Env, PYTHON_PACKAGE_YAML};
 
 const BUILTINS: &[&str] = &[
-    "git", "git-remote", "git-branch", "git-tag", "git-commit", "git-tree", "git-tree-entry",
-    "git-stash", "git-submodule", "git-checkout", "fs-mount", "fs-directory", "fs-file",
-    "fs-symlink", "fs-hardlink", "file", "directory", "symlink", "commit", "branch", "tag",
-    "remote", "submodule", "tree", "container-instance", "devcontainer-instance",
+    "git",
+    "git-remote",
+    "git-branch",
+    "git-tag",
+    "git-commit",
+    "git-tree",
+    "git-tree-entry",
+    "git-stash",
+    "git-submodule",
+    "git-checkout",
+    "fs-mount",
+    "fs-directory",
+    "fs-file",
+    "fs-symlink",
+    "fs-hardlink",
+    "file",
+    "directory",
+    "symlink",
+    "commit",
+    "branch",
+    "tag",
+    "remote",
+    "submodule",
+    "tree",
+    "container-instance",
+    "devcontainer-instance",
 ];
 
 /// A chain `t/l1 ← t/l2 ← … ← t/lN` (each inherits the previous).
@@ -28,7 +50,8 @@ fn a_fresh_home_lists_every_built_in_type() {
     assert!(text.starts_with("NAME"), "{text}");
     for name in BUILTINS {
         assert!(
-            text.lines().any(|l| l.split_whitespace().next() == Some(name)),
+            text.lines()
+                .any(|l| l.split_whitespace().next() == Some(name)),
             "{name} missing from:\n{text}"
         );
     }
@@ -45,11 +68,24 @@ fn a_fresh_home_lists_every_built_in_type() {
 #[test]
 fn type_json_uses_the_spec_field_names() {
     let env = Env::new();
-    let json = env.run(&["resource", "type", "show", "git-checkout", "-o", "json"]).json();
+    let json = env
+        .run(&["resource", "type", "show", "git-checkout", "-o", "json"])
+        .json();
     for field in [
-        "name", "description", "resource_kind", "sandbox_strategy", "user_addable", "built_in",
-        "cli_args", "parent_types", "child_types", "handler", "capabilities", "auto_discovery",
-        "equivalence", "inherits",
+        "name",
+        "description",
+        "resource_kind",
+        "sandbox_strategy",
+        "user_addable",
+        "built_in",
+        "cli_args",
+        "parent_types",
+        "child_types",
+        "handler",
+        "capabilities",
+        "auto_discovery",
+        "equivalence",
+        "inherits",
     ] {
         assert!(json.get(field).is_some(), "{field} missing: {json}");
     }
@@ -61,7 +97,11 @@ fn type_json_uses_the_spec_field_names() {
         "cleveragents.resource.handlers.git:GitCheckoutHandler"
     );
     let fs = env.run(&["resource", "type", "show", "fs-directory", "-o", "yaml"]);
-    assert!(fs.ok().contains("sandbox_strategy: copy_on_write"), "{}", fs.stdout);
+    assert!(
+        fs.ok().contains("sandbox_strategy: copy_on_write"),
+        "{}",
+        fs.stdout
+    );
     assert!(fs.stdout.contains("FsDirectoryHandler"), "{}", fs.stdout);
 }
 
@@ -70,15 +110,37 @@ fn the_spec_example_type_registers_in_both_forms() {
     let env = Env::new();
     let file = env.write("types/python-package.yaml", PYTHON_PACKAGE_YAML);
     let out = env.run(&["resource", "type", "add", file.to_str().unwrap()]);
-    assert!(out.ok().contains("registered type myteam/python-package"), "{}", out.stdout);
-    let shown = env.run(&["resource", "type", "show", "myteam/python-package", "-o", "json"]).json();
+    assert!(
+        out.ok().contains("registered type myteam/python-package"),
+        "{}",
+        out.stdout
+    );
+    let shown = env
+        .run(&[
+            "resource",
+            "type",
+            "show",
+            "myteam/python-package",
+            "-o",
+            "json",
+        ])
+        .json();
     assert_eq!(shown["child_types"][0], "fs-directory");
     assert_eq!(shown["cli_args"][0]["name"], "path");
 
     let other = Env::new();
-    let file = other.write("types/my.yaml", &PYTHON_PACKAGE_YAML.replace("python-package", "db"));
+    let file = other.write(
+        "types/my.yaml",
+        &PYTHON_PACKAGE_YAML.replace("python-package", "db"),
+    );
     other
-        .run(&["resource", "type", "add", "--config", file.to_str().unwrap()])
+        .run(&[
+            "resource",
+            "type",
+            "add",
+            "--config",
+            file.to_str().unwrap(),
+        ])
         .ok();
     let listed = other.run(&["resource", "type", "list", "--namespace", "myteam"]);
     assert!(listed.ok().contains("myteam/db"), "{}", listed.stdout);
@@ -95,9 +157,22 @@ fn registering_the_same_type_twice_needs_replace() {
     env.run(&["resource", "type", "add", path])
         .refused(&["myteam/python-package is already registered", "--replace"]);
     assert_eq!(env.snapshot(), before);
-    env.write("t.yaml", &PYTHON_PACKAGE_YAML.replace("A Python package directory", "Changed"));
-    env.run(&["resource", "type", "add", "--replace", path]).ok();
-    let shown = env.run(&["resource", "type", "show", "myteam/python-package", "-o", "json"]).json();
+    env.write(
+        "t.yaml",
+        &PYTHON_PACKAGE_YAML.replace("A Python package directory", "Changed"),
+    );
+    env.run(&["resource", "type", "add", "--replace", path])
+        .ok();
+    let shown = env
+        .run(&[
+            "resource",
+            "type",
+            "show",
+            "myteam/python-package",
+            "-o",
+            "json",
+        ])
+        .json();
     assert_eq!(shown["description"], "Changed");
 }
 
@@ -107,8 +182,14 @@ fn a_bad_type_file_is_refused_with_file_field_and_reason_and_changes_nothing() {
     env.run(&["resource", "type", "list"]).ok();
     let before = env.snapshot();
     let cases: &[(&str, &[&str])] = &[
-        ("name: myteam/x\nresource_kind: physical\ncolour: blue\n", &["colour"]),
-        ("name: myteam/x\nresource_kind: solid\n", &["resource_kind", "solid"]),
+        (
+            "name: myteam/x\nresource_kind: physical\ncolour: blue\n",
+            &["colour"],
+        ),
+        (
+            "name: myteam/x\nresource_kind: solid\n",
+            &["resource_kind", "solid"],
+        ),
         (
             "name: myteam/x\nresource_kind: physical\nsandbox_strategy: snapshot\n",
             &["sandbox_strategy", "snapshot"],
@@ -117,12 +198,18 @@ fn a_bad_type_file_is_refused_with_file_field_and_reason_and_changes_nothing() {
             "name: myteam/x\nresource_kind: physical\ncli_args:\n  - name: n\n    type: float\n",
             &["cli_args[0]", "float"],
         ),
-        ("name: python-package\nresource_kind: physical\n", &["namespace/name"]),
+        (
+            "name: python-package\nresource_kind: physical\n",
+            &["namespace/name"],
+        ),
         (
             "name: myteam/x\nresource_kind: physical\ncli_args:\n  - {name: a, type: string}\n  - {name: a, type: string}\n",
             &["cli_args", "a"],
         ),
-        ("name: myteam/x\nresource_kind: physical\nhandler: nocolon\n", &["handler", "module:Class"]),
+        (
+            "name: myteam/x\nresource_kind: physical\nhandler: nocolon\n",
+            &["handler", "module:Class"],
+        ),
     ];
     for (i, (yaml, parts)) in cases.iter().enumerate() {
         let file = env.write(&format!("bad{i}.yaml"), yaml);
@@ -138,7 +225,10 @@ fn a_bad_type_file_is_refused_with_file_field_and_reason_and_changes_nothing() {
 #[test]
 fn a_type_naming_an_unknown_type_is_refused() {
     let env = Env::new();
-    let file = env.write("t.yaml", &PYTHON_PACKAGE_YAML.replace("- git-checkout", "- myteam/nope"));
+    let file = env.write(
+        "t.yaml",
+        &PYTHON_PACKAGE_YAML.replace("- git-checkout", "- myteam/nope"),
+    );
     env.run(&["resource", "type", "add", file.to_str().unwrap()])
         .refused(&["myteam/nope", "parent_types", "register it first"]);
 }
@@ -148,7 +238,8 @@ fn an_inheritance_chain_of_five_is_accepted_and_six_refused() {
     let env = Env::new();
     for level in 1..=5 {
         let file = chain_file(&env, level);
-        env.run(&["resource", "type", "add", file.to_str().unwrap()]).ok();
+        env.run(&["resource", "type", "add", file.to_str().unwrap()])
+            .ok();
     }
     let file = chain_file(&env, 6);
     let before = env.snapshot();
@@ -162,15 +253,20 @@ fn an_inheritance_cycle_is_refused() {
     let env = Env::new();
     let a = env.write("a.yaml", "name: t/a\nresource_kind: physical\n");
     let b = env.write("b.yaml", "name: t/b\ninherits: t/a\n");
-    env.run(&["resource", "type", "add", a.to_str().unwrap()]).ok();
-    env.run(&["resource", "type", "add", b.to_str().unwrap()]).ok();
+    env.run(&["resource", "type", "add", a.to_str().unwrap()])
+        .ok();
+    env.run(&["resource", "type", "add", b.to_str().unwrap()])
+        .ok();
     let a2 = env.write("a2.yaml", "name: t/a\ninherits: t/b\n");
     let before = env.snapshot();
     let err = env
         .run(&["resource", "type", "add", "--replace", a2.to_str().unwrap()])
         .refused(&["t/a", "t/b"])
         .to_owned();
-    assert!(err.to_lowercase().contains("cycl") || err.contains("circular"), "{err}");
+    assert!(
+        err.to_lowercase().contains("cycl") || err.contains("circular"),
+        "{err}"
+    );
     assert_eq!(env.snapshot(), before);
 }
 
@@ -179,13 +275,19 @@ fn a_parent_type_with_subtypes_cannot_be_removed() {
     let env = Env::new();
     let a = env.write("a.yaml", "name: t/a\nresource_kind: physical\n");
     let b = env.write("b.yaml", "name: t/b\ninherits: t/a\n");
-    env.run(&["resource", "type", "add", a.to_str().unwrap()]).ok();
-    env.run(&["resource", "type", "add", b.to_str().unwrap()]).ok();
-    env.run(&["resource", "type", "remove", "t/a"])
-        .refused(&["cannot remove type t/a", "t/b", "subtypes"]);
+    env.run(&["resource", "type", "add", a.to_str().unwrap()])
+        .ok();
+    env.run(&["resource", "type", "add", b.to_str().unwrap()])
+        .ok();
+    env.run(&["resource", "type", "remove", "t/a"]).refused(&[
+        "cannot remove type t/a",
+        "t/b",
+        "subtypes",
+    ]);
     env.run(&["resource", "type", "remove", "t/b"]).ok();
     env.run(&["resource", "type", "remove", "t/a"]).ok();
-    env.run(&["resource", "type", "show", "t/a"]).refused(&["no resource type t/a"]);
+    env.run(&["resource", "type", "show", "t/a"])
+        .refused(&["no resource type t/a"]);
 }
 
 #[test]
@@ -200,17 +302,30 @@ fn explain_shows_merged_lists_with_their_origins() {
     let env = Env::new();
     let out = env.run(&["resource", "type", "explain", "devcontainer-instance"]);
     let text = out.ok();
-    assert!(text.contains("devcontainer-instance → container-instance"), "{text}");
+    assert!(
+        text.contains("devcontainer-instance → container-instance"),
+        "{text}"
+    );
     // Inherited args say where they came from; the subtype's own do not.
     let image = text.lines().find(|l| l.contains("--image")).unwrap();
     assert!(image.contains("(from container-instance)"), "{text}");
     let config = text.lines().find(|l| l.contains("--config-path")).unwrap();
     assert!(!config.contains("(from"), "{text}");
     let json = env
-        .run(&["resource", "type", "explain", "devcontainer-instance", "-o", "json"])
+        .run(&[
+            "resource",
+            "type",
+            "explain",
+            "devcontainer-instance",
+            "-o",
+            "json",
+        ])
         .json();
     assert_eq!(json["handler"]["from"], "devcontainer-instance");
-    assert_eq!(json["handler"]["value"], "cleveragents.resource.handlers.devcontainer:DevcontainerHandler");
+    assert_eq!(
+        json["handler"]["value"],
+        "cleveragents.resource.handlers.devcontainer:DevcontainerHandler"
+    );
 }
 
 #[test]

@@ -104,7 +104,10 @@ type Outcome = Result<(), Failure>;
 
 fn usage_error(err: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
-    if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
         let _ = err.print();
         return ExitCode::SUCCESS;
     }

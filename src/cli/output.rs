@@ -107,5 +107,9 @@ pub fn list<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
         .map(|i| i.to_string())
         .collect::<Vec<_>>()
         .join(", ");
-    if joined.is_empty() { "-".to_owned() } else { joined }
+    if joined.is_empty() {
+        "-".to_owned()
+    } else {
+        joined
+    }
 }

@@ -14,15 +14,18 @@ pub enum ResourceCommand {
     #[command(subcommand)]
     Type(TypeCommand),
     /// Register a resource; the type's cli_args are its flags.
-    #[command(after_help = "Usage of the rest: [NAME] [--<type flag> VALUE]... \
+    #[command(
+        disable_help_flag = true,
+        after_help = "Usage of the rest: [NAME] [--<type flag> VALUE]... \
         [--description TEXT] [--sandbox-strategy STRATEGY] [--read-only]\n\n\
         Examples:\n  \
         agents resource add git-checkout local/api-repo --path /repos/api-service --branch main\n  \
         agents resource add fs-directory local/config-dir --path /etc/myapp\n  \
-        agents resource add git-checkout --help      # the flags of one type")]
+        agents resource add git-checkout --help      # the flags of one type"
+    )]
     Add {
         /// The resource type (`agents resource type list` shows them).
-        #[arg(value_name = "TYPE")]
+        #[arg(value_name = "TYPE", allow_hyphen_values = true)]
         type_name: String,
         /// The optional NAME (namespace/name) followed by flags.
         #[arg(
@@ -33,10 +36,12 @@ pub enum ResourceCommand {
         rest: Vec<String>,
     },
     /// List resources, optionally of one type.
-    #[command(after_help = "--type includes subtypes (a rule that names a type accepts its \
+    #[command(
+        after_help = "--type includes subtypes (a rule that names a type accepts its \
         subtypes); add --exact for that type only.\n\nExamples:\n  \
         agents resource list\n  agents resource list --type git-checkout\n  \
-        agents resource list --type container-instance --exact -o json")]
+        agents resource list --type container-instance --exact -o json"
+    )]
     List {
         /// Only resources of this type (and its subtypes, unless --exact).
         #[arg(long = "type", value_name = "TYPE")]
@@ -53,10 +58,12 @@ pub enum ResourceCommand {
         key: String,
     },
     /// Draw the resources below one resource.
-    #[command(after_help = "--type keeps the paths that lead to resources of that type (or \
+    #[command(
+        after_help = "--type keeps the paths that lead to resources of that type (or \
         its subtypes).\n\nExamples:\n  agents resource tree local/api-repo\n  \
         agents resource tree --depth 3 local/api-repo\n  \
-        agents resource tree --type fs-directory local/api-repo")]
+        agents resource tree --type fs-directory local/api-repo"
+    )]
     Tree {
         /// How many links deep to go (all when omitted).
         #[arg(long, value_name = "N")]
@@ -68,23 +75,23 @@ pub enum ResourceCommand {
         key: String,
     },
     /// Link CHILD below PARENT.
-    #[command(after_help = "Refused when either is unknown, for a self link, a duplicate \
+    #[command(
+        after_help = "Refused when either is unknown, for a self link, a duplicate \
         link, a link that would close a cycle, or types that do not allow it.\n\n\
-        Examples:\n  agents resource link-child local/api-repo local/some-subdir")]
-    LinkChild {
-        parent: String,
-        child: String,
-    },
+        Examples:\n  agents resource link-child local/api-repo local/some-subdir"
+    )]
+    LinkChild { parent: String, child: String },
     /// Remove the link PARENT → CHILD (both resources stay).
-    #[command(after_help = "Examples:\n  agents resource unlink-child local/api-repo local/some-subdir")]
-    UnlinkChild {
-        parent: String,
-        child: String,
-    },
+    #[command(
+        after_help = "Examples:\n  agents resource unlink-child local/api-repo local/some-subdir"
+    )]
+    UnlinkChild { parent: String, child: String },
     /// Remove a resource, its links, and the discovered resources only it kept.
-    #[command(after_help = "Resources you registered yourself are never removed implicitly; \
+    #[command(
+        after_help = "Resources you registered yourself are never removed implicitly; \
         they only lose the link.\n\nExamples:\n  agents resource remove local/api-repo\n  \
-        agents resource remove --dry-run local/api-repo")]
+        agents resource remove --dry-run local/api-repo"
+    )]
     Remove {
         /// Only show what would be removed.
         #[arg(long)]
@@ -128,7 +135,9 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         ResourceCommand::UnlinkChild { parent, child } => {
             ctx.open()?.unlink_child(&parent, &child)?;
             let value = serde_json::json!({ "unlinked": { "parent": parent, "child": child } });
-            emit(ctx.format, &value, || format!("unlinked {parent} → {child}\n"))
+            emit(ctx.format, &value, || {
+                format!("unlinked {parent} → {child}\n")
+            })
         }
         ResourceCommand::Remove { dry_run, key } => {
             let report = ctx.open()?.remove_resource(&key, dry_run)?;
@@ -140,6 +149,19 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
 /// `add TYPE [NAME] [flags]`: the flags depend on the type, so they are
 /// parsed here against the type's arguments once it is known.
 fn add(ctx: &Context, type_name: String, rest: Vec<String>) -> Outcome {
+    if type_name == "--help" || type_name == "-h" {
+        // clap's own help is off for `add` so that `add TYPE --help` can
+        // show the type's flags; without a type, show the verb's help.
+        let mut cmd = <super::Cli as clap::CommandFactory>::command();
+        let add = cmd
+            .find_subcommand_mut("resource")
+            .and_then(|r| r.find_subcommand_mut("add"))
+            .map(|a| a.clone().bin_name("agents resource add"));
+        if let Some(mut add) = add {
+            let help = add.render_long_help().to_string();
+            return emit(Format::Table, &(), || help);
+        }
+    }
     let mut registry = ctx.open()?;
     let ty = registry.show_type(&type_name)?;
     let mut request = NewResource {
@@ -208,8 +230,11 @@ fn short(token: &str) -> Option<&'static str> {
 }
 
 fn parse_format(text: &str) -> Result<Format, Failure> {
-    <Format as clap::ValueEnum>::from_str(text, true)
-        .map_err(|_| Failure::Usage(format!("invalid output format {text:?}: use table, json or yaml")))
+    <Format as clap::ValueEnum>::from_str(text, true).map_err(|_| {
+        Failure::Usage(format!(
+            "invalid output format {text:?}: use table, json or yaml"
+        ))
+    })
 }
 
 fn type_help(ty: &TypeView) -> String {
@@ -243,7 +268,10 @@ fn type_help(ty: &TypeView) -> String {
         } else {
             format!(" [{}]", notes.join("; "))
         };
-        text.push_str(&format!("  --{}{value}  {}{notes}\n", a.name, a.description));
+        text.push_str(&format!(
+            "  --{}{value}  {}{notes}\n",
+            a.name, a.description
+        ));
     }
     text.push_str(&format!(
         "\n{}\n  --description <TEXT>\n  --sandbox-strategy <STRATEGY>  (default: {})\n  \
@@ -303,7 +331,10 @@ fn show(r: &Resource) -> String {
         text.push_str("  (none)\n");
     }
     for (k, v) in &r.properties {
-        text.push_str(&format!("  {k}: {}\n", resource_host::registry::args::render(v)));
+        text.push_str(&format!(
+            "  {k}: {}\n",
+            resource_host::registry::args::render(v)
+        ));
     }
     text
 }
@@ -343,10 +374,18 @@ fn draw(tree: &TreeView) -> String {
 }
 
 fn removal(report: &RemovalReport) -> String {
-    let verb = if report.dry_run { "would remove" } else { "removed" };
+    let verb = if report.dry_run {
+        "would remove"
+    } else {
+        "removed"
+    };
     let mut text = String::new();
     for r in &report.removed {
-        text.push_str(&format!("{verb} {} ({})\n", r.label(), r.resource_type_name));
+        text.push_str(&format!(
+            "{verb} {} ({})\n",
+            r.label(),
+            r.resource_type_name
+        ));
     }
     for r in &report.unlinked {
         let keep = if report.dry_run { "would keep" } else { "kept" };

@@ -19,7 +19,11 @@ pub enum TypeCommand {
         or an existing link.")]
     Add {
         /// The type file (YAML).
-        #[arg(value_name = "FILE", required_unless_present = "config", conflicts_with = "config")]
+        #[arg(
+            value_name = "FILE",
+            required_unless_present = "config",
+            conflicts_with = "config"
+        )]
         file: Option<PathBuf>,
         /// The type file (YAML), as a flag.
         #[arg(long, value_name = "FILE")]
@@ -209,11 +213,19 @@ fn explain(v: &ExplainView) -> String {
         ),
         (
             "sandbox_strategy",
-            format!("{}{}", v.sandbox_strategy.value, origin(&v.sandbox_strategy, own)),
+            format!(
+                "{}{}",
+                v.sandbox_strategy.value,
+                origin(&v.sandbox_strategy, own)
+            ),
         ),
         (
             "user_addable",
-            format!("{}{}", yes_no(v.user_addable.value), origin(&v.user_addable, own)),
+            format!(
+                "{}{}",
+                yes_no(v.user_addable.value),
+                origin(&v.user_addable, own)
+            ),
         ),
         (
             "handler",

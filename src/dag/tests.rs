@@ -51,7 +51,11 @@ fn a_parent_listing_the_child_type_allows_the_link_and_its_subtypes() {
 #[test]
 fn a_child_naming_its_parent_type_attaches_below_a_built_in() {
     let checkout = ty(&["git-checkout"], &[], &["git", "fs-directory"]);
-    let package = ty(&["myteam/python-package"], &["git-checkout"], &["fs-directory"]);
+    let package = ty(
+        &["myteam/python-package"],
+        &["git-checkout"],
+        &["fs-directory"],
+    );
     assert!(check_link_types(&checkout, &package).is_ok());
 }
 
@@ -69,7 +73,12 @@ fn a_restricting_side_refuses_what_neither_side_declares() {
 #[test]
 fn unfold_marks_a_node_reached_twice_instead_of_repeating_it() {
     // 1 → 2 → 4, 1 → 3 → 4
-    let edges = [(id(1), id(2)), (id(1), id(3)), (id(2), id(4)), (id(3), id(4))];
+    let edges = [
+        (id(1), id(2)),
+        (id(1), id(3)),
+        (id(2), id(4)),
+        (id(3), id(4)),
+    ];
     let tree = unfold(id(1), &edges, &|_| true);
     assert_eq!(tree.children.len(), 2);
     assert!(!tree.children[0].children[0].repeated);
@@ -89,7 +98,13 @@ fn unfold_keeps_only_paths_that_lead_to_kept_nodes() {
 fn removal_takes_discovered_children_no_other_parent_keeps() {
     // 1 → 2 (auto) → 3 (auto): both go with 1.
     // 1 → 6 (auto) ← 5 (user): 5 keeps 6. 1 → 7 (user): 7 stays, unlinked.
-    let edges = [(id(1), id(2)), (id(2), id(3)), (id(1), id(6)), (id(5), id(6)), (id(1), id(7))];
+    let edges = [
+        (id(1), id(2)),
+        (id(2), id(3)),
+        (id(1), id(6)),
+        (id(5), id(6)),
+        (id(1), id(7)),
+    ];
     let auto = BTreeMap::from([
         (id(1), false),
         (id(2), true),
@@ -104,7 +119,12 @@ fn removal_takes_discovered_children_no_other_parent_keeps() {
 #[test]
 fn removal_reaches_a_fixpoint_through_diamonds() {
     // 1 → 2, 1 → 3, 2 → 4, 3 → 4 (all auto): all go.
-    let edges = [(id(1), id(2)), (id(1), id(3)), (id(3), id(4)), (id(2), id(4))];
+    let edges = [
+        (id(1), id(2)),
+        (id(1), id(3)),
+        (id(3), id(4)),
+        (id(2), id(4)),
+    ];
     let auto = BTreeMap::from([(id(1), false), (id(2), true), (id(3), true), (id(4), true)]);
     let mut going = removal_set(id(1), &edges, &auto);
     going.sort();

@@ -155,7 +155,9 @@ fn convert(arg: &TypeArgument, raw: &str, base_dir: Option<&Path>) -> Result<Val
             "false" => Ok(Value::Bool(false)),
             _ => Err(bad("boolean (true or false)".to_owned())),
         },
-        ArgType::Choice if arg.choices.iter().any(|c| c == raw) => Ok(Value::String(raw.to_owned())),
+        ArgType::Choice if arg.choices.iter().any(|c| c == raw) => {
+            Ok(Value::String(raw.to_owned()))
+        }
         ArgType::Choice => Err(bad(format!("choice: one of {}", arg.choices.join(", ")))),
         ArgType::Path => canonical(&arg.name, raw, base_dir).map(Value::String),
     }

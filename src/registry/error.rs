@@ -35,12 +35,13 @@ pub enum RegistryError {
     // ---- types ----
     #[error("no resource type {name}{hint}")]
     TypeNotFound { name: String, hint: String },
-    #[error(
-        "type {name} is already registered (from {source_name}); pass --replace to replace it"
-    )]
+    #[error("type {name} is already registered (from {source_name}); pass --replace to replace it")]
     TypeExists { name: TypeName, source_name: String },
     #[error("type {name} is built in and cannot be {action}")]
-    BuiltinType { name: TypeName, action: &'static str },
+    BuiltinType {
+        name: TypeName,
+        action: &'static str,
+    },
     #[error(
         "type {type_name} names {missing} in {field}, which is not a registered type; \
          register it first (agents resource type add …)"
@@ -62,9 +63,7 @@ pub enum RegistryError {
     NotUserAddable { type_name: TypeName, why: String },
     #[error("a resource named {name} already exists (id {id}); pick another name")]
     DuplicateName { name: String, id: String },
-    #[error(
-        "sandbox strategy {strategy} does not fit resource {label} of type {type_name}: {why}"
-    )]
+    #[error("sandbox strategy {strategy} does not fit resource {label} of type {type_name}: {why}")]
     BadSandboxStrategy {
         label: String,
         type_name: TypeName,

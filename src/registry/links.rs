@@ -41,9 +41,15 @@ impl Registry {
                 return Err(RegistryError::SelfLink { resource: pl });
             }
             if w.link_exists(p.id, c.id)? {
-                return Err(RegistryError::DuplicateLink { parent: pl, child: cl });
+                return Err(RegistryError::DuplicateLink {
+                    parent: pl,
+                    child: cl,
+                });
             }
-            let (pt, ct) = (catalogue.resolve(&p.type_name)?, catalogue.resolve(&c.type_name)?);
+            let (pt, ct) = (
+                catalogue.resolve(&p.type_name)?,
+                catalogue.resolve(&c.type_name)?,
+            );
             if let Err(rule) = dag::check_link_types(&pt, &ct) {
                 return Err(RegistryError::IncompatibleLink {
                     parent: pl,
@@ -54,7 +60,10 @@ impl Registry {
                 });
             }
             if w.reaches(c.id, p.id)? {
-                return Err(RegistryError::Cycle { parent: pl, child: cl });
+                return Err(RegistryError::Cycle {
+                    parent: pl,
+                    child: cl,
+                });
             }
             w.insert_link(p.id, c.id, false, &now)?;
             Ok(Link {
@@ -108,7 +117,11 @@ impl Registry {
     ) -> Result<TreeView, RegistryError> {
         let catalogue = self.catalogue()?;
         let wanted = type_filter
-            .map(|t| catalogue.find(t).map(|ty| catalogue.with_subtypes(&ty.name)))
+            .map(|t| {
+                catalogue
+                    .find(t)
+                    .map(|ty| catalogue.with_subtypes(&ty.name))
+            })
             .transpose()?;
         self.store.read(|r| {
             let root = find_row(r, key)?;
@@ -124,7 +137,9 @@ impl Registry {
                 .collect();
             let keep = |id: ResourceId| match &wanted {
                 None => true,
-                Some(types) => rows.get(&id).is_some_and(|row| types.contains(&row.type_name)),
+                Some(types) => rows
+                    .get(&id)
+                    .is_some_and(|row| types.contains(&row.type_name)),
             };
             let pairs: Vec<_> = edges.iter().map(|e| (e.parent, e.child)).collect();
             let tree = dag::unfold(root.id, &pairs, &keep);

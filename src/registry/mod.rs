@@ -95,7 +95,7 @@ impl Registry {
     }
 
     fn catalogue(&self) -> Result<Catalogue, RegistryError> {
-        self.store.read(|r| Catalogue::load(r))
+        self.store.read(Catalogue::load)
     }
 }
 

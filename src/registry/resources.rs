@@ -7,7 +7,7 @@ use crate::dag;
 use crate::model::{
     Resource, ResourceCapabilities, ResourceId, ResourceKind, ResourceName, SandboxStrategy,
 };
-use crate::store::{Reader, ResourceRow};
+use crate::store::{Reader, ResourceRow, Writer};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -60,15 +60,7 @@ impl Registry {
         let catalogue = self.catalogue()?;
         let prepared = self.prepare(&catalogue, request)?;
         let id = prepared.row.id;
-        self.store.write(|w| {
-            if let Some(name) = &prepared.row.name {
-                if let Some(existing) = w.resource_by_name(name)? {
-                    return Err(duplicate(name, existing.id));
-                }
-            }
-            w.insert_resource(&prepared.row)?;
-            Ok::<_, RegistryError>(())
-        })?;
+        self.store.write(|w| insert_new(w, &prepared.row))?;
         self.show_resource(&id.to_string())
     }
 
@@ -84,19 +76,18 @@ impl Registry {
             .collect::<Result<Vec<_>, _>>()?;
         self.store.write(|w| {
             for p in &prepared {
-                if let Some(name) = &p.row.name {
-                    if let Some(existing) = w.resource_by_name(name)? {
-                        return Err(duplicate(name, existing.id));
-                    }
-                }
-                w.insert_resource(&p.row)?;
+                insert_new(w, &p.row)?;
             }
             Ok(prepared.iter().map(|p| p.row.id).collect())
         })
     }
 
     /// Check a request against its type; nothing is written.
-    fn prepare(&self, catalogue: &Catalogue, request: NewResource) -> Result<Prepared, RegistryError> {
+    fn prepare(
+        &self,
+        catalogue: &Catalogue,
+        request: NewResource,
+    ) -> Result<Prepared, RegistryError> {
         let ty = catalogue.find(&request.type_name)?;
         if !ty.user_addable.value {
             let parents: Vec<&str> = ty.parent_type_names().map(|n| n.as_str()).collect();
@@ -115,7 +106,11 @@ impl Registry {
                 why,
             });
         }
-        let name = request.name.as_deref().map(ResourceName::parse).transpose()?;
+        let name = request
+            .name
+            .as_deref()
+            .map(ResourceName::parse)
+            .transpose()?;
         let checked: CheckedArgs = args::check(&ty, &request.args, request.base_dir.as_deref())?;
         let label = name
             .as_ref()
@@ -181,7 +176,11 @@ impl Registry {
 
     /// Remove a resource, its links, and the auto-discovered descendants no
     /// other parent keeps; `dry_run` only reports what would go.
-    pub fn remove_resource(&mut self, key: &str, dry_run: bool) -> Result<RemovalReport, RegistryError> {
+    pub fn remove_resource(
+        &mut self,
+        key: &str,
+        dry_run: bool,
+    ) -> Result<RemovalReport, RegistryError> {
         let catalogue = self.catalogue()?;
         let plan = |r: &Reader<'_>| -> Result<RemovalReport, RegistryError> {
             let root = find_row(r, key)?;
@@ -224,11 +223,18 @@ impl Registry {
     }
 }
 
-fn duplicate(name: &ResourceName, id: ResourceId) -> RegistryError {
-    RegistryError::DuplicateName {
-        name: name.to_string(),
-        id: id.to_string(),
+/// Insert a new row, refusing a name that is taken (checked inside the
+/// write transaction, so two processes cannot both take it).
+fn insert_new(w: &Writer<'_>, row: &ResourceRow) -> Result<(), RegistryError> {
+    if let Some(name) = &row.name
+        && let Some(existing) = w.resource_by_name(name)?
+    {
+        return Err(RegistryError::DuplicateName {
+            name: name.to_string(),
+            id: existing.id.to_string(),
+        });
     }
+    Ok(w.insert_resource(row)?)
 }
 
 /// The row `key` names: a ULID, else a namespaced name.
@@ -293,8 +299,12 @@ fn check_strategy(
         ))
     })?;
     match strategy {
-        _ if ty.resource_kind.value == ResourceKind::Virtual && strategy != SandboxStrategy::None => {
-            Err(refuse("virtual resources have no sandbox (use none)".to_owned()))
+        _ if ty.resource_kind.value == ResourceKind::Virtual
+            && strategy != SandboxStrategy::None =>
+        {
+            Err(refuse(
+                "virtual resources have no sandbox (use none)".to_owned(),
+            ))
         }
         SandboxStrategy::GitWorktree
             if ty.sandbox_strategy.value != SandboxStrategy::GitWorktree

@@ -65,15 +65,24 @@ fn replacing_a_type_may_not_change_the_kind_of_registered_resources() {
         .register_type_text(virtual_pkg, "v.yaml", true)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("cannot replace type myteam/python-package"), "{err}");
+    assert!(
+        err.contains("cannot replace type myteam/python-package"),
+        "{err}"
+    );
     assert!(err.contains("from physical to virtual"), "{err}");
     let required = PKG.replace(
         "required: true}",
         "required: true}\n  - {name: extra, type: string, required: true}",
     );
-    let err = r.register_type_text(&required, "r.yaml", true).unwrap_err().to_string();
+    let err = r
+        .register_type_text(&required, "r.yaml", true)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("--extra required"), "{err}");
-    assert_eq!(r.show_type("myteam/python-package").unwrap().source, "pkg.yaml");
+    assert_eq!(
+        r.show_type("myteam/python-package").unwrap().source,
+        "pkg.yaml"
+    );
 }
 
 #[test]
@@ -87,7 +96,10 @@ fn a_type_with_resources_cannot_be_removed() {
         ..NewResource::default()
     })
     .unwrap();
-    let err = r.remove_type("myteam/python-package").unwrap_err().to_string();
+    let err = r
+        .remove_type("myteam/python-package")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("1 resource(s) of this type"), "{err}");
 }
 
@@ -163,8 +175,10 @@ fn discovered_child(r: &mut Registry, parent: &str, n: u128) -> ResourceId {
 fn removal_takes_discovered_descendants_unless_another_parent_keeps_them() {
     let mut r = registry();
     let dir = tempfile::tempdir().unwrap();
-    r.register_resource(dir_request("local/top", dir.path())).unwrap();
-    r.register_resource(dir_request("local/other", dir.path())).unwrap();
+    r.register_resource(dir_request("local/top", dir.path()))
+        .unwrap();
+    r.register_resource(dir_request("local/other", dir.path()))
+        .unwrap();
     let only_mine = discovered_child(&mut r, "local/top", 1);
     let shared = discovered_child(&mut r, "local/top", 2);
     r.link_child("local/other", &shared.to_string()).unwrap();

@@ -53,12 +53,11 @@ impl Registry {
         config_path: &Path,
         replace: bool,
     ) -> Result<TypeView, RegistryError> {
-        let text = std::fs::read_to_string(config_path).map_err(|source| {
-            RegistryError::ReadFile {
+        let text =
+            std::fs::read_to_string(config_path).map_err(|source| RegistryError::ReadFile {
                 path: config_path.to_owned(),
                 source,
-            }
-        })?;
+            })?;
         self.register_type_text(&text, &config_path.display().to_string(), replace)
     }
 
@@ -75,13 +74,13 @@ impl Registry {
         let name = spec.name.clone();
         self.store.write(|w| {
             let current = Catalogue::load(w)?;
-            if let Some(existing) = current.row(&name) {
-                if !replace {
-                    return Err(RegistryError::TypeExists {
-                        name,
-                        source_name: existing.source.clone(),
-                    });
-                }
+            if let Some(existing) = current.row(&name)
+                && !replace
+            {
+                return Err(RegistryError::TypeExists {
+                    name,
+                    source_name: existing.source.clone(),
+                });
             }
             let next = current.with(spec.clone(), source_name);
             check_type(&next, &spec)?;
@@ -89,7 +88,9 @@ impl Registry {
                 check_replacement(w, &current, &next, &name)?;
             }
             w.upsert_type(&spec, source_name, &now)?;
-            let row = w.type_row(&name)?.unwrap_or_else(|| unreachable!("just written"));
+            let row = w
+                .type_row(&name)?
+                .unwrap_or_else(|| unreachable!("just written"));
             Ok(TypeView::new(&*next.resolve(&name)?, Some(&row)))
         })
     }
@@ -100,7 +101,12 @@ impl Registry {
         catalogue
             .rows()
             .filter(|row| namespace.is_none_or(|ns| row.spec.name.namespace() == ns))
-            .map(|row| Ok(TypeView::new(&*catalogue.resolve(&row.spec.name)?, Some(row))))
+            .map(|row| {
+                Ok(TypeView::new(
+                    &*catalogue.resolve(&row.spec.name)?,
+                    Some(row),
+                ))
+            })
             .collect()
     }
 

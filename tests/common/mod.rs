@@ -31,7 +31,11 @@ impl Run {
     /// Assert success and return stdout.
     #[track_caller]
     pub fn ok(&self) -> &str {
-        assert_eq!(self.code, 0, "expected success\nstdout: {}\nstderr: {}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, 0,
+            "expected success\nstdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
         &self.stdout
     }
 
@@ -39,10 +43,22 @@ impl Run {
     /// one of `parts`; return stderr.
     #[track_caller]
     pub fn refused(&self, parts: &[&str]) -> &str {
-        assert_eq!(self.code, 1, "expected exit 1\nstdout: {}\nstderr: {}", self.stdout, self.stderr);
-        assert!(self.stderr.starts_with("agents: error: "), "stderr: {}", self.stderr);
+        assert_eq!(
+            self.code, 1,
+            "expected exit 1\nstdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
+        assert!(
+            self.stderr.starts_with("agents: error: "),
+            "stderr: {}",
+            self.stderr
+        );
         for part in parts {
-            assert!(self.stderr.contains(part), "{part:?} not in stderr: {}", self.stderr);
+            assert!(
+                self.stderr.contains(part),
+                "{part:?} not in stderr: {}",
+                self.stderr
+            );
         }
         &self.stderr
     }
@@ -101,8 +117,16 @@ impl Env {
     pub fn snapshot(&self) -> String {
         let conn = rusqlite::Connection::open(self.db()).unwrap();
         let mut out = String::new();
-        for table in ["resource_types", "resources", "resource_links", "plugins", "registry_meta"] {
-            let mut stmt = conn.prepare(&format!("SELECT * FROM {table} ORDER BY 1, 2")).unwrap();
+        for table in [
+            "resource_types",
+            "resources",
+            "resource_links",
+            "plugins",
+            "registry_meta",
+        ] {
+            let mut stmt = conn
+                .prepare(&format!("SELECT * FROM {table} ORDER BY 1, 2"))
+                .unwrap();
             let n = stmt.column_count();
             let rows = stmt
                 .query_map([], |row| {
@@ -136,7 +160,11 @@ pub fn git_repo(dir: &Path) {
             .env("GIT_COMMITTER_EMAIL", "t@example.com")
             .output()
             .unwrap();
-        assert!(status.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&status.stderr));
+        assert!(
+            status.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&status.stderr)
+        );
     };
     git(&["init", "-q", "-b", "main"]);
     std::fs::write(dir.join("README.md"), "# api\n").unwrap();
