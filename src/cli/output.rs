@@ -88,7 +88,7 @@ pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
 
 /// `key: value` lines, keys aligned.
 pub fn fields(pairs: &[(&str, String)]) -> String {
-    let width = pairs.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let width = pairs.iter().map(|(k, _)| k.len() + 1).max().unwrap_or(0);
     pairs
         .iter()
         .map(|(k, v)| format!("{:width$}  {v}\n", format!("{k}:")))
