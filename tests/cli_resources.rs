@@ -406,8 +406,19 @@ fn a_custom_type_attaches_below_a_built_in_it_names() {
 #[test]
 fn several_processes_writing_one_home_all_succeed() {
     let env = Env::new();
-    let dir = env.mkdir("d");
     env.run(&["resource", "type", "list"]).ok(); // create the home
+    concurrent_adds(&env);
+}
+
+#[test]
+fn several_processes_racing_to_create_a_fresh_home_all_succeed() {
+    // Migration and built-in bootstrap race too: each runs in BEGIN
+    // IMMEDIATE and re-checks under the lock.
+    concurrent_adds(&Env::new());
+}
+
+fn concurrent_adds(env: &Env) {
+    let dir = env.mkdir("d");
     let children: Vec<_> = (0..8)
         .map(|i| {
             env.command()

@@ -190,3 +190,19 @@ fn removal_takes_discovered_descendants_unless_another_parent_keeps_them() {
     assert!(gone.contains(&only_mine) && !gone.contains(&shared));
     assert!(r.show_resource(&shared.to_string()).is_ok());
 }
+
+#[test]
+fn replacing_a_parent_type_may_not_break_its_subtypes() {
+    let mut r = registry();
+    r.register_type_text("name: t/base\nresource_kind: physical\n", "b.yaml", false)
+        .unwrap();
+    let sub = "name: t/sub\ninherits: t/base\ncli_args:\n  - {name: path, type: path}\n";
+    r.register_type_text(sub, "s.yaml", false).unwrap();
+    // A virtual parent would give its subtype a path argument it cannot have.
+    let err = r
+        .register_type_text("name: t/base\nresource_kind: virtual\n", "b2.yaml", true)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("t/sub"), "{err}");
+    assert_eq!(r.show_type("t/base").unwrap().source, "b.yaml");
+}
