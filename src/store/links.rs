@@ -50,16 +50,23 @@ impl Reader<'_> {
     }
 
     /// Is `to` reachable from `from` along parent → child links (or equal)?
+    ///
+    /// The walk goes *upward* from `to` through its ancestors (the
+    /// `resource_links_child` index), not downward from `from`: resource
+    /// graphs are wide and shallow — a checkout holds thousands of
+    /// discovered descendants but sits under few ancestors — so the
+    /// ancestor set is the small side in the common case. Either way the
+    /// walk is O(V + E) at worst.
     pub fn reaches(&self, from: ResourceId, to: ResourceId) -> Result<bool, StoreError> {
         Ok(self
             .conn
             .prepare_cached(
-                "WITH RECURSIVE reach(id) AS (
-                 VALUES (?1)
+                "WITH RECURSIVE up(id) AS (
+                 VALUES (?2)
                  UNION
-                 SELECT l.child_id FROM resource_links l JOIN reach r ON l.parent_id = r.id
+                 SELECT l.parent_id FROM resource_links l JOIN up u ON l.child_id = u.id
              )
-             SELECT EXISTS (SELECT 1 FROM reach WHERE id = ?2)",
+             SELECT EXISTS (SELECT 1 FROM up WHERE id = ?1)",
             )?
             .query_row([from.to_string(), to.to_string()], |row| row.get(0))?)
     }
