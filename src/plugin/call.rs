@@ -18,7 +18,7 @@ use super::types::{Discovered, Grant, HandlerError, Operation, ResourceView};
 use std::sync::Arc;
 use wasmtime::{Store, Trap};
 
-/// Bytes of the guest's last stderr line quoted in a trap message.
+/// Bytes of the guest's last stderr lines quoted in a trap message.
 const STDERR_QUOTE: usize = 300;
 
 impl PluginRuntime {
@@ -176,9 +176,9 @@ impl PluginRuntime {
         let outcome = pre
             .instantiate(&mut store)
             .and_then(|instance| f(instance.cleveragents_resource_handler(), &mut store));
-        let last_stderr = store.data_mut().finish();
+        let stderr_tail = store.data_mut().finish();
         outcome.map_err(|err| {
-            let kind = self.classify(&err, store.data().memory.hit, last_stderr);
+            let kind = self.classify(&err, store.data().memory.hit, stderr_tail);
             let error = fail(kind);
             log::debug!(target: "plugin", "{error}: {err:?}");
             error
@@ -189,7 +189,7 @@ impl PluginRuntime {
         &self,
         err: &wasmtime::Error,
         memory_cap_hit: bool,
-        last_stderr: Option<String>,
+        stderr_tail: Option<String>,
     ) -> CallErrorKind {
         if memory_cap_hit {
             return CallErrorKind::OutOfMemory {
@@ -201,8 +201,8 @@ impl PluginRuntime {
             Some(trap) => trap.to_string(),
             None => format!("{err:#}"),
         };
-        CallErrorKind::Trap(match last_stderr {
-            Some(line) => format!("{message} (stderr: {})", quote(&line)),
+        CallErrorKind::Trap(match stderr_tail {
+            Some(tail) => format!("{message} (stderr: {})", quote(&tail)),
             None => message,
         })
     }

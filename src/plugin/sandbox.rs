@@ -32,6 +32,10 @@ use wasmtime_wasi::{FsPerms, ResourceTable, WasiCtx, WasiCtxBuilder, WasiCtxView
 /// guests hold a few hundred).
 const MAX_TABLE_ELEMENTS: usize = 100_000;
 
+/// Lines of stderr a failed call quotes (a Rust panic takes three: where,
+/// what, and the backtrace note).
+const STDERR_TAIL_LINES: usize = 3;
+
 /// Who is being called, for every log line and error.
 #[derive(Debug, Clone)]
 pub(crate) struct Label {
@@ -133,7 +137,7 @@ impl CallState {
     }
 
     /// Send captured output and drop counts to the log; answer the last
-    /// line of stderr (where a panicking guest leaves its message).
+    /// few lines of stderr (where a panicking guest leaves its message).
     pub fn finish(&mut self) -> Option<String> {
         let label = &self.label;
         if self.log_dropped > 0 {
@@ -144,14 +148,17 @@ impl CallState {
                 self.log_lines
             );
         }
-        let mut last_stderr = None;
+        let mut stderr_tail: Vec<String> = Vec::new();
         for (stream, capture) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
             let captured = capture.take();
             let text = String::from_utf8_lossy(&captured.kept);
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
                 log::debug!(target: "plugin", "{label} {stream}: {line}");
                 if stream == "stderr" {
-                    last_stderr = Some(line.to_owned());
+                    if stderr_tail.len() == STDERR_TAIL_LINES {
+                        stderr_tail.remove(0);
+                    }
+                    stderr_tail.push(line.trim().to_owned());
                 }
             }
             if captured.dropped > 0 {
@@ -163,7 +170,7 @@ impl CallState {
                 );
             }
         }
-        last_stderr
+        (!stderr_tail.is_empty()).then(|| stderr_tail.join(" | "))
     }
 }
 

@@ -34,7 +34,10 @@ impl Handler for PythonPackageHandler {
         let path = args.require("path")?;
         let root = Path::new(path);
         let files = metadata_files(root);
-        if !files.iter().any(|f| *f == "pyproject.toml" || *f == "setup.py") {
+        if !files
+            .iter()
+            .any(|f| *f == "pyproject.toml" || *f == "setup.py")
+        {
             return Err(HandlerError::InvalidArgs(format!(
                 "{path} holds neither pyproject.toml nor setup.py; \
                  point --path at the package root"
@@ -62,7 +65,11 @@ impl Handler for PythonPackageHandler {
                 Discovered::new("fs-directory").named(&rel).at(location)
             })
             .collect::<Vec<_>>();
-        log::info!("{} import packages under {}", children.len(), root.display());
+        log::info!(
+            "{} import packages under {}",
+            children.len(),
+            root.display()
+        );
         Ok(children)
     }
 
@@ -147,11 +154,22 @@ fn describe_package(r: &ResourceView, root: &Path) -> Result<String, HandlerErro
     let packages = import_packages(root)?;
     Ok(format!(
         "Python package {} {}\nlocation: {}\nmetadata: {}\nimport packages: {}\n",
-        meta.name.as_deref().or(r.property("name")).unwrap_or("(unnamed)"),
+        meta.name
+            .as_deref()
+            .or(r.property("name"))
+            .unwrap_or("(unnamed)"),
         meta.version.as_deref().unwrap_or("(no static version)"),
         root.display(),
-        if files.is_empty() { "(none)".to_owned() } else { files.join(", ") },
-        if packages.is_empty() { "(none)".to_owned() } else { packages.join(", ") },
+        if files.is_empty() {
+            "(none)".to_owned()
+        } else {
+            files.join(", ")
+        },
+        if packages.is_empty() {
+            "(none)".to_owned()
+        } else {
+            packages.join(", ")
+        },
     ))
 }
 
@@ -170,7 +188,9 @@ fn describe_file(root: &Path, file: &str) -> Result<String, HandlerError> {
         _ => io_error(file, &e),
     })?;
     if meta.is_dir() {
-        return Err(HandlerError::InvalidArgs(format!("{file} is a directory, not a file")));
+        return Err(HandlerError::InvalidArgs(format!(
+            "{file} is a directory, not a file"
+        )));
     }
     let mut head = Vec::new();
     std::fs::File::open(&path)
