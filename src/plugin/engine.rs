@@ -7,14 +7,27 @@
 //! thread per engine advances the epoch every [`TICK`], and a call's store
 //! traps once its deadline (in ticks) has passed. The thread holds only a
 //! weak reference and ends when the engine is dropped.
+//!
+//! Instances come from a pooling allocator sized by
+//! [`Limits::concurrent_calls`]: a call reuses a warm memory slot instead
+//! of mapping fresh memory, which is most of a warm call's cost otherwise.
+//! A call beyond that many at once fails to instantiate (reported as a
+//! trap naming the pool limit).
 
 use super::bindings::ResourceHandler;
 use super::error::PluginError;
-use super::sandbox::CallState;
+use super::limits::Limits;
+use super::sandbox::{CallState, MAX_TABLE_ELEMENTS};
 use std::hash::{Hash, Hasher};
 use std::time::Duration;
 use wasmtime::component::{HasSelf, Linker};
-use wasmtime::{Config, Engine};
+use wasmtime::{Config, Enabled, Engine, PoolingAllocationConfig};
+
+/// Bytes at the bottom of each pooled linear memory kept resident between
+/// calls (reset with `memset`, or only the dirty pages where the kernel
+/// has `PAGEMAP_SCAN`): a Rust guest's stack and data live there, so a
+/// warm call takes no page faults for them.
+const KEEP_RESIDENT: usize = 2 << 20;
 
 /// How often the epoch advances: the resolution of every timeout.
 pub(crate) const TICK: Duration = Duration::from_millis(5);
@@ -37,11 +50,23 @@ impl std::fmt::Debug for EngineState {
 }
 
 impl EngineState {
-    pub fn new() -> Result<Self, PluginError> {
+    pub fn new(limits: &Limits) -> Result<Self, PluginError> {
         let fail = |e: wasmtime::Error| PluginError::Engine(format!("{e:#}"));
+        let slots = limits.concurrent_calls.max(1);
+        let mut pool = PoolingAllocationConfig::new();
+        pool.total_component_instances(slots)
+            .total_core_instances(slots.saturating_mul(16))
+            .total_memories(slots.saturating_mul(2))
+            .total_tables(slots.saturating_mul(8))
+            .max_memories_per_module(4)
+            .table_elements(MAX_TABLE_ELEMENTS)
+            .max_memory_size(usize::try_from(limits.memory_bytes).unwrap_or(usize::MAX))
+            .linear_memory_keep_resident(KEEP_RESIDENT)
+            .pagemap_scan(Enabled::Auto);
         let mut config = Config::new();
         config.epoch_interruption(true);
         config.wasm_component_model(true);
+        config.allocation_strategy(pool);
         let engine = Engine::new(&config).map_err(fail)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(fail)?;

@@ -26,11 +26,14 @@ pub struct Limits {
     pub log_line_bytes: usize,
     /// What an answer may hold.
     pub answer: AnswerBounds,
+    /// Calls that may run at once on one runtime (the size of the engine's
+    /// instance pool); one more fails to instantiate.
+    pub concurrent_calls: u32,
 }
 
 impl Default for Limits {
     /// 128 MiB, 10 s, 64 KiB of each output stream, 1000 log lines of at
-    /// most 4 KiB, and [`AnswerBounds::default`].
+    /// most 4 KiB, [`AnswerBounds::default`], 32 concurrent calls.
     fn default() -> Self {
         Self {
             memory_bytes: 128 * 1024 * 1024,
@@ -39,6 +42,7 @@ impl Default for Limits {
             log_lines: 1000,
             log_line_bytes: 4 * 1024,
             answer: AnswerBounds::default(),
+            concurrent_calls: 32,
         }
     }
 }

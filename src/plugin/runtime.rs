@@ -179,7 +179,11 @@ impl PluginRuntime {
     /// The engine, created on first use.
     pub(crate) fn engine(&self) -> Result<Arc<EngineState>, PluginError> {
         self.engine
-            .get_or_init(|| EngineState::new().map(Arc::new).map_err(|e| e.to_string()))
+            .get_or_init(|| {
+                EngineState::new(&self.limits)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
             .clone()
             .map_err(PluginError::Engine)
     }

@@ -28,9 +28,9 @@ use super::types::{Grant, Operation};
 use wasmtime::ResourceLimiter;
 use wasmtime_wasi::{FsPerms, ResourceTable, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-/// Table elements one instance may grow to (function tables of Rust
-/// guests hold a few hundred).
-const MAX_TABLE_ELEMENTS: usize = 100_000;
+/// Elements one table may grow to (function tables of Rust guests hold a
+/// few hundred); also the pooled table slot size.
+pub(crate) const MAX_TABLE_ELEMENTS: usize = 20_000;
 
 /// Lines of stderr a failed call quotes (a Rust panic takes three: where,
 /// what, and the backtrace note).
