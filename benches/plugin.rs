@@ -144,31 +144,39 @@ fn main() {
         wasm("python_package").len()
     );
     println!();
-    println!("| component load (median of {LOADS})          | time        |");
-    println!("|---------------------------------------------|-------------|");
-    println!(
-        "| first load: compile + write cache           | {:>11} |",
-        ms(median(compile))
+    let row = |what: &str, cells: &[String]| {
+        let cells: Vec<String> = cells.iter().map(|c| format!(" {c:>11} |")).collect();
+        println!("| {what:<44} |{}", cells.concat());
+    };
+    let rule = |n: usize| println!("|{}|{}", "-".repeat(46), "-------------|".repeat(n));
+    row(
+        &format!("component load (median of {LOADS})"),
+        &["time".into()],
     );
-    println!(
-        "| cached load from disk (fresh runtime)       | {:>11} |",
-        ms(median(cached))
+    rule(1);
+    row("first load: compile + write cache", &[ms(median(compile))]);
+    row(
+        "cached load from disk (fresh runtime)",
+        &[ms(median(cached))],
     );
     println!();
-    println!(
-        "| warm call (mean of {CALLS}, fresh Store each) | wasm        | native      | ratio |"
+    let head = format!("warm call (mean of {CALLS}, fresh Store each)");
+    row(&head, &["wasm".into(), "native".into(), "ratio".into()]);
+    rule(3);
+    row(
+        "trivial: Healthy.validate, no filesystem",
+        &[
+            us(wasm_trivial),
+            us(native_trivial),
+            ratio(wasm_trivial, native_trivial),
+        ],
     );
-    println!("|-------------------------------------------|-------------|-------------|-------|");
-    println!(
-        "| trivial: Healthy.validate, no filesystem  | {:>11} | {:>11} | {:>5} |",
-        us(wasm_trivial),
-        us(native_trivial),
-        ratio(wasm_trivial, native_trivial)
-    );
-    println!(
-        "| PythonPackageHandler.validate, tiny dir   | {:>11} | {:>11} | {:>5} |",
-        us(wasm_validate),
-        us(native_validate),
-        ratio(wasm_validate, native_validate)
+    row(
+        "PythonPackageHandler.validate, tiny dir",
+        &[
+            us(wasm_validate),
+            us(native_validate),
+            ratio(wasm_validate, native_validate),
+        ],
     );
 }

@@ -282,6 +282,13 @@ mod tests {
     }
 
     #[test]
+    fn a_runtime_and_its_modules_can_be_shared_across_threads() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<PluginRuntime>();
+        shareable::<LoadedModule>();
+    }
+
+    #[test]
     fn a_new_runtime_creates_no_engine() {
         let rt = PluginRuntime::new(PathBuf::from("/nonexistent"), Limits::default());
         assert!(rt.engine.get().is_none());
