@@ -1,2 +1,41 @@
 //! The WASM handler host: the only place that touches wasmtime.
-//! (Stub: filled in by the plugin work.)
+//!
+//! A resource type names its handler `module:Class`; the module is a
+//! WebAssembly component implementing the contract in `wit/` (package
+//! `cleveragents:resource@0.1.0`). This module owns everything between the
+//! registry and such a component:
+//!
+//! * [`PluginRuntime`]: one lazily created engine, a compile cache on disk
+//!   keyed by (wasm sha256, engine compatibility), an `InstancePre` per
+//!   component, and per-call sandboxes with limits ([`Limits`]);
+//! * [`PluginFiles`]: the content-addressed plugin store, verified on read;
+//! * [`builtin_component`]: the components embedded in the binary;
+//! * plain mirrors of the WIT types ([`PluginInfo`], [`ResourceView`],
+//!   [`Discovered`], [`HandlerError`], [`Operation`]) and the two error
+//!   layers ([`PluginError`], [`CallError`]), so no wasmtime or bindgen
+//!   type leaves this module.
+//!
+//! Handler output (the `log` import, captured stdout/stderr) goes to the
+//! `log` crate with target `plugin`, labelled `module:Class operation`.
+
+mod answer;
+mod bindings;
+mod builtin;
+mod cache;
+mod call;
+mod capture;
+mod engine;
+mod error;
+mod files;
+mod limits;
+mod runtime;
+mod sandbox;
+mod types;
+
+pub use builtin::{BUILTIN_MODULE_PREFIX, builtin_component, builtin_modules, is_reserved_module};
+pub use cache::LoadOrigin;
+pub use error::{CallError, CallErrorKind, EXPECTED_EXPORT, PluginError};
+pub use files::{PluginFiles, StoredFile, read_verified, sha256_hex};
+pub use limits::{AnswerBounds, Limits};
+pub use runtime::{ComponentSource, LoadedModule, PluginRuntime};
+pub use types::{ClassInfo, Discovered, Grant, HandlerError, Operation, PluginInfo, ResourceView};

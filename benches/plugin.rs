@@ -1,0 +1,182 @@
+//! Plugin host figures, in one run (`cargo bench --bench plugin`):
+//!
+//! * loading the example component: first load (compile, write the cache)
+//!   vs a cached load from disk in a fresh runtime, in ms;
+//! * a warm handler call (fresh `Store` from the `InstancePre`) vs the same
+//!   logic as a native Rust function, in µs, with the ratio — for a call
+//!   that does nothing (`Healthy.validate`, no filesystem) and for the
+//!   example's `validate` on a tiny package (WASI file reads).
+//!
+//! Figures, not asserts: printed as a table.
+
+use resource_host::plugin::{
+    ComponentSource, Grant, Limits, LoadOrigin, LoadedModule, PluginFiles, PluginRuntime,
+    StoredFile,
+};
+use std::hint::black_box;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const LOADS: usize = 7;
+const CALLS: usize = 2_000;
+
+fn wasm(name: &str) -> Vec<u8> {
+    std::fs::read(Path::new(env!("RESOURCE_HOST_WASM_DIR")).join(format!("{name}.wasm"))).unwrap()
+}
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+fn load(rt: &PluginRuntime, stored: &StoredFile, module: &str) -> LoadedModule {
+    rt.load(ComponentSource::Stored {
+        module,
+        path: &stored.path,
+        sha256: &stored.sha256,
+    })
+    .unwrap()
+}
+
+/// Time one load in a fresh runtime over `cache`, the engine already made.
+fn timed_load(cache: &Path, stored: &StoredFile, expect: LoadOrigin) -> Duration {
+    let rt = PluginRuntime::new(cache.to_path_buf(), Limits::default());
+    rt.cache_entry_path(&stored.sha256).unwrap(); // creates the engine
+    let start = Instant::now();
+    let m = load(&rt, stored, "myteam.python");
+    let took = start.elapsed();
+    assert_eq!(m.origin(), expect);
+    took
+}
+
+/// Mean time of `CALLS` runs of `f`, after a few warm-up runs.
+fn per_call(mut f: impl FnMut()) -> Duration {
+    for _ in 0..20 {
+        f();
+    }
+    let start = Instant::now();
+    for _ in 0..CALLS {
+        f();
+    }
+    start.elapsed() / CALLS as u32
+}
+
+/// What the example's `validate` does, natively: look for the metadata
+/// files, read pyproject.toml, take name and version from `[project]`.
+fn native_validate(root: &Path) -> Vec<(String, String)> {
+    let files: Vec<&str> = ["pyproject.toml", "setup.cfg", "setup.py"]
+        .into_iter()
+        .filter(|f| root.join(f).is_file())
+        .collect();
+    let mut props = vec![("path".to_owned(), root.display().to_string())];
+    let text = std::fs::read_to_string(root.join("pyproject.toml")).unwrap();
+    let mut inside = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == "[project]";
+        } else if inside && let Some((k, v)) = line.split_once('=') {
+            let v = v.trim().trim_matches('"');
+            props.push((k.trim().to_owned(), v.to_owned()));
+        }
+    }
+    props.push(("metadata".to_owned(), files.join(",")));
+    props
+}
+
+fn main() {
+    let home = tempfile::tempdir().unwrap();
+    let files = PluginFiles::new(home.path().join("plugins"));
+    let python = files.import(&wasm("python_package")).unwrap();
+    let faulty = files.import(&wasm("faulty")).unwrap();
+
+    let compile: Vec<Duration> = (0..LOADS)
+        .map(|i| {
+            timed_load(
+                &home.path().join(format!("cold-{i}")),
+                &python,
+                LoadOrigin::Compiled,
+            )
+        })
+        .collect();
+    let warm_cache = home.path().join("cold-0");
+    let cached: Vec<Duration> = (0..LOADS)
+        .map(|_| timed_load(&warm_cache, &python, LoadOrigin::DiskCache))
+        .collect();
+
+    let rt = PluginRuntime::new(home.path().join("cache"), Limits::default());
+    let py = load(&rt, &python, "myteam.python");
+    let fx = load(&rt, &faulty, "test.faulty");
+    let pkg = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(pkg.path()).unwrap();
+    std::fs::write(
+        root.join("pyproject.toml"),
+        "[project]\nname = \"demo\"\nversion = \"1.0\"\n",
+    )
+    .unwrap();
+    let args = vec![("path".to_owned(), root.display().to_string())];
+    let grant = Grant::read_only(&root);
+    let none = Grant::none();
+
+    let wasm_trivial = per_call(|| {
+        black_box(rt.validate(&fx, "Healthy", &[], &none).unwrap());
+    });
+    let native_trivial = per_call(|| {
+        black_box(vec![(
+            "report".to_owned(),
+            format!("healthy {}", black_box("validate")),
+        )]);
+    });
+    let wasm_validate = per_call(|| {
+        black_box(
+            rt.validate(&py, "PythonPackageHandler", &args, &grant)
+                .unwrap(),
+        );
+    });
+    let native_validate = per_call(|| {
+        black_box(native_validate(black_box(&root)));
+    });
+
+    let ms = |d: Duration| format!("{:.2} ms", d.as_secs_f64() * 1e3);
+    let us = |d: Duration| format!("{:.2} µs", d.as_secs_f64() * 1e6);
+    let ratio = |a: Duration, b: Duration| format!("{:.0}×", a.as_secs_f64() / b.as_secs_f64());
+    println!(
+        "plugin host ({} bytes python_package.wasm)",
+        wasm("python_package").len()
+    );
+    println!();
+    let row = |what: &str, cells: &[String]| {
+        let cells: Vec<String> = cells.iter().map(|c| format!(" {c:>11} |")).collect();
+        println!("| {what:<44} |{}", cells.concat());
+    };
+    let rule = |n: usize| println!("|{}|{}", "-".repeat(46), "-------------|".repeat(n));
+    row(
+        &format!("component load (median of {LOADS})"),
+        &["time".into()],
+    );
+    rule(1);
+    row("first load: compile + write cache", &[ms(median(compile))]);
+    row(
+        "cached load from disk (fresh runtime)",
+        &[ms(median(cached))],
+    );
+    println!();
+    let head = format!("warm call (mean of {CALLS}, fresh Store each)");
+    row(&head, &["wasm".into(), "native".into(), "ratio".into()]);
+    rule(3);
+    row(
+        "trivial: Healthy.validate, no filesystem",
+        &[
+            us(wasm_trivial),
+            us(native_trivial),
+            ratio(wasm_trivial, native_trivial),
+        ],
+    );
+    row(
+        "PythonPackageHandler.validate, tiny dir",
+        &[
+            us(wasm_validate),
+            us(native_validate),
+            ratio(wasm_validate, native_validate),
+        ],
+    );
+}

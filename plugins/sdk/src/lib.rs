@@ -1,0 +1,247 @@
+//! `resource-handler-sdk`: write a resource handler component for
+//! `resource-host` without touching the WIT bindings.
+//!
+//! This crate is the one home of the guest side of the contract in `wit/`
+//! (the same files the host's `bindgen!` reads). An author writes one
+//! [`Handler`] impl per class and names them all in one
+//! [`export_plugin!`]; the macro generates the `describe` answer and the
+//! dispatch by class name (an unknown class answers `unsupported`, naming
+//! the classes that exist). Operations a class does not implement answer
+//! `unsupported` through the trait's default methods.
+//!
+//! ```ignore
+//! use resource_handler_sdk::{Handler, HandlerError, Props, Property};
+//!
+//! pub struct PythonPackageHandler;
+//!
+//! impl Handler for PythonPackageHandler {
+//!     const DESCRIPTION: &'static str = "A Python package directory";
+//!     fn validate(args: &Props) -> Result<Vec<Property>, HandlerError> {
+//!         let path = args.require("path")?;
+//!         Ok(vec![Property::new("path", path)])
+//!     }
+//! }
+//!
+//! resource_handler_sdk::export_plugin!(
+//!     module: "myteam.python",
+//!     version: env!("CARGO_PKG_VERSION"),
+//!     classes: [PythonPackageHandler],
+//! );
+//! ```
+//!
+//! Every call runs in a fresh sandbox: a handler keeps no state between
+//! calls, which is why the trait's methods take no `self`.
+
+extern crate self as resource_handler_sdk;
+
+pub mod log;
+mod props;
+
+pub use props::Props;
+
+#[doc(hidden)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "../../wit",
+        world: "resource-handler",
+        pub_export_macro: true,
+        export_macro_name: "__export_resource_handler_world",
+        default_bindings_module: "resource_handler_sdk::bindings",
+        runtime_path: "resource_handler_sdk::__private::wit_bindgen::rt",
+    });
+}
+
+pub use bindings::cleveragents::resource::types::{
+    ClassInfo, Discovered, HandlerError, PluginInfo, Property, ResourceView,
+};
+
+/// One class of a handler component. Implement the operations the class
+/// supports; the others answer `unsupported`.
+pub trait Handler {
+    /// One line for `agents plugin show`.
+    const DESCRIPTION: &'static str = "";
+
+    /// Check and normalise registration arguments into the properties the
+    /// resource is stored with. Refuse with [`HandlerError::InvalidArgs`].
+    fn validate(args: &Props) -> Result<Vec<Property>, HandlerError> {
+        let _ = args;
+        Err(unsupported("validate"))
+    }
+
+    /// The children to register under `r` (one level).
+    fn discover(r: &ResourceView) -> Result<Vec<Discovered>, HandlerError> {
+        let _ = r;
+        Err(unsupported("discover"))
+    }
+
+    /// A stable hash of `r`'s contents (e.g. `sha256:<hex>`).
+    fn content_hash(r: &ResourceView) -> Result<String, HandlerError> {
+        let _ = r;
+        Err(unsupported("content-hash"))
+    }
+
+    /// A description of `r`, or of `file` (relative to its location).
+    fn inspect(r: &ResourceView, file: Option<&str>) -> Result<String, HandlerError> {
+        let _ = (r, file);
+        Err(unsupported("inspect"))
+    }
+}
+
+/// The answer of an operation a class does not implement.
+pub fn unsupported(operation: &str) -> HandlerError {
+    HandlerError::Unsupported(format!("this class does not implement {operation}"))
+}
+
+impl Property {
+    pub fn new(key: impl Into<String>, value: impl Into<String>) -> Self {
+        Self {
+            key: key.into(),
+            value: value.into(),
+        }
+    }
+}
+
+impl ResourceView {
+    /// The resource's location, or `invalid-args` if it has none.
+    pub fn location(&self) -> Result<&str, HandlerError> {
+        self.location.as_deref().ok_or_else(|| {
+            HandlerError::InvalidArgs(format!("resource {} has no location", self.label()))
+        })
+    }
+
+    /// The value of property `key`, if the resource has it.
+    pub fn property(&self, key: &str) -> Option<&str> {
+        self.properties
+            .iter()
+            .find(|p| p.key == key)
+            .map(|p| p.value.as_str())
+    }
+
+    /// The properties as a map.
+    pub fn props(&self) -> Props {
+        Props::from(self.properties.clone())
+    }
+
+    /// The name if it has one, else the id: how messages refer to it.
+    pub fn label(&self) -> &str {
+        self.name.as_deref().unwrap_or(&self.id)
+    }
+}
+
+impl Discovered {
+    /// A child of type `type_name` with no name, location or properties yet.
+    pub fn new(type_name: impl Into<String>) -> Self {
+        Self {
+            type_name: type_name.into(),
+            name: None,
+            location: None,
+            properties: Vec::new(),
+            content_hash: None,
+        }
+    }
+
+    pub fn named(mut self, suffix: impl Into<String>) -> Self {
+        self.name = Some(suffix.into());
+        self
+    }
+
+    pub fn at(mut self, location: impl Into<String>) -> Self {
+        self.location = Some(location.into());
+        self
+    }
+
+    pub fn with_property(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.properties.push(Property::new(key, value));
+        self
+    }
+}
+
+/// Export a component made of the named [`Handler`] classes.
+///
+/// `module` is the name types use in `handler: module:Class`; `version` is
+/// the module's own version; each class is a type in scope implementing
+/// [`Handler`], and its Rust name is its class name. Invoke once per crate.
+#[macro_export]
+macro_rules! export_plugin {
+    (module: $module:expr, version: $version:expr, classes: [$($class:ident),+ $(,)?] $(,)?) => {
+        const _: () = {
+            use $crate::__private::Guest;
+            const __CLASSES: &[&str] = &[$(stringify!($class)),+];
+
+            struct __ResourceHandlerPlugin;
+
+            impl Guest for __ResourceHandlerPlugin {
+                fn describe() -> $crate::PluginInfo {
+                    $crate::PluginInfo {
+                        module: ::std::string::String::from($module),
+                        version: ::std::string::String::from($version),
+                        classes: ::std::vec![$($crate::ClassInfo {
+                            name: ::std::string::String::from(stringify!($class)),
+                            description: ::std::string::String::from(
+                                <$class as $crate::Handler>::DESCRIPTION,
+                            ),
+                        }),+],
+                    }
+                }
+
+                fn validate(
+                    class: ::std::string::String,
+                    args: ::std::vec::Vec<$crate::Property>,
+                ) -> ::std::result::Result<::std::vec::Vec<$crate::Property>, $crate::HandlerError> {
+                    let args = $crate::Props::from(args);
+                    $(if class == stringify!($class) {
+                        return <$class as $crate::Handler>::validate(&args);
+                    })+
+                    Err($crate::__private::unknown_class(&class, __CLASSES))
+                }
+
+                fn discover(
+                    class: ::std::string::String,
+                    r: $crate::ResourceView,
+                ) -> ::std::result::Result<::std::vec::Vec<$crate::Discovered>, $crate::HandlerError> {
+                    $(if class == stringify!($class) {
+                        return <$class as $crate::Handler>::discover(&r);
+                    })+
+                    Err($crate::__private::unknown_class(&class, __CLASSES))
+                }
+
+                fn content_hash(
+                    class: ::std::string::String,
+                    r: $crate::ResourceView,
+                ) -> ::std::result::Result<::std::string::String, $crate::HandlerError> {
+                    $(if class == stringify!($class) {
+                        return <$class as $crate::Handler>::content_hash(&r);
+                    })+
+                    Err($crate::__private::unknown_class(&class, __CLASSES))
+                }
+
+                fn inspect(
+                    class: ::std::string::String,
+                    r: $crate::ResourceView,
+                    file: ::std::option::Option<::std::string::String>,
+                ) -> ::std::result::Result<::std::string::String, $crate::HandlerError> {
+                    $(if class == stringify!($class) {
+                        return <$class as $crate::Handler>::inspect(&r, file.as_deref());
+                    })+
+                    Err($crate::__private::unknown_class(&class, __CLASSES))
+                }
+            }
+
+            $crate::bindings::__export_resource_handler_world!(__ResourceHandlerPlugin);
+        };
+    };
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::bindings::exports::cleveragents::resource::handler::Guest;
+    pub use wit_bindgen;
+
+    /// The answer for a class this component does not provide.
+    pub fn unknown_class(class: &str, classes: &[&str]) -> crate::HandlerError {
+        crate::HandlerError::Unsupported(format!(
+            "this module has no class {class:?}; it provides: {}",
+            classes.join(", ")
+        ))
+    }
+}

@@ -1,0 +1,190 @@
+//! Checking a handler's answers before anyone uses them: the one home of
+//! what makes an answer acceptable. Bounds come from [`AnswerBounds`];
+//! a child's type name must parse as a [`TypeName`] (whether the type
+//! exists and may be a child is the registry's rule); a child's location
+//! must lie inside the resource's location, checked on canonical paths
+//! where the path exists — never assumed from `Path::join`.
+
+use super::limits::AnswerBounds;
+use super::types::{ClassInfo, Discovered, HandlerError, PluginInfo};
+use crate::model::{HandlerRef, TypeName};
+use std::path::{Component, Path, PathBuf};
+
+/// A child as the handler answered it, not yet checked.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RawChild {
+    pub type_name: String,
+    pub name: Option<String>,
+    pub location: Option<String>,
+    pub properties: Vec<(String, String)>,
+    pub content_hash: Option<String>,
+}
+
+/// Accept a `describe` answer: a module name usable in `module:Class`, a
+/// version, at least one class, identifiers for class names, no repeats.
+pub(crate) fn plugin_info(info: PluginInfo, b: &AnswerBounds) -> Result<PluginInfo, String> {
+    AnswerBounds::check_len("the module name", &info.module, 256)?;
+    AnswerBounds::check_len("the version", &info.version, 64)?;
+    if info.version.trim().is_empty() {
+        return Err("the version is empty".into());
+    }
+    if info.classes.is_empty() {
+        return Err("it declares no classes".into());
+    }
+    if info.classes.len() > b.max_classes {
+        return Err(format!(
+            "it declares {} classes, more than the {} allowed",
+            info.classes.len(),
+            b.max_classes
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for ClassInfo { name, description } in &info.classes {
+        AnswerBounds::check_len("a class name", name, 256)?;
+        HandlerRef::from_parts(&info.module, name)?;
+        AnswerBounds::check_len(
+            &format!("the description of {name}"),
+            description,
+            b.max_string_bytes,
+        )?;
+        if !seen.insert(name.as_str()) {
+            return Err(format!("it declares class {name} twice"));
+        }
+    }
+    Ok(info)
+}
+
+/// Accept `validate`'s properties.
+pub(crate) fn properties(
+    props: Vec<(String, String)>,
+    b: &AnswerBounds,
+) -> Result<Vec<(String, String)>, String> {
+    b.check_properties("the properties", &props)?;
+    Ok(props)
+}
+
+/// Accept a content hash: non-empty, at most `max_hash_bytes`.
+pub(crate) fn content_hash(hash: String, b: &AnswerBounds) -> Result<String, String> {
+    if hash.is_empty() {
+        return Err("the content hash is empty".into());
+    }
+    AnswerBounds::check_len("the content hash", &hash, b.max_hash_bytes)?;
+    Ok(hash)
+}
+
+/// Accept `inspect`'s text.
+pub(crate) fn text(text: String, b: &AnswerBounds) -> Result<String, String> {
+    AnswerBounds::check_len("the inspection text", &text, b.max_text_bytes)?;
+    Ok(text)
+}
+
+/// Accept a handler error whose message is of sane size.
+pub(crate) fn handler_error(e: HandlerError, b: &AnswerBounds) -> Result<HandlerError, String> {
+    let (HandlerError::InvalidArgs(m)
+    | HandlerError::NotFound(m)
+    | HandlerError::Unsupported(m)
+    | HandlerError::Io(m)
+    | HandlerError::Failed(m)) = &e;
+    AnswerBounds::check_len("the error message", m, b.max_string_bytes)?;
+    Ok(e)
+}
+
+/// Accept `discover`'s children of a resource at `location`.
+pub(crate) fn children(
+    raw: Vec<RawChild>,
+    location: Option<&str>,
+    b: &AnswerBounds,
+) -> Result<Vec<Discovered>, String> {
+    if raw.len() > b.max_children {
+        return Err(format!(
+            "{} children, more than the {} allowed",
+            raw.len(),
+            b.max_children
+        ));
+    }
+    let parent = location.map(canonical_parent).transpose()?;
+    raw.into_iter()
+        .enumerate()
+        .map(|(i, child)| self::child(i, child, parent.as_deref(), b))
+        .collect()
+}
+
+fn child(
+    i: usize,
+    raw: RawChild,
+    parent: Option<&Path>,
+    b: &AnswerBounds,
+) -> Result<Discovered, String> {
+    let what = format!("child {i}");
+    AnswerBounds::check_len(&format!("{what}'s type name"), &raw.type_name, 128)?;
+    let type_name = TypeName::parse(&raw.type_name).map_err(|e| format!("{what}: {e}"))?;
+    if let Some(name) = &raw.name {
+        AnswerBounds::check_len(&format!("{what}'s name"), name, b.max_string_bytes)?;
+        if name.is_empty() {
+            return Err(format!("{what} has an empty name"));
+        }
+    }
+    b.check_properties(&what, &raw.properties)?;
+    if let Some(hash) = &raw.content_hash {
+        AnswerBounds::check_len(&format!("{what}'s content hash"), hash, b.max_hash_bytes)?;
+    }
+    let location = match raw.location {
+        None => None,
+        Some(loc) => {
+            AnswerBounds::check_len(&format!("{what}'s location"), &loc, b.max_string_bytes)?;
+            let Some(parent) = parent else {
+                return Err(format!(
+                    "{what} has location {loc:?}, but the resource has none to hold it"
+                ));
+            };
+            Some(contained(&what, &loc, parent)?)
+        }
+    };
+    Ok(Discovered {
+        type_name,
+        name: raw.name,
+        location,
+        properties: raw.properties,
+        content_hash: raw.content_hash,
+    })
+}
+
+fn canonical_parent(location: &str) -> Result<PathBuf, String> {
+    std::fs::canonicalize(location)
+        .map_err(|e| format!("the resource's location {location} cannot be resolved: {e}"))
+}
+
+/// `loc` (absolute, or relative to `parent`) as an absolute path inside
+/// `parent`. `..` is refused outright; an existing path is canonicalised,
+/// so a symlink pointing out of the resource is caught.
+fn contained(what: &str, loc: &str, parent: &Path) -> Result<String, String> {
+    let path = Path::new(loc);
+    if path
+        .components()
+        .any(|c| matches!(c, Component::ParentDir | Component::Prefix(_)))
+    {
+        return Err(format!("{what}'s location {loc:?} contains `..`"));
+    }
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        parent.join(path)
+    };
+    let resolved = match std::fs::canonicalize(&joined) {
+        Ok(real) => real,
+        Err(_) => joined.components().collect(),
+    };
+    if !resolved.starts_with(parent) {
+        return Err(format!(
+            "{what}'s location {loc:?} lies outside the resource's location {}",
+            parent.display()
+        ));
+    }
+    resolved
+        .into_os_string()
+        .into_string()
+        .map_err(|p| format!("{what}'s location {p:?} is not UTF-8"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,150 @@
+use super::*;
+
+fn raw(type_name: &str, location: Option<&str>) -> RawChild {
+    RawChild {
+        type_name: type_name.into(),
+        name: Some("x".into()),
+        location: location.map(Into::into),
+        ..RawChild::default()
+    }
+}
+
+fn info(module: &str, classes: &[&str]) -> PluginInfo {
+    PluginInfo {
+        module: module.into(),
+        version: "1.0.0".into(),
+        classes: classes
+            .iter()
+            .map(|c| ClassInfo {
+                name: c.to_string(),
+                description: String::new(),
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn a_child_with_an_invalid_type_name_is_refused() {
+    let err = children(
+        vec![raw("Not A Type!", None)],
+        None,
+        &AnswerBounds::default(),
+    )
+    .unwrap_err();
+    assert!(
+        err.starts_with("child 0: type name \"Not A Type!\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_relative_child_location_is_resolved_inside_the_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("pkg")).unwrap();
+    let parent = dir.path().to_str().unwrap();
+    let kids = children(
+        vec![raw("fs-directory", Some("pkg"))],
+        Some(parent),
+        &AnswerBounds::default(),
+    )
+    .unwrap();
+    let expected = std::fs::canonicalize(dir.path().join("pkg")).unwrap();
+    assert_eq!(kids[0].location.as_deref(), expected.to_str());
+}
+
+#[test]
+fn a_child_location_outside_the_parent_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let parent = dir.path().to_str().unwrap();
+    let err = children(
+        vec![raw("fs-directory", Some("/etc"))],
+        Some(parent),
+        &AnswerBounds::default(),
+    )
+    .unwrap_err();
+    assert!(
+        err.contains("lies outside the resource's location"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_child_location_climbing_with_dotdot_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let parent = dir.path().to_str().unwrap();
+    let err = children(
+        vec![raw("fs-directory", Some("a/../../b"))],
+        Some(parent),
+        &AnswerBounds::default(),
+    )
+    .unwrap_err();
+    assert!(err.contains("contains `..`"), "{err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_child_location_through_an_outward_symlink_is_refused() {
+    let outside = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
+    let parent = dir.path().to_str().unwrap();
+    let err = children(
+        vec![raw("fs-directory", Some("link"))],
+        Some(parent),
+        &AnswerBounds::default(),
+    )
+    .unwrap_err();
+    assert!(err.contains("lies outside"), "{err}");
+}
+
+#[test]
+fn a_child_location_without_a_parent_location_is_refused() {
+    let err = children(
+        vec![raw("fs-directory", Some("/tmp"))],
+        None,
+        &AnswerBounds::default(),
+    )
+    .unwrap_err();
+    assert!(err.contains("the resource has none"), "{err}");
+}
+
+#[test]
+fn more_children_than_the_bound_are_refused_before_any_is_checked() {
+    let bounds = AnswerBounds {
+        max_children: 2,
+        ..AnswerBounds::default()
+    };
+    let err = children(vec![RawChild::default(); 3], None, &bounds).unwrap_err();
+    assert_eq!(err, "3 children, more than the 2 allowed");
+}
+
+#[test]
+fn describe_must_name_a_usable_module_and_distinct_classes() {
+    let b = AnswerBounds::default();
+    assert!(plugin_info(info("myteam.python", &["A", "B"]), &b).is_ok());
+    assert!(
+        plugin_info(info("my team", &["A"]), &b)
+            .unwrap_err()
+            .contains("module")
+    );
+    assert!(
+        plugin_info(info("m", &[]), &b)
+            .unwrap_err()
+            .contains("no classes")
+    );
+    assert!(
+        plugin_info(info("m", &["A", "A"]), &b)
+            .unwrap_err()
+            .contains("twice")
+    );
+    assert!(plugin_info(info("m", &["not-ident"]), &b).is_err());
+}
+
+#[test]
+fn a_content_hash_longer_than_the_column_is_refused() {
+    let b = AnswerBounds::default();
+    assert!(content_hash("sha256:ab".into(), &b).is_ok());
+    let err = content_hash("h".repeat(20 << 20), &b).unwrap_err();
+    assert!(err.contains("more than the 128 allowed"), "{err}");
+    assert!(content_hash(String::new(), &b).is_err());
+}

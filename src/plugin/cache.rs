@@ -1,0 +1,151 @@
+//! The on-disk compile cache: the one home of how compiled components are
+//! kept and trusted.
+//!
+//! An entry is `<cache_dir>/<wasm sha256>-<engine compat digest>.cwasm`,
+//! so a component is compiled once per engine configuration. Deserializing
+//! compiled code is `unsafe` (it is trusted machine code), so only our own
+//! files are read: the exact name derived from the key, written by us via
+//! temp file + rename, with a header holding a magic tag and the sha256 of
+//! the compiled bytes, checked before wasmtime sees them. Any unusable
+//! entry (bad tag, bad digest, refused by wasmtime) is logged and
+//! recompiled, never fatal; failing to write the cache only costs speed.
+
+use super::error::PluginError;
+use super::files::write_atomic;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+const MAGIC: &[u8; 8] = b"rhcwasm1";
+const HEADER: usize = MAGIC.len() + 32;
+
+/// Where a loaded component's code came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadOrigin {
+    /// Compiled now (and written to the cache).
+    Compiled,
+    /// Read from the on-disk compile cache.
+    DiskCache,
+    /// Already loaded by this runtime.
+    Memory,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct CompileCache {
+    dir: PathBuf,
+}
+
+impl CompileCache {
+    pub fn new(dir: PathBuf) -> Self {
+        Self { dir }
+    }
+
+    pub fn entry_path(&self, sha256: &str, compat: &str) -> PathBuf {
+        self.dir.join(format!("{sha256}-{compat}.cwasm"))
+    }
+
+    /// The component for `wasm` (whose hash is `sha256`), from the cache if
+    /// a sound entry exists, else compiled and cached.
+    pub fn component(
+        &self,
+        engine: &Engine,
+        compat: &str,
+        sha256: &str,
+        wasm: &[u8],
+    ) -> Result<(Component, LoadOrigin), PluginError> {
+        let path = self.entry_path(sha256, compat);
+        match load_entry(engine, &path) {
+            Ok(Some(component)) => return Ok((component, LoadOrigin::DiskCache)),
+            Ok(None) => {}
+            Err(why) => log::warn!(
+                target: "plugin",
+                "compile cache entry {} is unusable ({why}); recompiling",
+                path.display()
+            ),
+        }
+        let component =
+            Component::new(engine, wasm).map_err(|e| PluginError::Invalid(format!("{e:#}")))?;
+        match component.serialize() {
+            Ok(code) => {
+                if let Err(e) = write_atomic(&path, &entry_bytes(&code), false) {
+                    log::warn!(target: "plugin", "cannot write compile cache {}: {e}", path.display());
+                }
+            }
+            Err(e) => log::warn!(target: "plugin", "cannot serialize a compiled component: {e:#}"),
+        }
+        Ok((component, LoadOrigin::Compiled))
+    }
+}
+
+fn entry_bytes(code: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(HEADER + code.len());
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&Sha256::digest(code));
+    bytes.extend_from_slice(code);
+    bytes
+}
+
+/// `Ok(None)`: no entry. `Err`: an entry that must not be used.
+fn load_entry(engine: &Engine, path: &Path) -> Result<Option<Component>, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    let code = verified_code(&bytes)?;
+    deserialize_verified(engine, code)
+        .map(Some)
+        .map_err(|e| format!("{e:#}"))
+}
+
+/// The compiled code of an entry whose header is sound.
+fn verified_code(bytes: &[u8]) -> Result<&[u8], String> {
+    if bytes.len() < HEADER || &bytes[..MAGIC.len()] != MAGIC {
+        return Err("not a resource-host cache file".into());
+    }
+    let (digest, code) = bytes[MAGIC.len()..].split_at(32);
+    if Sha256::digest(code).as_slice() != digest {
+        return Err("its checksum does not match its contents".into());
+    }
+    Ok(code)
+}
+
+/// Turn verified cache bytes back into a component.
+#[allow(unsafe_code)]
+fn deserialize_verified(engine: &Engine, code: &[u8]) -> wasmtime::Result<Component> {
+    // SAFETY: `code` comes from a file under our cache dir whose name is
+    // derived from the wasm's sha256 and this engine's compatibility
+    // digest; we wrote it (temp file + rename) from `Component::serialize`
+    // of an engine with the same configuration, and its sha256 was just
+    // checked against the header, so these are exactly the bytes wasmtime
+    // produced. wasmtime additionally checks its own header and engine
+    // compatibility before using them.
+    unsafe { Component::deserialize(engine, code) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_round_trips_through_its_header() {
+        let bytes = entry_bytes(b"compiled code");
+        assert_eq!(verified_code(&bytes).unwrap(), b"compiled code");
+    }
+
+    #[test]
+    fn a_flipped_byte_in_an_entry_is_detected() {
+        let mut bytes = entry_bytes(b"compiled code");
+        *bytes.last_mut().unwrap() ^= 1;
+        assert_eq!(
+            verified_code(&bytes).unwrap_err(),
+            "its checksum does not match its contents"
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_ours_is_never_trusted() {
+        assert!(verified_code(b"\x7fELF....").is_err());
+    }
+}

@@ -1,0 +1,129 @@
+//! The runtime's one wasmtime `Engine`, its `Linker`, and the epoch ticker:
+//! the one home of the engine configuration (which also fixes what the
+//! compile cache may reuse, through the compatibility hash).
+//!
+//! Built only on the first load or call, so registry commands that never
+//! run a handler never pay for it. Deadlines use epoch interruption: one
+//! thread per engine advances the epoch every [`TICK`], and a call's store
+//! traps once its deadline (in ticks) has passed. The thread holds only a
+//! weak reference and ends when the engine is dropped.
+//!
+//! Instances come from a pooling allocator sized by
+//! [`Limits::concurrent_calls`]: a call reuses a warm memory slot instead
+//! of mapping fresh memory, which is most of a warm call's cost otherwise.
+//! A call beyond that many at once fails to instantiate (reported as a
+//! trap naming the pool limit).
+
+use super::bindings::ResourceHandler;
+use super::error::PluginError;
+use super::limits::Limits;
+use super::sandbox::{CallState, MAX_TABLE_ELEMENTS};
+use std::hash::{Hash, Hasher};
+use std::time::Duration;
+use wasmtime::component::{HasSelf, Linker};
+use wasmtime::{Config, Enabled, Engine, PoolingAllocationConfig};
+
+/// Bytes at the bottom of each pooled linear memory kept resident between
+/// calls (reset with `memset`, or only the dirty pages where the kernel
+/// has `PAGEMAP_SCAN`): a Rust guest's stack and data live there, so a
+/// warm call takes no page faults for them.
+const KEEP_RESIDENT: usize = 2 << 20;
+
+/// How often the epoch advances: the resolution of every timeout.
+pub(crate) const TICK: Duration = Duration::from_millis(5);
+
+/// The engine and everything built once from it.
+pub(crate) struct EngineState {
+    pub engine: Engine,
+    pub linker: Linker<CallState>,
+    /// Hex digest of the engine's precompile compatibility hash: compiled
+    /// code is reused only by an engine with the same digest.
+    pub compat: String,
+}
+
+impl std::fmt::Debug for EngineState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineState")
+            .field("compat", &self.compat)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EngineState {
+    pub fn new(limits: &Limits) -> Result<Self, PluginError> {
+        let fail = |e: wasmtime::Error| PluginError::Engine(format!("{e:#}"));
+        let slots = limits.concurrent_calls.max(1);
+        let mut pool = PoolingAllocationConfig::new();
+        pool.total_component_instances(slots)
+            .total_core_instances(slots.saturating_mul(16))
+            .total_memories(slots.saturating_mul(2))
+            .total_tables(slots.saturating_mul(8))
+            .max_memories_per_module(4)
+            .table_elements(MAX_TABLE_ELEMENTS)
+            .max_memory_size(usize::try_from(limits.memory_bytes).unwrap_or(usize::MAX))
+            .linear_memory_keep_resident(KEEP_RESIDENT)
+            .pagemap_scan(Enabled::Auto);
+        let mut config = Config::new();
+        config.epoch_interruption(true);
+        config.wasm_component_model(true);
+        config.allocation_strategy(pool);
+        let engine = Engine::new(&config).map_err(fail)?;
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(fail)?;
+        ResourceHandler::add_to_linker::<CallState, HasSelf<CallState>>(&mut linker, |s| s)
+            .map_err(fail)?;
+        let compat = compat_digest(&engine);
+        spawn_ticker(&engine)?;
+        Ok(Self {
+            engine,
+            linker,
+            compat,
+        })
+    }
+}
+
+/// Ticks from now until `timeout` has surely passed.
+pub(crate) fn deadline_ticks(timeout: Duration) -> u64 {
+    // +1: the next tick may come at once, so one tick is not a full TICK.
+    (timeout.as_nanos().div_ceil(TICK.as_nanos()) as u64).saturating_add(1)
+}
+
+/// A stable digest of `precompile_compatibility_hash`. SipHash with fixed
+/// keys is deterministic for one build of this binary; if a toolchain
+/// change alters it, the cost is a cache miss, never a wrong reuse
+/// (wasmtime checks compatibility again when deserializing).
+fn compat_digest(engine: &Engine) -> String {
+    #[allow(deprecated)]
+    let mut hasher = std::hash::SipHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    format!("{:016x}", hasher.finish())
+}
+
+fn spawn_ticker(engine: &Engine) -> Result<(), PluginError> {
+    let weak = engine.weak();
+    std::thread::Builder::new()
+        .name("plugin-epoch".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(TICK);
+                match weak.upgrade() {
+                    Some(engine) => engine.increment_epoch(),
+                    None => break,
+                }
+            }
+        })
+        .map(drop)
+        .map_err(|e| PluginError::Engine(format!("cannot start the epoch thread: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deadline_covers_the_whole_timeout_plus_one_tick() {
+        assert_eq!(deadline_ticks(Duration::from_millis(10)), 3);
+        assert_eq!(deadline_ticks(Duration::from_millis(11)), 4);
+        assert_eq!(deadline_ticks(Duration::ZERO), 1);
+    }
+}

@@ -1,0 +1,204 @@
+//! The two error layers of the WASM boundary, each naming what failed.
+//!
+//! * [`PluginError`]: a component could not be accepted or prepared (not a
+//!   component, another contract, a tampered file, a broken describe).
+//! * [`CallError`]: one handler call failed. Its [`CallErrorKind`] keeps
+//!   the distinct outcomes apart (trap, timeout, out of memory, the
+//!   handler's own error, an answer the host refuses) and its Display
+//!   always names module, class and operation:
+//!   `handler test.faulty:Loop timed out after 2s during discover`.
+
+use super::types::{HandlerError, Operation};
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+use thiserror::Error;
+
+/// The interface every handler component must export.
+pub const EXPECTED_EXPORT: &str = "cleveragents:resource/handler@0.1.0";
+
+/// Why a component was refused or could not be prepared.
+#[derive(Debug, Error)]
+pub enum PluginError {
+    #[error(
+        "not a WebAssembly file (it does not start with \\0asm); \
+         expected a component built with --target wasm32-wasip2"
+    )]
+    NotWasm,
+    #[error(
+        "a core WebAssembly module, not a component; build it with \
+         --target wasm32-wasip2 (or wrap it with `wasm-tools component new`)"
+    )]
+    CoreModule,
+    #[error("not a valid WebAssembly component: {0}")]
+    Invalid(String),
+    #[error(
+        "the component does not export {EXPECTED_EXPORT}, the contract this host speaks; \
+         it exports: {}; rebuild it against this host's wit/",
+        if found.is_empty() { "nothing".to_owned() } else { found.join(", ") }
+    )]
+    WrongWorld { found: Vec<String> },
+    #[error("the component needs imports the sandbox does not provide: {0}")]
+    Imports(String),
+    #[error("its describe() answer is refused: {0}")]
+    Describe(String),
+    #[error(transparent)]
+    Call(Box<CallError>),
+    #[error(
+        "plugin file {} has sha256 {actual}, but {expected} was registered; \
+         it changed after `agents plugin add`: add it again",
+        path.display()
+    )]
+    Tampered {
+        path: PathBuf,
+        expected: String,
+        actual: String,
+    },
+    #[error("{what} {}: {source}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the WebAssembly engine could not be created: {0}")]
+    Engine(String),
+}
+
+impl From<CallError> for PluginError {
+    fn from(e: CallError) -> Self {
+        Self::Call(Box::new(e))
+    }
+}
+
+/// One handler call that did not produce an accepted answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallError {
+    pub module: String,
+    pub class: String,
+    pub operation: Operation,
+    pub kind: CallErrorKind,
+}
+
+/// What went wrong in a call; each is its own outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallErrorKind {
+    /// The guest trapped (a panic, `unreachable`, a bad memory access).
+    Trap(String),
+    /// The wall-clock deadline passed.
+    Timeout(Duration),
+    /// The guest tried to grow its memory past the cap.
+    OutOfMemory { limit: u64 },
+    /// The handler answered with its own error.
+    Handler(HandlerError),
+    /// The handler answered, but the answer breaks a bound or a rule.
+    RefusedResult(String),
+    /// The component could not be prepared for the call.
+    Load(String),
+    /// The sandbox could not be set up (e.g. the granted dir is missing).
+    Sandbox(String),
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let op = self.operation;
+        write!(f, "handler {}", self.module)?;
+        if !self.class.is_empty() {
+            write!(f, ":{}", self.class)?;
+        }
+        match &self.kind {
+            CallErrorKind::Trap(m) => write!(f, " trapped during {op}: {m}"),
+            CallErrorKind::Timeout(d) => {
+                write!(f, " timed out after {} during {op}", human_duration(*d))
+            }
+            CallErrorKind::OutOfMemory { limit } => write!(
+                f,
+                " ran out of memory during {op} (limit {})",
+                human_bytes(*limit)
+            ),
+            CallErrorKind::Handler(e) => write!(f, " refused {op}: {e}"),
+            CallErrorKind::RefusedResult(m) => {
+                write!(f, " answered {op} with a result the host refuses: {m}")
+            }
+            CallErrorKind::Load(m) => write!(f, " could not be loaded for {op}: {m}"),
+            CallErrorKind::Sandbox(m) => {
+                write!(f, ": the sandbox for {op} could not be set up: {m}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// `2s`, `1.5s`, `250ms`.
+pub(crate) fn human_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms >= 1000 && ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else if ms >= 1000 {
+        format!("{:.1}s", d.as_secs_f64())
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+/// `128 MiB`, `64 KiB`, `100 bytes`.
+pub(crate) fn human_bytes(n: u64) -> String {
+    const KIB: u64 = 1024;
+    const MIB: u64 = 1024 * 1024;
+    if n >= MIB && n.is_multiple_of(MIB) {
+        format!("{} MiB", n / MIB)
+    } else if n >= KIB && n.is_multiple_of(KIB) {
+        format!("{} KiB", n / KIB)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(kind: CallErrorKind) -> String {
+        CallError {
+            module: "test.faulty".into(),
+            class: "Loop".into(),
+            operation: Operation::Discover,
+            kind,
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn a_timeout_names_module_class_operation_and_limit() {
+        assert_eq!(
+            error(CallErrorKind::Timeout(Duration::from_secs(2))),
+            "handler test.faulty:Loop timed out after 2s during discover"
+        );
+    }
+
+    #[test]
+    fn every_kind_reads_as_one_sentence_naming_the_call() {
+        let kinds = [
+            CallErrorKind::Trap("unreachable".into()),
+            CallErrorKind::OutOfMemory { limit: 128 << 20 },
+            CallErrorKind::Handler(HandlerError::Failed("boom".into())),
+            CallErrorKind::RefusedResult("too many children".into()),
+            CallErrorKind::Load("gone".into()),
+            CallErrorKind::Sandbox("no dir".into()),
+        ];
+        for kind in kinds {
+            let text = error(kind);
+            assert!(text.starts_with("handler test.faulty:Loop"), "{text}");
+            assert!(text.contains("discover"), "{text}");
+        }
+        assert!(error(CallErrorKind::OutOfMemory { limit: 128 << 20 }).contains("128 MiB"));
+    }
+
+    #[test]
+    fn durations_and_sizes_read_as_people_write_them() {
+        assert_eq!(human_duration(Duration::from_millis(250)), "250ms");
+        assert_eq!(human_duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(human_bytes(64 * 1024), "64 KiB");
+        assert_eq!(human_bytes(1000), "1000 bytes");
+    }
+}

@@ -1,0 +1,192 @@
+//! The plugin store on disk: the one home of how plugin files are kept.
+//!
+//! Files live under one directory (`<home>/plugins`), each named by the
+//! sha256 of its bytes (`<sha256>.wasm`), so a name says what the content
+//! must be. Import writes a temp file and renames it into place (never a
+//! half-written plugin); every read hashes the bytes again and refuses a
+//! file whose hash differs, naming both hashes. The rows that say which
+//! module a file provides are the registry's, not this module's.
+
+use super::error::PluginError;
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Lowercase hex sha256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// Content-addressed plugin files under one directory.
+#[derive(Debug, Clone)]
+pub struct PluginFiles {
+    dir: PathBuf,
+}
+
+/// A plugin file in the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredFile {
+    pub sha256: String,
+    pub path: PathBuf,
+}
+
+impl PluginFiles {
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self { dir: dir.into() }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the file with hash `sha256` lives. Refuses text that is not a
+    /// sha256, so no name can point outside the store.
+    pub fn path_of(&self, sha256: &str) -> Result<PathBuf, PluginError> {
+        let is_hash = sha256.len() == 64
+            && sha256
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if !is_hash {
+            return Err(PluginError::Invalid(format!(
+                "{sha256:?} is not a sha256 (64 lowercase hex digits)"
+            )));
+        }
+        Ok(self.dir.join(format!("{sha256}.wasm")))
+    }
+
+    /// Copy `wasm` into the store (atomically, durably); importing the same
+    /// bytes again is a no-op.
+    pub fn import(&self, wasm: &[u8]) -> Result<StoredFile, PluginError> {
+        let sha256 = sha256_hex(wasm);
+        let path = self.path_of(&sha256)?;
+        let intact = std::fs::read(&path).is_ok_and(|bytes| sha256_hex(&bytes) == sha256);
+        if !intact {
+            write_atomic(&path, wasm, true).map_err(|source| PluginError::Io {
+                what: "writing plugin file",
+                path: path.clone(),
+                source,
+            })?;
+        }
+        Ok(StoredFile { sha256, path })
+    }
+
+    /// The bytes of the stored file `sha256`, verified.
+    pub fn read(&self, sha256: &str) -> Result<Vec<u8>, PluginError> {
+        read_verified(&self.path_of(sha256)?, sha256)
+    }
+
+    /// Delete the stored file `sha256` (absent already is fine).
+    pub fn remove(&self, sha256: &str) -> Result<(), PluginError> {
+        let path = self.path_of(sha256)?;
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(PluginError::Io {
+                what: "removing plugin file",
+                path,
+                source: e,
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Read `path` and check its bytes hash to `sha256`; a mismatch is
+/// [`PluginError::Tampered`] with both hashes.
+pub fn read_verified(path: &Path, sha256: &str) -> Result<Vec<u8>, PluginError> {
+    let bytes = std::fs::read(path).map_err(|source| PluginError::Io {
+        what: "reading plugin file",
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let actual = sha256_hex(&bytes);
+    if actual != sha256 {
+        return Err(PluginError::Tampered {
+            path: path.to_path_buf(),
+            expected: sha256.to_owned(),
+            actual,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Write `bytes` to `path` through a temp file in the same directory and a
+/// rename, so readers see the old file or the whole new one. `durable`
+/// also syncs the data before the rename.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(
+        ".{name}.tmp-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        if durable {
+            file.sync_all()?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_hex_matches_the_known_digest_of_abc() {
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn an_imported_file_is_named_by_its_hash_and_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = PluginFiles::new(dir.path());
+        let stored = files.import(b"\0asm-ish").unwrap();
+        assert_eq!(
+            stored.path,
+            dir.path().join(format!("{}.wasm", stored.sha256))
+        );
+        assert_eq!(files.read(&stored.sha256).unwrap(), b"\0asm-ish");
+        assert_eq!(files.import(b"\0asm-ish").unwrap(), stored, "idempotent");
+    }
+
+    #[test]
+    fn a_tampered_file_is_refused_naming_both_hashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = PluginFiles::new(dir.path());
+        let stored = files.import(b"original").unwrap();
+        std::fs::write(&stored.path, b"changed").unwrap();
+        let err = files.read(&stored.sha256).unwrap_err().to_string();
+        assert!(err.contains(&stored.sha256), "{err}");
+        assert!(err.contains(&sha256_hex(b"changed")), "{err}");
+        assert!(err.contains("add it again"), "{err}");
+    }
+
+    #[test]
+    fn a_name_that_is_not_a_hash_cannot_address_a_file() {
+        let files = PluginFiles::new("/tmp/store");
+        assert!(files.path_of("../../etc/passwd").is_err());
+        assert!(files.path_of(&"A".repeat(64)).is_err());
+    }
+}

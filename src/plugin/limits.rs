@@ -1,0 +1,186 @@
+//! The bounds of one handler call: memory, wall-clock time, captured
+//! output, log lines, and the size of what a handler may answer. One home
+//! for the numbers and their defaults, so the runtime, the docs and the
+//! tests agree.
+//!
+//! Answer bounds exist because an answer is lifted into host memory before
+//! anyone looks at it; past a bound the call ends in `RefusedResult`,
+//! never in a crash or a registry flooded with rows.
+
+use std::time::Duration;
+
+/// Limits applied to every call (a fresh `Store` each time).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Total linear memory of the component instance, in bytes.
+    pub memory_bytes: u64,
+    /// Wall-clock time of one call, instantiation included.
+    pub timeout: Duration,
+    /// Bytes of stdout and of stderr kept per call (each); the rest is
+    /// dropped and counted, never an error to the guest.
+    pub output_bytes: usize,
+    /// Lines a handler may send to the host `log` per call; the rest are
+    /// dropped and counted.
+    pub log_lines: usize,
+    /// Bytes of one log line; longer lines are cut.
+    pub log_line_bytes: usize,
+    /// What an answer may hold.
+    pub answer: AnswerBounds,
+    /// Calls that may run at once on one runtime (the size of the engine's
+    /// instance pool); one more fails to instantiate.
+    pub concurrent_calls: u32,
+}
+
+impl Default for Limits {
+    /// 128 MiB, 10 s, 64 KiB of each output stream, 1000 log lines of at
+    /// most 4 KiB, [`AnswerBounds::default`], 32 concurrent calls.
+    fn default() -> Self {
+        Self {
+            memory_bytes: 128 * 1024 * 1024,
+            timeout: Duration::from_secs(10),
+            output_bytes: 64 * 1024,
+            log_lines: 1000,
+            log_line_bytes: 4 * 1024,
+            answer: AnswerBounds::default(),
+            concurrent_calls: 32,
+        }
+    }
+}
+
+/// Sizes an answer may not exceed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnswerBounds {
+    /// Children one `discover` may return.
+    pub max_children: usize,
+    /// Properties in one property list (validate's answer, one child's).
+    pub max_properties: usize,
+    /// Bytes of one short string: a key, a value, a name, a location, a
+    /// type name, an error message, a class description.
+    pub max_string_bytes: usize,
+    /// Bytes of a content hash (the `content_hash` column holds 128).
+    pub max_hash_bytes: usize,
+    /// Bytes of `inspect`'s text.
+    pub max_text_bytes: usize,
+    /// Classes one module may declare.
+    pub max_classes: usize,
+}
+
+impl Default for AnswerBounds {
+    /// 10,000 children, 1,000 properties, 64 KiB strings, 128-byte hashes,
+    /// 1 MiB of inspect text, 1,000 classes.
+    fn default() -> Self {
+        Self {
+            max_children: 10_000,
+            max_properties: 1_000,
+            max_string_bytes: 64 * 1024,
+            max_hash_bytes: 128,
+            max_text_bytes: 1024 * 1024,
+            max_classes: 1_000,
+        }
+    }
+}
+
+impl AnswerBounds {
+    /// Refuse `text` (named `what`) longer than `max` bytes.
+    pub(crate) fn check_len(what: &str, text: &str, max: usize) -> Result<(), String> {
+        if text.len() > max {
+            Err(format!(
+                "{what} is {} bytes, more than the {max} allowed",
+                text.len()
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Refuse a property list that is too long, has an oversized or empty
+    /// key or value, or repeats a key.
+    pub(crate) fn check_properties(
+        &self,
+        what: &str,
+        props: &[(String, String)],
+    ) -> Result<(), String> {
+        if props.len() > self.max_properties {
+            return Err(format!(
+                "{what} has {} properties, more than the {} allowed",
+                props.len(),
+                self.max_properties
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (key, value) in props {
+            if key.is_empty() {
+                return Err(format!("{what} has a property with an empty key"));
+            }
+            Self::check_len(
+                &format!("{what}: key {:.40?}", key),
+                key,
+                self.max_string_bytes,
+            )?;
+            Self::check_len(
+                &format!("{what}: value of {key:?}"),
+                value,
+                self.max_string_bytes,
+            )?;
+            if !seen.insert(key.as_str()) {
+                return Err(format!("{what} repeats property {key:?}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_are_the_documented_figures() {
+        let limits = Limits::default();
+        assert_eq!(limits.memory_bytes, 128 << 20);
+        assert_eq!(limits.timeout, Duration::from_secs(10));
+        assert_eq!(limits.output_bytes, 64 << 10);
+        assert_eq!(limits.answer.max_children, 10_000);
+    }
+
+    #[test]
+    fn a_property_list_with_a_repeated_key_is_refused() {
+        let bounds = AnswerBounds::default();
+        let err = bounds
+            .check_properties("validate's answer", &props(&[("a", "1"), ("a", "2")]))
+            .unwrap_err();
+        assert_eq!(err, "validate's answer repeats property \"a\"");
+    }
+
+    #[test]
+    fn an_oversized_value_is_refused_with_its_size() {
+        let bounds = AnswerBounds {
+            max_string_bytes: 4,
+            ..AnswerBounds::default()
+        };
+        let err = bounds
+            .check_properties("child 0", &props(&[("k", "12345")]))
+            .unwrap_err();
+        assert!(err.contains("5 bytes, more than the 4 allowed"), "{err}");
+    }
+
+    #[test]
+    fn too_many_properties_are_refused() {
+        let bounds = AnswerBounds {
+            max_properties: 1,
+            ..AnswerBounds::default()
+        };
+        assert!(
+            bounds
+                .check_properties("x", &props(&[("a", "1"), ("b", "2")]))
+                .is_err()
+        );
+    }
+}

@@ -1,0 +1,296 @@
+//! [`PluginRuntime`]: the one home of component lifecycles. It owns the
+//! lazily created engine, accepts components (`describe`), loads them
+//! (compile cache, `InstancePre`, kept for the runtime's life) and hands
+//! out [`LoadedModule`]s; the calls themselves are in `call`.
+//!
+//! Accepting a component checks, in order: the bytes are WebAssembly and a
+//! component (not a core module, not garbage); it exports our contract's
+//! `handler` interface at our version; its imports are satisfiable in the
+//! sandbox; `describe()` answers acceptably.
+
+use super::bindings::ResourceHandlerPre;
+use super::cache::{CompileCache, LoadOrigin};
+use super::engine::EngineState;
+use super::error::{CallError, CallErrorKind, EXPECTED_EXPORT, PluginError};
+use super::files::{read_verified, sha256_hex};
+use super::limits::Limits;
+use super::sandbox::{CallState, Label};
+use super::types::{Operation, PluginInfo};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use wasmtime::component::Component;
+
+/// Where a component's bytes come from.
+#[derive(Debug, Clone, Copy)]
+pub enum ComponentSource<'a> {
+    /// Built into the binary (see [`super::builtin_component`]).
+    Embedded {
+        module: &'a str,
+        bytes: &'static [u8],
+    },
+    /// A file of the plugin store, registered as `module` with `sha256`;
+    /// the bytes are verified on every load.
+    Stored {
+        module: &'a str,
+        path: &'a Path,
+        sha256: &'a str,
+    },
+}
+
+/// Runs handler components: one engine, one compile cache, one
+/// `InstancePre` per loaded component.
+#[derive(Debug)]
+pub struct PluginRuntime {
+    pub(crate) limits: Limits,
+    cache: CompileCache,
+    engine: OnceLock<Result<Arc<EngineState>, String>>,
+    loaded: Mutex<HashMap<(String, String), LoadedModule>>,
+}
+
+/// A component ready to be called: its registered module name, hash,
+/// `describe()` answer, and its `InstancePre`.
+#[derive(Clone)]
+pub struct LoadedModule(pub(crate) Arc<Loaded>);
+
+#[derive(Clone)]
+pub(crate) struct Loaded {
+    pub module: String,
+    pub sha256: String,
+    pub info: PluginInfo,
+    pub origin: LoadOrigin,
+    pub pre: ResourceHandlerPre<CallState>,
+    pub engine: Arc<EngineState>,
+}
+
+impl LoadedModule {
+    /// The module name it was loaded as (errors and logs use it).
+    pub fn module(&self) -> &str {
+        &self.0.module
+    }
+    pub fn sha256(&self) -> &str {
+        &self.0.sha256
+    }
+    /// What the component said about itself when loaded.
+    pub fn info(&self) -> &PluginInfo {
+        &self.0.info
+    }
+    /// Whether this load compiled, read the disk cache, or reused memory.
+    pub fn origin(&self) -> LoadOrigin {
+        self.0.origin
+    }
+}
+
+impl std::fmt::Debug for LoadedModule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadedModule")
+            .field("module", &self.0.module)
+            .field("sha256", &self.0.sha256)
+            .field("info", &self.0.info)
+            .field("origin", &self.0.origin)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PluginRuntime {
+    /// A runtime caching compiled code under `cache_dir`. Cheap: the
+    /// engine is created on the first load or call.
+    pub fn new(cache_dir: PathBuf, limits: Limits) -> Self {
+        Self {
+            limits,
+            cache: CompileCache::new(cache_dir),
+            engine: OnceLock::new(),
+            loaded: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Where the compiled form of the component `sha256` is cached.
+    pub fn cache_entry_path(&self, sha256: &str) -> Result<PathBuf, PluginError> {
+        Ok(self.cache.entry_path(sha256, &self.engine()?.compat))
+    }
+
+    /// For `agents plugin add`: is `wasm` a component of our world and
+    /// version, and what does its `describe()` answer? Compiles it into
+    /// the cache, so the first real load is fast.
+    pub fn describe(&self, wasm: &[u8]) -> Result<PluginInfo, PluginError> {
+        let sha256 = sha256_hex(wasm);
+        let anonymous = format!("sha256:{}", &sha256[..12]);
+        let (pre, _, engine) = self.prepare(wasm, &sha256)?;
+        self.call_describe(&pre, &engine, &anonymous)
+    }
+
+    /// Compile (or load from the on-disk cache) and prepare a component;
+    /// a component already loaded under the same name and hash is reused.
+    pub fn load(&self, source: ComponentSource<'_>) -> Result<LoadedModule, PluginError> {
+        let (module, bytes, sha256) = match source {
+            ComponentSource::Embedded { module, bytes } => {
+                let key = (module.to_owned(), "embedded".to_owned());
+                if let Some(m) = self.reuse(&key) {
+                    return Ok(m);
+                }
+                (module, std::borrow::Cow::Borrowed(bytes), sha256_hex(bytes))
+            }
+            ComponentSource::Stored {
+                module,
+                path,
+                sha256,
+            } => {
+                if let Some(m) = self.reuse(&(module.to_owned(), sha256.to_owned())) {
+                    return Ok(m);
+                }
+                let bytes = read_verified(path, sha256)?;
+                (module, std::borrow::Cow::Owned(bytes), sha256.to_owned())
+            }
+        };
+        let (pre, origin, engine) = self.prepare(&bytes, &sha256)?;
+        let info = self.call_describe(&pre, &engine, module)?;
+        let loaded = LoadedModule(Arc::new(Loaded {
+            module: module.to_owned(),
+            sha256: sha256.clone(),
+            info,
+            origin,
+            pre,
+            engine,
+        }));
+        let key = match source {
+            ComponentSource::Embedded { .. } => (module.to_owned(), "embedded".to_owned()),
+            ComponentSource::Stored { .. } => (module.to_owned(), sha256),
+        };
+        self.loaded_map().insert(key, loaded.clone());
+        Ok(loaded)
+    }
+
+    fn loaded_map(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), LoadedModule>> {
+        self.loaded.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn reuse(&self, key: &(String, String)) -> Option<LoadedModule> {
+        let found = self.loaded_map().get(key)?.0.clone();
+        Some(LoadedModule(Arc::new(Loaded {
+            origin: LoadOrigin::Memory,
+            ..(*found).clone()
+        })))
+    }
+
+    /// The engine, created on first use.
+    pub(crate) fn engine(&self) -> Result<Arc<EngineState>, PluginError> {
+        self.engine
+            .get_or_init(|| {
+                EngineState::new(&self.limits)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+            .map_err(PluginError::Engine)
+    }
+
+    /// Classify, compile (or read the cache), check the exports, and build
+    /// the `InstancePre`.
+    fn prepare(
+        &self,
+        wasm: &[u8],
+        sha256: &str,
+    ) -> Result<(ResourceHandlerPre<CallState>, LoadOrigin, Arc<EngineState>), PluginError> {
+        classify(wasm)?;
+        let state = self.engine()?;
+        let (component, origin) =
+            self.cache
+                .component(&state.engine, &state.compat, sha256, wasm)?;
+        check_exports(&state, &component)?;
+        let pre = state
+            .linker
+            .instantiate_pre(&component)
+            .map_err(|e| PluginError::Imports(format!("{e:#}")))?;
+        let pre = ResourceHandlerPre::new(pre).map_err(|e| PluginError::WrongWorld {
+            found: vec![format!("{EXPECTED_EXPORT} with other signatures ({e:#})")],
+        })?;
+        Ok((pre, origin, state))
+    }
+
+    fn call_describe(
+        &self,
+        pre: &ResourceHandlerPre<CallState>,
+        engine: &Arc<EngineState>,
+        module: &str,
+    ) -> Result<PluginInfo, PluginError> {
+        let label = Label {
+            module: module.to_owned(),
+            class: String::new(),
+            operation: Operation::Describe,
+        };
+        let info = self.run(pre, engine, &label, &super::Grant::none(), |h, store| {
+            h.call_describe(store)
+        })?;
+        let info = super::bindings::info_from_wit(info);
+        super::answer::plugin_info(info, &self.limits.answer).map_err(|why| {
+            let refused = CallError {
+                module: label.module.clone(),
+                class: String::new(),
+                operation: Operation::Describe,
+                kind: CallErrorKind::RefusedResult(why.clone()),
+            };
+            log::debug!(target: "plugin", "{refused}");
+            PluginError::Describe(why)
+        })
+    }
+}
+
+/// Refuse bytes that are not a WebAssembly component before compiling.
+fn classify(wasm: &[u8]) -> Result<(), PluginError> {
+    if wasm.len() < 8 || &wasm[..4] != b"\0asm" {
+        return Err(PluginError::NotWasm);
+    }
+    // Bytes 4..8: version and layer; layer 0 is a core module, 1 a component.
+    if wasm[6..8] == [0, 0] {
+        return Err(PluginError::CoreModule);
+    }
+    Ok(())
+}
+
+fn check_exports(state: &EngineState, component: &Component) -> Result<(), PluginError> {
+    let ty = component.component_type();
+    let found: Vec<String> = ty
+        .exports(&state.engine)
+        .map(|(n, _)| n.to_owned())
+        .collect();
+    if found.iter().any(|n| n == EXPECTED_EXPORT) {
+        Ok(())
+    } else {
+        Err(PluginError::WrongWorld { found })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn garbage_and_core_modules_are_told_apart_from_components() {
+        assert!(matches!(
+            classify(b"hello world"),
+            Err(PluginError::NotWasm)
+        ));
+        assert!(matches!(
+            classify(b"\0asm\x01\0\0\0"),
+            Err(PluginError::CoreModule)
+        ));
+        assert!(classify(b"\0asm\x0d\0\x01\0").is_ok());
+    }
+
+    #[test]
+    fn a_runtime_and_its_modules_can_be_shared_across_threads() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<PluginRuntime>();
+        shareable::<LoadedModule>();
+    }
+
+    #[test]
+    fn a_new_runtime_creates_no_engine() {
+        let rt = PluginRuntime::new(PathBuf::from("/nonexistent"), Limits::default());
+        assert!(rt.engine.get().is_none());
+    }
+}

@@ -1,0 +1,140 @@
+//! The plain Rust side of the WIT contract: what a handler is told and
+//! what it answers, as the rest of the crate sees it. Nothing here names a
+//! wasmtime or bindgen type, so code outside `plugin` never depends on
+//! them; `bindings` converts at the boundary.
+//!
+//! Answers arrive here only after `answer` checked them: a [`Discovered`]
+//! child's type name is a checked [`TypeName`] and its location lies
+//! inside the resource's location.
+
+use crate::model::TypeName;
+use std::fmt;
+use std::path::PathBuf;
+
+/// What a module says about itself (`describe`), checked: the module name
+/// is a dotted path, class names are identifiers, unique.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginInfo {
+    pub module: String,
+    pub version: String,
+    pub classes: Vec<ClassInfo>,
+}
+
+impl PluginInfo {
+    /// Does the module provide class `name`?
+    pub fn has_class(&self, name: &str) -> bool {
+        self.classes.iter().any(|c| c.name == name)
+    }
+
+    /// The class names, for messages that list what exists.
+    pub fn class_names(&self) -> Vec<&str> {
+        self.classes.iter().map(|c| c.name.as_str()).collect()
+    }
+}
+
+/// One class a module provides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassInfo {
+    pub name: String,
+    pub description: String,
+}
+
+/// A resource as a handler sees it (`resource-view` in the WIT).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResourceView {
+    /// The ULID as text; empty before the resource exists.
+    pub id: String,
+    pub name: Option<String>,
+    pub type_name: String,
+    /// Canonical absolute location; the grant should make it visible.
+    pub location: Option<String>,
+    pub properties: Vec<(String, String)>,
+}
+
+/// A child found by `discover`, after the host's checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Discovered {
+    pub type_name: TypeName,
+    /// The name suffix under the parent's name (`src/pkg`).
+    pub name: Option<String>,
+    /// Absolute, inside the parent's location (relative answers are
+    /// resolved against it).
+    pub location: Option<String>,
+    pub properties: Vec<(String, String)>,
+    pub content_hash: Option<String>,
+}
+
+/// A handler's own refusal or failure (`handler-error` in the WIT).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HandlerError {
+    InvalidArgs(String),
+    NotFound(String),
+    Unsupported(String),
+    Io(String),
+    Failed(String),
+}
+
+impl fmt::Display for HandlerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidArgs(m) => write!(f, "invalid arguments: {m}"),
+            Self::NotFound(m) => write!(f, "not found: {m}"),
+            Self::Unsupported(m) => write!(f, "unsupported: {m}"),
+            Self::Io(m) => write!(f, "i/o error: {m}"),
+            Self::Failed(m) => write!(f, "failed: {m}"),
+        }
+    }
+}
+
+/// The operations of the `handler` interface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Operation {
+    Describe,
+    Validate,
+    Discover,
+    ContentHash,
+    Inspect,
+}
+
+impl Operation {
+    /// The WIT name (`content-hash`), as messages show it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Describe => "describe",
+            Self::Validate => "validate",
+            Self::Discover => "discover",
+            Self::ContentHash => "content-hash",
+            Self::Inspect => "inspect",
+        }
+    }
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What one call's sandbox may see: at most one directory, preopened at
+/// its own canonical absolute path, read-only unless `writable`. The
+/// registry decides it from the type's capabilities and the operation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Grant {
+    pub dir: Option<PathBuf>,
+    pub writable: bool,
+}
+
+impl Grant {
+    /// Nothing: no filesystem at all (`describe`).
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// `dir`, read-only.
+    pub fn read_only(dir: impl Into<PathBuf>) -> Self {
+        Self {
+            dir: Some(dir.into()),
+            writable: false,
+        }
+    }
+}
