@@ -7,16 +7,19 @@
 
 mod logger;
 mod output;
+mod plugins;
 mod resources;
 mod types;
 
 use clap::{Parser, Subcommand};
 use output::Format;
 use resource_host::home::Home;
-use resource_host::registry::Registry;
+use resource_host::plugin::Limits;
+use resource_host::registry::{Options, Registry};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -40,6 +43,14 @@ pub struct Cli {
     /// Output format: tables and trees for people, json or yaml for programs.
     #[arg(short, long, global = true, value_enum, default_value_t = Format::Table)]
     output: Format,
+    /// Wall-clock limit for one handler call, in seconds.
+    #[arg(long, global = true, env = "AGENTS_HANDLER_TIMEOUT", value_name = "SECONDS",
+          default_value_t = Limits::default().timeout.as_secs_f64())]
+    handler_timeout: f64,
+    /// Memory limit for one handler call, in MiB.
+    #[arg(long, global = true, env = "AGENTS_HANDLER_MEMORY", value_name = "MIB",
+          default_value_t = Limits::default().memory_bytes / (1024 * 1024))]
+    handler_memory: u64,
     #[command(subcommand)]
     command: Command,
 }
@@ -49,6 +60,9 @@ enum Command {
     /// Resources and resource types.
     #[command(subcommand)]
     Resource(resources::ResourceCommand),
+    /// Handler components (.wasm) in the plugin store.
+    #[command(subcommand)]
+    Plugin(plugins::PluginCommand),
     /// Print a shell completion script (e.g. `agents completions bash > /etc/bash_completion.d/agents`).
     Completions {
         /// The shell to complete for.
@@ -118,12 +132,24 @@ fn usage_error(err: clap::Error) -> ExitCode {
 }
 
 fn run(cli: Cli) -> Outcome {
+    if !(cli.handler_timeout > 0.0 && cli.handler_timeout.is_finite()) || cli.handler_memory == 0 {
+        return Err(Failure::Usage(
+            "--handler-timeout and --handler-memory must be positive".to_owned(),
+        ));
+    }
+    let limits = Limits {
+        timeout: Duration::from_secs_f64(cli.handler_timeout),
+        memory_bytes: cli.handler_memory * 1024 * 1024,
+        ..Limits::default()
+    };
     let ctx = Context {
         home: cli.home,
         format: cli.output,
+        limits,
     };
     match cli.command {
         Command::Resource(cmd) => resources::run(&ctx, cmd),
+        Command::Plugin(cmd) => plugins::run(&ctx, cmd),
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "agents", &mut std::io::stdout());
@@ -137,6 +163,7 @@ fn run(cli: Cli) -> Outcome {
 pub struct Context {
     home: Option<PathBuf>,
     format: Format,
+    limits: Limits,
 }
 
 impl Context {
@@ -160,6 +187,10 @@ impl Context {
     fn open(&self) -> Result<Registry, Failure> {
         let home = self.home()?;
         log::debug!("registry home: {}", home.root().display());
-        Ok(Registry::open(&home)?)
+        let options = Options {
+            limits: self.limits.clone(),
+            ..Options::default()
+        };
+        Ok(Registry::open_with(&home, options)?)
     }
 }

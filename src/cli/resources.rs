@@ -86,6 +86,26 @@ pub enum ResourceCommand {
         after_help = "Examples:\n  agents resource unlink-child local/api-repo local/some-subdir"
     )]
     UnlinkChild { parent: String, child: String },
+    /// Run the resource's handler to discover its children again.
+    #[command(
+        after_help = "Adds children found for the first time, removes discovered \
+        children no longer found (and what only they kept), refreshes the rest and the \
+        content hash. One transaction.\n\nExamples:\n  agents resource discover local/pkg"
+    )]
+    Discover {
+        #[arg(value_name = "NAME_OR_ID")]
+        key: String,
+    },
+    /// Show the handler's description of a resource, or of one file in it.
+    #[command(after_help = "Examples:\n  agents resource inspect local/api-repo\n  \
+        agents resource inspect --file src/main.py local/api-repo")]
+    Inspect {
+        /// A file inside the resource, relative to its location.
+        #[arg(long, value_name = "PATH")]
+        file: Option<String>,
+        #[arg(value_name = "NAME_OR_ID")]
+        key: String,
+    },
     /// Remove a resource, its links, and the discovered resources only it kept.
     #[command(
         after_help = "Resources you registered yourself are never removed implicitly; \
@@ -139,6 +159,35 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
                 format!("unlinked {parent} → {child}\n")
             })
         }
+        ResourceCommand::Discover { key } => {
+            let report = ctx.open()?.discover(&key)?;
+            emit(ctx.format, &report, || {
+                let mut text = format!(
+                    "discovered {}: {} new, {} gone, {} unchanged\n",
+                    report.resource.label(),
+                    report.added.len(),
+                    report.removed.len(),
+                    report.kept
+                );
+                for r in &report.added {
+                    text.push_str(&format!("  + {} ({})\n", r.label(), r.resource_type_name));
+                }
+                for r in &report.removed {
+                    text.push_str(&format!("  - {} ({})\n", r.label(), r.resource_type_name));
+                }
+                text
+            })
+        }
+        ResourceCommand::Inspect { file, key } => {
+            let inspection = ctx.open()?.inspect(&key, file.as_deref())?;
+            emit(ctx.format, &inspection, || {
+                let mut text = inspection.text.clone();
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text
+            })
+        }
         ResourceCommand::Remove { dry_run, key } => {
             let report = ctx.open()?.remove_resource(&key, dry_run)?;
             emit(ctx.format, &report, || removal(&report))
@@ -186,11 +235,13 @@ fn add(ctx: &Context, type_name: String, rest: Vec<String>) -> Outcome {
             Some((f, v)) => (f.to_owned(), Some(v.to_owned())),
             None => (flag.to_owned(), None),
         };
-        let is_bool = matches!(flag.as_str(), "read-only" | "verbose" | "help")
-            || ty
-                .cli_args
-                .iter()
-                .any(|a| a.name == flag && a.arg_type == ArgType::Boolean);
+        let is_bool = matches!(
+            flag.as_str(),
+            "read-only" | "verbose" | "vv" | "vvv" | "help"
+        ) || ty
+            .cli_args
+            .iter()
+            .any(|a| a.name == flag && a.arg_type == ArgType::Boolean);
         let value = match (inline, is_bool) {
             (Some(v), _) => v,
             (None, true) => "true".to_owned(),
@@ -204,7 +255,9 @@ fn add(ctx: &Context, type_name: String, rest: Vec<String>) -> Outcome {
             "sandbox-strategy" => request.sandbox_strategy = Some(value),
             "read-only" => request.read_only = value == "true",
             "output" => format = parse_format(&value)?,
-            "verbose" => log::set_max_level(log::max_level().max(log::LevelFilter::Info)),
+            "verbose" => raise_log_level(1),
+            "vv" => raise_log_level(2),
+            "vvv" => raise_log_level(3),
             _ => request.args.push((flag, value)),
         }
     }
@@ -224,9 +277,21 @@ fn short(token: &str) -> Option<&'static str> {
     match token {
         "-o" => Some("output"),
         "-v" => Some("verbose"),
+        "-vv" => Some("vv"),
+        "-vvv" => Some("vvv"),
         "-h" => Some("help"),
         _ => None,
     }
+}
+
+/// `-v` given after the type's flags: log `steps` levels more than warn.
+fn raise_log_level(steps: usize) {
+    let level = [
+        log::LevelFilter::Info,
+        log::LevelFilter::Debug,
+        log::LevelFilter::Trace,
+    ][steps.clamp(1, 3) - 1];
+    log::set_max_level(log::max_level().max(level));
 }
 
 fn parse_format(text: &str) -> Result<Format, Failure> {

@@ -2,6 +2,7 @@
 //! person who asked: what was refused, why, and what to do.
 
 use crate::model::{NameError, ResourceKind, TypeName};
+use crate::plugin::{CallError, PluginError};
 use crate::spec::{InheritanceError, SpecError};
 use crate::store::StoreError;
 use std::path::PathBuf;
@@ -100,4 +101,63 @@ pub enum RegistryError {
     },
     #[error("{parent} is not a parent of {child}; nothing to unlink")]
     NotLinked { parent: String, child: String },
+
+    // ---- plugins and handlers ----
+    #[error("cannot add plugin {}: {source}", path.display())]
+    PluginRefused {
+        path: PathBuf,
+        #[source]
+        source: PluginError,
+    },
+    #[error("cannot load handler module {module}: {source}")]
+    PluginLoad {
+        module: String,
+        #[source]
+        source: PluginError,
+    },
+    #[error("{0}")]
+    Handler(#[from] Box<CallError>),
+    #[error(
+        "handler {module}:{class} answered {operation} with a result the host refuses: {reason}"
+    )]
+    HandlerResultRefused {
+        module: String,
+        class: String,
+        operation: &'static str,
+        reason: String,
+    },
+    #[error("no plugin module {module}; {hint}")]
+    PluginNotFound { module: String, hint: String },
+    #[error(
+        "plugin module {module} is already added (version {version}, sha256 {sha256}); pass \
+         --replace to replace it"
+    )]
+    PluginExists {
+        module: String,
+        version: String,
+        sha256: String,
+    },
+    #[error("{0}")]
+    PluginRule(String),
+    #[error("type {type_name} names handler {handler}: {reason}")]
+    BadHandler {
+        type_name: TypeName,
+        handler: String,
+        reason: String,
+    },
+    #[error("resource {label} of type {type_name} has no handler to {action} with{why}")]
+    NoHandler {
+        label: String,
+        type_name: TypeName,
+        action: &'static str,
+        why: String,
+    },
+    #[error("{0}: this registry has no home, so no plugin store; open it on a home directory")]
+    NoPluginStore(&'static str),
+}
+
+impl From<CallError> for RegistryError {
+    fn from(e: CallError) -> Self {
+        Self::Handler(Box::new(e))
+    }
 }

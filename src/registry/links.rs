@@ -1,7 +1,7 @@
 //! DAG operations: link, unlink, children, tree.
 
 use super::catalogue::Catalogue;
-use super::resources::{assemble, find_row};
+use super::resources::{find_row, load_resources};
 use super::{Registry, RegistryError};
 use crate::dag::{self, TreeNode};
 use crate::model::{Link, Resource, ResourceId, ResourceName, TypeName};
@@ -95,14 +95,7 @@ impl Registry {
         let catalogue = self.catalogue()?;
         self.store.read(|r| {
             let row = find_row(r, key)?;
-            let ids = r.children_of(row.id)?;
-            r.resources_by_ids(&ids)?
-                .into_iter()
-                .map(|row| {
-                    let (p, c) = (r.parents_of(row.id)?, r.children_of(row.id)?);
-                    assemble(&catalogue, row, p, c)
-                })
-                .collect()
+            load_resources(r, &catalogue, &r.children_of(row.id)?)
         })
     }
 

@@ -12,21 +12,27 @@
 
 pub mod args;
 mod catalogue;
+mod discovery;
 mod error;
 mod links;
+mod plugins;
 mod resources;
 mod types;
 mod views;
 
+pub use discovery::{DiscoveryReport, Inspection};
 pub use error::RegistryError;
 pub use links::TreeView;
+pub use plugins::{ClassView, PluginView};
 pub use resources::{NewResource, RemovalReport, ResourceFilter};
 pub use views::{ExplainView, TypeView};
 
 use crate::effects::{Clock, IdSource, SystemClock, UlidSource, iso8601};
 use crate::home::Home;
+use crate::plugin::{Limits, PluginFiles, PluginRuntime};
 use crate::store::Store;
 use catalogue::Catalogue;
+use plugins::Plugins;
 
 /// The registry over one store.
 #[derive(Debug)]
@@ -35,20 +41,27 @@ pub struct Registry {
     home: Option<Home>,
     clock: Box<dyn Clock>,
     ids: Box<dyn IdSource>,
+    /// The handler runtime and plugin files; only with a home. Creating it
+    /// is cheap: the WebAssembly engine starts on the first handler call,
+    /// so `list`, `show` and `tree` never pay for it.
+    plugins: Option<Plugins>,
 }
 
-/// Effects a registry is handed (defaults: the system clock, monotonic ULIDs).
+/// What a registry is handed: its effects (defaults: the system clock,
+/// monotonic ULIDs) and the limits every handler call runs under.
 #[derive(Debug)]
-pub struct Effects {
+pub struct Options {
     pub clock: Box<dyn Clock>,
     pub ids: Box<dyn IdSource>,
+    pub limits: Limits,
 }
 
-impl Default for Effects {
+impl Default for Options {
     fn default() -> Self {
         Self {
             clock: Box::new(SystemClock),
             ids: Box::new(UlidSource::default()),
+            limits: Limits::default(),
         }
     }
 }
@@ -57,29 +70,40 @@ impl Registry {
     /// Open the registry under `home` (created if missing), bring its
     /// schema up to date and bootstrap the built-in types.
     pub fn open(home: &Home) -> Result<Self, RegistryError> {
-        Self::open_with(home, Effects::default())
+        Self::open_with(home, Options::default())
     }
 
-    pub fn open_with(home: &Home, effects: Effects) -> Result<Self, RegistryError> {
+    pub fn open_with(home: &Home, options: Options) -> Result<Self, RegistryError> {
         std::fs::create_dir_all(home.root()).map_err(|source| RegistryError::Home {
             path: home.root().to_owned(),
             source,
         })?;
         let store = Store::open(&home.database())?;
-        Self::start(store, Some(home.clone()), effects)
+        let plugins = Plugins {
+            runtime: PluginRuntime::new(home.compile_cache(), options.limits.clone()),
+            files: PluginFiles::new(home.plugins()),
+        };
+        Self::start(store, Some(home.clone()), Some(plugins), options)
     }
 
-    /// A private registry in memory (tests, short-lived embedders).
+    /// A private registry in memory (tests, short-lived embedders). It has
+    /// no plugin store, so types with plugin handlers cannot be used.
     pub fn open_in_memory() -> Result<Self, RegistryError> {
-        Self::start(Store::open_in_memory()?, None, Effects::default())
+        Self::start(Store::open_in_memory()?, None, None, Options::default())
     }
 
-    fn start(store: Store, home: Option<Home>, effects: Effects) -> Result<Self, RegistryError> {
+    fn start(
+        store: Store,
+        home: Option<Home>,
+        plugins: Option<Plugins>,
+        options: Options,
+    ) -> Result<Self, RegistryError> {
         let mut registry = Self {
             store,
             home,
-            clock: effects.clock,
-            ids: effects.ids,
+            clock: options.clock,
+            ids: options.ids,
+            plugins,
         };
         registry.bootstrap_builtin_types()?;
         Ok(registry)

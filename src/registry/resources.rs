@@ -49,9 +49,11 @@ pub struct RemovalReport {
     pub unlinked: Vec<Resource>,
 }
 
-/// A registration that passed every check, ready to write.
+/// A registration that passed every check, ready to write: the resource
+/// and the children its handler discovered.
 struct Prepared {
     row: ResourceRow,
+    children: Vec<ResourceRow>,
 }
 
 impl Registry {
@@ -60,7 +62,8 @@ impl Registry {
         let catalogue = self.catalogue()?;
         let prepared = self.prepare(&catalogue, request)?;
         let id = prepared.row.id;
-        self.store.write(|w| insert_new(w, &prepared.row))?;
+        let now = self.now();
+        self.store.write(|w| write_prepared(w, &prepared, &now))?;
         self.show_resource(&id.to_string())
     }
 
@@ -74,9 +77,10 @@ impl Registry {
             .into_iter()
             .map(|r| self.prepare(&catalogue, r))
             .collect::<Result<Vec<_>, _>>()?;
+        let now = self.now();
         self.store.write(|w| {
             for p in &prepared {
-                insert_new(w, &p.row)?;
+                write_prepared(w, p, &now)?;
             }
             Ok(prepared.iter().map(|p| p.row.id).collect())
         })
@@ -122,23 +126,35 @@ impl Registry {
             .transpose()?;
         let now = self.clock.now();
         let stamp = crate::effects::iso8601(now);
-        Ok(Prepared {
-            row: ResourceRow {
-                id: self.ids.next_id(now),
-                name,
-                type_name: ty.name.clone(),
-                kind: ty.resource_kind.value,
-                location: checked.location,
-                description: request.description,
-                read_only: request.read_only,
-                auto_discovered: false,
-                sandbox_strategy: strategy,
-                content_hash: None,
-                properties: checked.properties,
-                created_at: stamp.clone(),
-                updated_at: stamp,
-            },
-        })
+        let mut row = ResourceRow {
+            id: self.ids.next_id(now),
+            name,
+            type_name: ty.name.clone(),
+            kind: ty.resource_kind.value,
+            location: checked.location,
+            description: request.description,
+            read_only: request.read_only,
+            auto_discovered: false,
+            sandbox_strategy: strategy,
+            content_hash: None,
+            properties: checked.properties,
+            created_at: stamp.clone(),
+            updated_at: stamp,
+        };
+        if let Some(name) = &row.name
+            && let Some(existing) = self.store.read(|r| r.resource_by_name(name))?
+        {
+            // Refuse before any handler runs (the write re-checks).
+            return Err(RegistryError::DuplicateName {
+                name: name.to_string(),
+                id: existing.id.to_string(),
+            });
+        }
+        let children = match self.handler_for(&ty)? {
+            Some(handler) => self.consult_handler(catalogue, &ty, &handler, &mut row)?,
+            None => Vec::new(),
+        };
+        Ok(Prepared { row, children })
     }
 
     /// Resources in registration order (`list_resources(type_name=)`).
@@ -187,15 +203,7 @@ impl Registry {
             let (edges, auto) = r.subgraph_below(root.id)?;
             let pairs: Vec<_> = edges.iter().map(|e| (e.parent, e.child)).collect();
             let going = dag::removal_set(root.id, &pairs, &auto);
-            let load = |ids: &[ResourceId]| -> Result<Vec<Resource>, RegistryError> {
-                r.resources_by_ids(ids)?
-                    .into_iter()
-                    .map(|row| {
-                        let (p, c) = (r.parents_of(row.id)?, r.children_of(row.id)?);
-                        assemble(&catalogue, row, p, c)
-                    })
-                    .collect()
-            };
+            let load = |ids: &[ResourceId]| load_resources(r, &catalogue, ids);
             let unlinked: Vec<ResourceId> = pairs
                 .iter()
                 .filter(|(p, c)| going.contains(p) && !going.contains(c))
@@ -223,9 +231,19 @@ impl Registry {
     }
 }
 
+/// Write a resource, its discovered children and their links.
+fn write_prepared(w: &Writer<'_>, p: &Prepared, now: &str) -> Result<(), RegistryError> {
+    insert_new(w, &p.row)?;
+    for child in &p.children {
+        insert_new(w, child)?;
+        w.insert_link(p.row.id, child.id, true, now)?;
+    }
+    Ok(())
+}
+
 /// Insert a new row, refusing a name that is taken (checked inside the
 /// write transaction, so two processes cannot both take it).
-fn insert_new(w: &Writer<'_>, row: &ResourceRow) -> Result<(), RegistryError> {
+pub(super) fn insert_new(w: &Writer<'_>, row: &ResourceRow) -> Result<(), RegistryError> {
     if let Some(name) = &row.name
         && let Some(existing) = w.resource_by_name(name)?
     {
@@ -249,6 +267,21 @@ pub(super) fn find_row(r: &Reader<'_>, key: &str) -> Result<ResourceRow, Registr
     found.ok_or_else(|| RegistryError::ResourceNotFound {
         key: key.to_owned(),
     })
+}
+
+/// The resources `ids` (in id order), assembled.
+pub(super) fn load_resources(
+    r: &Reader<'_>,
+    catalogue: &Catalogue,
+    ids: &[ResourceId],
+) -> Result<Vec<Resource>, RegistryError> {
+    r.resources_by_ids(ids)?
+        .into_iter()
+        .map(|row| {
+            let (p, c) = (r.parents_of(row.id)?, r.children_of(row.id)?);
+            assemble(catalogue, row, p, c)
+        })
+        .collect()
 }
 
 /// A stored row plus its links and derived capabilities.

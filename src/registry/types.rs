@@ -84,6 +84,7 @@ impl Registry {
             }
             let next = current.with(spec.clone(), source_name);
             check_type(&next, &spec)?;
+            super::plugins::check_handler(w, &next, &*next.resolve(&name)?)?;
             if current.contains(&name) {
                 check_replacement(w, &current, &next, &name)?;
             }

@@ -147,6 +147,29 @@ impl Env {
     }
 }
 
+impl Env {
+    /// sha256 of the registry file itself after folding the WAL into it:
+    /// "byte-for-byte what it was".
+    pub fn digest(&self) -> String {
+        let conn = rusqlite::Connection::open(self.db()).unwrap();
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .unwrap();
+        drop(conn);
+        let bytes = std::fs::read(self.db()).unwrap();
+        resource_host::plugin::sha256_hex(&bytes)
+    }
+
+    /// Both views of "unchanged": every row, and the file's bytes.
+    pub fn state(&self) -> (String, String) {
+        (self.snapshot(), self.digest())
+    }
+}
+
+/// A compiled component from `plugins/` (built by build.rs).
+pub fn wasm(name: &str) -> PathBuf {
+    Path::new(env!("RESOURCE_HOST_WASM_DIR")).join(name)
+}
+
 /// Make a real git repository at `dir` with one commit on `main`.
 pub fn git_repo(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();

@@ -1,0 +1,109 @@
+//! `agents plugin …`: add, list, show, remove.
+
+use super::output::{emit, fields, list, table};
+use super::{Context, Outcome};
+use clap::Subcommand;
+use resource_host::registry::PluginView;
+use std::path::PathBuf;
+
+#[derive(Debug, Subcommand)]
+pub enum PluginCommand {
+    /// Add a handler component (.wasm) to the plugin store.
+    #[command(
+        after_help = "The file must be a WebAssembly component built for this host's \
+        contract (wit/, cleveragents:resource@0.1.0) whose describe() answers; it is copied \
+        into <home>/plugins named by its sha256 and verified on every load.\n\n\
+        Examples:\n  agents plugin add plugins/target/wasm32-wasip2/release/python_package.wasm\n  \
+        agents plugin add my_handler.wasm --module myteam.handlers\n  \
+        agents plugin add --replace my_handler.wasm"
+    )]
+    Add {
+        /// The component file.
+        file: PathBuf,
+        /// Register it under this module name instead of the one it reports.
+        #[arg(long, value_name = "NAME")]
+        module: Option<String>,
+        /// Replace a module that is already added (its classes in use must remain).
+        #[arg(long)]
+        replace: bool,
+    },
+    /// List the added plugin modules.
+    #[command(after_help = "Examples:\n  agents plugin list\n  agents plugin list -o json")]
+    List,
+    /// Show one module: version, hash, classes, the types that use it.
+    #[command(after_help = "Examples:\n  agents plugin show myteam.python")]
+    Show { module: String },
+    /// Remove a module no type uses.
+    #[command(after_help = "Examples:\n  agents plugin remove myteam.python")]
+    Remove { module: String },
+}
+
+pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
+    let mut registry = ctx.open()?;
+    match cmd {
+        PluginCommand::Add {
+            file,
+            module,
+            replace,
+        } => {
+            let view = registry.add_plugin(&file, module.as_deref(), replace)?;
+            emit(ctx.format, &view, || {
+                format!(
+                    "added plugin {} {} (classes: {}; sha256 {})\n",
+                    view.module,
+                    view.version,
+                    list(view.classes.iter().map(|c| &c.name)),
+                    view.sha256
+                )
+            })
+        }
+        PluginCommand::List => {
+            let views = registry.list_plugins()?;
+            emit(ctx.format, &views, || {
+                let rows: Vec<Vec<String>> = views
+                    .iter()
+                    .map(|v| {
+                        vec![
+                            v.module.clone(),
+                            v.version.clone(),
+                            list(v.classes.iter().map(|c| &c.name)),
+                            list(&v.used_by),
+                            v.sha256[..12].to_owned(),
+                        ]
+                    })
+                    .collect();
+                table(
+                    &["MODULE", "VERSION", "CLASSES", "USED BY", "SHA256"],
+                    &rows,
+                )
+            })
+        }
+        PluginCommand::Show { module } => {
+            let view = registry.show_plugin(&module)?;
+            emit(ctx.format, &view, || show(&view))
+        }
+        PluginCommand::Remove { module } => {
+            let view = registry.remove_plugin(&module)?;
+            emit(ctx.format, &view, || {
+                format!("removed plugin {}\n", view.module)
+            })
+        }
+    }
+}
+
+fn show(v: &PluginView) -> String {
+    let mut text = fields(&[
+        ("module", v.module.clone()),
+        ("version", v.version.clone()),
+        ("sha256", v.sha256.clone()),
+        ("size_bytes", v.size_bytes.to_string()),
+        ("source", v.source.clone()),
+        ("added_at", v.added_at.clone()),
+        ("used_by", list(&v.used_by)),
+    ]);
+    text.push_str("classes:\n");
+    for c in &v.classes {
+        text.push_str(&format!("  {}  {}\n", c.name, c.description));
+    }
+    text
+}
