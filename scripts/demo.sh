@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The main job, end to end, on a throw-away home with the embedded SQLite
+# registry: add the example plugin, register the plugin-backed type, register
+# a resource whose handler discovers its children, and look at the result.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "building agents and the plugins/ components (the first build takes a few minutes)…"
+cargo build --quiet --bin agents
+agents_bin="${CARGO_TARGET_DIR:-target}/debug/agents"
+wasm="plugins/target/wasm32-wasip2/release/python_package.wasm"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+home="$work/home"
+
+bold='' plain=''
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' plain=$'\033[0m'; fi
+agents() {
+    printf '\n%s$ agents %s%s\n' "$bold" "$*" "$plain"
+    "$agents_bin" --home "$home" "$@"
+}
+
+# A small Python package and a git checkout to register.
+pkg="$work/repo/acme-tools"
+mkdir -p "$pkg/src/acme" "$pkg/src/acme_cli" "$pkg/docs"
+printf '[project]\nname = "acme-tools"\nversion = "2.4.1"\n' > "$pkg/pyproject.toml"
+touch "$pkg/src/acme/__init__.py" "$pkg/src/acme_cli/__init__.py"
+git -C "$work/repo" init -q -b main
+git -C "$work/repo" -c user.name=demo -c user.email=demo@example.com add -A
+git -C "$work/repo" -c user.name=demo -c user.email=demo@example.com commit -q -m init
+
+agents resource type list --namespace builtin
+agents plugin add "$wasm"
+agents resource type add plugins/examples/python-package/python-package.yaml
+agents resource add myteam/python-package local/acme --path "$pkg"
+agents resource tree local/acme
+agents resource show local/acme
+agents resource inspect local/acme
+agents resource add git-checkout local/repo --path "$work/repo" --branch main
+agents resource link-child local/repo local/acme
+agents resource tree local/repo
+agents resource list
+agents resource remove --dry-run local/acme
+printf '\nregistry: %s (removed on exit)\n' "$home/registry.db"

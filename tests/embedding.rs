@@ -1,0 +1,82 @@
+//! The library without the CLI: what `examples/embed.rs` shows, checked.
+
+use resource_host::home::Home;
+use resource_host::plugin::Limits;
+use resource_host::registry::{NewResource, Options, Registry, RegistryError};
+use std::path::Path;
+use std::time::Duration;
+
+fn wasm(name: &str) -> std::path::PathBuf {
+    Path::new(env!("RESOURCE_HOST_WASM_DIR")).join(name)
+}
+
+#[test]
+fn an_embedder_registers_a_plugin_backed_type_and_a_resource() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut registry = Registry::open(&Home::new(dir.path().join("home"))).unwrap();
+    registry
+        .add_plugin(&wasm("python_package.wasm"), None, false)
+        .unwrap();
+    let type_file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("plugins/examples/python-package/python-package.yaml");
+    let ty = registry.register_type(&type_file, false).unwrap();
+    let pkg = dir.path().join("pkg");
+    std::fs::create_dir_all(pkg.join("acme")).unwrap();
+    std::fs::write(
+        pkg.join("setup.py"),
+        "from setuptools import setup\nsetup(name='acme')\n",
+    )
+    .unwrap();
+    std::fs::write(pkg.join("acme/__init__.py"), "").unwrap();
+    let resource = registry
+        .register_resource(NewResource {
+            type_name: ty.name.to_string(),
+            name: Some("local/acme".into()),
+            args: vec![("path".into(), pkg.display().to_string())],
+            ..NewResource::default()
+        })
+        .unwrap();
+    assert_eq!(resource.children.len(), 1);
+    let tree = registry
+        .get_resource_tree("local/acme", None, None)
+        .unwrap();
+    assert_eq!(
+        tree.children[0].name.as_ref().unwrap().as_str(),
+        "local/acme/acme"
+    );
+}
+
+#[test]
+fn limits_are_the_embedders_to_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = Options {
+        limits: Limits {
+            timeout: Duration::from_millis(300),
+            ..Limits::default()
+        },
+        ..Options::default()
+    };
+    let mut registry = Registry::open_with(&Home::new(dir.path()), options).unwrap();
+    registry
+        .add_plugin(&wasm("faulty.wasm"), None, false)
+        .unwrap();
+    registry
+        .register_type_text(
+            "name: t/loop\nresource_kind: physical\nuser_addable: true\nhandler: test.faulty:Loop\n",
+            "loop.yaml",
+            false,
+        )
+        .unwrap();
+    let err = registry
+        .register_resource(NewResource {
+            type_name: "t/loop".into(),
+            ..NewResource::default()
+        })
+        .unwrap_err();
+    assert!(matches!(err, RegistryError::Handler(_)), "{err}");
+    assert!(
+        err.to_string()
+            .contains("timed out after 300ms during validate"),
+        "{err}"
+    );
+}
