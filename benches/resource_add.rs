@@ -53,7 +53,7 @@ fn main() {
     let path = pkg.to_str().expect("utf-8");
     let cache = home.join("cache/components");
 
-    let mut run = |n: usize, cold: bool| {
+    let run = |n: usize, cold: bool| {
         if cold {
             std::fs::remove_dir_all(&cache).ok();
         }

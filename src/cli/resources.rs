@@ -313,30 +313,7 @@ fn type_help(ty: &TypeView) -> String {
         text.push_str("  (none)\n");
     }
     for a in &ty.cli_args {
-        let value = if a.arg_type == ArgType::Boolean {
-            String::new()
-        } else {
-            format!(" <{}>", a.arg_type.as_str())
-        };
-        let mut notes = Vec::new();
-        if a.required {
-            notes.push("required".to_owned());
-        }
-        if let Some(d) = &a.default {
-            notes.push(format!("default: {d}"));
-        }
-        if !a.choices.is_empty() {
-            notes.push(format!("one of: {}", a.choices.join(", ")));
-        }
-        let notes = if notes.is_empty() {
-            String::new()
-        } else {
-            format!(" [{}]", notes.join("; "))
-        };
-        text.push_str(&format!(
-            "  --{}{value}  {}{notes}\n",
-            a.name, a.description
-        ));
+        text.push_str(&format!("  {}\n", types::arg_line(a)));
     }
     text.push_str(&format!(
         "\n{}\n  --description <TEXT>\n  --sandbox-strategy <STRATEGY>  (default: {})\n  \

@@ -110,7 +110,8 @@ fn type_table(views: &[TypeView]) -> String {
     )
 }
 
-fn arg_line(a: &TypeArgument) -> String {
+/// One registration argument as a flag: `--name <type> (required) …  description`.
+pub(super) fn arg_line(a: &TypeArgument) -> String {
     let mut text = format!("--{} <{}>", a.name, a.arg_type.as_str());
     if a.required {
         text.push_str(" (required)");

@@ -123,5 +123,14 @@ impl Registry {
     }
 }
 
+/// Type names as `a, b, c`, for messages.
+fn join_names(names: &[crate::model::TypeName]) -> String {
+    names
+        .iter()
+        .map(crate::model::TypeName::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[cfg(test)]
 mod tests;

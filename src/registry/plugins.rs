@@ -11,7 +11,7 @@
 //! names it.
 
 use super::catalogue::Catalogue;
-use super::{Registry, RegistryError};
+use super::{Registry, RegistryError, join_names};
 use crate::model::{HandlerRef, ResolvedType, TypeName};
 use crate::plugin::{
     ComponentSource, LoadOrigin, LoadedModule, PluginFiles, PluginRuntime, builtin_component,
@@ -186,7 +186,7 @@ impl Registry {
                 return Err(RegistryError::PluginRule(format!(
                     "cannot remove plugin {module}: types {} use it as their handler; remove \
                      them first (agents resource type remove NAME)",
-                    join(&used)
+                    join_names(&used)
                 )));
             }
             w.delete_plugin(module)?;
@@ -348,12 +348,4 @@ fn find_plugin(r: &Reader<'_>, module: &str) -> Result<PluginRow, RegistryError>
             module: module.to_owned(),
             hint: "`agents plugin list` shows the added modules".to_owned(),
         })
-}
-
-fn join(names: &[TypeName]) -> String {
-    names
-        .iter()
-        .map(TypeName::as_str)
-        .collect::<Vec<_>>()
-        .join(", ")
 }

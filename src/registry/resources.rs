@@ -141,17 +141,20 @@ impl Registry {
             created_at: stamp.clone(),
             updated_at: stamp,
         };
-        if let Some(name) = &row.name
-            && let Some(existing) = self.store.read(|r| r.resource_by_name(name))?
-        {
-            // Refuse before any handler runs (the write re-checks).
-            return Err(RegistryError::DuplicateName {
-                name: name.to_string(),
-                id: existing.id.to_string(),
-            });
-        }
         let children = match self.handler_for(&ty)? {
-            Some(handler) => self.consult_handler(catalogue, &ty, &handler, &mut row)?,
+            Some(handler) => {
+                // Refuse a taken name before running the handler for
+                // nothing (the write checks again, under the lock).
+                if let Some(name) = &row.name
+                    && let Some(existing) = self.store.read(|r| r.resource_by_name(name))?
+                {
+                    return Err(RegistryError::DuplicateName {
+                        name: name.to_string(),
+                        id: existing.id.to_string(),
+                    });
+                }
+                self.consult_handler(catalogue, &ty, &handler, &mut row)?
+            }
             None => Vec::new(),
         };
         Ok(Prepared { row, children })

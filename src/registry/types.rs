@@ -10,7 +10,7 @@
 
 use super::catalogue::Catalogue;
 use super::views::{ExplainView, TypeView};
-use super::{Registry, RegistryError};
+use super::{Registry, RegistryError, join_names};
 use crate::builtin;
 use crate::dag;
 use crate::model::{ResolvedType, TypeName, TypeSpec};
@@ -150,7 +150,7 @@ impl Registry {
                 return Err(in_use(format!(
                     "it is the parent type of {} (a parent type cannot be removed while \
                      subtypes exist); remove those first",
-                    join(&subtypes)
+                    join_names(&subtypes)
                 )));
             }
             let count = w.count_resources_of_type(&name)?;
@@ -169,7 +169,7 @@ impl Registry {
                 return Err(in_use(format!(
                     "{} name it in their parent/child types, discovery rules or \
                      equivalence links; change or remove those first",
-                    join(&referrers)
+                    join_names(&referrers)
                 )));
             }
             w.delete_type(&name)?;
@@ -270,12 +270,4 @@ fn check_replacement(
         }
     }
     Ok(())
-}
-
-fn join(names: &[TypeName]) -> String {
-    names
-        .iter()
-        .map(TypeName::as_str)
-        .collect::<Vec<_>>()
-        .join(", ")
 }
