@@ -5,6 +5,7 @@
 //! A verb parses its arguments, calls one library operation and prints the
 //! result; nothing here decides what is allowed.
 
+mod add;
 mod logger;
 mod output;
 mod plugins;
