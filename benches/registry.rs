@@ -40,16 +40,10 @@ fn request(i: usize) -> NewResource {
     }
 }
 
+/// Registration through the library vs raw rusqlite, batch for batch,
+/// interleaved so that drift in the machine's speed touches both alike.
 fn register(home: &Home, raw_db: &Path, n: usize) {
     let mut registry = Registry::open(home).expect("open");
-    let start = Instant::now();
-    for chunk in (0..n).collect::<Vec<_>>().chunks(BATCH) {
-        registry
-            .register_resources(chunk.iter().map(|&i| request(i)))
-            .expect("register");
-    }
-    let ours = start.elapsed();
-
     // Baseline: the same rows, same schema, same batches, raw rusqlite.
     let conn = rusqlite::Connection::open(raw_db).expect("raw db");
     conn.execute_batch(
@@ -65,8 +59,15 @@ fn register(home: &Home, raw_db: &Path, n: usize) {
     )
     .expect("type");
     let mut ids = ulid::Generator::new();
-    let start = Instant::now();
+    let (mut ours, mut raw) = (Duration::ZERO, Duration::ZERO);
     for chunk in (0..n).collect::<Vec<_>>().chunks(BATCH) {
+        let start = Instant::now();
+        registry
+            .register_resources(chunk.iter().map(|&i| request(i)))
+            .expect("register");
+        ours += start.elapsed();
+
+        let start = Instant::now();
         let tx = conn.unchecked_transaction().expect("tx");
         {
             let mut stmt = tx
@@ -88,10 +89,10 @@ fn register(home: &Home, raw_db: &Path, n: usize) {
             }
         }
         tx.commit().expect("commit");
+        raw += start.elapsed();
     }
-    let raw = start.elapsed();
     let rate = |d: Duration| n as f64 / d.as_secs_f64();
-    println!("## 1. register {n} resources in batches of {BATCH}\n");
+    println!("## 1. register {n} resources in batches of {BATCH} (batches interleaved)\n");
     println!("| path | time | resources/s |\n|---|---|---|");
     println!(
         "| registry (library) | {:.2} s | {:.0} |",
@@ -109,61 +110,74 @@ fn register(home: &Home, raw_db: &Path, n: usize) {
     );
 }
 
-/// Median wall time of `runs` runs of a command, stdout discarded.
-fn time_cmd(runs: usize, mut make: impl FnMut() -> Command) -> Duration {
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            let status = make().stdout(Stdio::null()).status().expect("run");
-            assert!(status.success());
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[runs / 2]
+/// Wall time of one run of a command, stdout discarded.
+fn time_once(mut cmd: Command) -> Duration {
+    let start = Instant::now();
+    let status = cmd.stdout(Stdio::null()).status().expect("run");
+    assert!(status.success());
+    start.elapsed()
+}
+
+/// Medians of `runs` runs of two commands, interleaved (a, b, a, b, …) so
+/// that drift in the machine's speed touches both alike.
+fn time_pair(
+    runs: usize,
+    mut a: impl FnMut() -> Command,
+    mut b: impl FnMut() -> Command,
+) -> (Duration, Duration) {
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        ta.push(time_once(a()));
+        tb.push(time_once(b()));
+    }
+    ta.sort();
+    tb.sort();
+    (ta[runs / 2], tb[runs / 2])
 }
 
 fn processes(home: &Home, n: usize) {
     let agents = env!("CARGO_BIN_EXE_agents");
     let db = home.database();
     let key = format!("local/r{}", n / 2);
-    let runs = 7;
-    let list = time_cmd(runs, || {
-        let mut c = Command::new(agents);
-        c.arg("--home")
-            .arg(home.root())
-            .args(["resource", "list", "-o", "json"]);
-        c
-    });
-    let list_sql = "SELECT r.*, \
-        (SELECT json_group_array(parent_id) FROM resource_links WHERE child_id = r.resource_id) AS parents, \
-        (SELECT json_group_array(child_id) FROM resource_links WHERE parent_id = r.resource_id) AS children \
-        FROM resources r ORDER BY resource_id";
-    let list_raw = time_cmd(runs, || {
-        let mut c = Command::new("sqlite3");
-        c.arg("-json").arg(&db).arg(list_sql);
-        c
-    });
-    let show = time_cmd(runs, || {
-        let mut c = Command::new(agents);
-        c.arg("--home")
-            .arg(home.root())
-            .args(["resource", "show", &key, "-o", "json"]);
-        c
-    });
-    let show_sql = format!(
-        "SELECT r.*, \
-         (SELECT json_group_array(parent_id) FROM resource_links WHERE child_id = r.resource_id) AS parents, \
-         (SELECT json_group_array(child_id) FROM resource_links WHERE parent_id = r.resource_id) AS children \
-         FROM resources r WHERE namespaced_name = '{key}'"
+    let runs = 11;
+    let links = "(SELECT json_group_array(parent_id) FROM resource_links WHERE child_id = r.resource_id) AS parents, \
+        (SELECT json_group_array(child_id) FROM resource_links WHERE parent_id = r.resource_id) AS children";
+    let list_sql = format!("SELECT r.*, {links} FROM resources r ORDER BY resource_id");
+    let (list, list_raw) = time_pair(
+        runs,
+        || {
+            let mut c = Command::new(agents);
+            c.arg("--home")
+                .arg(home.root())
+                .args(["resource", "list", "-o", "json"]);
+            c
+        },
+        || {
+            let mut c = Command::new("sqlite3");
+            c.arg("-json").arg(&db).arg(&list_sql);
+            c
+        },
     );
-    let show_raw = time_cmd(runs, || {
-        let mut c = Command::new("sqlite3");
-        c.arg("-json").arg(&db).arg(&show_sql);
-        c
-    });
+    let show_sql = format!("SELECT r.*, {links} FROM resources r WHERE namespaced_name = '{key}'");
+    let (show, show_raw) = time_pair(
+        runs,
+        || {
+            let mut c = Command::new(agents);
+            c.arg("--home")
+                .arg(home.root())
+                .args(["resource", "show", &key, "-o", "json"]);
+            c
+        },
+        || {
+            let mut c = Command::new("sqlite3");
+            c.arg("-json").arg(&db).arg(&show_sql);
+            c
+        },
+    );
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!("## 2. whole-process wall time on a home with {n} resources (median of {runs})\n");
+    println!(
+        "## 2. whole-process wall time on a home with {n} resources (median of {runs}, interleaved)\n"
+    );
     println!("| command | agents | sqlite3 CLI, same query | ratio |\n|---|---|---|---|");
     println!(
         "| resource list -o json | {:.1} ms | {:.1} ms | {:.2}x |",

@@ -12,23 +12,29 @@ pub enum Format {
     Yaml,
 }
 
-/// Print `value` for programs, or `human` for people.
+/// Print `value` for programs, or `human` for people. JSON is indented on
+/// a terminal and compact otherwise (the same document; a program reading
+/// 100,000 resources should not pay for whitespace). Written straight to
+/// a buffered stdout, never built as one string first.
 pub fn emit<T: Serialize + ?Sized>(
     format: Format,
     value: &T,
     human: impl FnOnce() -> String,
 ) -> Result<(), super::Failure> {
-    let text = match format {
-        Format::Json => {
-            let mut text = serde_json::to_string_pretty(value)?;
-            text.push('\n');
-            text
-        }
-        Format::Yaml => serde_yaml::to_string(value)?,
-        Format::Table => human(),
+    let stdout = std::io::stdout();
+    let pretty = stdout.is_terminal();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let written = match format {
+        Format::Json if pretty => serde_json::to_writer_pretty(&mut out, value)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n")),
+        Format::Json => serde_json::to_writer(&mut out, value)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n")),
+        Format::Yaml => serde_yaml::to_writer(&mut out, value).map_err(std::io::Error::other),
+        Format::Table => out.write_all(human().as_bytes()),
     };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match written.and_then(|()| out.flush()) {
         // A closed pipe (`agents … | head`) is the reader's choice, not a failure.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => Ok(other?),
