@@ -21,6 +21,18 @@ fn python_package(env: &Env, rel: &str) -> std::path::PathBuf {
     env.path(rel)
 }
 
+/// `agents resource add myteam/python-package local/pkg --path PKG`.
+fn add_package(env: &Env, pkg: &std::path::Path) -> common::Run {
+    env.run(&[
+        "resource",
+        "add",
+        "myteam/python-package",
+        "local/pkg",
+        "--path",
+        pkg.to_str().unwrap(),
+    ])
+}
+
 /// The two commands of the README: add the plugin, add the type.
 fn plugin_home() -> Env {
     let env = Env::new();
@@ -42,14 +54,7 @@ fn plugin_home() -> Env {
 fn a_plugin_backed_type_registers_a_resource_with_discovered_children() {
     let env = plugin_home();
     let pkg = python_package(&env, "pkg");
-    let out = env.run(&[
-        "resource",
-        "add",
-        "myteam/python-package",
-        "local/pkg",
-        "--path",
-        pkg.to_str().unwrap(),
-    ]);
+    let out = add_package(&env, &pkg);
     out.ok();
     let shown = env
         .run(&["resource", "show", "local/pkg", "-o", "json"])
@@ -112,15 +117,7 @@ fn the_handler_refuses_a_directory_that_is_not_a_package_and_nothing_is_written(
 fn discover_again_follows_the_package_as_it_changes() {
     let env = plugin_home();
     let pkg = python_package(&env, "pkg");
-    env.run(&[
-        "resource",
-        "add",
-        "myteam/python-package",
-        "local/pkg",
-        "--path",
-        pkg.to_str().unwrap(),
-    ])
-    .ok();
+    add_package(&env, &pkg).ok();
     let hash_before = env
         .run(&["resource", "show", "local/pkg", "-o", "json"])
         .json()["content_hash"]
@@ -153,15 +150,7 @@ fn discover_again_follows_the_package_as_it_changes() {
 fn inspect_describes_the_package_or_one_file_inside_it() {
     let env = plugin_home();
     let pkg = python_package(&env, "pkg");
-    env.run(&[
-        "resource",
-        "add",
-        "myteam/python-package",
-        "local/pkg",
-        "--path",
-        pkg.to_str().unwrap(),
-    ])
-    .ok();
+    add_package(&env, &pkg).ok();
     let whole = env.run(&["resource", "inspect", "local/pkg"]);
     assert!(whole.ok().contains("acme-tools 2.4.1"), "{}", whole.stdout);
     let file = env.run(&[
@@ -295,15 +284,7 @@ fn a_tampered_plugin_file_is_refused_with_both_hashes() {
     bytes[last] ^= 0xff;
     std::fs::write(&stored, &bytes).unwrap();
     let before = env.state();
-    env.run(&[
-        "resource",
-        "add",
-        "myteam/python-package",
-        "local/pkg",
-        "--path",
-        pkg.to_str().unwrap(),
-    ])
-    .refused(&[
+    add_package(&env, &pkg).refused(&[
         "cannot load handler module myteam.python",
         &sha,
         "changed after `agents plugin add`",
