@@ -42,6 +42,19 @@ fn chain_file(env: &Env, level: usize) -> std::path::PathBuf {
     env.write(&format!("l{level}.yaml"), &body)
 }
 
+/// Register a type from YAML text through the CLI.
+fn add_type(env: &Env, file: &str, yaml: &str) {
+    let path = env.write(file, yaml);
+    env.run(&["resource", "type", "add", path.to_str().unwrap()])
+        .ok();
+}
+
+/// `t/a` and its subtype `t/b`.
+fn parent_and_subtype(env: &Env) {
+    add_type(env, "a.yaml", "name: t/a\nresource_kind: physical\n");
+    add_type(env, "b.yaml", "name: t/b\ninherits: t/a\n");
+}
+
 #[test]
 fn a_fresh_home_lists_every_built_in_type() {
     let env = Env::new();
@@ -251,12 +264,7 @@ fn an_inheritance_chain_of_five_is_accepted_and_six_refused() {
 #[test]
 fn an_inheritance_cycle_is_refused() {
     let env = Env::new();
-    let a = env.write("a.yaml", "name: t/a\nresource_kind: physical\n");
-    let b = env.write("b.yaml", "name: t/b\ninherits: t/a\n");
-    env.run(&["resource", "type", "add", a.to_str().unwrap()])
-        .ok();
-    env.run(&["resource", "type", "add", b.to_str().unwrap()])
-        .ok();
+    parent_and_subtype(&env);
     let a2 = env.write("a2.yaml", "name: t/a\ninherits: t/b\n");
     let before = env.snapshot();
     let err = env
@@ -273,12 +281,7 @@ fn an_inheritance_cycle_is_refused() {
 #[test]
 fn a_parent_type_with_subtypes_cannot_be_removed() {
     let env = Env::new();
-    let a = env.write("a.yaml", "name: t/a\nresource_kind: physical\n");
-    let b = env.write("b.yaml", "name: t/b\ninherits: t/a\n");
-    env.run(&["resource", "type", "add", a.to_str().unwrap()])
-        .ok();
-    env.run(&["resource", "type", "add", b.to_str().unwrap()])
-        .ok();
+    parent_and_subtype(&env);
     env.run(&["resource", "type", "remove", "t/a"]).refused(&[
         "cannot remove type t/a",
         "t/b",

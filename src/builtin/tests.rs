@@ -156,7 +156,7 @@ fn virtual_types_link_the_reference_types_and_are_read_only() {
             "{name}"
         );
         assert_eq!(
-            t.capabilities,
+            t.capabilities.values(),
             TypeCapabilities {
                 read: true,
                 ..Default::default()
@@ -265,7 +265,7 @@ fn capabilities_follow_what_each_sandbox_can_roll_back() {
             sandbox: all,
             checkpoint: all,
         };
-        assert_eq!(t.capabilities, expected, "{}", t.name);
+        assert_eq!(t.capabilities.values(), expected, "{}", t.name);
     }
 }
 

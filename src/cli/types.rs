@@ -3,8 +3,9 @@
 use super::output::{self, emit, fields, list, or_dash, table};
 use super::{Context, Outcome};
 use clap::Subcommand;
+use resource_host::model::ResolvedType;
 use resource_host::model::{Sourced, TypeArgument};
-use resource_host::registry::{ExplainView, TypeView};
+use resource_host::registry::TypeView;
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
@@ -74,7 +75,7 @@ pub fn run(ctx: &Context, cmd: TypeCommand) -> Outcome {
             emit(ctx.format, &view, || show(&view))
         }
         TypeCommand::Explain { name } => {
-            let view = registry.explain_type(&name)?;
+            let view = registry.resolved_type(&name)?;
             emit(ctx.format, &view, || explain(&view))
         }
         TypeCommand::Remove { name } => {
@@ -192,7 +193,7 @@ fn origin<T>(s: &Sourced<T>, own: &resource_host::model::TypeName) -> String {
     }
 }
 
-fn explain(v: &ExplainView) -> String {
+fn explain(v: &ResolvedType) -> String {
     let own = &v.name;
     let chain = v
         .chain

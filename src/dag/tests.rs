@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::{ResourceKind, SandboxStrategy, Sourced, TypeCapabilities};
+use crate::model::{ResourceKind, SandboxStrategy, Sourced, SourcedCapabilities};
 
 fn name(n: &str) -> TypeName {
     TypeName::parse(n).unwrap()
@@ -23,8 +23,12 @@ fn ty(chain: &[&str], parents: &[&str], children: &[&str]) -> ResolvedType {
         parent_types: parents.iter().map(|n| sourced(name(n))).collect(),
         child_types: children.iter().map(|n| sourced(name(n))).collect(),
         handler: None,
-        capabilities: TypeCapabilities::default(),
-        capability_origins: Default::default(),
+        capabilities: SourcedCapabilities {
+            read: sourced(true),
+            write: sourced(false),
+            sandbox: sourced(false),
+            checkpoint: sourced(false),
+        },
         auto_discovery: None,
         equivalence: None,
     }

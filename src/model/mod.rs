@@ -17,6 +17,6 @@ pub use names::{BUILTIN_NAMESPACE, NameError, ResourceId, ResourceName, TypeName
 pub use resource::{Link, PropertyMap, Resource, ResourceCapabilities};
 pub use types::{
     ArgType, AutoDiscovery, DiscoveryRule, Equivalence, HandlerRef, ReplaceFlags, ResolvedType,
-    ResourceKind, SandboxStrategy, Sourced, TypeArgument, TypeCapabilities, TypeCapabilitiesDecl,
-    TypeSpec,
+    ResourceKind, SandboxStrategy, Sourced, SourcedCapabilities, TypeArgument, TypeCapabilities,
+    TypeCapabilitiesDecl, TypeSpec,
 };

@@ -291,8 +291,37 @@ pub struct Sourced<T> {
     pub from: Option<TypeName>,
 }
 
-/// The effective type after inheritance. Built only by `spec::resolve`.
-#[derive(Debug, Clone, PartialEq)]
+/// Each effective capability flag with the type it came from (each flag
+/// resolves on its own).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SourcedCapabilities {
+    pub read: Sourced<bool>,
+    pub write: Sourced<bool>,
+    pub sandbox: Sourced<bool>,
+    pub checkpoint: Sourced<bool>,
+}
+
+impl SourcedCapabilities {
+    /// The flags without their origins.
+    pub fn values(&self) -> TypeCapabilities {
+        TypeCapabilities {
+            read: self.read.value,
+            write: self.write.value,
+            sandbox: self.sandbox.value,
+            checkpoint: self.checkpoint.value,
+        }
+    }
+
+    /// Where each flag came from, in `read, write, sandbox, checkpoint` order.
+    pub fn origins(&self) -> [Option<TypeName>; 4] {
+        [&self.read, &self.write, &self.sandbox, &self.checkpoint].map(|s| s.from.clone())
+    }
+}
+
+/// The effective type after inheritance, every value with its origin.
+/// Built only by `spec::resolve`; serialised as `agents resource type
+/// explain -o json` prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResolvedType {
     pub name: TypeName,
     /// The inheritance chain, this type first and the root last.
@@ -306,10 +335,7 @@ pub struct ResolvedType {
     pub parent_types: Vec<Sourced<TypeName>>,
     pub child_types: Vec<Sourced<TypeName>>,
     pub handler: Option<Sourced<HandlerRef>>,
-    pub capabilities: TypeCapabilities,
-    /// Where each capability flag came from, in `read, write, sandbox,
-    /// checkpoint` order.
-    pub capability_origins: [Option<TypeName>; 4],
+    pub capabilities: SourcedCapabilities,
     pub auto_discovery: Option<Sourced<AutoDiscovery>>,
     pub equivalence: Option<Sourced<Equivalence>>,
 }

@@ -25,7 +25,7 @@ pub use error::RegistryError;
 pub use links::TreeView;
 pub use plugins::{ClassView, PluginView};
 pub use resources::{NewResource, RemovalReport, ResourceFilter};
-pub use views::{ExplainView, TypeView};
+pub use views::TypeView;
 
 use crate::effects::{Clock, IdSource, SystemClock, UlidSource, iso8601};
 use crate::home::Home;

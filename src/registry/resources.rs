@@ -308,7 +308,11 @@ pub(super) fn assemble(
         parents,
         children,
         properties: row.properties,
-        capabilities: ResourceCapabilities::derive(ty.capabilities, strategy, row.read_only),
+        capabilities: ResourceCapabilities::derive(
+            ty.capabilities.values(),
+            strategy,
+            row.read_only,
+        ),
         created_at: row.created_at,
         updated_at: row.updated_at,
         auto_discovered: row.auto_discovered,

@@ -2,17 +2,8 @@ use super::*;
 use crate::model::{ResourceId, ResourceKind, ResourceName, TypeName};
 use crate::store::ResourceRow;
 
-const PKG: &str = "\
-name: myteam/python-package
-description: A Python package directory
-resource_kind: physical
-sandbox_strategy: copy_on_write
-user_addable: true
-cli_args:
-  - {name: path, type: path, required: true}
-parent_types: [git-checkout]
-child_types: [fs-directory]
-";
+/// The spec's custom-type example, verbatim.
+const PKG: &str = include_str!("../../tests/data/python-package.yaml");
 
 fn registry() -> Registry {
     Registry::open_in_memory().unwrap()
@@ -71,8 +62,8 @@ fn replacing_a_type_may_not_change_the_kind_of_registered_resources() {
     );
     assert!(err.contains("from physical to virtual"), "{err}");
     let required = PKG.replace(
-        "required: true}",
-        "required: true}\n  - {name: extra, type: string, required: true}",
+        "parent_types:",
+        "  - {name: extra, type: string, required: true}\nparent_types:",
     );
     let err = r
         .register_type_text(&required, "r.yaml", true)

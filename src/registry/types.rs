@@ -9,7 +9,7 @@
 //! existing link involving the type's resources stays allowed.
 
 use super::catalogue::Catalogue;
-use super::views::{ExplainView, TypeView};
+use super::views::TypeView;
 use super::{Registry, RegistryError, join_names};
 use crate::builtin;
 use crate::dag;
@@ -118,13 +118,9 @@ impl Registry {
         Ok(TypeView::new(&resolved, catalogue.row(&resolved.name)))
     }
 
-    /// One type with the origin of every inherited field and list item.
-    pub fn explain_type(&self, name: &str) -> Result<ExplainView, RegistryError> {
-        let catalogue = self.catalogue()?;
-        Ok(ExplainView::new(&*catalogue.find(name)?))
-    }
-
-    /// The resolved type itself, for embedders that need `is_a` and origins.
+    /// One type after inheritance, with the origin of every field and list
+    /// item (`agents resource type explain`); also what embedders use for
+    /// `is_a`.
     pub fn resolved_type(&self, name: &str) -> Result<ResolvedType, RegistryError> {
         Ok((*self.catalogue()?.find(name)?).clone())
     }

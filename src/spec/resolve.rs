@@ -10,7 +10,7 @@
 use super::InheritanceError;
 use super::coherence;
 use crate::model::{
-    ResolvedType, SandboxStrategy, Sourced, TypeArgument, TypeCapabilities, TypeName, TypeSpec,
+    ResolvedType, SandboxStrategy, Sourced, SourcedCapabilities, TypeArgument, TypeName, TypeSpec,
 };
 
 /// Most types a chain may hold: the type itself and four ancestors.
@@ -120,12 +120,6 @@ fn merge(chain: &[TypeSpec]) -> Result<ResolvedType, InheritanceError> {
             ),
         });
     };
-    let flags = [
-        scalar(chain, |s| s.capabilities.read, true),
-        scalar(chain, |s| s.capabilities.write, false),
-        scalar(chain, |s| s.capabilities.sandbox, false),
-        scalar(chain, |s| s.capabilities.checkpoint, false),
-    ];
     Ok(ResolvedType {
         name: own.name.clone(),
         chain: chain.iter().map(|s| s.name.clone()).collect(),
@@ -138,13 +132,12 @@ fn merge(chain: &[TypeSpec]) -> Result<ResolvedType, InheritanceError> {
         parent_types: merge_names(chain, |s| (s.replace.parent_types, &s.parent_types)),
         child_types: merge_names(chain, |s| (s.replace.child_types, &s.child_types)),
         handler: optional(chain, |s| s.handler.clone()),
-        capabilities: TypeCapabilities {
-            read: flags[0].value,
-            write: flags[1].value,
-            sandbox: flags[2].value,
-            checkpoint: flags[3].value,
+        capabilities: SourcedCapabilities {
+            read: scalar(chain, |s| s.capabilities.read, true),
+            write: scalar(chain, |s| s.capabilities.write, false),
+            sandbox: scalar(chain, |s| s.capabilities.sandbox, false),
+            checkpoint: scalar(chain, |s| s.capabilities.checkpoint, false),
         },
-        capability_origins: flags.map(|f| f.from),
         auto_discovery: optional(chain, |s| s.auto_discovery.clone()),
         equivalence: optional(chain, |s| s.equivalence.clone()),
     })

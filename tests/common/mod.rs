@@ -198,19 +198,4 @@ pub fn git_repo(dir: &Path) {
 }
 
 /// The spec's custom type example, verbatim.
-pub const PYTHON_PACKAGE_YAML: &str = "\
-name: myteam/python-package
-description: A Python package directory
-resource_kind: physical
-sandbox_strategy: copy_on_write
-user_addable: true
-cli_args:
-  - name: path
-    type: path
-    required: true
-    description: Path to the package root
-parent_types:
-  - git-checkout
-child_types:
-  - fs-directory
-";
+pub const PYTHON_PACKAGE_YAML: &str = include_str!("../data/python-package.yaml");

@@ -34,7 +34,7 @@ fn fields_no_type_declares_take_the_documented_defaults() {
         }
     );
     assert_eq!(
-        t.capabilities,
+        t.capabilities.values(),
         TypeCapabilities {
             read: true,
             write: false,
@@ -42,7 +42,7 @@ fn fields_no_type_declares_take_the_documented_defaults() {
             checkpoint: false
         }
     );
-    assert_eq!(t.capability_origins, [None, None, None, None]);
+    assert_eq!(t.capabilities.origins(), [None, None, None, None]);
     assert_eq!(
         (t.handler, t.auto_discovery, t.equivalence),
         (None, None, None)
@@ -105,7 +105,7 @@ fn each_capability_flag_resolves_on_its_own() {
     ]);
     let t = types.resolved("acme/sub");
     assert_eq!(
-        t.capabilities,
+        t.capabilities.values(),
         TypeCapabilities {
             read: true,
             write: true,
@@ -114,7 +114,7 @@ fn each_capability_flag_resolves_on_its_own() {
         }
     );
     assert_eq!(
-        t.capability_origins,
+        t.capabilities.origins(),
         [from("acme/base"), from("acme/sub"), None, from("acme/base")]
     );
 }

@@ -5,23 +5,8 @@ use super::*;
 
 #[test]
 fn the_spec_example_python_package_parses() {
-    let spec = parsed(
-        "name: myteam/python-package
-description: A Python package directory
-resource_kind: physical
-sandbox_strategy: copy_on_write
-user_addable: true
-cli_args:
-  - name: path
-    type: path
-    required: true
-    description: Path to the package root
-parent_types:
-  - git-checkout
-child_types:
-  - fs-directory
-",
-    );
+    // The spec's custom-type example, verbatim.
+    let spec = parsed(include_str!("../../../tests/data/python-package.yaml"));
     assert_eq!(spec.name, tn("myteam/python-package"));
     assert_eq!(spec.resource_kind, Some(ResourceKind::Physical));
     assert_eq!(spec.sandbox_strategy, Some(SandboxStrategy::CopyOnWrite));
