@@ -30,8 +30,9 @@ fn median(mut xs: Vec<Duration>) -> Duration {
 }
 
 fn load(rt: &PluginRuntime, stored: &StoredFile, module: &str) -> LoadedModule {
+    let module = resource_host::model::ModuleName::parse(module).unwrap();
     rt.load(ComponentSource::Stored {
-        module,
+        module: &module,
         path: &stored.path,
         sha256: &stored.sha256,
     })

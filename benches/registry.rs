@@ -11,12 +11,17 @@
 //!    a graph of ~N links.
 
 use resource_host::home::Home;
+use resource_host::model::ResourceKey;
 use resource_host::registry::{NewResource, Registry};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const BATCH: usize = 1_000;
+
+fn key(text: &str) -> ResourceKey {
+    ResourceKey::parse(text).expect("a resource id")
+}
 
 fn main() {
     let n: usize = std::env::var("BENCH_N")
@@ -255,13 +260,13 @@ fn links(dir: &Path, n: usize) {
         let a = rng.below(nodes / 10); // parents near the top: children reach a lot
         let b = a + 1 + rng.below(nodes - a - 1);
         let start = Instant::now();
-        let result = registry.link_child(&ids[a], &ids[b]);
+        let result = registry.link_child(&key(&ids[a]), &key(&ids[b]));
         let took = start.elapsed();
         if result.is_ok() {
             allowed.push(took);
             // Now the reverse closes a cycle.
             let start = Instant::now();
-            assert!(registry.link_child(&ids[b], &ids[a]).is_err());
+            assert!(registry.link_child(&key(&ids[b]), &key(&ids[a])).is_err());
             refused.push(start.elapsed());
         }
     }
@@ -298,7 +303,9 @@ fn links(dir: &Path, n: usize) {
     for k in 0..20 {
         let child = fresh(&mut registry, &format!("local/fresh{k}"));
         let start = Instant::now();
-        registry.link_child(&sink, &child).expect("link");
+        registry
+            .link_child(&key(&sink), &key(&child))
+            .expect("link");
         worst.push(start.elapsed());
     }
     let stats = |mut v: Vec<Duration>| {

@@ -51,7 +51,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
 
     // 3. What the handler discovered.
-    print(&registry.get_resource_tree("local/acme", None, None)?, 0);
+    print(
+        &registry.get_resource_tree(&"local/acme".parse()?, None, None)?,
+        0,
+    );
     Ok(())
 }
 

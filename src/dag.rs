@@ -21,10 +21,53 @@
 
 use crate::model::{ResolvedType, ResourceId, TypeName};
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use thiserror::Error;
 
-/// Is a `parent` → `child` link allowed by the types? `Err` says which
-/// restriction refused it, in words for the user.
-pub fn check_link_types(parent: &ResolvedType, child: &ResolvedType) -> Result<(), String> {
+/// Why the types refuse a link: neither side declares the relation. It
+/// carries both types and what each allows, so the message can say what
+/// to change.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub struct LinkTypeRefusal {
+    pub parent_type: TypeName,
+    pub child_type: TypeName,
+    /// The parent type's effective `child_types` (empty: any).
+    pub parent_allows: Vec<TypeName>,
+    /// The child type's effective `parent_types` (empty: any).
+    pub child_allows: Vec<TypeName>,
+}
+
+impl fmt::Display for LinkTypeRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |names: &[TypeName]| {
+            if names.is_empty() {
+                "any".to_owned()
+            } else {
+                names
+                    .iter()
+                    .map(TypeName::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        write!(
+            f,
+            "a link needs {p}'s child_types to include {c} (or an ancestor of it), or {c}'s \
+             parent_types to include {p} (or an ancestor of it); {p} allows children: {pc}; \
+             {c} allows parents: {cp}",
+            p = self.parent_type,
+            c = self.child_type,
+            pc = list(&self.parent_allows),
+            cp = list(&self.child_allows),
+        )
+    }
+}
+
+/// Is a `parent` → `child` link allowed by the types?
+pub fn check_link_types(
+    parent: &ResolvedType,
+    child: &ResolvedType,
+) -> Result<(), LinkTypeRefusal> {
     let parent_lists = !parent.child_types.is_empty();
     let child_lists = !child.parent_types.is_empty();
     if !parent_lists && !child_lists {
@@ -35,26 +78,12 @@ pub fn check_link_types(parent: &ResolvedType, child: &ResolvedType) -> Result<(
     if declared_by_parent || declared_by_child {
         return Ok(());
     }
-    let list = |names: Vec<&TypeName>| {
-        if names.is_empty() {
-            "any".to_owned()
-        } else {
-            names
-                .iter()
-                .map(|n| n.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    };
-    Err(format!(
-        "a link needs {p}'s child_types to include {c} (or an ancestor of it), or {c}'s \
-         parent_types to include {p} (or an ancestor of it); {p} allows children: {pc}; \
-         {c} allows parents: {cp}",
-        p = parent.name,
-        c = child.name,
-        pc = list(parent.child_type_names().collect()),
-        cp = list(child.parent_type_names().collect()),
-    ))
+    Err(LinkTypeRefusal {
+        parent_type: parent.name.clone(),
+        child_type: child.name.clone(),
+        parent_allows: parent.child_type_names().cloned().collect(),
+        child_allows: child.parent_type_names().cloned().collect(),
+    })
 }
 
 /// A tree as shown by `agents resource tree`: a DAG unfolded from a root.
@@ -110,24 +139,42 @@ fn prune(node: &mut TreeNode, keep: &dyn Fn(ResourceId) -> bool) -> bool {
     keep(node.id) || !node.children.is_empty()
 }
 
-/// What removing `root` takes with it: `root`, then every auto-discovered
-/// descendant all of whose parents are going too (to a fixpoint, so a
-/// discovered grandchild kept by a surviving parent survives). User-made
-/// resources below `root` are never taken; they only lose the link.
+/// What removing some resources takes with it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Removal {
+    /// The roots, then every auto-discovered descendant all of whose
+    /// parents are going too, in the order they were found.
+    pub going: Vec<ResourceId>,
+    /// Resources registered by hand that lose a link to something going
+    /// but stay themselves.
+    pub unlinked: Vec<ResourceId>,
+}
+
+/// The one rule for what goes with a resource, for `remove` and for a
+/// rediscovery dropping children alike: the `roots` go, then every
+/// auto-discovered descendant all of whose parents are going too (to a
+/// fixpoint, so a discovered grandchild kept by a surviving parent
+/// survives). User-made resources below are never taken; they only lose
+/// the link.
 ///
-/// `edges` are all links into `root`'s descendants; `auto` says for each
-/// descendant whether it was auto-discovered.
-pub fn removal_set(
-    root: ResourceId,
+/// `edges` are all links into the roots' descendants; `auto` says for
+/// each descendant whether it was auto-discovered.
+pub fn removal(
+    roots: &[ResourceId],
     edges: &[(ResourceId, ResourceId)],
     auto: &BTreeMap<ResourceId, bool>,
-) -> Vec<ResourceId> {
+) -> Removal {
     let mut parents: BTreeMap<ResourceId, Vec<ResourceId>> = BTreeMap::new();
     for (p, c) in edges {
         parents.entry(*c).or_default().push(*p);
     }
-    let mut going = BTreeSet::from([root]);
-    let mut order = vec![root];
+    let mut going: BTreeSet<ResourceId> = roots.iter().copied().collect();
+    let mut order: Vec<ResourceId> = Vec::with_capacity(roots.len());
+    for root in roots {
+        if !order.contains(root) {
+            order.push(*root);
+        }
+    }
     loop {
         let before = going.len();
         for (child, its_parents) in &parents {
@@ -139,8 +186,20 @@ pub fn removal_set(
             }
         }
         if going.len() == before {
-            return order;
+            break;
         }
+    }
+    let mut unlinked: Vec<ResourceId> = edges
+        .iter()
+        .filter(|(p, c)| going.contains(p) && !going.contains(c))
+        .filter(|(_, c)| !auto.get(c).copied().unwrap_or(true))
+        .map(|(_, c)| *c)
+        .collect();
+    unlinked.sort();
+    unlinked.dedup();
+    Removal {
+        going: order,
+        unlinked,
     }
 }
 

@@ -1,16 +1,17 @@
 //! `resource_host`: a resource registry (SQLite) with a sandboxed
 //! WebAssembly handler host.
 //!
-//! Dependencies point one way: `registry` → {`spec`, `builtin`, `dag`,
-//! `store`, `plugin`} → `model`. The `agents` binary is a thin layer over
+//! Dependencies point one way: `registry` → {`typespec`, `builtin`, `dag`,
+//! `store`, `plugin`} → `model` (and `digest`, `effects`, `home`). The `agents` binary is a thin layer over
 //! [`registry::Registry`].
 
 pub mod builtin;
 pub mod dag;
+pub mod digest;
 pub mod effects;
 pub mod home;
 pub mod model;
 pub mod plugin;
 pub mod registry;
-pub mod spec;
 pub mod store;
+pub mod typespec;

@@ -243,7 +243,11 @@ fn plugin_add_refuses_what_is_not_a_component_of_our_world() {
         (core, &["a core WebAssembly module, not a component"]),
         (
             wasm("other_world.wasm"),
-            &["does not export cleveragents:resource/handler@0.1.0"],
+            &[
+                "does not export a handler of a contract this host serves",
+                "cleveragents:resource/handler@0.1.0",
+                "it exports: cleveragents:resource/handler@9.0.0",
+            ],
         ),
         (env.path("missing.wasm"), &["missing.wasm"]),
     ];

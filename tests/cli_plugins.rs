@@ -162,7 +162,10 @@ fn inspect_describes_the_package_or_one_file_inside_it() {
     ]);
     assert!(file.ok().contains("version = \"2.4.1\""), "{}", file.stdout);
     env.run(&["resource", "inspect", "--file", "../secret", "local/pkg"])
-        .refused(&["must be a relative path inside the resource"]);
+        .refused(&[
+            "--file \"../secret\" is refused before any handler ran",
+            "must be a relative path inside local/pkg",
+        ]);
     let dir = env.mkdir("plain");
     env.run(&[
         "resource",

@@ -197,13 +197,16 @@ fn type_flags_are_checked_against_the_type() {
         "--colour",
         "red",
     ])
-    .refused(&[
-        "unknown flag --colour",
-        "fs-directory",
-        "valid flags: --path",
+    .usage(&[
+        "unexpected argument '--colour'",
+        "the flags of type fs-directory: --path",
     ]);
+    env.run(&["resource", "add", "fs-directory", "local/a", "--pth", d])
+        .usage(&["a similar argument exists: '--path'"]);
     env.run(&["resource", "add", "fs-directory", "local/a"])
-        .refused(&["fs-directory requires --path"]);
+        .usage(&["required arguments were not provided", "--path <path>"]);
+    env.run(&["resource", "add", "fs-directory", "--path=d", "local/eq"])
+        .ok();
     env.run(&[
         "resource",
         "add",
@@ -266,10 +269,6 @@ fn every_refusal_leaves_the_registry_unchanged() {
             &["file is not user-addable", "virtual"],
         ),
         (
-            &["resource", "add", "fs-directory", "local/x"],
-            &["requires --path"],
-        ),
-        (
             &[
                 "resource",
                 "add",
@@ -327,13 +326,37 @@ fn every_refusal_leaves_the_registry_unchanged() {
                 "--path",
                 d,
                 "--sandbox-strategy",
-                "magic",
+                "git_worktree",
             ],
-            &["magic", "not a sandbox strategy"],
+            &["git_worktree isolates git checkouts"],
         ),
     ];
     for (args, parts) in cases {
         env.run(args).refused(parts);
+        assert_eq!(env.snapshot(), before, "{args:?} changed the registry");
+    }
+    let usage: &[(&[&str], &[&str])] = &[
+        (
+            &["resource", "add", "fs-directory", "local/x"],
+            &["--path <path>"],
+        ),
+        (
+            &[
+                "resource",
+                "add",
+                "fs-directory",
+                "local/x",
+                "--path",
+                d,
+                "--sandbox-strategy",
+                "magic",
+            ],
+            &["invalid value 'magic'", "copy_on_write"],
+        ),
+        (&["resource", "show", "nope"], &["neither a resource id"]),
+    ];
+    for (args, parts) in usage {
+        env.run(args).usage(parts);
         assert_eq!(env.snapshot(), before, "{args:?} changed the registry");
     }
 }
@@ -449,8 +472,58 @@ fn concurrent_adds(env: &Env) {
 }
 
 #[test]
-fn completions_are_printed_for_a_shell() {
+fn completions_know_the_addable_types_and_their_flags() {
     let env = Env::new();
-    let out = env.run(&["completions", "bash"]);
-    assert!(out.ok().contains("agents"), "{}", out.stdout);
+    let builtin = env.run(&["completions", "bash"]);
+    let script = builtin.ok();
+    assert!(script.contains("git-checkout"), "{script}");
+    assert!(script.contains("--branch"), "{script}");
+    assert!(!env.db().exists(), "completions create no registry");
+    // With a registry in the home, its custom types complete too.
+    env.write(
+        "t.yaml",
+        "name: acme/thing\nresource_kind: physical\nuser_addable: true\n\
+                         cli_args:\n  - {name: colour, type: string}\n",
+    );
+    env.run(&["resource", "type", "add", "t.yaml"]).ok();
+    let custom = env.run(&["completions", "zsh"]);
+    assert!(custom.ok().contains("--colour"), "{}", custom.stdout);
+}
+
+#[test]
+fn add_takes_flags_the_way_every_verb_does() {
+    let env = Env::new();
+    env.mkdir("d");
+    env.write(
+        "t.yaml",
+        "name: acme/box\nresource_kind: physical\nuser_addable: true\n\
+                         cli_args:\n  - {name: path, type: path, required: true}\n\
+                         \x20 - {name: sealed, type: boolean}\n\
+                         \x20 - {name: size, type: choice, choices: [s, m]}\n",
+    );
+    env.run(&["resource", "type", "add", "t.yaml"]).ok();
+    let shown = env
+        .run(&[
+            "resource", "add", "acme/box", "--path=d", "--sealed", "--size", "m", "local/b", "-o",
+            "json",
+        ])
+        .json();
+    assert_eq!(shown["properties"]["sealed"], true);
+    assert_eq!(shown["properties"]["size"], "m");
+    assert_eq!(shown["name"], "local/b");
+    env.run(&[
+        "resource",
+        "add",
+        "acme/box",
+        "--path=d",
+        "--sealed=false",
+        "local/c",
+    ])
+    .ok();
+    env.run(&[
+        "resource", "add", "acme/box", "--path=d", "--size", "xl", "local/d",
+    ])
+    .usage(&["invalid value 'xl'", "[possible values: s, m]"]);
+    let help = env.run(&["resource", "add", "acme/box", "--help"]);
+    assert!(help.ok().contains("--size <choice>"), "{}", help.stdout);
 }

@@ -38,7 +38,7 @@ fn an_embedder_registers_a_plugin_backed_type_and_a_resource() {
         .unwrap();
     assert_eq!(resource.children.len(), 1);
     let tree = registry
-        .get_resource_tree("local/acme", None, None)
+        .get_resource_tree(&"local/acme".parse().unwrap(), None, None)
         .unwrap();
     assert_eq!(
         tree.children[0].name.as_ref().unwrap().as_str(),

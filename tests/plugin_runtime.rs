@@ -6,9 +6,10 @@
 mod plugin_support;
 
 use plugin_support::{Host, canonical, grant, python_package, view, wasm};
+use resource_host::digest::sha256_hex;
+use resource_host::model::ModuleName;
 use resource_host::plugin::{
     CallErrorKind, ComponentSource, HandlerError, Limits, LoadOrigin, PluginError, PluginRuntime,
-    sha256_hex,
 };
 
 const MODULE: &str = "myteam.python";
@@ -22,7 +23,7 @@ fn args(dir: &std::path::Path) -> Vec<(String, String)> {
 fn describe_names_the_example_module_its_version_and_class() {
     let host = Host::new(Limits::default());
     let info = host.runtime.describe(&wasm("python_package")).unwrap();
-    assert_eq!(info.module, MODULE);
+    assert_eq!(info.module.as_str(), MODULE);
     assert_eq!(info.version, "0.1.0");
     assert_eq!(info.class_names(), vec![CLASS]);
     assert!(info.classes[0].description.contains("Python package"));
@@ -232,10 +233,11 @@ fn a_tampered_plugin_file_is_refused_naming_both_hashes() {
     let mut bytes = std::fs::read(&stored.path).unwrap();
     bytes.push(0);
     std::fs::write(&stored.path, &bytes).unwrap();
+    let module = ModuleName::parse(MODULE).unwrap();
     let err = host
         .runtime
         .load(ComponentSource::Stored {
-            module: MODULE,
+            module: &module,
             path: &stored.path,
             sha256: &stored.sha256,
         })
@@ -252,15 +254,16 @@ fn an_embedded_component_loads_without_the_plugin_store() {
     let bytes: &'static [u8] = BYTES.get_or_init(|| wasm("python_package"));
     let home = tempfile::tempdir().unwrap();
     let runtime = PluginRuntime::new(home.path().join("cache"), Limits::default());
+    let module = ModuleName::parse("cleveragents.resource.handlers.python").unwrap();
     let m = runtime
         .load(ComponentSource::Embedded {
-            module: "cleveragents.resource.handlers.python",
+            module: &module,
             bytes,
         })
         .unwrap();
-    assert_eq!(m.module(), "cleveragents.resource.handlers.python");
+    assert_eq!(m.module(), &module);
     assert_eq!(
-        m.info().module,
+        m.info().module.as_str(),
         MODULE,
         "describe() still says what the component calls itself"
     );

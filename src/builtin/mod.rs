@@ -3,7 +3,7 @@
 //!
 //! The catalogue is data, `catalogue.yaml`, embedded in the binary and
 //! read by the same parser as a custom type file
-//! ([`spec::parse_catalogue`]), so a built-in type is held to exactly the
+//! ([`typespec::parse_catalogue`]), so a built-in type is held to exactly the
 //! rules a user's type is. Its tests prove that every entry parses and
 //! resolves and that every type it names exists, which is why
 //! [`catalogue`] may treat a parse failure as a bug rather than an error
@@ -14,9 +14,9 @@
 //! catalogue: bootstrap stays idempotent at startup and current after an
 //! upgrade.
 
+use crate::digest::sha256_hex;
 use crate::model::{TypeName, TypeSpec};
-use crate::spec;
-use sha2::{Digest, Sha256};
+use crate::typespec;
 use std::sync::OnceLock;
 
 /// The catalogue's YAML text, embedded in the binary.
@@ -25,13 +25,14 @@ pub const CATALOGUE_YAML: &str = include_str!("catalogue.yaml");
 /// The source name refusals about the catalogue carry.
 pub const CATALOGUE_SOURCE: &str = "builtin/catalogue.yaml";
 
-/// The built-in type specs, parsed and validated, in catalogue order.
-pub fn catalogue() -> Vec<TypeSpec> {
+/// The built-in type specs (what `catalogue.yaml` declares), parsed and
+/// validated, in file order.
+pub fn specs() -> Vec<TypeSpec> {
     parsed().to_vec()
 }
 
 /// The built-in spec named `name`, if there is one — a `lookup` for
-/// [`spec::resolve`] over the built-in types alone.
+/// [`typespec::resolve`] over the built-in types alone.
 pub fn get(name: &TypeName) -> Option<TypeSpec> {
     parsed().iter().find(|s| s.name == *name).cloned()
 }
@@ -40,7 +41,7 @@ pub fn get(name: &TypeName) -> Option<TypeSpec> {
 fn parsed() -> &'static [TypeSpec] {
     static PARSED: OnceLock<Vec<TypeSpec>> = OnceLock::new();
     PARSED.get_or_init(|| {
-        spec::parse_catalogue(CATALOGUE_YAML, CATALOGUE_SOURCE).unwrap_or_else(|e| {
+        typespec::parse_catalogue(CATALOGUE_YAML, CATALOGUE_SOURCE).unwrap_or_else(|e| {
             panic!("the built-in catalogue is invalid (its tests catch this): {e}")
         })
     })
@@ -49,13 +50,6 @@ fn parsed() -> &'static [TypeSpec] {
 /// sha256 of [`CATALOGUE_YAML`], lowercase hex.
 pub fn fingerprint() -> String {
     sha256_hex(CATALOGUE_YAML.as_bytes())
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ fn tn(text: &str) -> TypeName {
 }
 
 fn resolved(name: &str) -> ResolvedType {
-    spec::resolve(&tn(name), &get).unwrap_or_else(|e| panic!("{e}"))
+    typespec::resolve(&tn(name), &get).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Every row of the reference's type tables: name, user addable, sandbox.
@@ -56,14 +56,14 @@ const VIRTUAL_LINKS: [(&str, &[&str]); 9] = [
 
 #[test]
 fn the_catalogue_parses_into_built_in_types() {
-    let specs = catalogue();
+    let specs = specs();
     assert_eq!(specs.len(), REFERENCE_TABLES.len() + 2);
     assert!(specs.iter().all(|s| s.built_in && s.name.is_builtin_form()));
 }
 
 #[test]
 fn every_catalogue_entry_resolves() {
-    for spec in catalogue() {
+    for spec in specs() {
         let t = resolved(spec.name.as_str());
         assert!(t.built_in, "{}", t.name);
         assert!(t.handler.is_some(), "{} has no handler", t.name);
@@ -72,9 +72,9 @@ fn every_catalogue_entry_resolves() {
 
 #[test]
 fn every_type_the_catalogue_names_exists() {
-    let names: BTreeSet<TypeName> = catalogue().into_iter().map(|s| s.name).collect();
-    for spec in catalogue() {
-        for (field, name) in spec::references(&spec) {
+    let names: BTreeSet<TypeName> = specs().into_iter().map(|s| s.name).collect();
+    for spec in specs() {
+        for (field, name) in typespec::references(&spec) {
             assert!(
                 names.contains(&name),
                 "{}: {field} names unknown type {name}",
@@ -112,24 +112,25 @@ fn the_spec_built_in_table_rows_hold() {
     ];
     for (name, sandbox, class) in rows {
         let t = resolved(name);
-        assert_eq!(t.resource_kind.value, ResourceKind::Physical, "{name}");
+        assert_eq!(t.kind.value, ResourceKind::Physical, "{name}");
         assert_eq!(t.sandbox_strategy.value, sandbox, "{name}");
-        assert_eq!(t.handler.unwrap().value.class, class, "{name}");
+        assert_eq!(t.handler.unwrap().value.class.as_str(), class, "{name}");
     }
 }
 
 #[test]
 fn handlers_follow_the_module_naming_convention() {
     let areas = ["git", "fs", "virtual", "container", "devcontainer"];
-    for spec in catalogue() {
+    for spec in specs() {
         let handler = spec.handler.expect("every built-in declares its handler");
         let area = handler
             .module
+            .as_str()
             .strip_prefix("cleveragents.resource.handlers.")
             .unwrap_or_else(|| panic!("{}: {handler}", spec.name));
         assert!(areas.contains(&area), "{}: {handler}", spec.name);
         assert!(
-            handler.class.ends_with("Handler"),
+            handler.class.as_str().ends_with("Handler"),
             "{}: {handler}",
             spec.name
         );
@@ -140,7 +141,7 @@ fn handlers_follow_the_module_naming_convention() {
 fn virtual_types_link_the_reference_types_and_are_read_only() {
     for (name, links) in VIRTUAL_LINKS {
         let t = resolved(name);
-        assert_eq!(t.resource_kind.value, ResourceKind::Virtual, "{name}");
+        assert_eq!(t.kind.value, ResourceKind::Virtual, "{name}");
         let eq = t
             .equivalence
             .as_ref()
@@ -231,7 +232,7 @@ fn every_child_type_accepts_its_parent_back() {
     // The DAG allows parent → child only when both sides agree, so each
     // child_types entry must list the parent (or an ancestor of it) in
     // its own parent_types, or leave parent_types empty ("any").
-    for spec in catalogue() {
+    for spec in specs() {
         let parent = resolved(spec.name.as_str());
         for child in parent.child_type_names() {
             let child = resolved(child.as_str());
@@ -256,7 +257,7 @@ fn capabilities_follow_what_each_sandbox_can_roll_back() {
         "fs-symlink",
         "fs-hardlink",
     ];
-    for spec in catalogue() {
+    for spec in specs() {
         let t = resolved(spec.name.as_str());
         let all = writable.contains(&t.name.as_str());
         let expected = TypeCapabilities {
@@ -280,7 +281,7 @@ fn devcontainer_instance_inherits_container_instance_as_in_the_reference() {
         t.description.value,
         "A container provisioned from a devcontainer.json"
     );
-    assert_eq!(t.resource_kind.value, ResourceKind::Physical);
+    assert_eq!(t.kind.value, ResourceKind::Physical);
     assert_eq!(t.user_addable.from, Some(tn("container-instance")));
     let args: Vec<(&str, &str)> = t
         .cli_args

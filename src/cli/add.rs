@@ -1,17 +1,19 @@
 //! `agents resource add TYPE [NAME] [flags]`: the one verb whose flags
-//! depend on its argument. clap takes everything after TYPE as raw text;
-//! here it is split into NAME, the verb's own options and the type's
-//! flags, which the registry then checks against the type's `cli_args`
-//! (`registry::args`) — syntax here, rules there.
+//! depend on its argument. The static parser takes everything after TYPE
+//! as raw text; here the registry's [`RegistrationForm`] for TYPE becomes a
+//! real clap [`Command`] (built at runtime, one flag per `cli_args` entry),
+//! which parses the rest — so `--flag=value`, `--help`, errors and
+//! completions behave like every other verb. Syntax is clap's; the rules
+//! (value types, paths, defaults) stay the registry's (`registry::args`).
 
-use super::output::{self, Format, emit};
-use super::types;
+use super::output::{Format, emit};
 use super::{Context, Failure, Outcome};
-use resource_host::model::ArgType;
-use resource_host::registry::{NewResource, TypeView};
+use clap::builder::PossibleValuesParser;
+use clap::{Arg, ArgAction, ArgMatches, Command, ValueHint};
+use resource_host::model::{ArgType, SandboxStrategy, TypeArgument};
+use resource_host::registry::{NewResource, RegistrationForm};
 
-/// `add TYPE [NAME] [flags]`: the flags depend on the type, so they are
-/// parsed here against the type's arguments once it is known.
+/// Run `add TYPE REST…`.
 pub fn run(ctx: &Context, type_name: String, rest: Vec<String>) -> Outcome {
     if type_name == "--help" || type_name == "-h" {
         // clap's own help is off for `add` so that `add TYPE --help` can
@@ -27,55 +29,18 @@ pub fn run(ctx: &Context, type_name: String, rest: Vec<String>) -> Outcome {
         }
     }
     let mut registry = ctx.open()?;
-    let ty = registry.show_type(&type_name)?;
-    let mut request = NewResource {
-        type_name,
-        base_dir: std::env::current_dir().ok(),
-        ..NewResource::default()
-    };
-    let mut format = ctx.format;
-    let mut tokens = rest.into_iter();
-    while let Some(token) = tokens.next() {
-        let Some(flag) = token.strip_prefix("--").or_else(|| short(&token)) else {
-            if request.name.is_some() {
-                return Err(Failure::Usage(format!(
-                    "unexpected argument {token:?}: NAME was already given ({})",
-                    request.name.unwrap_or_default()
-                )));
-            }
-            request.name = Some(token);
-            continue;
-        };
-        let (flag, inline) = match flag.split_once('=') {
-            Some((f, v)) => (f.to_owned(), Some(v.to_owned())),
-            None => (flag.to_owned(), None),
-        };
-        let is_bool = matches!(
-            flag.as_str(),
-            "read-only" | "verbose" | "vv" | "vvv" | "help"
-        ) || ty
-            .cli_args
-            .iter()
-            .any(|a| a.name == flag && a.arg_type == ArgType::Boolean);
-        let value = match (inline, is_bool) {
-            (Some(v), _) => v,
-            (None, true) => "true".to_owned(),
-            (None, false) => tokens.next().ok_or_else(|| {
-                Failure::Usage(format!("--{flag} needs a value (--{flag} VALUE)"))
-            })?,
-        };
-        match flag.as_str() {
-            "help" => return emit(Format::Table, &(), || type_help(&ty)),
-            "description" => request.description = Some(value),
-            "sandbox-strategy" => request.sandbox_strategy = Some(value),
-            "read-only" => request.read_only = value == "true",
-            "output" => format = parse_format(&value)?,
-            "verbose" => raise_log_level(1),
-            "vv" => raise_log_level(2),
-            "vvv" => raise_log_level(3),
-            _ => request.args.push((flag, value)),
-        }
-    }
+    let form = registry.registration_form(&type_name)?;
+    let mut command = command(&form);
+    let bin = command.get_name().to_owned();
+    let matches = command
+        .try_get_matches_from_mut(std::iter::once(bin).chain(rest))
+        .map_err(|e| with_flag_list(e, &form))?;
+    super::logger::raise(matches.get_count("verbose"));
+    let format = matches
+        .get_one::<Format>("output")
+        .copied()
+        .unwrap_or(ctx.format);
+    let request = request(&form, &matches);
     let resource = registry.register_resource(request)?;
     emit(format, &resource, || {
         format!(
@@ -87,54 +52,129 @@ pub fn run(ctx: &Context, type_name: String, rest: Vec<String>) -> Outcome {
     })
 }
 
-/// `-o` and `-v` may follow the type's flags too.
-fn short(token: &str) -> Option<&'static str> {
-    match token {
-        "-o" => Some("output"),
-        "-v" => Some("verbose"),
-        "-vv" => Some("vv"),
-        "-vvv" => Some("vvv"),
-        "-h" => Some("help"),
-        _ => None,
-    }
-}
-
-/// `-v` given after the type's flags: log `steps` levels more than warn.
-fn raise_log_level(steps: usize) {
-    let level = [
-        log::LevelFilter::Info,
-        log::LevelFilter::Debug,
-        log::LevelFilter::Trace,
-    ][steps.clamp(1, 3) - 1];
-    log::set_max_level(log::max_level().max(level));
-}
-
-fn parse_format(text: &str) -> Result<Format, Failure> {
-    <Format as clap::ValueEnum>::from_str(text, true).map_err(|_| {
-        Failure::Usage(format!(
-            "invalid output format {text:?}: use table, json or yaml"
+/// The command line of `agents resource add TYPE`: NAME, one flag per
+/// argument of the type, and the options every registration has.
+pub fn command(form: &RegistrationForm) -> Command {
+    let strategies: Vec<&'static str> = SandboxStrategy::ALL.iter().map(|s| s.as_str()).collect();
+    Command::new(form.type_name.to_string())
+        .bin_name(format!("agents resource add {}", form.type_name))
+        .about(format!(
+            "Register a resource of type {}: {}",
+            form.type_name, form.description
         ))
-    })
+        .disable_help_flag(true)
+        .arg(
+            Arg::new("name")
+                .value_name("NAME")
+                .help("The resource's namespaced name (e.g. local/api-repo); optional"),
+        )
+        .next_help_heading("Type flags")
+        .args(form.args.iter().map(type_flag))
+        .next_help_heading("Options")
+        .arg(
+            Arg::new("description")
+                .long("description")
+                .value_name("TEXT")
+                .help("One line for people"),
+        )
+        .arg(
+            Arg::new("sandbox-strategy")
+                .long("sandbox-strategy")
+                .value_name("STRATEGY")
+                .value_parser(PossibleValuesParser::new(strategies))
+                .help(format!(
+                    "Override the type's sandbox strategy ({})",
+                    form.sandbox_strategy
+                )),
+        )
+        .arg(
+            Arg::new("read-only")
+                .long("read-only")
+                .action(ArgAction::SetTrue)
+                .help("Register the resource read-only"),
+        )
+        .arg(
+            Arg::new("output")
+                .short('o')
+                .long("output")
+                .value_name("FORMAT")
+                .value_parser(clap::value_parser!(Format))
+                .help("Output format (table, json, yaml)"),
+        )
+        .arg(
+            Arg::new("verbose")
+                .short('v')
+                .long("verbose")
+                .action(ArgAction::Count)
+                .help("Log more (-v info, -vv debug, -vvv trace)"),
+        )
+        .arg(
+            Arg::new("help")
+                .short('h')
+                .long("help")
+                .action(ArgAction::Help)
+                .help("Print help"),
+        )
 }
 
-fn type_help(ty: &TypeView) -> String {
-    let mut text = format!(
-        "Register a resource of type {}: {}\n\nUsage: agents resource add {} [NAME] [FLAGS]\n\n",
-        ty.name, ty.description, ty.name
-    );
-    text.push_str(&output::bold("Type flags:"));
-    text.push('\n');
-    if ty.cli_args.is_empty() {
-        text.push_str("  (none)\n");
+/// One `cli_args` entry as a flag: `--name <type>`.
+fn type_flag(a: &TypeArgument) -> Arg {
+    let mut help = a.description.clone();
+    if let Some(default) = &a.default {
+        help.push_str(&format!(" [default: {default}]"));
     }
-    for a in &ty.cli_args {
-        text.push_str(&format!("  {}\n", types::arg_line(a)));
+    let arg = Arg::new(a.name.clone())
+        .long(a.name.clone())
+        .value_name(a.arg_type.as_str())
+        .required(a.required && a.default.is_none())
+        .help(help.trim().to_owned());
+    match a.arg_type {
+        // A bare `--flag` means true; `--flag=false` says false.
+        ArgType::Boolean => arg
+            .num_args(0..=1)
+            .require_equals(true)
+            .default_missing_value("true")
+            .value_parser(PossibleValuesParser::new(["true", "false"])),
+        ArgType::Choice => arg.value_parser(PossibleValuesParser::new(a.choices.clone())),
+        ArgType::Path => arg.value_hint(ValueHint::AnyPath),
+        ArgType::String | ArgType::Integer => arg,
     }
-    text.push_str(&format!(
-        "\n{}\n  --description <TEXT>\n  --sandbox-strategy <STRATEGY>  (default: {})\n  \
-         --read-only\n",
-        output::bold("Options:"),
-        ty.sandbox_strategy
-    ));
-    text
+}
+
+/// The registration the parsed flags ask for.
+fn request(form: &RegistrationForm, m: &ArgMatches) -> NewResource {
+    let text = |id: &str| m.get_one::<String>(id).cloned();
+    NewResource {
+        type_name: form.type_name.to_string(),
+        name: text("name"),
+        args: form
+            .args
+            .iter()
+            .filter_map(|a| text(&a.name).map(|v| (a.name.clone(), v)))
+            .collect(),
+        description: text("description"),
+        sandbox_strategy: text("sandbox-strategy"),
+        read_only: m.get_flag("read-only"),
+        base_dir: std::env::current_dir().ok(),
+    }
+}
+
+/// An unknown flag's error, plus the flags this type does take.
+fn with_flag_list(err: clap::Error, form: &RegistrationForm) -> Failure {
+    if err.kind() != clap::error::ErrorKind::UnknownArgument {
+        return Failure::Clap(err);
+    }
+    let flags: Vec<String> = form.args.iter().map(|a| format!("--{}", a.name)).collect();
+    let valid = if flags.is_empty() {
+        "none (this type takes no arguments)".to_owned()
+    } else {
+        flags.join(", ")
+    };
+    let rendered = err.render().to_string();
+    let text = rendered.strip_prefix("error: ").unwrap_or(&rendered);
+    Failure::Usage(format!(
+        "{}\nthe flags of type {}: {valid}",
+        text.trim_end(),
+        form.type_name
+    ))
 }

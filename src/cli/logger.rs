@@ -35,3 +35,14 @@ pub fn install(verbose: u8) {
         log::set_max_level(level);
     }
 }
+
+/// `-v` given after a type's flags (`resource add … -v`): log `steps`
+/// levels more than warn, never less than already set.
+pub fn raise(steps: u8) {
+    if steps == 0 {
+        return;
+    }
+    let level = [LevelFilter::Info, LevelFilter::Debug, LevelFilter::Trace]
+        [usize::from(steps.clamp(1, 3)) - 1];
+    log::set_max_level(log::max_level().max(level));
+}

@@ -12,7 +12,7 @@ mod plugins;
 mod resources;
 mod types;
 
-use clap::{Parser, Subcommand};
+use clap::{Command, Parser, Subcommand};
 use output::Format;
 use resource_host::home::Home;
 use resource_host::plugin::Limits;
@@ -53,11 +53,11 @@ pub struct Cli {
           default_value_t = Limits::default().memory_bytes / (1024 * 1024))]
     handler_memory: u64,
     #[command(subcommand)]
-    command: Command,
+    command: Verb,
 }
 
 #[derive(Debug, Subcommand)]
-enum Command {
+enum Verb {
     /// Resources and resource types.
     #[command(subcommand)]
     Resource(resources::ResourceCommand),
@@ -80,31 +80,42 @@ pub fn main() -> ExitCode {
     logger::install(cli.verbose);
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Clap(err)) => usage_error(err),
         Err(Failure::Usage(message)) => {
             eprintln!("{} {message}", output::error_prefix());
             ExitCode::from(2)
         }
         Err(Failure::Refused(err)) => {
-            let mut message = err.to_string();
-            let mut source = err.source();
-            while let Some(cause) = source {
-                let text = cause.to_string();
-                if !message.contains(&text) {
-                    message.push_str(": ");
-                    message.push_str(&text);
-                }
-                source = cause.source();
-            }
-            eprintln!("{} {message}", output::error_prefix());
+            eprintln!("{} {}", output::error_prefix(), chain(&*err));
             ExitCode::from(1)
         }
     }
 }
 
-/// How a verb failed: the input was malformed (exit 2), or the library
-/// refused or failed (exit 1).
+/// An error and its causes as one line. Most of the library's errors
+/// already quote their cause in their own message (`cannot add plugin
+/// x.wasm: not a WebAssembly file …`), so a cause is added only when its
+/// text is not there yet — which is why this is a walk of our own and not
+/// `anyhow`'s `{:#}`, which would print such causes twice.
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut message = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
+}
+
+/// How a verb failed: the input was malformed (exit 2, clap's own error or
+/// ours), or the library refused or failed (exit 1).
 #[derive(Debug)]
 pub enum Failure {
+    Clap(clap::Error),
     Usage(String),
     Refused(Box<dyn std::error::Error>),
 }
@@ -149,14 +160,35 @@ fn run(cli: Cli) -> Outcome {
         limits,
     };
     match cli.command {
-        Command::Resource(cmd) => resources::run(&ctx, cmd),
-        Command::Plugin(cmd) => plugins::run(&ctx, cmd),
-        Command::Completions { shell } => {
-            let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut cmd, "agents", &mut std::io::stdout());
-            Ok(())
+        Verb::Resource(cmd) => resources::run(&ctx, cmd),
+        Verb::Plugin(cmd) => plugins::run(&ctx, cmd),
+        Verb::Completions { shell } => completions(&ctx, shell),
+    }
+}
+
+/// Print the completion script for `shell`. `resource add` completes the
+/// types that can be added and each type's own flags: those of the
+/// registry in the home (when it exists), else the built-in types.
+fn completions(ctx: &Context, shell: clap_complete::Shell) -> Outcome {
+    let registry = match ctx.home() {
+        Ok(home) if home.database().exists() => ctx.open()?,
+        _ => Registry::open_in_memory()?,
+    };
+    let mut forms = Vec::new();
+    for ty in registry.list_types(None)? {
+        if ty.is_user_addable() {
+            forms.push(registry.registration_form(ty.name.as_str())?);
         }
     }
+    let mut cmd = <Cli as clap::CommandFactory>::command().mut_subcommand("resource", |r| {
+        r.mut_subcommand("add", |add| {
+            Command::new("add")
+                .about(add.get_about().cloned().unwrap_or_default())
+                .subcommands(forms.iter().map(add::command))
+        })
+    });
+    clap_complete::generate(shell, &mut cmd, "agents", &mut std::io::stdout());
+    Ok(())
 }
 
 /// What every verb gets: where the registry is and how to print.

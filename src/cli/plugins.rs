@@ -3,6 +3,8 @@
 use super::output::{emit, fields, list, table};
 use super::{Context, Outcome};
 use clap::Subcommand;
+use resource_host::model::ModuleName;
+use resource_host::plugin::CONTRACT_PACKAGE;
 use resource_host::registry::PluginView;
 use std::path::PathBuf;
 
@@ -10,19 +12,14 @@ use std::path::PathBuf;
 pub enum PluginCommand {
     /// Add a handler component (.wasm) to the plugin store.
     #[command(
-        after_help = "The file must be a WebAssembly component built for this host's \
-        contract (wit/, cleveragents:resource@0.1.0) whose describe() answers; it is copied \
-        into <home>/plugins named by its sha256 and verified on every load.\n\n\
-        Examples:\n  agents plugin add plugins/target/wasm32-wasip2/release/python_package.wasm\n  \
-        agents plugin add my_handler.wasm --module myteam.handlers\n  \
-        agents plugin add --replace my_handler.wasm"
+        after_help = add_help()
     )]
     Add {
         /// The component file.
         file: PathBuf,
         /// Register it under this module name instead of the one it reports.
         #[arg(long, value_name = "NAME")]
-        module: Option<String>,
+        module: Option<ModuleName>,
         /// Replace a module that is already added (its classes in use must remain).
         #[arg(long)]
         replace: bool,
@@ -32,10 +29,10 @@ pub enum PluginCommand {
     List,
     /// Show one module: version, hash, classes, the types that use it.
     #[command(after_help = "Examples:\n  agents plugin show myteam.python")]
-    Show { module: String },
+    Show { module: ModuleName },
     /// Remove a module no type uses.
     #[command(after_help = "Examples:\n  agents plugin remove myteam.python")]
-    Remove { module: String },
+    Remove { module: ModuleName },
 }
 
 pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
@@ -46,7 +43,7 @@ pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
             module,
             replace,
         } => {
-            let view = registry.add_plugin(&file, module.as_deref(), replace)?;
+            let view = registry.add_plugin(&file, module.as_ref(), replace)?;
             emit(ctx.format, &view, || {
                 format!(
                     "added plugin {} {} (classes: {}; sha256 {})\n",
@@ -64,7 +61,7 @@ pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
                     .iter()
                     .map(|v| {
                         vec![
-                            v.module.clone(),
+                            v.module.to_string(),
                             v.version.clone(),
                             list(v.classes.iter().map(|c| &c.name)),
                             list(&v.used_by),
@@ -93,7 +90,7 @@ pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
 
 fn show(v: &PluginView) -> String {
     let mut text = fields(&[
-        ("module", v.module.clone()),
+        ("module", v.module.to_string()),
         ("version", v.version.clone()),
         ("sha256", v.sha256.clone()),
         ("size_bytes", v.size_bytes.to_string()),
@@ -106,4 +103,15 @@ fn show(v: &PluginView) -> String {
         text.push_str(&format!("  {}  {}\n", c.name, c.description));
     }
     text
+}
+
+fn add_help() -> String {
+    format!(
+        "The file must be a WebAssembly component built against a contract this host serves \
+         (wit/, {CONTRACT_PACKAGE}) whose describe() answers; it is copied into <home>/plugins \
+         named by its sha256 and verified on every load.\n\n\
+         Examples:\n  agents plugin add plugins/target/wasm32-wasip2/release/python_package.wasm\n  \
+         agents plugin add my_handler.wasm --module myteam.handlers\n  \
+         agents plugin add --replace my_handler.wasm"
+    )
 }

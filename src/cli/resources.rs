@@ -6,7 +6,7 @@ use super::output::{self, emit, fields, list, or_dash, table};
 use super::types::{self, TypeCommand};
 use super::{Context, Outcome};
 use clap::Subcommand;
-use resource_host::model::Resource;
+use resource_host::model::{Resource, ResourceKey, resource_label};
 use resource_host::registry::{RemovalReport, ResourceFilter, TreeView};
 
 #[derive(Debug, Subcommand)]
@@ -56,7 +56,7 @@ pub enum ResourceCommand {
         agents resource show 01JD0000000000000000000000 -o json")]
     Show {
         #[arg(value_name = "NAME_OR_ID")]
-        key: String,
+        key: ResourceKey,
     },
     /// Draw the resources below one resource.
     #[command(
@@ -73,7 +73,7 @@ pub enum ResourceCommand {
         #[arg(long = "type", value_name = "TYPE")]
         type_name: Option<String>,
         #[arg(value_name = "NAME_OR_ID")]
-        key: String,
+        key: ResourceKey,
     },
     /// Link CHILD below PARENT.
     #[command(
@@ -81,12 +81,18 @@ pub enum ResourceCommand {
         link, a link that would close a cycle, or types that do not allow it.\n\n\
         Examples:\n  agents resource link-child local/api-repo local/some-subdir"
     )]
-    LinkChild { parent: String, child: String },
+    LinkChild {
+        parent: ResourceKey,
+        child: ResourceKey,
+    },
     /// Remove the link PARENT → CHILD (both resources stay).
     #[command(
         after_help = "Examples:\n  agents resource unlink-child local/api-repo local/some-subdir"
     )]
-    UnlinkChild { parent: String, child: String },
+    UnlinkChild {
+        parent: ResourceKey,
+        child: ResourceKey,
+    },
     /// Run the resource's handler to discover its children again.
     #[command(
         after_help = "Adds children found for the first time, removes discovered \
@@ -95,7 +101,7 @@ pub enum ResourceCommand {
     )]
     Discover {
         #[arg(value_name = "NAME_OR_ID")]
-        key: String,
+        key: ResourceKey,
     },
     /// Show the handler's description of a resource, or of one file in it.
     #[command(after_help = "Examples:\n  agents resource inspect local/api-repo\n  \
@@ -105,7 +111,7 @@ pub enum ResourceCommand {
         #[arg(long, value_name = "PATH")]
         file: Option<String>,
         #[arg(value_name = "NAME_OR_ID")]
-        key: String,
+        key: ResourceKey,
     },
     /// Remove a resource, its links, and the discovered resources only it kept.
     #[command(
@@ -118,7 +124,7 @@ pub enum ResourceCommand {
         #[arg(long)]
         dry_run: bool,
         #[arg(value_name = "NAME_OR_ID")]
-        key: String,
+        key: ResourceKey,
     },
 }
 
@@ -155,7 +161,9 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         }
         ResourceCommand::UnlinkChild { parent, child } => {
             ctx.open()?.unlink_child(&parent, &child)?;
-            let value = serde_json::json!({ "unlinked": { "parent": parent, "child": child } });
+            let value = serde_json::json!({
+                "unlinked": { "parent": parent.to_string(), "child": child.to_string() }
+            });
             emit(ctx.format, &value, || {
                 format!("unlinked {parent} → {child}\n")
             })
@@ -212,28 +220,18 @@ fn resource_table(resources: &[Resource]) -> String {
 }
 
 fn show(r: &Resource) -> String {
-    let c = &r.capabilities;
-    let caps = [
-        ("readable", c.readable),
-        ("writable", c.writable),
-        ("sandboxable", c.sandboxable),
-        ("checkpointable", c.checkpointable),
-    ];
     let mut text = fields(&[
         ("resource_id", r.resource_id.to_string()),
         ("name", or_dash(r.name.as_ref())),
         ("resource_type_name", r.resource_type_name.to_string()),
-        ("classification", r.classification.to_string()),
+        ("classification", r.kind.to_string()),
         ("description", or_dash(r.description.as_ref())),
         ("location", or_dash(r.location.as_ref())),
         ("sandbox_strategy", or_dash(r.sandbox_strategy.as_ref())),
         ("content_hash", or_dash(r.content_hash.as_ref())),
         ("parents", list(&r.parents)),
         ("children", list(&r.children)),
-        (
-            "capabilities",
-            list(caps.iter().filter(|(_, on)| *on).map(|(n, _)| n)),
-        ),
+        ("capabilities", list(r.capabilities.enabled())),
         ("auto_discovered", r.auto_discovered.to_string()),
         ("read_only", r.read_only.to_string()),
         ("created_at", r.created_at.clone()),
@@ -254,10 +252,7 @@ fn show(r: &Resource) -> String {
 }
 
 fn node_line(t: &TreeView) -> String {
-    let label = t
-        .name
-        .as_ref()
-        .map_or_else(|| t.resource_id.to_string(), ToString::to_string);
+    let label = resource_label(t.name.as_ref(), t.resource_id);
     let mut line = format!("{label} ({})", t.resource_type_name);
     if let Some(loc) = &t.location {
         line.push_str(&format!("  {loc}"));

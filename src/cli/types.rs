@@ -97,11 +97,11 @@ fn type_table(views: &[TypeView]) -> String {
         .map(|v| {
             vec![
                 v.name.to_string(),
-                v.resource_kind.to_string(),
-                v.sandbox_strategy.to_string(),
-                yes_no(v.user_addable),
-                or_dash(v.inherits.as_ref()),
-                or_dash(v.handler.as_ref()),
+                v.kind().to_string(),
+                v.sandbox_strategy().to_string(),
+                yes_no(v.is_user_addable()),
+                or_dash(v.inherits()),
+                or_dash(v.handler_ref()),
             ]
         })
         .collect();
@@ -130,28 +130,18 @@ pub(super) fn arg_line(a: &TypeArgument) -> String {
 }
 
 fn show(v: &TypeView) -> String {
-    let caps = &v.capabilities;
-    let cap_list = [
-        ("read", caps.read),
-        ("write", caps.write),
-        ("sandbox", caps.sandbox),
-        ("checkpoint", caps.checkpoint),
-    ];
     let mut text = fields(&[
         ("name", v.name.to_string()),
-        ("description", v.description.clone()),
-        ("resource_kind", v.resource_kind.to_string()),
-        ("sandbox_strategy", v.sandbox_strategy.to_string()),
-        ("user_addable", yes_no(v.user_addable)),
+        ("description", v.description().to_owned()),
+        ("resource_kind", v.kind().to_string()),
+        ("sandbox_strategy", v.sandbox_strategy().to_string()),
+        ("user_addable", yes_no(v.is_user_addable())),
         ("built_in", yes_no(v.built_in)),
-        ("inherits", or_dash(v.inherits.as_ref())),
-        ("handler", or_dash(v.handler.as_ref())),
-        ("parent_types", list(&v.parent_types)),
-        ("child_types", list(&v.child_types)),
-        (
-            "capabilities",
-            list(cap_list.iter().filter(|(_, on)| *on).map(|(n, _)| n)),
-        ),
+        ("inherits", or_dash(v.inherits())),
+        ("handler", or_dash(v.handler_ref())),
+        ("parent_types", list(v.parent_type_names())),
+        ("child_types", list(v.child_type_names())),
+        ("capabilities", list(v.type_capabilities().enabled())),
         ("source", v.source.clone()),
     ]);
     text.push_str(&output::bold("cli_args:"));
@@ -159,10 +149,10 @@ fn show(v: &TypeView) -> String {
     if v.cli_args.is_empty() {
         text.push_str("  (none)\n");
     }
-    for a in &v.cli_args {
+    for a in v.args() {
         text.push_str(&format!("  {}\n", arg_line(a)));
     }
-    if let Some(auto) = &v.auto_discovery {
+    if let Some(auto) = v.discovery() {
         text.push_str(&format!(
             "{} {}\n",
             output::bold("auto_discovery:"),
@@ -172,7 +162,7 @@ fn show(v: &TypeView) -> String {
             text.push_str(&format!("  {}  {}\n", r.type_name, r.pattern));
         }
     }
-    if let Some(eq) = &v.equivalence {
+    if let Some(eq) = v.equivalence_config() {
         text.push_str(&format!(
             "{} links {}; match on {}\n",
             output::bold("equivalence:"),
@@ -211,7 +201,7 @@ fn explain(v: &ResolvedType) -> String {
         ),
         (
             "resource_kind",
-            format!("{}{}", v.resource_kind.value, origin(&v.resource_kind, own)),
+            format!("{}{}", v.kind.value, origin(&v.kind, own)),
         ),
         (
             "sandbox_strategy",
@@ -239,12 +229,7 @@ fn explain(v: &ResolvedType) -> String {
     ]);
     text.push_str(&output::bold("capabilities:"));
     text.push('\n');
-    for (name, s) in [
-        ("read", &v.capabilities.read),
-        ("write", &v.capabilities.write),
-        ("sandbox", &v.capabilities.sandbox),
-        ("checkpoint", &v.capabilities.checkpoint),
-    ] {
+    for (name, s) in v.capabilities.named() {
         text.push_str(&format!("  {}\n", cap(name, s)));
     }
     let mut section = |title: &str, items: Vec<(String, String)>| {

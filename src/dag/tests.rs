@@ -16,7 +16,7 @@ fn ty(chain: &[&str], parents: &[&str], children: &[&str]) -> ResolvedType {
         chain: chain.iter().map(|n| name(n)).collect(),
         built_in: false,
         description: sourced(String::new()),
-        resource_kind: sourced(ResourceKind::Physical),
+        kind: sourced(ResourceKind::Physical),
         sandbox_strategy: sourced(SandboxStrategy::None),
         user_addable: sourced(true),
         cli_args: vec![],
@@ -68,8 +68,10 @@ fn a_restricting_side_refuses_what_neither_side_declares() {
     let git = ty(&["git"], &[], &["git-branch"]);
     let dir = ty(&["fs-directory"], &[], &[]);
     let err = check_link_types(&git, &dir).unwrap_err();
-    assert!(err.contains("git allows children: git-branch"), "{err}");
-    assert!(err.contains("fs-directory allows parents: any"), "{err}");
+    assert_eq!(err.parent_allows, vec![name("git-branch")]);
+    let text = err.to_string();
+    assert!(text.contains("git allows children: git-branch"), "{text}");
+    assert!(text.contains("fs-directory allows parents: any"), "{text}");
     let branch = ty(&["git-branch"], &["git"], &[]);
     assert!(check_link_types(&dir, &branch).is_err());
 }
@@ -116,8 +118,9 @@ fn removal_takes_discovered_children_no_other_parent_keeps() {
         (id(6), true),
         (id(7), false),
     ]);
-    let going = removal_set(id(1), &edges, &auto);
-    assert_eq!(going, vec![id(1), id(2), id(3)]);
+    let removal = removal(&[id(1)], &edges, &auto);
+    assert_eq!(removal.going, vec![id(1), id(2), id(3)]);
+    assert_eq!(removal.unlinked, vec![id(7)]);
 }
 
 #[test]
@@ -130,7 +133,23 @@ fn removal_reaches_a_fixpoint_through_diamonds() {
         (id(2), id(4)),
     ];
     let auto = BTreeMap::from([(id(1), false), (id(2), true), (id(3), true), (id(4), true)]);
-    let mut going = removal_set(id(1), &edges, &auto);
+    let mut going = removal(&[id(1)], &edges, &auto).going;
     going.sort();
     assert_eq!(going, vec![id(1), id(2), id(3), id(4)]);
+}
+
+#[test]
+fn removal_from_several_roots_takes_what_only_they_kept() {
+    // 1 → 3 (auto), 2 → 3 (auto), 2 → 4 (auto), 9 → 4: removing 1 and 2
+    // takes 3; 4 stays with 9.
+    let edges = [
+        (id(1), id(3)),
+        (id(2), id(3)),
+        (id(2), id(4)),
+        (id(9), id(4)),
+    ];
+    let auto = BTreeMap::from([(id(1), true), (id(2), true), (id(3), true), (id(4), true)]);
+    let removal = removal(&[id(1), id(2)], &edges, &auto);
+    assert_eq!(removal.going, vec![id(1), id(2), id(3)]);
+    assert!(removal.unlinked.is_empty());
 }

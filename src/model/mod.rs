@@ -8,15 +8,19 @@
 //! the modules that own their rules (`spec`, `store`, `registry`) from
 //! these checked parts.
 
+mod handler;
 mod names;
 mod resource;
 mod types;
 
+pub use handler::{BUILTIN_MODULE_PREFIX, ClassName, HandlerRef, ModuleName};
 pub(crate) use names::kebab_problem;
-pub use names::{BUILTIN_NAMESPACE, NameError, ResourceId, ResourceName, TypeName};
+pub use names::{
+    BUILTIN_NAMESPACE, NameError, ResourceId, ResourceKey, ResourceName, TypeName, resource_label,
+};
 pub use resource::{Link, PropertyMap, Resource, ResourceCapabilities};
 pub use types::{
-    ArgType, AutoDiscovery, DiscoveryRule, Equivalence, HandlerRef, ReplaceFlags, ResolvedType,
-    ResourceKind, SandboxStrategy, Sourced, SourcedCapabilities, TypeArgument, TypeCapabilities,
+    ArgType, AutoDiscovery, DiscoveryRule, Equivalence, ReplaceFlags, ResolvedType, ResourceKind,
+    SandboxStrategy, Sourced, SourcedCapabilities, TypeArgument, TypeCapabilities,
     TypeCapabilitiesDecl, TypeSpec,
 };

@@ -32,6 +32,17 @@ pub enum NameError {
     ResourceName { name: String, reason: String },
     #[error("{text:?} is not a resource id (a 26-character ULID): {reason}")]
     ResourceId { text: String, reason: String },
+    #[error(
+        "{text:?} is neither a resource id (a 26-character ULID) nor a resource name \
+         (namespace/name, e.g. local/api-repo)"
+    )]
+    ResourceKey { text: String },
+    #[error("handler module {name:?} is not valid: {reason}")]
+    ModuleName { name: String, reason: String },
+    #[error("handler class {name:?} is not valid: {reason}")]
+    ClassName { name: String, reason: String },
+    #[error("handler {text:?} is not valid: {reason}")]
+    HandlerRef { text: String, reason: String },
 }
 
 /// Is `part` lowercase kebab-case: `[a-z][a-z0-9]*(-[a-z0-9]+)*`?
@@ -207,6 +218,64 @@ impl ResourceId {
 
     pub fn ulid(&self) -> ulid::Ulid {
         self.0
+    }
+}
+
+/// How a resource is named on the command line and in the API: by its
+/// id or by its name. Parsed once, where the text comes in; a ULID has no
+/// `/` and a name always has one, so no text is both.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ResourceKey {
+    Id(ResourceId),
+    Name(ResourceName),
+}
+
+impl ResourceKey {
+    pub fn parse(text: &str) -> Result<Self, NameError> {
+        if let Ok(id) = ResourceId::parse(text) {
+            return Ok(Self::Id(id));
+        }
+        ResourceName::parse(text)
+            .map(Self::Name)
+            .map_err(|_| NameError::ResourceKey {
+                text: text.to_owned(),
+            })
+    }
+}
+
+impl From<ResourceId> for ResourceKey {
+    fn from(id: ResourceId) -> Self {
+        Self::Id(id)
+    }
+}
+
+impl From<ResourceName> for ResourceKey {
+    fn from(name: ResourceName) -> Self {
+        Self::Name(name)
+    }
+}
+
+impl fmt::Display for ResourceKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Id(id) => fmt::Display::fmt(id, f),
+            Self::Name(name) => fmt::Display::fmt(name, f),
+        }
+    }
+}
+
+impl FromStr for ResourceKey {
+    type Err = NameError;
+    fn from_str(s: &str) -> Result<Self, NameError> {
+        Self::parse(s)
+    }
+}
+
+/// How messages refer to a resource: its name if it has one, else its id.
+pub fn resource_label(name: Option<&ResourceName>, id: ResourceId) -> String {
+    match name {
+        Some(name) => name.to_string(),
+        None => id.to_string(),
     }
 }
 

@@ -2,7 +2,7 @@
 //! them out. Field names follow the spec's `Resource` table, which is also
 //! the `-o json` / `-o yaml` contract.
 
-use super::names::{ResourceId, ResourceName, TypeName};
+use super::names::{ResourceId, ResourceName, TypeName, resource_label};
 use super::types::{ResourceKind, SandboxStrategy, TypeCapabilities};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -30,6 +30,24 @@ impl ResourceCapabilities {
             checkpointable: type_caps.checkpoint,
         }
     }
+
+    /// Each flag with its spec name, in the spec's order.
+    pub fn named(self) -> [(&'static str, bool); 4] {
+        [
+            ("readable", self.readable),
+            ("writable", self.writable),
+            ("sandboxable", self.sandboxable),
+            ("checkpointable", self.checkpointable),
+        ]
+    }
+
+    /// The names of the flags that are on.
+    pub fn enabled(self) -> impl Iterator<Item = &'static str> {
+        self.named()
+            .into_iter()
+            .filter(|(_, on)| *on)
+            .map(|(n, _)| n)
+    }
 }
 
 /// A registered resource.
@@ -38,7 +56,9 @@ pub struct Resource {
     pub resource_id: ResourceId,
     pub name: Option<ResourceName>,
     pub resource_type_name: TypeName,
-    pub classification: ResourceKind,
+    /// `classification` in the spec's field list and the JSON view.
+    #[serde(rename = "classification")]
+    pub kind: ResourceKind,
     pub description: Option<String>,
     pub location: Option<String>,
     /// The per-resource override; `None` means the type's strategy applies.
@@ -57,10 +77,7 @@ pub struct Resource {
 impl Resource {
     /// The name if it has one, else the id: how messages refer to it.
     pub fn label(&self) -> String {
-        match &self.name {
-            Some(name) => name.to_string(),
-            None => self.resource_id.to_string(),
-        }
+        resource_label(self.name.as_ref(), self.resource_id)
     }
 }
 

@@ -7,6 +7,7 @@
 //! `spec`) turns declared specs into resolved types; the defaults for
 //! fields no type in the chain declares are listed there.
 
+use super::handler::HandlerRef;
 use super::names::TypeName;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -138,69 +139,6 @@ pub struct TypeArgument {
     pub choices: Vec<String>,
 }
 
-/// `module:Class` — the WASM component module and the class it exports.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct HandlerRef {
-    pub module: String,
-    pub class: String,
-}
-
-impl HandlerRef {
-    /// Accept `module:Class`: a dotted module path (segments of letters,
-    /// digits, `_` and `-`, not starting with a digit) and a class
-    /// identifier. At most 256 characters, the `handler` column's size.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let Some((module, class)) = text.split_once(':') else {
-            return Err(format!(
-                "handler {text:?} is not in module:Class form (e.g. \
-                 cleveragents.resource.handlers.git:GitCheckoutHandler)"
-            ));
-        };
-        Self::from_parts(module, class)
-    }
-
-    /// Accept the `{module, class}` mapping form.
-    pub fn from_parts(module: &str, class: &str) -> Result<Self, String> {
-        let ident_ok = |s: &str, extra: &[char]| {
-            let mut chars = s.chars();
-            chars
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || extra.contains(&c))
-        };
-        if module.is_empty() || !module.split('.').all(|seg| ident_ok(seg, &['-'])) {
-            return Err(format!(
-                "handler module {module:?} must be a dotted path of identifiers \
-                 (e.g. myteam.handlers.python)"
-            ));
-        }
-        if !ident_ok(class, &[]) {
-            return Err(format!(
-                "handler class {class:?} must be an identifier (e.g. PythonPackageHandler)"
-            ));
-        }
-        if module.len() + class.len() + 1 > 256 {
-            return Err("handler ref is longer than 256 characters".to_owned());
-        }
-        Ok(Self {
-            module: module.to_owned(),
-            class: class.to_owned(),
-        })
-    }
-}
-
-impl fmt::Display for HandlerRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.module, self.class)
-    }
-}
-
-impl Serialize for HandlerRef {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
 /// Capabilities as a type file declares them: each flag may be left out
 /// and is then inherited (or defaulted) on its own.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -222,6 +160,26 @@ pub struct TypeCapabilities {
     pub write: bool,
     pub sandbox: bool,
     pub checkpoint: bool,
+}
+
+impl TypeCapabilities {
+    /// Each flag with its spec name, in `read, write, sandbox, checkpoint` order.
+    pub fn named(self) -> [(&'static str, bool); 4] {
+        [
+            ("read", self.read),
+            ("write", self.write),
+            ("sandbox", self.sandbox),
+            ("checkpoint", self.checkpoint),
+        ]
+    }
+
+    /// The names of the flags that are on.
+    pub fn enabled(self) -> impl Iterator<Item = &'static str> {
+        self.named()
+            .into_iter()
+            .filter(|(_, on)| *on)
+            .map(|(n, _)| n)
+    }
 }
 
 /// One auto-discovery rule: children of `type` found by `pattern`
@@ -269,7 +227,8 @@ pub struct TypeSpec {
     pub name: TypeName,
     pub inherits: Option<TypeName>,
     pub description: Option<String>,
-    pub resource_kind: Option<ResourceKind>,
+    /// `resource_kind` in YAML and JSON.
+    pub kind: Option<ResourceKind>,
     pub sandbox_strategy: Option<SandboxStrategy>,
     pub user_addable: Option<bool>,
     pub built_in: bool,
@@ -312,14 +271,20 @@ impl SourcedCapabilities {
         }
     }
 
-    /// Where each flag came from, in `read, write, sandbox, checkpoint` order.
-    pub fn origins(&self) -> [Option<TypeName>; 4] {
-        [&self.read, &self.write, &self.sandbox, &self.checkpoint].map(|s| s.from.clone())
+    /// Each flag with its spec name and origin, in `read, write, sandbox,
+    /// checkpoint` order.
+    pub fn named(&self) -> [(&'static str, &Sourced<bool>); 4] {
+        [
+            ("read", &self.read),
+            ("write", &self.write),
+            ("sandbox", &self.sandbox),
+            ("checkpoint", &self.checkpoint),
+        ]
     }
 }
 
 /// The effective type after inheritance, every value with its origin.
-/// Built only by `spec::resolve`; serialised as `agents resource type
+/// Built only by `typespec::resolve`; serialised as `agents resource type
 /// explain -o json` prints it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResolvedType {
@@ -328,7 +293,8 @@ pub struct ResolvedType {
     pub chain: Vec<TypeName>,
     pub built_in: bool,
     pub description: Sourced<String>,
-    pub resource_kind: Sourced<ResourceKind>,
+    #[serde(rename = "resource_kind")]
+    pub kind: Sourced<ResourceKind>,
     pub sandbox_strategy: Sourced<SandboxStrategy>,
     pub user_addable: Sourced<bool>,
     pub cli_args: Vec<Sourced<TypeArgument>>,
@@ -353,10 +319,44 @@ impl ResolvedType {
     }
 
     pub fn arg(&self, name: &str) -> Option<&TypeArgument> {
-        self.cli_args
-            .iter()
-            .map(|a| &a.value)
-            .find(|a| a.name == name)
+        self.args().find(|a| a.name == name)
+    }
+
+    /// The effective registration arguments, in order.
+    pub fn args(&self) -> impl Iterator<Item = &TypeArgument> {
+        self.cli_args.iter().map(|a| &a.value)
+    }
+
+    pub fn description(&self) -> &str {
+        &self.description.value
+    }
+
+    pub fn kind(&self) -> ResourceKind {
+        self.kind.value
+    }
+
+    pub fn sandbox_strategy(&self) -> SandboxStrategy {
+        self.sandbox_strategy.value
+    }
+
+    pub fn is_user_addable(&self) -> bool {
+        self.user_addable.value
+    }
+
+    pub fn handler_ref(&self) -> Option<&HandlerRef> {
+        self.handler.as_ref().map(|h| &h.value)
+    }
+
+    pub fn type_capabilities(&self) -> TypeCapabilities {
+        self.capabilities.values()
+    }
+
+    pub fn discovery(&self) -> Option<&AutoDiscovery> {
+        self.auto_discovery.as_ref().map(|a| &a.value)
+    }
+
+    pub fn equivalence_config(&self) -> Option<&Equivalence> {
+        self.equivalence.as_ref().map(|e| &e.value)
     }
 
     pub fn child_type_names(&self) -> impl Iterator<Item = &TypeName> {

@@ -5,9 +5,10 @@
 //! must lie inside the resource's location, checked on canonical paths
 //! where the path exists — never assumed from `Path::join`.
 
+use super::contract::ContractVersion;
 use super::limits::AnswerBounds;
 use super::types::{ClassInfo, Discovered, HandlerError, PluginInfo};
-use crate::model::{HandlerRef, TypeName};
+use crate::model::{ClassName, HandlerRef, ModuleName, TypeName};
 use std::path::{Component, Path, PathBuf};
 
 /// A child as the handler answered it, not yet checked.
@@ -20,38 +21,58 @@ pub(crate) struct RawChild {
     pub content_hash: Option<String>,
 }
 
+/// A `describe` answer as the component gave it, not yet checked.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RawInfo {
+    pub module: String,
+    pub version: String,
+    pub classes: Vec<(String, String)>,
+}
+
 /// Accept a `describe` answer: a module name usable in `module:Class`, a
 /// version, at least one class, identifiers for class names, no repeats.
-pub(crate) fn plugin_info(info: PluginInfo, b: &AnswerBounds) -> Result<PluginInfo, String> {
-    AnswerBounds::check_len("the module name", &info.module, 256)?;
-    AnswerBounds::check_len("the version", &info.version, 64)?;
-    if info.version.trim().is_empty() {
+pub(crate) fn plugin_info(
+    raw: RawInfo,
+    contract: ContractVersion,
+    b: &AnswerBounds,
+) -> Result<PluginInfo, String> {
+    AnswerBounds::check_len("the module name", &raw.module, 256)?;
+    let module = ModuleName::parse(&raw.module).map_err(|e| e.to_string())?;
+    AnswerBounds::check_len("the version", &raw.version, 64)?;
+    if raw.version.trim().is_empty() {
         return Err("the version is empty".into());
     }
-    if info.classes.is_empty() {
+    if raw.classes.is_empty() {
         return Err("it declares no classes".into());
     }
-    if info.classes.len() > b.max_classes {
+    if raw.classes.len() > b.max_classes {
         return Err(format!(
             "it declares {} classes, more than the {} allowed",
-            info.classes.len(),
+            raw.classes.len(),
             b.max_classes
         ));
     }
-    let mut seen = std::collections::HashSet::new();
-    for ClassInfo { name, description } in &info.classes {
-        AnswerBounds::check_len("a class name", name, 256)?;
-        HandlerRef::from_parts(&info.module, name)?;
+    let mut classes: Vec<ClassInfo> = Vec::with_capacity(raw.classes.len());
+    for (name, description) in raw.classes {
+        AnswerBounds::check_len("a class name", &name, 256)?;
+        let name = ClassName::parse(&name).map_err(|e| e.to_string())?;
+        HandlerRef::new(module.clone(), name.clone()).map_err(|e| e.to_string())?;
         AnswerBounds::check_len(
             &format!("the description of {name}"),
-            description,
+            &description,
             b.max_string_bytes,
         )?;
-        if !seen.insert(name.as_str()) {
+        if classes.iter().any(|c| c.name == name) {
             return Err(format!("it declares class {name} twice"));
         }
+        classes.push(ClassInfo { name, description });
     }
-    Ok(info)
+    Ok(PluginInfo {
+        module,
+        version: raw.version,
+        classes,
+        contract,
+    })
 }
 
 /// Accept `validate`'s properties.

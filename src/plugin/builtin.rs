@@ -1,5 +1,6 @@
-//! Built-in handler components: the one home of which module names the
-//! binary itself provides. Their `.wasm` is built from `plugins/builtin-*`
+//! Built-in handler components: the one home of which modules the binary
+//! itself provides (the reserved name prefix is a name rule, in
+//! `model::BUILTIN_MODULE_PREFIX`). Their `.wasm` is built from `plugins/builtin-*`
 //! by the build script and embedded with `include_bytes!` from
 //! `RESOURCE_HOST_WASM_DIR`; a type naming one of these modules never
 //! needs the plugin store.
@@ -8,28 +9,16 @@
 //! is the mechanism. An entry will read
 //! `("cleveragents.resource.handlers.fs", include_bytes!(concat!(env!("RESOURCE_HOST_WASM_DIR"), "/builtin_fs.wasm")))`.
 
-/// Module names under this prefix are reserved for built-in handlers.
-pub const BUILTIN_MODULE_PREFIX: &str = "cleveragents.resource.handlers.";
+use crate::model::ModuleName;
 
 static BUILTINS: &[(&str, &[u8])] = &[];
 
 /// The embedded component for built-in module `module`, if there is one.
-pub fn builtin_component(module: &str) -> Option<&'static [u8]> {
+pub fn builtin_component(module: &ModuleName) -> Option<&'static [u8]> {
     BUILTINS
         .iter()
-        .find(|(name, _)| *name == module)
+        .find(|(name, _)| *name == module.as_str())
         .map(|(_, bytes)| *bytes)
-}
-
-/// The built-in module names.
-pub fn builtin_modules() -> impl Iterator<Item = &'static str> {
-    BUILTINS.iter().map(|(name, _)| *name)
-}
-
-/// Is `module` in the namespace reserved for built-ins (so a plugin may
-/// not claim it)?
-pub fn is_reserved_module(module: &str) -> bool {
-    module.starts_with(BUILTIN_MODULE_PREFIX)
 }
 
 #[cfg(test)]
@@ -38,8 +27,7 @@ mod tests {
 
     #[test]
     fn an_unknown_module_has_no_builtin_component() {
-        assert!(builtin_component("myteam.python").is_none());
-        assert!(is_reserved_module("cleveragents.resource.handlers.git"));
-        assert!(!is_reserved_module("myteam.python"));
+        let module = ModuleName::parse("myteam.python").unwrap();
+        assert!(builtin_component(&module).is_none());
     }
 }

@@ -9,7 +9,7 @@
 //! refused answer (see `answer`).
 
 use super::answer;
-use super::bindings::{self, HandlerExports, ResourceHandlerPre, wit};
+use super::contract::{Answer, Call, HandlerPre};
 use super::engine::{EngineState, deadline_ticks};
 use super::error::{CallError, CallErrorKind};
 use super::runtime::{LoadedModule, PluginRuntime};
@@ -30,11 +30,11 @@ impl PluginRuntime {
         args: &[(String, String)],
         grant: &Grant,
     ) -> Result<Vec<(String, String)>, CallError> {
-        let args = bindings::properties_to_wit(args);
-        let answer = self.handler_call(m, class, Operation::Validate, grant, |h, s| {
-            h.call_validate(s, class, &args)
-        })?;
-        let props = bindings::properties_from_wit(answer);
+        let call = Call::Validate { class, args };
+        let Answer::Properties(answer) = self.handler_call(m, class, call, grant)? else {
+            unreachable!("validate answers properties")
+        };
+        let props = self.answered(m, class, Operation::Validate, answer)?;
         answer::properties(props, &self.limits.answer)
             .map_err(|why| refused(m, class, Operation::Validate, why))
     }
@@ -47,20 +47,11 @@ impl PluginRuntime {
         view: &ResourceView,
         grant: &Grant,
     ) -> Result<Vec<Discovered>, CallError> {
-        let wit_view = bindings::view_to_wit(view);
-        let answer = self.handler_call(m, class, Operation::Discover, grant, |h, s| {
-            h.call_discover(s, class, &wit_view)
-        })?;
-        // Bound the count before converting anything.
-        if answer.len() > self.limits.answer.max_children {
-            let why = format!(
-                "{} children, more than the {} allowed",
-                answer.len(),
-                self.limits.answer.max_children
-            );
-            return Err(refused(m, class, Operation::Discover, why));
-        }
-        let raw = answer.into_iter().map(bindings::child_from_wit).collect();
+        let call = Call::Discover { class, view };
+        let Answer::Children(answer) = self.handler_call(m, class, call, grant)? else {
+            unreachable!("discover answers children")
+        };
+        let raw = self.answered(m, class, Operation::Discover, answer)?;
         answer::children(raw, view.location.as_deref(), &self.limits.answer)
             .map_err(|why| refused(m, class, Operation::Discover, why))
     }
@@ -73,11 +64,12 @@ impl PluginRuntime {
         view: &ResourceView,
         grant: &Grant,
     ) -> Result<String, CallError> {
-        let wit_view = bindings::view_to_wit(view);
-        let answer = self.handler_call(m, class, Operation::ContentHash, grant, |h, s| {
-            h.call_content_hash(s, class, &wit_view)
-        })?;
-        answer::content_hash(answer, &self.limits.answer)
+        let call = Call::ContentHash { class, view };
+        let Answer::Text(answer) = self.handler_call(m, class, call, grant)? else {
+            unreachable!("content-hash answers text")
+        };
+        let hash = self.answered(m, class, Operation::ContentHash, answer)?;
+        answer::content_hash(hash, &self.limits.answer)
             .map_err(|why| refused(m, class, Operation::ContentHash, why))
     }
 
@@ -90,29 +82,46 @@ impl PluginRuntime {
         file: Option<&str>,
         grant: &Grant,
     ) -> Result<String, CallError> {
-        let wit_view = bindings::view_to_wit(view);
-        let answer = self.handler_call(m, class, Operation::Inspect, grant, |h, s| {
-            h.call_inspect(s, class, &wit_view, file)
-        })?;
-        answer::text(answer, &self.limits.answer)
+        let call = Call::Inspect { class, view, file };
+        let Answer::Text(answer) = self.handler_call(m, class, call, grant)? else {
+            unreachable!("inspect answers text")
+        };
+        let text = self.answered(m, class, Operation::Inspect, answer)?;
+        answer::text(text, &self.limits.answer)
             .map_err(|why| refused(m, class, Operation::Inspect, why))
     }
 
-    /// Run an operation answering `result<T, handler-error>`: the class
-    /// must exist, and a handler error becomes [`CallErrorKind::Handler`].
-    fn handler_call<T>(
+    /// A handler's own error becomes [`CallErrorKind::Handler`] (if its
+    /// message is of sane size).
+    fn answered<T>(
         &self,
         m: &LoadedModule,
         class: &str,
         operation: Operation,
-        grant: &Grant,
-        f: impl FnOnce(
-            &HandlerExports,
-            &mut Store<CallState>,
-        ) -> wasmtime::Result<Result<T, wit::HandlerError>>,
+        answer: Result<T, HandlerError>,
     ) -> Result<T, CallError> {
+        answer.map_err(|e| CallError {
+            module: m.module().to_string(),
+            class: class.to_owned(),
+            operation,
+            kind: match answer::handler_error(e, &self.limits.answer) {
+                Ok(e) => CallErrorKind::Handler(e),
+                Err(why) => CallErrorKind::RefusedResult(why),
+            },
+        })
+    }
+
+    /// Run one operation of class `class`: the class must exist.
+    fn handler_call(
+        &self,
+        m: &LoadedModule,
+        class: &str,
+        call: Call<'_>,
+        grant: &Grant,
+    ) -> Result<Answer, CallError> {
+        let operation = call.operation();
         let label = Label {
-            module: m.module().to_owned(),
+            module: m.module().to_string(),
             class: class.to_owned(),
             operation,
         };
@@ -139,28 +148,19 @@ impl PluginRuntime {
                 "the module was loaded by another runtime".into(),
             )));
         }
-        match self.run(&m.0.pre, &engine, &label, grant, f)? {
-            Ok(answer) => Ok(answer),
-            Err(e) => {
-                let e = bindings::error_from_wit(e);
-                Err(fail(match answer::handler_error(e, &self.limits.answer) {
-                    Ok(e) => CallErrorKind::Handler(e),
-                    Err(why) => CallErrorKind::RefusedResult(why),
-                }))
-            }
-        }
+        self.run(&m.0.pre, &engine, &label, grant, call)
     }
 
-    /// One call in a fresh store: instantiate, call `f`, flush the log,
+    /// One call in a fresh store: instantiate, run `call`, flush the log,
     /// classify a failure.
-    pub(crate) fn run<R>(
+    pub(crate) fn run(
         &self,
-        pre: &ResourceHandlerPre<CallState>,
+        pre: &HandlerPre,
         engine: &EngineState,
         label: &Label,
         grant: &Grant,
-        f: impl FnOnce(&HandlerExports, &mut Store<CallState>) -> wasmtime::Result<R>,
-    ) -> Result<R, CallError> {
+        call: Call<'_>,
+    ) -> Result<Answer, CallError> {
         let fail = |kind| CallError {
             module: label.module.clone(),
             class: label.class.clone(),
@@ -173,9 +173,7 @@ impl PluginRuntime {
         store.limiter(|s| &mut s.memory);
         store.set_epoch_deadline(deadline_ticks(self.limits.timeout));
         store.epoch_deadline_trap();
-        let outcome = pre
-            .instantiate(&mut store)
-            .and_then(|instance| f(instance.cleveragents_resource_handler(), &mut store));
+        let outcome = pre.call(&mut store, call);
         let stderr_tail = store.data_mut().finish();
         outcome.map_err(|err| {
             let kind = self.classify(&err, store.data().memory.hit, stderr_tail);
@@ -210,7 +208,7 @@ impl PluginRuntime {
 
 fn refused(m: &LoadedModule, class: &str, operation: Operation, why: String) -> CallError {
     CallError {
-        module: m.module().to_owned(),
+        module: m.module().to_string(),
         class: class.to_owned(),
         operation,
         kind: CallErrorKind::RefusedResult(why),

@@ -14,13 +14,12 @@
 //! A call beyond that many at once fails to instantiate (reported as a
 //! trap naming the pool limit).
 
-use super::bindings::ResourceHandler;
 use super::error::PluginError;
 use super::limits::Limits;
 use super::sandbox::{CallState, MAX_TABLE_ELEMENTS};
 use std::hash::{Hash, Hasher};
 use std::time::Duration;
-use wasmtime::component::{HasSelf, Linker};
+use wasmtime::component::Linker;
 use wasmtime::{Config, Enabled, Engine, PoolingAllocationConfig};
 
 /// Bytes at the bottom of each pooled linear memory kept resident between
@@ -70,8 +69,7 @@ impl EngineState {
         let engine = Engine::new(&config).map_err(fail)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(fail)?;
-        ResourceHandler::add_to_linker::<CallState, HasSelf<CallState>>(&mut linker, |s| s)
-            .map_err(fail)?;
+        super::contract::add_to_linker(&mut linker).map_err(fail)?;
         let compat = compat_digest(&engine);
         spawn_ticker(&engine)?;
         Ok(Self {

@@ -14,9 +14,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 use thiserror::Error;
 
-/// The interface every handler component must export.
-pub const EXPECTED_EXPORT: &str = "cleveragents:resource/handler@0.1.0";
-
 /// Why a component was refused or could not be prepared.
 #[derive(Debug, Error)]
 pub enum PluginError {
@@ -33,9 +30,11 @@ pub enum PluginError {
     #[error("not a valid WebAssembly component: {0}")]
     Invalid(String),
     #[error(
-        "the component does not export {EXPECTED_EXPORT}, the contract this host speaks; \
-         it exports: {}; rebuild it against this host's wit/",
-        if found.is_empty() { "nothing".to_owned() } else { found.join(", ") }
+        "the component does not export a handler of a contract this host serves ({}); \
+         it exports: {}; rebuild it against this host's wit/ (agents serves {})",
+        super::contract::served_exports().join(", "),
+        if found.is_empty() { "nothing".to_owned() } else { found.join(", ") },
+        super::contract::CONTRACT_PACKAGE
     )]
     WrongWorld { found: Vec<String> },
     #[error("the component needs imports the sandbox does not provide: {0}")]

@@ -8,25 +8,10 @@
 //! module a file provides are the registry's, not this module's.
 
 use super::error::PluginError;
-use sha2::{Digest, Sha256};
+use crate::digest::{is_sha256_hex, sha256_hex};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// Lowercase hex sha256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
-}
 
 /// Content-addressed plugin files under one directory.
 #[derive(Debug, Clone)]
@@ -53,11 +38,7 @@ impl PluginFiles {
     /// Where the file with hash `sha256` lives. Refuses text that is not a
     /// sha256, so no name can point outside the store.
     pub fn path_of(&self, sha256: &str) -> Result<PathBuf, PluginError> {
-        let is_hash = sha256.len() == 64
-            && sha256
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-        if !is_hash {
+        if !is_sha256_hex(sha256) {
             return Err(PluginError::Invalid(format!(
                 "{sha256:?} is not a sha256 (64 lowercase hex digits)"
             )));
@@ -149,14 +130,6 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> std::io:
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sha256_hex_matches_the_known_digest_of_abc() {
-        assert_eq!(
-            sha256_hex(b"abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
-    }
 
     #[test]
     fn an_imported_file_is_named_by_its_hash_and_reads_back() {

@@ -1,9 +1,10 @@
 //! The WASM handler host: the only place that touches wasmtime.
 //!
 //! A resource type names its handler `module:Class`; the module is a
-//! WebAssembly component implementing the contract in `wit/` (package
-//! `cleveragents:resource@0.1.0`). This module owns everything between the
-//! registry and such a component:
+//! WebAssembly component implementing the contract in `wit/v<version>/`
+//! (package `cleveragents:resource@<version>`; [`contract`] lists the
+//! versions served). This module owns everything between the registry and
+//! such a component:
 //!
 //! * [`PluginRuntime`]: one lazily created engine, a compile cache on disk
 //!   keyed by (wasm sha256, engine compatibility), an `InstancePre` per
@@ -19,11 +20,11 @@
 //! `log` crate with target `plugin`, labelled `module:Class operation`.
 
 mod answer;
-mod bindings;
 mod builtin;
 mod cache;
 mod call;
 mod capture;
+mod contract;
 mod engine;
 mod error;
 mod files;
@@ -32,10 +33,11 @@ mod runtime;
 mod sandbox;
 mod types;
 
-pub use builtin::{BUILTIN_MODULE_PREFIX, builtin_component, builtin_modules, is_reserved_module};
+pub use builtin::builtin_component;
 pub use cache::LoadOrigin;
-pub use error::{CallError, CallErrorKind, EXPECTED_EXPORT, PluginError};
-pub use files::{PluginFiles, StoredFile, read_verified, sha256_hex};
+pub use contract::{CONTRACT_PACKAGE, CONTRACT_VERSION, ContractVersion, served_exports};
+pub use error::{CallError, CallErrorKind, PluginError};
+pub use files::{PluginFiles, StoredFile, read_verified};
 pub use limits::{AnswerBounds, Limits};
 pub use runtime::{ComponentSource, LoadedModule, PluginRuntime};
 pub use types::{ClassInfo, Discovered, Grant, HandlerError, Operation, PluginInfo, ResourceView};

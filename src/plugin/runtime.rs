@@ -8,14 +8,16 @@
 //! `handler` interface at our version; its imports are satisfiable in the
 //! sandbox; `describe()` answers acceptably.
 
-use super::bindings::ResourceHandlerPre;
 use super::cache::{CompileCache, LoadOrigin};
+use super::contract::{Answer, Call, ContractVersion, HandlerPre};
 use super::engine::EngineState;
-use super::error::{CallError, CallErrorKind, EXPECTED_EXPORT, PluginError};
-use super::files::{read_verified, sha256_hex};
+use super::error::{CallError, CallErrorKind, PluginError};
+use super::files::read_verified;
 use super::limits::Limits;
-use super::sandbox::{CallState, Label};
+use super::sandbox::Label;
 use super::types::{Operation, PluginInfo};
+use crate::digest::sha256_hex;
+use crate::model::ModuleName;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -26,13 +28,13 @@ use wasmtime::component::Component;
 pub enum ComponentSource<'a> {
     /// Built into the binary (see [`super::builtin_component`]).
     Embedded {
-        module: &'a str,
+        module: &'a ModuleName,
         bytes: &'static [u8],
     },
     /// A file of the plugin store, registered as `module` with `sha256`;
     /// the bytes are verified on every load.
     Stored {
-        module: &'a str,
+        module: &'a ModuleName,
         path: &'a Path,
         sha256: &'a str,
     },
@@ -45,7 +47,7 @@ pub struct PluginRuntime {
     pub(crate) limits: Limits,
     cache: CompileCache,
     engine: OnceLock<Result<Arc<EngineState>, String>>,
-    loaded: Mutex<HashMap<(String, String), LoadedModule>>,
+    loaded: Mutex<HashMap<(ModuleName, String), LoadedModule>>,
 }
 
 /// A component ready to be called: its registered module name, hash,
@@ -55,17 +57,17 @@ pub struct LoadedModule(pub(crate) Arc<Loaded>);
 
 #[derive(Clone)]
 pub(crate) struct Loaded {
-    pub module: String,
+    pub module: ModuleName,
     pub sha256: String,
     pub info: PluginInfo,
     pub origin: LoadOrigin,
-    pub pre: ResourceHandlerPre<CallState>,
+    pub pre: HandlerPre,
     pub engine: Arc<EngineState>,
 }
 
 impl LoadedModule {
     /// The module name it was loaded as (errors and logs use it).
-    pub fn module(&self) -> &str {
+    pub fn module(&self) -> &ModuleName {
         &self.0.module
     }
     pub fn sha256(&self) -> &str {
@@ -128,7 +130,7 @@ impl PluginRuntime {
     pub fn load(&self, source: ComponentSource<'_>) -> Result<LoadedModule, PluginError> {
         let (module, bytes, sha256) = match source {
             ComponentSource::Embedded { module, bytes } => {
-                let key = (module.to_owned(), "embedded".to_owned());
+                let key = (module.clone(), "embedded".to_owned());
                 if let Some(m) = self.reuse(&key) {
                     return Ok(m);
                 }
@@ -139,7 +141,7 @@ impl PluginRuntime {
                 path,
                 sha256,
             } => {
-                if let Some(m) = self.reuse(&(module.to_owned(), sha256.to_owned())) {
+                if let Some(m) = self.reuse(&(module.clone(), sha256.to_owned())) {
                     return Ok(m);
                 }
                 let bytes = read_verified(path, sha256)?;
@@ -147,9 +149,9 @@ impl PluginRuntime {
             }
         };
         let (pre, origin, engine) = self.prepare(&bytes, &sha256)?;
-        let info = self.call_describe(&pre, &engine, module)?;
+        let info = self.call_describe(&pre, &engine, module.as_str())?;
         let loaded = LoadedModule(Arc::new(Loaded {
-            module: module.to_owned(),
+            module: module.clone(),
             sha256: sha256.clone(),
             info,
             origin,
@@ -157,18 +159,18 @@ impl PluginRuntime {
             engine,
         }));
         let key = match source {
-            ComponentSource::Embedded { .. } => (module.to_owned(), "embedded".to_owned()),
-            ComponentSource::Stored { .. } => (module.to_owned(), sha256),
+            ComponentSource::Embedded { .. } => (module.clone(), "embedded".to_owned()),
+            ComponentSource::Stored { .. } => (module.clone(), sha256),
         };
         self.loaded_map().insert(key, loaded.clone());
         Ok(loaded)
     }
 
-    fn loaded_map(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), LoadedModule>> {
+    fn loaded_map(&self) -> std::sync::MutexGuard<'_, HashMap<(ModuleName, String), LoadedModule>> {
         self.loaded.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn reuse(&self, key: &(String, String)) -> Option<LoadedModule> {
+    fn reuse(&self, key: &(ModuleName, String)) -> Option<LoadedModule> {
         let found = self.loaded_map().get(key)?.0.clone();
         Some(LoadedModule(Arc::new(Loaded {
             origin: LoadOrigin::Memory,
@@ -188,32 +190,29 @@ impl PluginRuntime {
             .map_err(PluginError::Engine)
     }
 
-    /// Classify, compile (or read the cache), check the exports, and build
-    /// the `InstancePre`.
+    /// Classify, compile (or read the cache), find the contract version it
+    /// was built for, and build the `InstancePre`.
     fn prepare(
         &self,
         wasm: &[u8],
         sha256: &str,
-    ) -> Result<(ResourceHandlerPre<CallState>, LoadOrigin, Arc<EngineState>), PluginError> {
+    ) -> Result<(HandlerPre, LoadOrigin, Arc<EngineState>), PluginError> {
         classify(wasm)?;
         let state = self.engine()?;
         let (component, origin) =
             self.cache
                 .component(&state.engine, &state.compat, sha256, wasm)?;
-        check_exports(&state, &component)?;
+        let version = contract_version(&state, &component)?;
         let pre = state
             .linker
             .instantiate_pre(&component)
             .map_err(|e| PluginError::Imports(format!("{e:#}")))?;
-        let pre = ResourceHandlerPre::new(pre).map_err(|e| PluginError::WrongWorld {
-            found: vec![format!("{EXPECTED_EXPORT} with other signatures ({e:#})")],
-        })?;
-        Ok((pre, origin, state))
+        Ok((HandlerPre::new(version, pre)?, origin, state))
     }
 
     fn call_describe(
         &self,
-        pre: &ResourceHandlerPre<CallState>,
+        pre: &HandlerPre,
         engine: &Arc<EngineState>,
         module: &str,
     ) -> Result<PluginInfo, PluginError> {
@@ -222,11 +221,11 @@ impl PluginRuntime {
             class: String::new(),
             operation: Operation::Describe,
         };
-        let info = self.run(pre, engine, &label, &super::Grant::none(), |h, store| {
-            h.call_describe(store)
-        })?;
-        let info = super::bindings::info_from_wit(info);
-        super::answer::plugin_info(info, &self.limits.answer).map_err(|why| {
+        let answer = self.run(pre, engine, &label, &super::Grant::none(), Call::Describe)?;
+        let Answer::Info(info) = answer else {
+            unreachable!("describe answers plugin-info")
+        };
+        super::answer::plugin_info(info, pre.version(), &self.limits.answer).map_err(|why| {
             let refused = CallError {
                 module: label.module.clone(),
                 class: String::new(),
@@ -251,17 +250,17 @@ fn classify(wasm: &[u8]) -> Result<(), PluginError> {
     Ok(())
 }
 
-fn check_exports(state: &EngineState, component: &Component) -> Result<(), PluginError> {
+/// The contract version whose `handler` the component exports.
+fn contract_version(
+    state: &EngineState,
+    component: &Component,
+) -> Result<ContractVersion, PluginError> {
     let ty = component.component_type();
     let found: Vec<String> = ty
         .exports(&state.engine)
         .map(|(n, _)| n.to_owned())
         .collect();
-    if found.iter().any(|n| n == EXPECTED_EXPORT) {
-        Ok(())
-    } else {
-        Err(PluginError::WrongWorld { found })
-    }
+    ContractVersion::of_exports(&found).ok_or(PluginError::WrongWorld { found })
 }
 
 #[cfg(test)]

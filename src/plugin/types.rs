@@ -7,23 +7,26 @@
 //! child's type name is a checked [`TypeName`] and its location lies
 //! inside the resource's location.
 
-use crate::model::TypeName;
+use super::contract::ContractVersion;
+use crate::model::{ClassName, ModuleName, TypeName};
 use std::fmt;
 use std::path::PathBuf;
 
 /// What a module says about itself (`describe`), checked: the module name
-/// is a dotted path, class names are identifiers, unique.
+/// is a valid [`ModuleName`], class names are [`ClassName`]s, unique.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PluginInfo {
-    pub module: String,
+    pub module: ModuleName,
     pub version: String,
     pub classes: Vec<ClassInfo>,
+    /// The contract version the component was built against.
+    pub contract: ContractVersion,
 }
 
 impl PluginInfo {
     /// Does the module provide class `name`?
     pub fn has_class(&self, name: &str) -> bool {
-        self.classes.iter().any(|c| c.name == name)
+        self.classes.iter().any(|c| c.name.as_str() == name)
     }
 
     /// The class names, for messages that list what exists.
@@ -35,7 +38,7 @@ impl PluginInfo {
 /// One class a module provides.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassInfo {
-    pub name: String,
+    pub name: ClassName,
     pub description: String,
 }
 

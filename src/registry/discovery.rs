@@ -1,30 +1,23 @@
-//! Calling handlers for resources: `validate` and `discover` at
-//! registration, `discover` again on demand (`agents resource discover`),
-//! and `inspect`.
+//! Discovery after registration (`agents resource discover`): run the
+//! handler's `discover` again and bring the stored children in line with
+//! what it found — the home of the discovery engine.
 //!
-//! **Handlers compute; the host decides.** Every call runs before the
-//! write transaction, in a fresh sandbox that sees only the resource's
-//! location, read-only (none of these operations writes). What a handler
-//! answers is checked here before anything is written: a discovered
-//! child's type must exist, be allowed below the parent's type (subtypes
-//! included) and, when the parent's type lists discovery rules, match one;
-//! its name must be a valid name under the parent's; a virtual child has no
-//! location. A refusal names the module, class and operation, and the
-//! registry is left exactly as it was.
+//! A stored auto-discovered child is *the same* as a found one when type,
+//! name and location agree; it keeps its id and row (its properties and
+//! hash are refreshed). Children no longer found go first — unlinked,
+//! and removed with what only they kept (`removal::what_goes`) — so a
+//! child that kept its name but moved is re-added under that name. New
+//! children are then inserted; one whose name belongs to a resource that
+//! is not a child found here is refused naming the handler. One
+//! transaction; nothing is written if any part is refused.
 
-use super::args::render;
-use super::catalogue::Catalogue;
-use super::plugins::Handler;
-use super::resources::{assemble, find_row, insert_new, load_resources as load};
+use super::lookup::{find_row, load_one, load_resources};
+use super::register::{check_types_unchanged_for, insert_child};
+use super::removal::what_goes;
 use super::{Registry, RegistryError};
-use crate::dag;
-use crate::model::{PropertyMap, ResolvedType, Resource, ResourceId, ResourceKind, ResourceName};
-use crate::plugin::{CallError, CallErrorKind, Discovered, Grant, HandlerError, ResourceView};
+use crate::model::{Resource, ResourceId, ResourceKey};
 use crate::store::ResourceRow;
 use serde::Serialize;
-use serde_json::Value;
-use std::collections::BTreeSet;
-use std::path::Path;
 
 /// What `agents resource discover` changed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -39,223 +32,30 @@ pub struct DiscoveryReport {
     pub kept: usize,
 }
 
-/// What `agents resource inspect` shows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Inspection {
-    pub resource: String,
-    pub handler: String,
-    pub file: Option<String>,
-    pub text: String,
-}
-
-/// The sandbox a call on `location` gets: that directory (or a file's
-/// directory), read-only.
-fn grant(location: Option<&str>) -> Grant {
-    match location.map(Path::new) {
-        Some(path) if path.is_dir() => Grant::read_only(path),
-        Some(path) => path.parent().map_or_else(Grant::none, Grant::read_only),
-        None => Grant::none(),
-    }
-}
-
-fn view(row: &ResourceRow) -> ResourceView {
-    ResourceView {
-        id: row.id.to_string(),
-        name: row.name.as_ref().map(ToString::to_string),
-        type_name: row.type_name.to_string(),
-        location: row.location.clone(),
-        properties: row
-            .properties
-            .iter()
-            .map(|(k, v)| (k.clone(), render(v)))
-            .collect(),
-    }
-}
-
-/// An answer the handler was entitled to give but chose not to: the
-/// operation is optional.
-fn unsupported(e: &CallError) -> bool {
-    matches!(e.kind, CallErrorKind::Handler(HandlerError::Unsupported(_)))
-}
-
 impl Registry {
-    /// Run the type's handler over a new resource: `validate` (its
-    /// properties are merged over the checked arguments), `discover` (unless
-    /// the type disables auto-discovery) and `content-hash`. Returns the
-    /// checked children to write with it.
-    pub(super) fn consult_handler(
-        &self,
-        catalogue: &Catalogue,
-        ty: &ResolvedType,
-        handler: &Handler,
-        row: &mut ResourceRow,
-    ) -> Result<Vec<ResourceRow>, RegistryError> {
-        let runtime = &self.plugins("cannot run a handler")?.runtime;
-        let sandbox = grant(row.location.as_deref());
-        let args = view(row).properties;
-        let mut args = args;
-        if let Some(location) = &row.location {
-            args.insert(0, (super::args::LOCATION_ARG.to_owned(), location.clone()));
-        }
-        log::debug!(
-            "{}:{} validate {}",
-            handler.module.module(),
-            handler.class,
-            ty.name
-        );
-        let properties = runtime.validate(&handler.module, &handler.class, &args, &sandbox)?;
-        for (key, value) in properties {
-            if key != super::args::LOCATION_ARG {
-                row.properties.insert(key, Value::String(value));
-            }
-        }
-        let enabled = ty.auto_discovery.as_ref().is_none_or(|a| a.value.enabled);
-        let children = if enabled {
-            self.discover_children(catalogue, ty, handler, row, &sandbox)?
-        } else {
-            Vec::new()
-        };
-        row.content_hash = self.hash(handler, row, &sandbox)?;
-        Ok(children)
-    }
-
-    fn hash(
-        &self,
-        handler: &Handler,
-        row: &ResourceRow,
-        sandbox: &Grant,
-    ) -> Result<Option<String>, RegistryError> {
-        let runtime = &self.plugins("cannot run a handler")?.runtime;
-        match runtime.content_hash(&handler.module, &handler.class, &view(row), sandbox) {
-            Ok(hash) => Ok(Some(hash)),
-            Err(e) if unsupported(&e) => Ok(None),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    fn discover_children(
-        &self,
-        catalogue: &Catalogue,
-        ty: &ResolvedType,
-        handler: &Handler,
-        parent: &ResourceRow,
-        sandbox: &Grant,
-    ) -> Result<Vec<ResourceRow>, RegistryError> {
-        let runtime = &self.plugins("cannot run a handler")?.runtime;
-        let found = match runtime.discover(&handler.module, &handler.class, &view(parent), sandbox)
-        {
-            Ok(found) => found,
-            Err(e) if unsupported(&e) => return Ok(Vec::new()),
-            Err(e) => return Err(e.into()),
-        };
-        let refuse = |reason: String| RegistryError::HandlerResultRefused {
-            module: handler.module.module().to_owned(),
-            class: handler.class.clone(),
-            operation: "discover",
-            reason,
-        };
-        let stamp = self.now();
-        let mut names = BTreeSet::new();
-        let mut rows = Vec::with_capacity(found.len());
-        for (i, child) in found.into_iter().enumerate() {
-            let row = self
-                .child_row(catalogue, ty, parent, child, &stamp)
-                .map_err(|reason| refuse(format!("child {i}: {reason}")))?;
-            if let Some(name) = &row.name
-                && !names.insert(name.clone())
-            {
-                return Err(refuse(format!("child {i}: the name {name} is given twice")));
-            }
-            rows.push(row);
-        }
-        Ok(rows)
-    }
-
-    /// Check one discovered child against the parent's type and make its row.
-    fn child_row(
-        &self,
-        catalogue: &Catalogue,
-        parent_ty: &ResolvedType,
-        parent: &ResourceRow,
-        child: Discovered,
-        stamp: &str,
-    ) -> Result<ResourceRow, String> {
-        if !catalogue.contains(&child.type_name) {
-            return Err(format!("type {} is not a registered type", child.type_name));
-        }
-        let child_ty = catalogue
-            .resolve(&child.type_name)
-            .map_err(|e| e.to_string())?;
-        dag::check_link_types(parent_ty, &child_ty)?;
-        if let Some(auto) = &parent_ty.auto_discovery
-            && !auto.value.rules.is_empty()
-            && !auto.value.rules.iter().any(|r| child_ty.is_a(&r.type_name))
-        {
-            let rules: Vec<&str> = auto
-                .value
-                .rules
-                .iter()
-                .map(|r| r.type_name.as_str())
-                .collect();
-            return Err(format!(
-                "type {} matches none of {}'s discovery rules ({})",
-                child_ty.name,
-                parent_ty.name,
-                rules.join(", ")
-            ));
-        }
-        let kind = child_ty.resource_kind.value;
-        if kind == ResourceKind::Virtual && child.location.is_some() {
-            return Err(format!(
-                "{} is virtual and cannot have a location",
-                child_ty.name
-            ));
-        }
-        let name = match (&parent.name, &child.name) {
-            (Some(parent_name), Some(suffix)) => Some(
-                ResourceName::parse(&format!("{parent_name}/{suffix}"))
-                    .map_err(|e| e.to_string())?,
-            ),
-            _ => None,
-        };
-        let properties: PropertyMap = child
-            .properties
-            .into_iter()
-            .map(|(k, v)| (k, Value::String(v)))
-            .collect();
-        Ok(ResourceRow {
-            id: self.ids.next_id(self.clock.now()),
-            name,
-            type_name: child_ty.name.clone(),
-            kind,
-            location: child.location,
-            description: None,
-            read_only: false,
-            auto_discovered: true,
-            sandbox_strategy: None,
-            content_hash: child.content_hash,
-            properties,
-            created_at: stamp.to_owned(),
-            updated_at: stamp.to_owned(),
-        })
-    }
-
-    /// Re-run discovery for a resource (`agents resource discover`): add
-    /// children found for the first time, drop discovered children no
-    /// longer found (with what only they kept), refresh the rest and the
-    /// resource's content hash. One transaction.
-    pub fn discover(&mut self, key: &str) -> Result<DiscoveryReport, RegistryError> {
-        let catalogue = self.catalogue()?;
-        let row = self.store.read(|r| find_row(r, key))?;
-        let ty = catalogue.resolve(&row.type_name)?;
+    /// Re-run discovery for a resource: add children found for the first
+    /// time, drop discovered children no longer found (with what only they
+    /// kept), refresh the rest and the resource's content hash.
+    pub fn discover(&mut self, key: &ResourceKey) -> Result<DiscoveryReport, RegistryError> {
+        let (types, row) = self
+            .store
+            .read(|r| Ok::<_, RegistryError>((self.types.get(r)?, find_row(r, key)?)))?;
+        let ty = types.resolve(&row.type_name)?;
         let handler = self.require_handler(&ty, &row, "discover")?;
-        let sandbox = grant(row.location.as_deref());
-        let found = self.discover_children(&catalogue, &ty, &handler, &row, &sandbox)?;
-        let hash = self.hash(&handler, &row, &sandbox)?;
         let now = self.now();
+        let found = self.call_discover(&handler, &row)?;
+        let found = self.child_rows(&types, &ty, &row, &handler, found, &now)?;
+        let hash = self.call_content_hash(&handler, &row)?;
         let parent_id = row.id;
+        let cache = &self.types;
         self.store.write(|w| {
-            let current: Vec<ResourceRow> = w
+            let current_types = cache.get(w)?;
+            let relied_on =
+                std::iter::once(&row.type_name).chain(found.iter().map(|c| &c.type_name));
+            check_types_unchanged_for(&current_types, &types, relied_on, || {
+                format!("the rediscovery of {}", row.label())
+            })?;
+            let stored: Vec<ResourceRow> = w
                 .resources_by_ids(&w.children_of(parent_id)?)?
                 .into_iter()
                 .filter(|c| c.auto_discovered)
@@ -263,9 +63,21 @@ impl Registry {
             let same = |a: &ResourceRow, b: &ResourceRow| {
                 a.type_name == b.type_name && a.name == b.name && a.location == b.location
             };
+            // Vanished children first, so their names are free again.
+            let mut orphans: Vec<ResourceId> = Vec::new();
+            for old in stored.iter().filter(|c| !found.iter().any(|f| same(c, f))) {
+                w.delete_link(parent_id, old.id)?;
+                if w.parents_of(old.id)?.is_empty() {
+                    orphans.push(old.id);
+                }
+            }
+            let (removed, _) = what_goes(w, &types, &orphans)?;
+            let gone: Vec<ResourceId> = removed.iter().map(|r| r.resource_id).collect();
+            w.delete_resources(&gone)?;
             let (mut added, mut kept) = (Vec::new(), 0);
-            for child in &found {
-                match current.iter().find(|c| same(c, child)) {
+            let mut inserter = w.resource_inserter()?;
+            for (index, child) in found.iter().enumerate() {
+                match stored.iter().find(|c| same(c, child)) {
                     Some(existing) => {
                         kept += 1;
                         w.update_resource_findings(
@@ -276,102 +88,27 @@ impl Registry {
                         )?;
                     }
                     None => {
-                        insert_new(w, child)?;
-                        w.insert_link(parent_id, child.id, true, &now)?;
+                        insert_child(
+                            w,
+                            &mut inserter,
+                            &handler.reference,
+                            index,
+                            &row,
+                            child,
+                            &now,
+                        )?;
                         added.push(child.id);
                     }
                 }
             }
-            let mut gone: Vec<ResourceId> = Vec::new();
-            for old in current.iter().filter(|c| !found.iter().any(|f| same(c, f))) {
-                w.delete_link(parent_id, old.id)?;
-                if w.parents_of(old.id)?.is_empty() {
-                    let (edges, auto) = w.subgraph_below(old.id)?;
-                    let pairs: Vec<_> = edges.iter().map(|e| (e.parent, e.child)).collect();
-                    gone.extend(dag::removal_set(old.id, &pairs, &auto));
-                }
-            }
-            let removed = load(w, &catalogue, &gone)?;
-            w.delete_resources(&gone)?;
             w.update_resource_findings(parent_id, &row.properties, hash.as_deref(), &now)?;
-            let resource = {
-                let fresh = find_row(w, &parent_id.to_string())?;
-                let (p, c) = (w.parents_of(parent_id)?, w.children_of(parent_id)?);
-                assemble(&catalogue, fresh, p, c)?
-            };
+            let fresh = find_row(w, &ResourceKey::Id(parent_id))?;
             Ok(DiscoveryReport {
-                resource,
-                added: load(w, &catalogue, &added)?,
+                resource: load_one(w, &types, fresh)?,
+                added: load_resources(w, &types, &added)?,
                 removed,
                 kept,
             })
         })
-    }
-
-    /// The handler's description of a resource, or of one file in it
-    /// (`agents resource inspect [--file PATH]`).
-    pub fn inspect(&self, key: &str, file: Option<&str>) -> Result<Inspection, RegistryError> {
-        let catalogue = self.catalogue()?;
-        let row = self.store.read(|r| find_row(r, key))?;
-        let ty = catalogue.resolve(&row.type_name)?;
-        let handler = self.require_handler(&ty, &row, "inspect")?;
-        if let Some(file) = file {
-            let path = Path::new(file);
-            let inside = path
-                .components()
-                .all(|c| matches!(c, std::path::Component::Normal(_)));
-            if !inside {
-                return Err(RegistryError::HandlerResultRefused {
-                    module: handler.module.module().to_owned(),
-                    class: handler.class.clone(),
-                    operation: "inspect",
-                    reason: format!(
-                        "--file {file:?} must be a relative path inside the resource (no '..', \
-                         not absolute)"
-                    ),
-                });
-            }
-        }
-        let runtime = &self.plugins("cannot run a handler")?.runtime;
-        let text = runtime.inspect(
-            &handler.module,
-            &handler.class,
-            &view(&row),
-            file,
-            &grant(row.location.as_deref()),
-        )?;
-        Ok(Inspection {
-            resource: row
-                .name
-                .as_ref()
-                .map_or_else(|| row.id.to_string(), ToString::to_string),
-            handler: format!("{}:{}", handler.module.module(), handler.class),
-            file: file.map(str::to_owned),
-            text,
-        })
-    }
-
-    fn require_handler(
-        &self,
-        ty: &ResolvedType,
-        row: &ResourceRow,
-        action: &'static str,
-    ) -> Result<Handler, RegistryError> {
-        self.handler_for(ty)?
-            .ok_or_else(|| RegistryError::NoHandler {
-                label: row
-                    .name
-                    .as_ref()
-                    .map_or_else(|| row.id.to_string(), ToString::to_string),
-                type_name: ty.name.clone(),
-                action,
-                why: match &ty.handler {
-                    Some(h) => format!(
-                        " ({} is a built-in handler that is not in this build yet)",
-                        h.value
-                    ),
-                    None => " (its type names none)".to_owned(),
-                },
-            })
     }
 }

@@ -1,10 +1,17 @@
-//! Every way a registry operation is refused or fails, each worded for the
-//! person who asked: what was refused, why, and what to do.
+//! Every way a registry operation is refused or fails, each its own
+//! variant with the fields an embedder matches on (type, resource,
+//! module, class), and each worded for the person who asked: what was
+//! refused, why, and what to do.
 
-use crate::model::{NameError, ResourceKind, TypeName};
+use crate::dag::LinkTypeRefusal;
+use crate::model::{
+    ClassName, HandlerRef, ModuleName, NameError, ResourceId, ResourceKey, ResourceKind,
+    ResourceName, TypeName,
+};
 use crate::plugin::{CallError, PluginError};
-use crate::spec::{InheritanceError, SpecError};
 use crate::store::StoreError;
+use crate::typespec::{InheritanceError, SpecError};
+use std::fmt;
 use std::path::PathBuf;
 use thiserror::Error;
 
@@ -26,16 +33,20 @@ pub enum RegistryError {
         #[source]
         source: std::io::Error,
     },
-    #[error("cannot read type file {path}: {source}")]
+    #[error("cannot read {} {}: {source}", what, path.display())]
     ReadFile {
+        what: &'static str,
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
 
     // ---- types ----
-    #[error("no resource type {name}{hint}")]
-    TypeNotFound { name: String, hint: String },
+    #[error("no resource type {name}{}", suggest(.suggestions))]
+    TypeNotFound {
+        name: String,
+        suggestions: Vec<TypeName>,
+    },
     #[error("type {name} is already registered (from {source_name}); pass --replace to replace it")]
     TypeExists { name: TypeName, source_name: String },
     #[error("type {name} is built in and cannot be {action}")]
@@ -49,33 +60,79 @@ pub enum RegistryError {
     )]
     UnknownTypeReference {
         type_name: TypeName,
-        field: &'static str,
+        field: String,
         missing: TypeName,
     },
-    #[error("cannot remove type {name}: {reason}")]
-    TypeInUse { name: TypeName, reason: String },
-    #[error("cannot replace type {name}: {reason}; the registered type was left as it was")]
-    ReplaceBreaks { name: TypeName, reason: String },
+    #[error(
+        "cannot remove type {name}: {count} resource(s) of this type are registered; remove \
+         them first (agents resource list --type {name})"
+    )]
+    TypeHasResources { name: TypeName, count: i64 },
+    #[error(
+        "cannot remove type {name}: {} name it in their parent/child types, discovery rules or \
+         equivalence links; change or remove those first",
+        join(.by)
+    )]
+    TypeReferenced { name: TypeName, by: Vec<TypeName> },
+    #[error(
+        "cannot replace type {name}: it would change the kind of {type_name} from {from} to \
+         {to}, and {count} resource(s) of that type exist; the registered type was left as it was"
+    )]
+    ReplaceChangesKind {
+        name: TypeName,
+        type_name: TypeName,
+        from: ResourceKind,
+        to: ResourceKind,
+        count: i64,
+    },
+    #[error(
+        "cannot replace type {name}: it would make {} required for {type_name}, and {count} \
+         resource(s) of that type were registered without it; the registered type was left as \
+         it was",
+        .flags.iter().map(|f| format!("--{f}")).collect::<Vec<_>>().join(", ")
+    )]
+    ReplaceAddsRequired {
+        name: TypeName,
+        type_name: TypeName,
+        flags: Vec<String>,
+        count: i64,
+    },
+    #[error(
+        "cannot replace type {name}: the existing link {parent} ({}) → {child} ({}) would no \
+         longer be allowed: {rule}; the registered type was left as it was",
+        rule.parent_type, rule.child_type
+    )]
+    ReplaceBreaksLink {
+        name: TypeName,
+        parent: String,
+        child: String,
+        rule: Box<LinkTypeRefusal>,
+    },
+    #[error(
+        "the types changed while {what} was being prepared (type {type_name} was replaced or \
+         removed by another process); nothing was written — run the command again"
+    )]
+    TypesChanged { what: String, type_name: TypeName },
 
     // ---- resources ----
-    #[error("no resource named or with id {key:?}; `agents resource list` shows what exists")]
-    ResourceNotFound { key: String },
-    #[error("type {type_name} is not user-addable: {why}")]
-    NotUserAddable { type_name: TypeName, why: String },
+    #[error("no resource named or with id \"{key}\"; `agents resource list` shows what exists")]
+    ResourceNotFound { key: ResourceKey },
+    #[error("type {type_name} is not user-addable: {reason}")]
+    NotUserAddable {
+        type_name: TypeName,
+        reason: NotAddable,
+    },
     #[error("a resource named {name} already exists (id {id}); pick another name")]
-    DuplicateName { name: String, id: String },
-    #[error("sandbox strategy {strategy} does not fit resource {label} of type {type_name}: {why}")]
+    DuplicateName { name: ResourceName, id: ResourceId },
+    #[error(
+        "sandbox strategy {strategy} does not fit resource {resource} of type {type_name}: \
+         {reason}"
+    )]
     BadSandboxStrategy {
-        label: String,
+        resource: String,
         type_name: TypeName,
         strategy: String,
-        why: String,
-    },
-    #[error("{kind} type {type_name} {why}")]
-    KindMismatch {
-        kind: ResourceKind,
-        type_name: TypeName,
-        why: &'static str,
+        reason: StrategyRefusal,
     },
 
     // ---- links ----
@@ -89,15 +146,13 @@ pub enum RegistryError {
     )]
     Cycle { parent: String, child: String },
     #[error(
-        "cannot link {parent} ({parent_type}) → {child} ({child_type}): the types do not allow \
-         it — {rule}"
+        "cannot link {parent} ({}) → {child} ({}): the types do not allow it — {rule}",
+        rule.parent_type, rule.child_type
     )]
     IncompatibleLink {
         parent: String,
-        parent_type: TypeName,
         child: String,
-        child_type: TypeName,
-        rule: String,
+        rule: Box<LinkTypeRefusal>,
     },
     #[error("{parent} is not a parent of {child}; nothing to unlink")]
     NotLinked { parent: String, child: String },
@@ -111,46 +166,109 @@ pub enum RegistryError {
     },
     #[error("cannot load handler module {module}: {source}")]
     PluginLoad {
-        module: String,
+        module: ModuleName,
         #[source]
         source: PluginError,
     },
     #[error("{0}")]
     Handler(#[from] Box<CallError>),
     #[error(
-        "handler {module}:{class} answered {operation} with a result the host refuses: {reason}"
+        "handler {handler} answered discover with a result the host refuses: child {index}: \
+         {reason}"
     )]
-    HandlerResultRefused {
-        module: String,
-        class: String,
-        operation: &'static str,
-        reason: String,
+    ChildRefused {
+        handler: HandlerRef,
+        index: usize,
+        reason: Box<ChildRefusal>,
     },
-    #[error("no plugin module {module}; {hint}")]
-    PluginNotFound { module: String, hint: String },
+    #[error(
+        "handler {handler} discovered {name} (child {index}), but a resource of that name \
+         already exists (id {id}) and was not discovered below {parent}; the handler's names \
+         collide with it — rename or remove {name}, then run discovery again"
+    )]
+    DiscoveredNameTaken {
+        handler: HandlerRef,
+        index: usize,
+        parent: String,
+        name: ResourceName,
+        id: ResourceId,
+    },
+    #[error(
+        "--file {file:?} is refused before any handler ran: it must be a relative path inside \
+         {resource} (no `..`, not absolute)"
+    )]
+    InspectPathRefused { resource: String, file: String },
+    #[error("no plugin module {module}; `agents plugin list` shows the added modules")]
+    PluginNotFound { module: ModuleName },
     #[error(
         "plugin module {module} is already added (version {version}, sha256 {sha256}); pass \
          --replace to replace it"
     )]
     PluginExists {
-        module: String,
+        module: ModuleName,
         version: String,
         sha256: String,
     },
-    #[error("{0}")]
-    PluginRule(String),
-    #[error("type {type_name} names handler {handler}: {reason}")]
-    BadHandler {
-        type_name: TypeName,
-        handler: String,
-        reason: String,
+    #[error(
+        "module names under {} are reserved for the built-in handlers, so {module} cannot be \
+         added; pass --module NAME to add it under another name",
+        crate::model::BUILTIN_MODULE_PREFIX
+    )]
+    ReservedModule { module: ModuleName },
+    #[error(
+        "cannot remove plugin {module}: types {} use it as their handler; remove them first \
+         (agents resource type remove NAME)",
+        join(.types)
+    )]
+    PluginInUse {
+        module: ModuleName,
+        types: Vec<TypeName>,
     },
-    #[error("resource {label} of type {type_name} has no handler to {action} with{why}")]
+    #[error(
+        "cannot replace plugin {module}: type {type_name} uses class {class}, which the new \
+         component does not export (it provides: {})",
+        join(.provides)
+    )]
+    ReplacementDropsClass {
+        module: ModuleName,
+        type_name: TypeName,
+        class: ClassName,
+        provides: Vec<ClassName>,
+    },
+    #[error(
+        "type {type_name} names handler {handler}: module {} is not in the plugin store \
+         (added: {}); add it first with agents plugin add FILE.wasm",
+        handler.module,
+        if added.is_empty() { "none".to_owned() } else { join(added) }
+    )]
+    HandlerModuleMissing {
+        type_name: TypeName,
+        handler: HandlerRef,
+        added: Vec<ModuleName>,
+    },
+    #[error(
+        "type {type_name} names handler {handler}: {} is not a built-in handler module",
+        handler.module
+    )]
+    NotABuiltinModule {
+        type_name: TypeName,
+        handler: HandlerRef,
+    },
+    #[error(
+        "type {type_name} names handler {handler}: module {} has no class {}; it provides: {}",
+        handler.module, handler.class, join(.provides)
+    )]
+    HandlerClassMissing {
+        type_name: TypeName,
+        handler: HandlerRef,
+        provides: Vec<ClassName>,
+    },
+    #[error("resource {resource} of type {type_name} has no handler to {action} with ({reason})")]
     NoHandler {
-        label: String,
+        resource: String,
         type_name: TypeName,
         action: &'static str,
-        why: String,
+        reason: NoHandlerReason,
     },
     #[error("{0}: this registry has no home, so no plugin store; open it on a home directory")]
     NoPluginStore(&'static str),
@@ -159,5 +277,141 @@ pub enum RegistryError {
 impl From<CallError> for RegistryError {
     fn from(e: CallError) -> Self {
         Self::Handler(Box::new(e))
+    }
+}
+
+/// Why a type's resources cannot be registered by hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotAddable {
+    /// Virtual resources are made by the registry.
+    Virtual,
+    /// They are discovered below resources of these types.
+    DiscoveredBelow(Vec<TypeName>),
+    /// They are only created by discovery.
+    DiscoveredOnly,
+}
+
+impl fmt::Display for NotAddable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Virtual => {
+                f.write_str("virtual resources are created by the registry, never by hand")
+            }
+            Self::DiscoveredBelow(parents) => write!(
+                f,
+                "its resources are auto-discovered as children of {}",
+                join(parents)
+            ),
+            Self::DiscoveredOnly => f.write_str("its resources are only created by discovery"),
+        }
+    }
+}
+
+/// Why a per-resource sandbox strategy does not fit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StrategyRefusal {
+    /// Not one of the strategies.
+    Unknown,
+    /// Virtual resources have no sandbox.
+    Virtual,
+    /// `git_worktree` isolates git checkouts only.
+    GitWorktreeNeedsCheckout,
+}
+
+impl fmt::Display for StrategyRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Unknown => write!(
+                f,
+                "not a sandbox strategy; use one of {}",
+                crate::model::SandboxStrategy::ALL
+                    .map(|s| s.as_str())
+                    .join(", ")
+            ),
+            Self::Virtual => f.write_str("virtual resources have no sandbox (use none)"),
+            Self::GitWorktreeNeedsCheckout => {
+                f.write_str("git_worktree isolates git checkouts (git-checkout and its subtypes)")
+            }
+        }
+    }
+}
+
+/// Why a resource has no handler to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoHandlerReason {
+    /// Its type names none.
+    TypeNamesNone,
+    /// Its type names a built-in module this build does not have.
+    BuiltinNotInBuild(HandlerRef),
+}
+
+impl fmt::Display for NoHandlerReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::TypeNamesNone => f.write_str("its type names none"),
+            Self::BuiltinNotInBuild(h) => {
+                write!(f, "{h} is a built-in handler that is not in this build yet")
+            }
+        }
+    }
+}
+
+/// Why the host refused one child a handler discovered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChildRefusal {
+    /// Its type is not registered.
+    UnknownType(TypeName),
+    /// The types do not allow it below the parent.
+    NotAllowed(LinkTypeRefusal),
+    /// The parent type lists discovery rules and none names its type.
+    NoRuleMatches {
+        child_type: TypeName,
+        parent_type: TypeName,
+        rules: Vec<TypeName>,
+    },
+    /// A virtual child cannot have a location.
+    VirtualWithLocation(TypeName),
+    /// Its name under the parent's is not a valid resource name.
+    BadName(NameError),
+    /// Two children of one answer have the same name.
+    NameGivenTwice(ResourceName),
+}
+
+impl fmt::Display for ChildRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownType(t) => write!(f, "type {t} is not a registered type"),
+            Self::NotAllowed(rule) => rule.fmt(f),
+            Self::NoRuleMatches {
+                child_type,
+                parent_type,
+                rules,
+            } => write!(
+                f,
+                "type {child_type} matches none of {parent_type}'s discovery rules ({})",
+                join(rules)
+            ),
+            Self::VirtualWithLocation(t) => write!(f, "{t} is virtual and cannot have a location"),
+            Self::BadName(e) => e.fmt(f),
+            Self::NameGivenTwice(name) => write!(f, "the name {name} is given twice"),
+        }
+    }
+}
+
+/// Names as `a, b, c`, for messages.
+pub(crate) fn join<T: fmt::Display>(names: &[T]) -> String {
+    names
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// " (did you mean …?)" for near misses, or a pointer to the list.
+fn suggest(close: &[TypeName]) -> String {
+    if close.is_empty() {
+        "; `agents resource type list` shows the registered types".to_owned()
+    } else {
+        format!(" (did you mean {}?)", join(close))
     }
 }

@@ -1,10 +1,9 @@
 //! DAG operations: link, unlink, children, tree.
 
-use super::catalogue::Catalogue;
-use super::resources::{find_row, load_resources};
+use super::lookup::{find_row, load_resources};
 use super::{Registry, RegistryError};
 use crate::dag::{self, TreeNode};
-use crate::model::{Link, Resource, ResourceId, ResourceName, TypeName};
+use crate::model::{Link, Resource, ResourceId, ResourceKey, ResourceName, TypeName};
 use crate::store::ResourceRow;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -23,20 +22,19 @@ pub struct TreeView {
     pub children: Vec<TreeView>,
 }
 
-fn label(row: &ResourceRow) -> String {
-    row.name
-        .as_ref()
-        .map_or_else(|| row.id.to_string(), ToString::to_string)
-}
-
 impl Registry {
     /// Link `child` below `parent` (`link_child(parent, child)`).
-    pub fn link_child(&mut self, parent: &str, child: &str) -> Result<Link, RegistryError> {
+    pub fn link_child(
+        &mut self,
+        parent: &ResourceKey,
+        child: &ResourceKey,
+    ) -> Result<Link, RegistryError> {
         let now = self.now();
+        let cache = &self.types;
         self.store.write(|w| {
-            let catalogue = Catalogue::load(w)?;
+            let types = cache.get(w)?;
             let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
-            let (pl, cl) = (label(&p), label(&c));
+            let (pl, cl) = (p.label(), c.label());
             if p.id == c.id {
                 return Err(RegistryError::SelfLink { resource: pl });
             }
@@ -46,17 +44,12 @@ impl Registry {
                     child: cl,
                 });
             }
-            let (pt, ct) = (
-                catalogue.resolve(&p.type_name)?,
-                catalogue.resolve(&c.type_name)?,
-            );
+            let (pt, ct) = (types.resolve(&p.type_name)?, types.resolve(&c.type_name)?);
             if let Err(rule) = dag::check_link_types(&pt, &ct) {
                 return Err(RegistryError::IncompatibleLink {
                     parent: pl,
-                    parent_type: p.type_name,
                     child: cl,
-                    child_type: c.type_name,
-                    rule,
+                    rule: Box::new(rule),
                 });
             }
             if w.reaches(c.id, p.id)? {
@@ -77,13 +70,17 @@ impl Registry {
 
     /// Remove the link `parent` → `child` (`unlink_child(parent, child)`).
     /// Both resources stay.
-    pub fn unlink_child(&mut self, parent: &str, child: &str) -> Result<(), RegistryError> {
+    pub fn unlink_child(
+        &mut self,
+        parent: &ResourceKey,
+        child: &ResourceKey,
+    ) -> Result<(), RegistryError> {
         self.store.write(|w| {
             let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
             if !w.delete_link(p.id, c.id)? {
                 return Err(RegistryError::NotLinked {
-                    parent: label(&p),
-                    child: label(&c),
+                    parent: p.label(),
+                    child: c.label(),
                 });
             }
             Ok(())
@@ -91,11 +88,11 @@ impl Registry {
     }
 
     /// The direct children of a resource (`get_children(name_or_id)`).
-    pub fn get_children(&self, key: &str) -> Result<Vec<Resource>, RegistryError> {
-        let catalogue = self.catalogue()?;
+    pub fn get_children(&self, key: &ResourceKey) -> Result<Vec<Resource>, RegistryError> {
         self.store.read(|r| {
+            let types = self.types.get(r)?;
             let row = find_row(r, key)?;
-            load_resources(r, &catalogue, &r.children_of(row.id)?)
+            load_resources(r, &types, &r.children_of(row.id)?)
         })
     }
 
@@ -104,19 +101,15 @@ impl Registry {
     /// when given (`get_resource_tree(name_or_id, depth=, type_filter=)`).
     pub fn get_resource_tree(
         &self,
-        key: &str,
+        key: &ResourceKey,
         depth: Option<u32>,
         type_filter: Option<&str>,
     ) -> Result<TreeView, RegistryError> {
-        let catalogue = self.catalogue()?;
-        let wanted = type_filter
-            .map(|t| {
-                catalogue
-                    .find(t)
-                    .map(|ty| catalogue.with_subtypes(&ty.name))
-            })
-            .transpose()?;
         self.store.read(|r| {
+            let types = self.types.get(r)?;
+            let wanted = type_filter
+                .map(|t| types.find(t).map(|ty| types.with_subtypes(&ty.name)))
+                .transpose()?;
             let root = find_row(r, key)?;
             let edges = r.edges_below(root.id, depth.unwrap_or(u32::MAX))?;
             let mut ids: Vec<ResourceId> = edges.iter().map(|e| e.child).collect();

@@ -1,50 +1,75 @@
 //! The registry service: the spec's `ResourceRegistryService` and the
-//! single write path. Type operations ([`types`]), resource operations
-//! ([`resources`]) and DAG operations ([`links`]) all go through one
-//! [`Registry`], which owns the store connection and the effects (clock,
-//! id source) it was handed.
+//! single write path. One [`Registry`] owns the store connection, the
+//! effects it was handed (clock, id source) and the handler runtime.
 //!
 //! **Check, then write, in one transaction.** Every operation that changes
-//! the registry loads what it needs, applies the rules (`spec` for types,
-//! `dag` for links, [`args`] for registration arguments) and writes inside
-//! one `BEGIN IMMEDIATE` transaction, so a refusal — or any failure half
-//! way — leaves the database exactly as it was.
+//! the registry loads what it needs, applies the rules (`typespec` for
+//! types, `dag` for links, [`args`] for registration arguments) and writes
+//! inside one `BEGIN IMMEDIATE` transaction, so a refusal — or any failure
+//! half way — leaves the database exactly as it was. Handlers run before
+//! that transaction, never inside it.
+//!
+//! The rooms, by responsibility:
+//!
+//! | file | holds |
+//! |---|---|
+//! | [`type_set`] | the resolved types of a snapshot, cached while current |
+//! | `types` | type operations: bootstrap, register, list, show, explain, remove |
+//! | `lookup` | resource keys → rows, rows → [`Resource`](crate::model::Resource)s; list and show |
+//! | `register` | registering resources (one and many) |
+//! | `removal` | what goes with a resource, and `remove` |
+//! | `links` | DAG operations: link, unlink, children, tree |
+//! | `handlers` | which handler a type has, and calling it for a resource |
+//! | `children` | the host's checks on what `discover` answered |
+//! | `discovery` | rediscovery (`agents resource discover`) |
+//! | `inspect` | `agents resource inspect` |
+//! | `plugin_store` | `agents plugin add/list/show/remove` |
+//! | `views` | the JSON/YAML views and their mapping to the spec's field names |
 
 pub mod args;
-mod catalogue;
+mod children;
 mod discovery;
 mod error;
+mod handlers;
+mod inspect;
 mod links;
-mod plugins;
-mod resources;
+mod lookup;
+mod plugin_store;
+mod register;
+mod removal;
+mod type_set;
 mod types;
 mod views;
 
-pub use discovery::{DiscoveryReport, Inspection};
-pub use error::RegistryError;
+pub use discovery::DiscoveryReport;
+pub use error::{ChildRefusal, NoHandlerReason, NotAddable, RegistryError, StrategyRefusal};
+pub use inspect::Inspection;
 pub use links::TreeView;
-pub use plugins::{ClassView, PluginView};
-pub use resources::{NewResource, RemovalReport, ResourceFilter};
+pub use lookup::ResourceFilter;
+pub use plugin_store::{ClassView, PluginView};
+pub use register::{NewResource, RegistrationForm};
+pub use removal::RemovalReport;
 pub use views::TypeView;
 
 use crate::effects::{Clock, IdSource, SystemClock, UlidSource, iso8601};
 use crate::home::Home;
 use crate::plugin::{Limits, PluginFiles, PluginRuntime};
 use crate::store::Store;
-use catalogue::Catalogue;
-use plugins::Plugins;
+use handlers::Plugins;
+use type_set::TypeCache;
 
 /// The registry over one store.
 #[derive(Debug)]
 pub struct Registry {
     store: Store,
-    home: Option<Home>,
     clock: Box<dyn Clock>,
     ids: Box<dyn IdSource>,
     /// The handler runtime and plugin files; only with a home. Creating it
     /// is cheap: the WebAssembly engine starts on the first handler call,
     /// so `list`, `show` and `tree` never pay for it.
     plugins: Option<Plugins>,
+    /// The resolved types, kept while no type changes.
+    types: TypeCache,
 }
 
 /// What a registry is handed: its effects (defaults: the system clock,
@@ -83,53 +108,34 @@ impl Registry {
             runtime: PluginRuntime::new(home.compile_cache(), options.limits.clone()),
             files: PluginFiles::new(home.plugins()),
         };
-        Self::start(store, Some(home.clone()), Some(plugins), options)
+        Self::start(store, Some(plugins), options)
     }
 
     /// A private registry in memory (tests, short-lived embedders). It has
     /// no plugin store, so types with plugin handlers cannot be used.
     pub fn open_in_memory() -> Result<Self, RegistryError> {
-        Self::start(Store::open_in_memory()?, None, None, Options::default())
+        Self::start(Store::open_in_memory()?, None, Options::default())
     }
 
     fn start(
         store: Store,
-        home: Option<Home>,
         plugins: Option<Plugins>,
         options: Options,
     ) -> Result<Self, RegistryError> {
         let mut registry = Self {
             store,
-            home,
             clock: options.clock,
             ids: options.ids,
             plugins,
+            types: TypeCache::default(),
         };
         registry.bootstrap_builtin_types()?;
         Ok(registry)
     }
 
-    /// The home this registry lives in (none for an in-memory registry).
-    pub fn home(&self) -> Option<&Home> {
-        self.home.as_ref()
-    }
-
     fn now(&self) -> String {
         iso8601(self.clock.now())
     }
-
-    fn catalogue(&self) -> Result<Catalogue, RegistryError> {
-        self.store.read(Catalogue::load)
-    }
-}
-
-/// Type names as `a, b, c`, for messages.
-fn join_names(names: &[crate::model::TypeName]) -> String {
-    names
-        .iter()
-        .map(crate::model::TypeName::as_str)
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 #[cfg(test)]

@@ -1,12 +1,18 @@
 use super::*;
-use crate::model::{ResourceId, ResourceKind, ResourceName, TypeName};
+use crate::effects::FixedClock;
+use crate::model::{ResourceId, ResourceKey, ResourceKind, ResourceName, TypeName};
 use crate::store::ResourceRow;
+use std::time::{Duration, UNIX_EPOCH};
 
 /// The spec's custom-type example, verbatim.
 const PKG: &str = include_str!("../../tests/data/python-package.yaml");
 
 fn registry() -> Registry {
     Registry::open_in_memory().unwrap()
+}
+
+fn key(text: &str) -> ResourceKey {
+    ResourceKey::parse(text).unwrap()
 }
 
 fn dir_request(name: &str, dir: &std::path::Path) -> NewResource {
@@ -18,14 +24,61 @@ fn dir_request(name: &str, dir: &std::path::Path) -> NewResource {
     }
 }
 
+/// A registry on a home whose clock stands at `secs` past the epoch.
+fn at(home: &crate::home::Home, secs: u64) -> Registry {
+    let options = Options {
+        clock: Box::new(FixedClock(UNIX_EPOCH + Duration::from_secs(secs))),
+        ..Options::default()
+    };
+    Registry::open_with(home, options).unwrap()
+}
+
 #[test]
-fn bootstrap_is_idempotent() {
+fn bootstrap_is_idempotent_and_writes_nothing_when_the_catalogue_is_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = crate::home::Home::new(dir.path());
+    let first = at(&home, 1_000).list_types(Some("builtin")).unwrap();
+    assert!(first.iter().any(|t| t.name.as_str() == "git-checkout"));
+    assert!(first.iter().all(|t| t.built_in));
+    // Opened again later: bootstrap runs and must write nothing, so no
+    // row's `updated_at` moves (an upsert would stamp the later clock).
+    let mut later = at(&home, 2_000);
+    later.bootstrap_builtin_types().unwrap();
+    assert_eq!(later.list_types(Some("builtin")).unwrap(), first);
+    // The check can fail: forget the fingerprint and bootstrap writes.
+    later
+        .store
+        .write(|w| w.set_meta("builtin_catalogue_sha256", "stale"))
+        .unwrap();
+    later.bootstrap_builtin_types().unwrap();
+    let rewritten = later.list_types(Some("builtin")).unwrap();
+    assert_ne!(rewritten, first);
+    assert!(
+        rewritten
+            .iter()
+            .all(|t| t.updated_at == "1970-01-01T00:33:20.000Z")
+    );
+}
+
+#[test]
+fn types_are_read_from_the_table_once_while_none_changes() {
     let mut r = registry();
-    let before = r.list_types(None).unwrap();
-    r.bootstrap_builtin_types().unwrap();
-    assert_eq!(r.list_types(None).unwrap(), before);
-    assert!(before.iter().any(|t| t.name.as_str() == "git-checkout"));
-    assert!(before.iter().all(|t| t.built_in));
+    let dir = tempfile::tempdir().unwrap();
+    let loads = r.types.loads();
+    r.registration_form("fs-directory").unwrap();
+    r.register_resource(dir_request("local/a", dir.path()))
+        .unwrap();
+    r.show_resource(&key("local/a")).unwrap();
+    r.list_resources(&ResourceFilter::All).unwrap();
+    assert!(r.types.loads() <= loads + 1, "one load for four operations");
+    let before = r.types.loads();
+    r.register_type_text(PKG, "pkg.yaml", false).unwrap();
+    r.show_type("myteam/python-package").unwrap();
+    assert_eq!(
+        r.types.loads(),
+        before + 1,
+        "a type write makes the next read reload"
+    );
 }
 
 #[test]
@@ -101,11 +154,11 @@ fn link_refuses_a_cycle_through_three_resources() {
     for n in ["local/a", "local/b", "local/c"] {
         r.register_resource(dir_request(n, dir.path())).unwrap();
     }
-    r.link_child("local/a", "local/b").unwrap();
-    r.link_child("local/b", "local/c").unwrap();
-    let err = r.link_child("local/c", "local/a").unwrap_err();
+    r.link_child(&key("local/a"), &key("local/b")).unwrap();
+    r.link_child(&key("local/b"), &key("local/c")).unwrap();
+    let err = r.link_child(&key("local/c"), &key("local/a")).unwrap_err();
     assert!(matches!(err, RegistryError::Cycle { .. }), "{err}");
-    assert_eq!(r.get_children("local/c").unwrap().len(), 0);
+    assert_eq!(r.get_children(&key("local/c")).unwrap().len(), 0);
 }
 
 #[test]
@@ -137,7 +190,7 @@ fn batch_registration_is_all_or_nothing() {
 
 /// Insert an auto-discovered child below `parent` (as discovery would).
 fn discovered_child(r: &mut Registry, parent: &str, n: u128) -> ResourceId {
-    let parent = r.show_resource(parent).unwrap().resource_id;
+    let parent = r.show_resource(&key(parent)).unwrap().resource_id;
     let id = ResourceId::from_ulid(ulid::Ulid(n));
     r.store
         .write(|w| {
@@ -172,14 +225,14 @@ fn removal_takes_discovered_descendants_unless_another_parent_keeps_them() {
         .unwrap();
     let only_mine = discovered_child(&mut r, "local/top", 1);
     let shared = discovered_child(&mut r, "local/top", 2);
-    r.link_child("local/other", &shared.to_string()).unwrap();
-    let dry = r.remove_resource("local/top", true).unwrap();
+    r.link_child(&key("local/other"), &shared.into()).unwrap();
+    let dry = r.remove_resource(&key("local/top"), true).unwrap();
     assert_eq!(dry.removed.len(), 2);
     assert_eq!(r.list_resources(&ResourceFilter::All).unwrap().len(), 4);
-    let report = r.remove_resource("local/top", false).unwrap();
+    let report = r.remove_resource(&key("local/top"), false).unwrap();
     let gone: Vec<_> = report.removed.iter().map(|x| x.resource_id).collect();
     assert!(gone.contains(&only_mine) && !gone.contains(&shared));
-    assert!(r.show_resource(&shared.to_string()).is_ok());
+    assert!(r.show_resource(&shared.into()).is_ok());
 }
 
 #[test]

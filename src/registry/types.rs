@@ -2,20 +2,21 @@
 //! and remove types.
 //!
 //! **Registering checks the world as it would be.** A new or replacing
-//! spec is added to a copy of the catalogue, then the type *and every
+//! spec is added to a copy of the type set, then the type *and every
 //! subtype of it* must still resolve (inheritance rules), every type it
-//! names must exist, and — when replacing — nothing already registered may
-//! break: resources keep their kind and their required arguments, and every
-//! existing link involving the type's resources stays allowed.
+//! names must exist, its handler must be real, and — when replacing —
+//! nothing already registered may break: resources keep their kind and
+//! their required arguments, and every existing link involving the type's
+//! resources stays allowed.
 
-use super::catalogue::Catalogue;
+use super::type_set::TypeSet;
 use super::views::TypeView;
-use super::{Registry, RegistryError, join_names};
+use super::{Registry, RegistryError, handlers};
 use crate::builtin;
 use crate::dag;
 use crate::model::{ResolvedType, TypeName, TypeSpec};
-use crate::spec;
 use crate::store::Writer;
+use crate::typespec;
 use std::path::Path;
 
 /// The `registry_meta` key holding the fingerprint of the catalogue last
@@ -30,7 +31,7 @@ impl Registry {
         if self.store.read(|r| r.meta(CATALOGUE_KEY))?.as_deref() == Some(&fingerprint) {
             return Ok(());
         }
-        let mut specs = builtin::catalogue();
+        let mut specs = builtin::specs();
         // Parents before subtypes: `inherits` is a foreign key.
         specs.sort_by_key(|s| s.inherits.is_some());
         let now = self.now();
@@ -55,6 +56,7 @@ impl Registry {
     ) -> Result<TypeView, RegistryError> {
         let text =
             std::fs::read_to_string(config_path).map_err(|source| RegistryError::ReadFile {
+                what: "type file",
                 path: config_path.to_owned(),
                 source,
             })?;
@@ -69,11 +71,12 @@ impl Registry {
         source_name: &str,
         replace: bool,
     ) -> Result<TypeView, RegistryError> {
-        let spec = spec::parse_type_file(text, source_name)?;
+        let spec = typespec::parse_type_file(text, source_name)?;
         let now = self.now();
         let name = spec.name.clone();
+        let cache = &self.types;
         self.store.write(|w| {
-            let current = Catalogue::load(w)?;
+            let current = cache.get(w)?;
             if let Some(existing) = current.row(&name)
                 && !replace
             {
@@ -84,7 +87,8 @@ impl Registry {
             }
             let next = current.with(spec.clone(), source_name);
             check_type(&next, &spec)?;
-            super::plugins::check_handler(w, &next, &*next.resolve(&name)?)?;
+            let resolved = next.resolve(&name)?;
+            handlers::check_handler(w, &next, &resolved)?;
             if current.contains(&name) {
                 check_replacement(w, &current, &next, &name)?;
             }
@@ -92,44 +96,44 @@ impl Registry {
             let row = w
                 .type_row(&name)?
                 .unwrap_or_else(|| unreachable!("just written"));
-            Ok(TypeView::new(&*next.resolve(&name)?, Some(&row)))
+            Ok(TypeView::new(resolved, &row))
         })
     }
 
     /// Every type, or those in `namespace` (`builtin` for the built-ins).
     pub fn list_types(&self, namespace: Option<&str>) -> Result<Vec<TypeView>, RegistryError> {
-        let catalogue = self.catalogue()?;
-        catalogue
+        let types = self.store.read(|r| self.types.get(r))?;
+        types
             .rows()
             .filter(|row| namespace.is_none_or(|ns| row.spec.name.namespace() == ns))
-            .map(|row| {
-                Ok(TypeView::new(
-                    &*catalogue.resolve(&row.spec.name)?,
-                    Some(row),
-                ))
-            })
+            .map(|row| Ok(TypeView::new(types.resolve(&row.spec.name)?, row)))
             .collect()
     }
 
     /// One type, effective (after inheritance).
     pub fn show_type(&self, name: &str) -> Result<TypeView, RegistryError> {
-        let catalogue = self.catalogue()?;
-        let resolved = catalogue.find(name)?;
-        Ok(TypeView::new(&resolved, catalogue.row(&resolved.name)))
+        let types = self.store.read(|r| self.types.get(r))?;
+        let resolved = types.find(name)?;
+        let row = types
+            .row(&resolved.name)
+            .unwrap_or_else(|| unreachable!("found"));
+        Ok(TypeView::new(resolved, row))
     }
 
     /// One type after inheritance, with the origin of every field and list
     /// item (`agents resource type explain`); also what embedders use for
     /// `is_a`.
     pub fn resolved_type(&self, name: &str) -> Result<ResolvedType, RegistryError> {
-        Ok((*self.catalogue()?.find(name)?).clone())
+        let types = self.store.read(|r| self.types.get(r))?;
+        Ok((*types.find(name)?).clone())
     }
 
     /// Remove a custom type no subtype, resource or other type depends on.
     pub fn remove_type(&mut self, name: &str) -> Result<(), RegistryError> {
+        let cache = &self.types;
         self.store.write(|w| {
-            let catalogue = Catalogue::load(w)?;
-            let resolved = catalogue.find(name)?;
+            let types = cache.get(w)?;
+            let resolved = types.find(name)?;
             let name = resolved.name.clone();
             if resolved.built_in {
                 return Err(RegistryError::BuiltinType {
@@ -137,36 +141,14 @@ impl Registry {
                     action: "removed",
                 });
             }
-            let in_use = |reason: String| RegistryError::TypeInUse {
-                name: name.clone(),
-                reason,
-            };
-            let subtypes = catalogue.direct_subtypes(&name);
-            if !subtypes.is_empty() {
-                return Err(in_use(format!(
-                    "it is the parent type of {} (a parent type cannot be removed while \
-                     subtypes exist); remove those first",
-                    join_names(&subtypes)
-                )));
-            }
+            types.check_removable(&name)?;
             let count = w.count_resources_of_type(&name)?;
             if count > 0 {
-                return Err(in_use(format!(
-                    "{count} resource(s) of this type are registered; remove them first \
-                     (agents resource list --type {name})"
-                )));
+                return Err(RegistryError::TypeHasResources { name, count });
             }
-            let referrers: Vec<TypeName> = catalogue
-                .rows()
-                .filter(|r| r.spec.name != name && names_in(&r.spec).any(|n| n == &name))
-                .map(|r| r.spec.name.clone())
-                .collect();
-            if !referrers.is_empty() {
-                return Err(in_use(format!(
-                    "{} name it in their parent/child types, discovery rules or \
-                     equivalence links; change or remove those first",
-                    join_names(&referrers)
-                )));
+            let by = types.referrers(&name);
+            if !by.is_empty() {
+                return Err(RegistryError::TypeReferenced { name, by });
             }
             w.delete_type(&name)?;
             Ok(())
@@ -174,42 +156,21 @@ impl Registry {
     }
 }
 
-/// Every type name a spec refers to, with the field it appears in.
-fn referenced(spec: &TypeSpec) -> impl Iterator<Item = (&'static str, &TypeName)> {
-    let parents = spec.parent_types.iter().map(|n| ("parent_types", n));
-    let children = spec.child_types.iter().map(|n| ("child_types", n));
-    let rules = spec
-        .auto_discovery
-        .iter()
-        .flat_map(|a| &a.rules)
-        .map(|r| ("auto_discovery.rules", &r.type_name));
-    let links = spec
-        .equivalence
-        .iter()
-        .flat_map(|e| &e.links)
-        .map(|n| ("equivalence.links", n));
-    parents.chain(children).chain(rules).chain(links)
-}
-
-fn names_in(spec: &TypeSpec) -> impl Iterator<Item = &TypeName> {
-    referenced(spec).map(|(_, n)| n)
-}
-
-/// The checks a new or replacing spec must pass in the catalogue `next`
-/// that already contains it.
-fn check_type(next: &Catalogue, spec: &TypeSpec) -> Result<(), RegistryError> {
-    for (field, missing) in referenced(spec) {
-        if !next.contains(missing) {
+/// The checks a new or replacing spec must pass in the set `next` that
+/// already contains it: it and everything below it resolve, and every
+/// type it names exists.
+fn check_type(next: &TypeSet, spec: &TypeSpec) -> Result<(), RegistryError> {
+    for name in next.with_subtypes(&spec.name) {
+        next.resolve(&name)?;
+    }
+    for (field, missing) in typespec::references(spec) {
+        if !next.contains(&missing) {
             return Err(RegistryError::UnknownTypeReference {
                 type_name: spec.name.clone(),
                 field,
-                missing: missing.clone(),
+                missing,
             });
         }
-    }
-    // The type and everything below it must still resolve.
-    for name in next.with_subtypes(&spec.name) {
-        next.resolve(&name)?;
     }
     Ok(())
 }
@@ -217,14 +178,10 @@ fn check_type(next: &Catalogue, spec: &TypeSpec) -> Result<(), RegistryError> {
 /// What a replacement must not break in what is already registered.
 fn check_replacement(
     w: &Writer<'_>,
-    current: &Catalogue,
-    next: &Catalogue,
+    current: &TypeSet,
+    next: &TypeSet,
     name: &TypeName,
 ) -> Result<(), RegistryError> {
-    let breaks = |reason: String| RegistryError::ReplaceBreaks {
-        name: name.clone(),
-        reason,
-    };
     let affected = next.with_subtypes(name);
     for type_name in &affected {
         let (before, after) = (current.resolve(type_name)?, next.resolve(type_name)?);
@@ -232,37 +189,40 @@ fn check_replacement(
         if count == 0 {
             continue;
         }
-        if before.resource_kind.value != after.resource_kind.value {
-            return Err(breaks(format!(
-                "it would change the kind of {type_name} from {} to {}, and {count} resource(s) \
-                 of that type exist",
-                before.resource_kind.value, after.resource_kind.value
-            )));
+        if before.kind() != after.kind() {
+            return Err(RegistryError::ReplaceChangesKind {
+                name: name.clone(),
+                type_name: type_name.clone(),
+                from: before.kind(),
+                to: after.kind(),
+                count,
+            });
         }
-        let newly_required: Vec<String> = after
-            .cli_args
-            .iter()
-            .map(|a| &a.value)
+        let flags: Vec<String> = after
+            .args()
             .filter(|a| a.required && a.default.is_none())
             .filter(|a| before.arg(&a.name).is_none_or(|b| !b.required))
-            .map(|a| format!("--{}", a.name))
+            .map(|a| a.name.clone())
             .collect();
-        if !newly_required.is_empty() {
-            return Err(breaks(format!(
-                "it would make {} required for {type_name}, and {count} resource(s) of that \
-                 type were registered without it",
-                newly_required.join(", ")
-            )));
+        if !flags.is_empty() {
+            return Err(RegistryError::ReplaceAddsRequired {
+                name: name.clone(),
+                type_name: type_name.clone(),
+                flags,
+                count,
+            });
         }
     }
     for link in w.links_touching_types(&affected)? {
         let parent = next.resolve(&link.parent_type)?;
         let child = next.resolve(&link.child_type)?;
         if let Err(rule) = dag::check_link_types(&parent, &child) {
-            return Err(breaks(format!(
-                "the existing link {} ({}) → {} ({}) would no longer be allowed: {rule}",
-                link.parent, link.parent_type, link.child, link.child_type
-            )));
+            return Err(RegistryError::ReplaceBreaksLink {
+                name: name.clone(),
+                parent: link.parent.to_string(),
+                child: link.child.to_string(),
+                rule: Box::new(rule),
+            });
         }
     }
     Ok(())

@@ -1,30 +1,29 @@
-//! What type operations hand out: plain, serializable views whose field
-//! names are the spec's (`-o json` / `-o yaml` is a contract).
+//! What operations hand out for programs, and the one place that says
+//! how the code's names map to the spec's field names (`-o json` /
+//! `-o yaml` is a contract, stable across releases):
+//!
+//! | code | spec / JSON |
+//! |---|---|
+//! | `ResolvedType::kind`, `TypeSpec::kind` | `resource_kind` |
+//! | `Resource::kind` | `classification` |
+//! | `Resource::resource_id`, `resource_type_name`, … | the same names |
+//!
+//! A [`TypeView`] is a resolved type plus where it came from; it
+//! serialises the type's *effective* values under the spec's
+//! `ResourceTypeSpec` field names (`type explain` serialises the
+//! [`ResolvedType`] itself, origins included).
 
-use crate::model::{
-    AutoDiscovery, Equivalence, HandlerRef, ResolvedType, ResourceKind, SandboxStrategy,
-    TypeArgument, TypeCapabilities, TypeName,
-};
+use crate::model::ResolvedType;
 use crate::store::TypeRow;
-use serde::Serialize;
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+use std::ops::Deref;
+use std::sync::Arc;
 
-/// A type as it is in effect (after inheritance).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A type as it is in effect (after inheritance), and its row's
+/// bookkeeping. Derefs to the [`ResolvedType`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct TypeView {
-    pub name: TypeName,
-    pub description: String,
-    pub resource_kind: ResourceKind,
-    pub sandbox_strategy: SandboxStrategy,
-    pub user_addable: bool,
-    pub built_in: bool,
-    pub cli_args: Vec<TypeArgument>,
-    pub parent_types: Vec<TypeName>,
-    pub child_types: Vec<TypeName>,
-    pub handler: Option<HandlerRef>,
-    pub capabilities: TypeCapabilities,
-    pub auto_discovery: Option<AutoDiscovery>,
-    pub equivalence: Option<Equivalence>,
-    pub inherits: Option<TypeName>,
+    resolved: Arc<ResolvedType>,
     /// Where the type came from: `builtin` or the file it was added from.
     pub source: String,
     pub created_at: String,
@@ -32,25 +31,49 @@ pub struct TypeView {
 }
 
 impl TypeView {
-    pub fn new(t: &ResolvedType, row: Option<&TypeRow>) -> Self {
+    pub(super) fn new(resolved: Arc<ResolvedType>, row: &TypeRow) -> Self {
         Self {
-            name: t.name.clone(),
-            description: t.description.value.clone(),
-            resource_kind: t.resource_kind.value,
-            sandbox_strategy: t.sandbox_strategy.value,
-            user_addable: t.user_addable.value,
-            built_in: t.built_in,
-            cli_args: t.cli_args.iter().map(|a| a.value.clone()).collect(),
-            parent_types: t.parent_type_names().cloned().collect(),
-            child_types: t.child_type_names().cloned().collect(),
-            handler: t.handler.as_ref().map(|h| h.value.clone()),
-            capabilities: t.capabilities.values(),
-            auto_discovery: t.auto_discovery.as_ref().map(|a| a.value.clone()),
-            equivalence: t.equivalence.as_ref().map(|e| e.value.clone()),
-            inherits: t.inherits().cloned(),
-            source: row.map(|r| r.source.clone()).unwrap_or_default(),
-            created_at: row.map(|r| r.created_at.clone()).unwrap_or_default(),
-            updated_at: row.map(|r| r.updated_at.clone()).unwrap_or_default(),
+            resolved,
+            source: row.source.clone(),
+            created_at: row.created_at.clone(),
+            updated_at: row.updated_at.clone(),
         }
+    }
+
+    /// The resolved type, origins included.
+    pub fn resolved(&self) -> &ResolvedType {
+        &self.resolved
+    }
+}
+
+impl Deref for TypeView {
+    type Target = ResolvedType;
+    fn deref(&self) -> &ResolvedType {
+        &self.resolved
+    }
+}
+
+impl Serialize for TypeView {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = &self.resolved;
+        let mut out = s.serialize_struct("TypeView", 17)?;
+        out.serialize_field("name", &t.name)?;
+        out.serialize_field("description", t.description())?;
+        out.serialize_field("resource_kind", &t.kind())?;
+        out.serialize_field("sandbox_strategy", &t.sandbox_strategy())?;
+        out.serialize_field("user_addable", &t.is_user_addable())?;
+        out.serialize_field("built_in", &t.built_in)?;
+        out.serialize_field("cli_args", &t.args().collect::<Vec<_>>())?;
+        out.serialize_field("parent_types", &t.parent_type_names().collect::<Vec<_>>())?;
+        out.serialize_field("child_types", &t.child_type_names().collect::<Vec<_>>())?;
+        out.serialize_field("handler", &t.handler_ref())?;
+        out.serialize_field("capabilities", &t.type_capabilities())?;
+        out.serialize_field("auto_discovery", &t.discovery())?;
+        out.serialize_field("equivalence", &t.equivalence_config())?;
+        out.serialize_field("inherits", &t.inherits())?;
+        out.serialize_field("source", &self.source)?;
+        out.serialize_field("created_at", &self.created_at)?;
+        out.serialize_field("updated_at", &self.updated_at)?;
+        out.end()
     }
 }

@@ -5,12 +5,13 @@
 //! costs O(V + E) however many paths a DAG has, and the cycle check stays
 //! fast on a 100,000-link graph.
 
+use super::columns::{Columns, decode_all};
 use super::{Reader, StoreError, Writer};
 use crate::model::{ResourceId, TypeName};
-use rusqlite::{Row, params, params_from_iter};
+use rusqlite::{params, params_from_iter};
 use std::collections::BTreeMap;
 
-/// One edge met by a tree walk.
+/// One edge met by a walk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TreeEdge {
     pub parent: ResourceId,
@@ -26,27 +27,37 @@ pub struct TypedLink {
     pub child_type: TypeName,
 }
 
-fn id_at(row: &Row<'_>, i: usize) -> rusqlite::Result<ResourceId> {
-    let text: String = row.get(i)?;
-    ResourceId::parse(&text).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+/// What a removal needs to know below some resources: every edge into
+/// them or their descendants, and for each of those nodes whether it was
+/// auto-discovered.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Subgraph {
+    pub edges: Vec<(ResourceId, ResourceId)>,
+    pub auto_discovered: BTreeMap<ResourceId, bool>,
+}
+
+const TABLE: &str = "resource_links";
+
+fn edge(c: &Columns<'_, '_>) -> Result<TreeEdge, StoreError> {
+    Ok(TreeEdge {
+        parent: c.parsed(0, ResourceId::parse)?,
+        child: c.parsed(1, ResourceId::parse)?,
     })
 }
 
-fn edge(row: &Row<'_>) -> rusqlite::Result<TreeEdge> {
-    Ok(TreeEdge {
-        parent: id_at(row, 0)?,
-        child: id_at(row, 1)?,
-    })
+fn id(c: &Columns<'_, '_>) -> Result<ResourceId, StoreError> {
+    c.parsed(0, ResourceId::parse)
 }
 
 impl Reader<'_> {
     pub fn link_exists(&self, parent: ResourceId, child: ResourceId) -> Result<bool, StoreError> {
-        Ok(self.conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM resource_links WHERE parent_id = ?1 AND child_id = ?2)",
-            [parent.to_string(), child.to_string()],
-            |row| row.get(0),
-        )?)
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM resource_links
+                 WHERE parent_id = ?1 AND child_id = ?2)",
+            )?
+            .query_row([parent.to_string(), child.to_string()], |row| row.get(0))?)
     }
 
     /// Is `to` reachable from `from` along parent → child links (or equal)?
@@ -71,24 +82,18 @@ impl Reader<'_> {
             .query_row([from.to_string(), to.to_string()], |row| row.get(0))?)
     }
 
-    pub fn parents_of(&self, id: ResourceId) -> Result<Vec<ResourceId>, StoreError> {
-        self.ids(
+    pub fn parents_of(&self, of: ResourceId) -> Result<Vec<ResourceId>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
             "SELECT parent_id FROM resource_links WHERE child_id = ?1 ORDER BY parent_id",
-            id,
-        )
+        )?;
+        decode_all(&mut stmt, [of.to_string()], TABLE, 0, id)
     }
 
-    pub fn children_of(&self, id: ResourceId) -> Result<Vec<ResourceId>, StoreError> {
-        self.ids(
+    pub fn children_of(&self, of: ResourceId) -> Result<Vec<ResourceId>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
             "SELECT child_id FROM resource_links WHERE parent_id = ?1 ORDER BY child_id",
-            id,
-        )
-    }
-
-    fn ids(&self, sql: &str, id: ResourceId) -> Result<Vec<ResourceId>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(sql)?;
-        let ids = stmt.query_map([id.to_string()], |row| id_at(row, 0))?;
-        Ok(ids.collect::<Result<_, _>>()?)
+        )?;
+        decode_all(&mut stmt, [of.to_string()], TABLE, 0, id)
     }
 
     /// Every link, grouped both ways: (children by parent, parents by child).
@@ -107,8 +112,7 @@ impl Reader<'_> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT parent_id, child_id FROM resource_links ORDER BY parent_id, child_id",
         )?;
-        for e in stmt.query_map([], edge)? {
-            let e = e?;
+        for e in decode_all(&mut stmt, [], TABLE, 0, edge)? {
             children.entry(e.parent).or_default().push(e.child);
             parents.entry(e.child).or_default().push(e.parent);
         }
@@ -134,37 +138,50 @@ impl Reader<'_> {
              )
              SELECT DISTINCT parent_id, child_id FROM walk ORDER BY parent_id, child_id",
         )?;
-        let edges = stmt.query_map(params![root.to_string(), max_depth], edge)?;
-        Ok(edges.collect::<Result<_, _>>()?)
+        decode_all(
+            &mut stmt,
+            params![root.to_string(), max_depth],
+            TABLE,
+            0,
+            edge,
+        )
     }
 
-    /// Every edge that ends in `root` or one of its descendants, and for
-    /// each such node whether it was auto-discovered: what a removal needs
-    /// to decide which descendants no other parent keeps.
-    #[allow(clippy::type_complexity)]
-    pub fn subgraph_below(
-        &self,
-        root: ResourceId,
-    ) -> Result<(Vec<TreeEdge>, BTreeMap<ResourceId, bool>), StoreError> {
-        const BELOW: &str = "WITH RECURSIVE d(id) AS (
-                 VALUES (?1)
+    /// The [`Subgraph`] below `roots` (the roots included).
+    pub fn subgraph_below(&self, roots: &[ResourceId]) -> Result<Subgraph, StoreError> {
+        if roots.is_empty() {
+            return Ok(Subgraph::default());
+        }
+        let below = format!(
+            "WITH RECURSIVE d(id) AS (
+                 VALUES {}
                  UNION
                  SELECT l.child_id FROM resource_links l JOIN d ON l.parent_id = d.id
-             )";
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "{BELOW} SELECT l.parent_id, l.child_id FROM resource_links l
+             )",
+            vec!["(?)"; roots.len()].join(", ")
+        );
+        let keys: Vec<String> = roots.iter().map(ToString::to_string).collect();
+        let mut stmt = self.conn.prepare(&format!(
+            "{below} SELECT l.parent_id, l.child_id FROM resource_links l
              WHERE l.child_id IN d ORDER BY l.parent_id, l.child_id"
         ))?;
-        let edges = stmt
-            .query_map([root.to_string()], edge)?
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "{BELOW} SELECT resource_id, auto_discovered FROM resources WHERE resource_id IN d"
+        let edges = decode_all(&mut stmt, params_from_iter(&keys), TABLE, 0, edge)?
+            .into_iter()
+            .map(|e| (e.parent, e.child))
+            .collect();
+        let mut stmt = self.conn.prepare(&format!(
+            "{below} SELECT resource_id, auto_discovered FROM resources WHERE resource_id IN d"
         ))?;
-        let nodes = stmt
-            .query_map([root.to_string()], |row| Ok((id_at(row, 0)?, row.get(1)?)))?
-            .collect::<Result<_, _>>()?;
-        Ok((edges, nodes))
+        let auto_discovered =
+            decode_all(&mut stmt, params_from_iter(&keys), "resources", 0, |c| {
+                Ok((c.parsed(0, ResourceId::parse)?, c.get(1)?))
+            })?
+            .into_iter()
+            .collect();
+        Ok(Subgraph {
+            edges,
+            auto_discovered,
+        })
     }
 
     /// Links with an end whose type is one of `types`.
@@ -178,25 +195,14 @@ impl Reader<'_> {
              WHERE p.type_name IN ({marks}) OR c.type_name IN ({marks})"
         ))?;
         let keys = types.iter().chain(types).map(TypeName::as_str);
-        let links = stmt.query_map(params_from_iter(keys), |row| {
-            let type_at = |i| {
-                let text: String = row.get(i)?;
-                TypeName::parse(&text).map_err(|e| {
-                    rusqlite::Error::FromSqlConversionFailure(
-                        i,
-                        rusqlite::types::Type::Text,
-                        Box::new(e),
-                    )
-                })
-            };
+        decode_all(&mut stmt, params_from_iter(keys), TABLE, 0, |c| {
             Ok(TypedLink {
-                parent: id_at(row, 0)?,
-                parent_type: type_at(1)?,
-                child: id_at(row, 2)?,
-                child_type: type_at(3)?,
+                parent: c.parsed(0, ResourceId::parse)?,
+                parent_type: c.parsed(1, TypeName::parse)?,
+                child: c.parsed(2, ResourceId::parse)?,
+                child_type: c.parsed(3, TypeName::parse)?,
             })
-        })?;
-        Ok(links.collect::<Result<_, _>>()?)
+        })
     }
 }
 
@@ -223,10 +229,10 @@ impl Writer<'_> {
     }
 
     pub fn delete_link(&self, parent: ResourceId, child: ResourceId) -> Result<bool, StoreError> {
-        let n = self.conn().execute(
-            "DELETE FROM resource_links WHERE parent_id = ?1 AND child_id = ?2",
-            [parent.to_string(), child.to_string()],
-        )?;
+        let n = self
+            .conn()
+            .prepare_cached("DELETE FROM resource_links WHERE parent_id = ?1 AND child_id = ?2")?
+            .execute([parent.to_string(), child.to_string()])?;
         Ok(n == 1)
     }
 }

@@ -18,14 +18,15 @@
 //! `Reader` so a write can read its own transaction). Neither exists outside
 //! a transaction the store opened, so there is no unguarded write path.
 
+mod columns;
 mod links;
 mod plugins;
 mod resources;
 mod types;
 
-pub use links::TreeEdge;
+pub use links::{Subgraph, TreeEdge, TypedLink};
 pub use plugins::PluginRow;
-pub use resources::{NewResourceRow, ResourceRow};
+pub use resources::{ResourceInserter, ResourceRow};
 pub use types::TypeRow;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
@@ -42,6 +43,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0002_plugins",
         include_str!("../../migrations/0002_plugins.sql"),
+    ),
+    (
+        "0003_types_generation",
+        include_str!("../../migrations/0003_types_generation.sql"),
     ),
 ];
 
@@ -78,6 +83,10 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("registry row {what} holds invalid data: {reason}")]
     Corrupt { what: String, reason: String },
+    /// An insert met the `UNIQUE` name constraint (another resource, maybe
+    /// written by another process a moment ago, has the name).
+    #[error("a resource named {name} already exists")]
+    NameTaken { name: crate::model::ResourceName },
 }
 
 /// One connection to the registry database.
@@ -249,17 +258,6 @@ fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
 /// Serialize a value to the JSON text a `*_json` column holds.
 fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|e| unreachable!("model values serialize: {e}"))
-}
-
-/// Parse a `*_json` column, naming the row when it is not what we wrote.
-fn from_json<T: serde::de::DeserializeOwned>(
-    text: &str,
-    what: impl FnOnce() -> String,
-) -> Result<T, StoreError> {
-    serde_json::from_str(text).map_err(|e| StoreError::Corrupt {
-        what: what(),
-        reason: e.to_string(),
-    })
 }
 
 #[cfg(test)]

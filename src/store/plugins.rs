@@ -1,60 +1,72 @@
 //! `plugins` rows: the plugin store's index (the files are `plugin`'s).
 
-use super::{Reader, StoreError, Writer, from_json, to_json};
-use rusqlite::{OptionalExtension, Row, params};
+use super::columns::{Columns, decode_all, decode_one};
+use super::{Reader, StoreError, Writer, to_json};
+use crate::model::{ClassName, ModuleName};
+use rusqlite::params;
 
 /// One added plugin module.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PluginRow {
-    pub module: String,
+    pub module: ModuleName,
     pub version: String,
     pub sha256: String,
     /// The classes it exports: (name, description).
-    pub classes: Vec<(String, String)>,
+    pub classes: Vec<(ClassName, String)>,
     pub size_bytes: i64,
     pub source: String,
     pub added_at: String,
 }
 
-const COLUMNS: &str = "module, version, sha256, classes_json, size_bytes, source, added_at";
+impl PluginRow {
+    /// Does the module export `class`?
+    pub fn exports(&self, class: &ClassName) -> bool {
+        self.classes.iter().any(|(name, _)| name == class)
+    }
 
-fn raw(row: &Row<'_>) -> rusqlite::Result<(PluginRow, String)> {
-    Ok((
-        PluginRow {
-            module: row.get(0)?,
-            version: row.get(1)?,
-            sha256: row.get(2)?,
-            classes: Vec::new(),
-            size_bytes: row.get(4)?,
-            source: row.get(5)?,
-            added_at: row.get(6)?,
-        },
-        row.get(3)?,
-    ))
+    /// The class names, for messages that list what exists.
+    pub fn class_names(&self) -> Vec<ClassName> {
+        self.classes.iter().map(|(name, _)| name.clone()).collect()
+    }
 }
 
-fn decode((mut row, classes): (PluginRow, String)) -> Result<PluginRow, StoreError> {
-    row.classes = from_json(&classes, || format!("plugins[{}]", row.module))?;
-    Ok(row)
+macro_rules! columns {
+    () => {
+        "module, version, sha256, classes_json, size_bytes, source, added_at"
+    };
+}
+
+const TABLE: &str = "plugins";
+
+fn decode(c: &Columns<'_, '_>) -> Result<PluginRow, StoreError> {
+    Ok(PluginRow {
+        module: c.parsed(0, ModuleName::parse)?,
+        version: c.get(1)?,
+        sha256: c.get(2)?,
+        classes: c.json(3)?,
+        size_bytes: c.get(4)?,
+        source: c.get(5)?,
+        added_at: c.get(6)?,
+    })
 }
 
 impl Reader<'_> {
     pub fn plugins(&self) -> Result<Vec<PluginRow>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM plugins ORDER BY module"))?;
-        let rows = stmt.query_map([], raw)?;
-        rows.map(|r| decode(r?)).collect()
+        let mut stmt = self.conn.prepare_cached(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM plugins ORDER BY module"
+        ))?;
+        decode_all(&mut stmt, [], TABLE, 0, decode)
     }
 
-    pub fn plugin(&self, module: &str) -> Result<Option<PluginRow>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM plugins WHERE module = ?1"))?;
-        stmt.query_row([module], raw)
-            .optional()?
-            .map(decode)
-            .transpose()
+    pub fn plugin(&self, module: &ModuleName) -> Result<Option<PluginRow>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM plugins WHERE module = ?1"
+        ))?;
+        decode_one(&mut stmt, [module.as_str()], TABLE, 0, decode)
     }
 }
 
@@ -62,11 +74,13 @@ impl Writer<'_> {
     /// Insert the plugin, or replace the row of the same module.
     pub fn upsert_plugin(&self, row: &PluginRow) -> Result<(), StoreError> {
         self.conn().execute(
-            &format!(
-                "INSERT OR REPLACE INTO plugins ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+            concat!(
+                "INSERT OR REPLACE INTO plugins (",
+                columns!(),
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
             ),
             params![
-                row.module,
+                row.module.as_str(),
                 row.version,
                 row.sha256,
                 to_json(&row.classes),
@@ -78,10 +92,10 @@ impl Writer<'_> {
         Ok(())
     }
 
-    pub fn delete_plugin(&self, module: &str) -> Result<bool, StoreError> {
+    pub fn delete_plugin(&self, module: &ModuleName) -> Result<bool, StoreError> {
         Ok(self
             .conn()
-            .execute("DELETE FROM plugins WHERE module = ?1", [module])?
+            .execute("DELETE FROM plugins WHERE module = ?1", [module.as_str()])?
             == 1)
     }
 }

@@ -1,10 +1,11 @@
 //! `resources` rows ↔ [`ResourceRow`].
 
-use super::{Reader, StoreError, Writer, from_json, to_json};
+use super::columns::{Columns, decode_all, decode_one};
+use super::{Reader, StoreError, Writer, to_json};
 use crate::model::{
-    PropertyMap, ResourceId, ResourceKind, ResourceName, SandboxStrategy, TypeName,
+    PropertyMap, ResourceId, ResourceKind, ResourceName, SandboxStrategy, TypeName, resource_label,
 };
-use rusqlite::{OptionalExtension, Row, params, params_from_iter};
+use rusqlite::{CachedStatement, ErrorCode, params, params_from_iter};
 
 /// A resource as stored: everything but its links and the capabilities
 /// derived from its type.
@@ -25,45 +26,65 @@ pub struct ResourceRow {
     pub updated_at: String,
 }
 
-/// The row a registration writes (same shape; named for readability).
-pub type NewResourceRow = ResourceRow;
+impl ResourceRow {
+    /// How messages refer to it: its name, else its id.
+    pub fn label(&self) -> String {
+        resource_label(self.name.as_ref(), self.id)
+    }
+}
 
-const COLUMNS: &str = "resource_id, namespaced_name, type_name, resource_kind, location, \
-    description, read_only, auto_discovered, sandbox_strategy, content_hash, properties_json, \
-    created_at, updated_at";
+/// The columns of a [`ResourceRow`], in [`decode`]'s order (a macro so
+/// that every statement is one static string).
+macro_rules! columns {
+    () => {
+        "resource_id, namespaced_name, type_name, resource_kind, location, description, \
+         read_only, auto_discovered, sandbox_strategy, content_hash, properties_json, \
+         created_at, updated_at"
+    };
+}
+
+const TABLE: &str = "resources";
 
 impl Reader<'_> {
     pub fn resource_by_id(&self, id: ResourceId) -> Result<Option<ResourceRow>, StoreError> {
-        self.one_resource("resource_id", &id.to_string())
+        let mut stmt = self.conn.prepare_cached(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM resources WHERE resource_id = ?1"
+        ))?;
+        decode_one(&mut stmt, [id.to_string()], TABLE, 0, decode)
     }
 
     pub fn resource_by_name(&self, name: &ResourceName) -> Result<Option<ResourceRow>, StoreError> {
-        self.one_resource("namespaced_name", name.as_str())
-    }
-
-    fn one_resource(&self, column: &str, key: &str) -> Result<Option<ResourceRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM resources WHERE {column} = ?1"
+        let mut stmt = self.conn.prepare_cached(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM resources WHERE namespaced_name = ?1"
         ))?;
-        stmt.query_row([key], raw_resource)
-            .optional()?
-            .map(decode)
-            .transpose()
+        decode_one(&mut stmt, [name.as_str()], TABLE, 0, decode)
     }
 
     /// Resources in creation order; only those of `types` when given.
     pub fn resources(&self, types: Option<&[TypeName]>) -> Result<Vec<ResourceRow>, StoreError> {
         let sql = match types {
-            None => format!("SELECT {COLUMNS} FROM resources ORDER BY resource_id"),
+            None => concat!(
+                "SELECT ",
+                columns!(),
+                " FROM resources ORDER BY resource_id"
+            )
+            .to_owned(),
             Some(types) => format!(
-                "SELECT {COLUMNS} FROM resources WHERE type_name IN ({}) ORDER BY resource_id",
+                concat!(
+                    "SELECT ",
+                    columns!(),
+                    " FROM resources WHERE type_name IN ({}) ORDER BY resource_id"
+                ),
                 vec!["?"; types.len()].join(", ")
             ),
         };
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.conn.prepare_cached(&sql)?;
         let keys = types.unwrap_or_default().iter().map(TypeName::as_str);
-        let rows = stmt.query_map(params_from_iter(keys), raw_resource)?;
-        rows.map(|raw| decode(raw?)).collect()
+        decode_all(&mut stmt, params_from_iter(keys), TABLE, 0, decode)
     }
 
     /// The rows of `ids`, in id order (missing ids are skipped).
@@ -75,38 +96,24 @@ impl Reader<'_> {
         out.sort_by_key(|r| r.id);
         Ok(out)
     }
-
-    pub fn resource_count(&self) -> Result<i64, StoreError> {
-        Ok(self
-            .conn
-            .query_row("SELECT count(*) FROM resources", [], |row| row.get(0))?)
-    }
 }
 
 impl Writer<'_> {
+    /// Insert a new resource (see [`ResourceInserter::insert`]).
     pub fn insert_resource(&self, row: &ResourceRow) -> Result<(), StoreError> {
-        self.conn()
-            .prepare_cached(&format!(
-                "INSERT INTO resources ({COLUMNS}, namespace)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
-            ))?
-            .execute(params![
-                row.id.to_string(),
-                row.name.as_ref().map(ResourceName::as_str),
-                row.type_name.as_str(),
-                row.kind.as_str(),
-                row.location,
-                row.description,
-                row.read_only,
-                row.auto_discovered,
-                row.sandbox_strategy.map(SandboxStrategy::as_str),
-                row.content_hash,
-                to_json(&row.properties),
-                row.created_at,
-                row.updated_at,
-                row.name.as_ref().map(ResourceName::namespace),
-            ])?;
-        Ok(())
+        self.resource_inserter()?.insert(row)
+    }
+
+    /// An inserter for many new resources: one prepared statement held
+    /// for a whole batch instead of a cache lookup per row.
+    pub fn resource_inserter(&self) -> Result<ResourceInserter<'_>, StoreError> {
+        Ok(ResourceInserter {
+            stmt: self.conn().prepare_cached(concat!(
+                "INSERT INTO resources (",
+                columns!(),
+                ", namespace) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+            ))?,
+        })
     }
 
     /// Record what a handler computed for an existing resource.
@@ -117,11 +124,17 @@ impl Writer<'_> {
         content_hash: Option<&str>,
         now: &str,
     ) -> Result<(), StoreError> {
-        self.conn().execute(
-            "UPDATE resources SET properties_json = ?2, content_hash = ?3, updated_at = ?4
-             WHERE resource_id = ?1",
-            params![id.to_string(), to_json(properties), content_hash, now],
-        )?;
+        self.conn()
+            .prepare_cached(
+                "UPDATE resources SET properties_json = ?2, content_hash = ?3, updated_at = ?4
+                 WHERE resource_id = ?1",
+            )?
+            .execute(params![
+                id.to_string(),
+                to_json(properties),
+                content_hash,
+                now
+            ])?;
         Ok(())
     }
 
@@ -137,68 +150,67 @@ impl Writer<'_> {
     }
 }
 
-struct RawResource {
-    id: String,
-    name: Option<String>,
-    type_name: String,
-    kind: String,
-    location: Option<String>,
-    description: Option<String>,
-    read_only: bool,
-    auto_discovered: bool,
-    strategy: Option<String>,
-    content_hash: Option<String>,
-    properties: String,
-    created_at: String,
-    updated_at: String,
+/// Inserts new resources inside a write transaction.
+pub struct ResourceInserter<'w> {
+    stmt: CachedStatement<'w>,
 }
 
-fn raw_resource(row: &Row<'_>) -> rusqlite::Result<RawResource> {
-    Ok(RawResource {
-        id: row.get(0)?,
-        name: row.get(1)?,
-        type_name: row.get(2)?,
-        kind: row.get(3)?,
-        location: row.get(4)?,
-        description: row.get(5)?,
-        read_only: row.get(6)?,
-        auto_discovered: row.get(7)?,
-        strategy: row.get(8)?,
-        content_hash: row.get(9)?,
-        properties: row.get(10)?,
-        created_at: row.get(11)?,
-        updated_at: row.get(12)?,
-    })
+impl std::fmt::Debug for ResourceInserter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceInserter").finish_non_exhaustive()
+    }
 }
 
-fn decode(raw: RawResource) -> Result<ResourceRow, StoreError> {
-    let what = || format!("resources[{}]", raw.id);
-    let corrupt = |reason: String| StoreError::Corrupt {
-        what: what(),
-        reason,
-    };
+impl ResourceInserter<'_> {
+    /// Insert `row`. A name that is taken is refused as
+    /// [`StoreError::NameTaken`] by the `UNIQUE` constraint itself, inside
+    /// the caller's transaction, so two writers can never both take it.
+    pub fn insert(&mut self, row: &ResourceRow) -> Result<(), StoreError> {
+        let mut id = [0; ulid::ULID_LEN];
+        let inserted = self.stmt.execute(params![
+            row.id.ulid().array_to_str(&mut id) as &str,
+            row.name.as_ref().map(ResourceName::as_str),
+            row.type_name.as_str(),
+            row.kind.as_str(),
+            row.location,
+            row.description,
+            row.read_only,
+            row.auto_discovered,
+            row.sandbox_strategy.map(SandboxStrategy::as_str),
+            row.content_hash,
+            to_json(&row.properties),
+            row.created_at,
+            row.updated_at,
+            row.name.as_ref().map(ResourceName::namespace),
+        ]);
+        match (inserted, &row.name) {
+            (Err(rusqlite::Error::SqliteFailure(e, Some(message))), Some(name))
+                if e.code == ErrorCode::ConstraintViolation
+                    && message.contains("resources.namespaced_name") =>
+            {
+                Err(StoreError::NameTaken { name: name.clone() })
+            }
+            (result, _) => result.map(drop).map_err(StoreError::from),
+        }
+    }
+}
+
+fn decode(c: &Columns<'_, '_>) -> Result<ResourceRow, StoreError> {
     Ok(ResourceRow {
-        id: ResourceId::parse(&raw.id).map_err(|e| corrupt(e.to_string()))?,
-        name: raw
-            .name
-            .as_deref()
-            .map(ResourceName::parse)
-            .transpose()
-            .map_err(|e| corrupt(e.to_string()))?,
-        type_name: TypeName::parse(&raw.type_name).map_err(|e| corrupt(e.to_string()))?,
-        kind: ResourceKind::parse(&raw.kind)
-            .ok_or_else(|| corrupt(format!("kind {:?}", raw.kind)))?,
-        location: raw.location,
-        description: raw.description,
-        read_only: raw.read_only,
-        auto_discovered: raw.auto_discovered,
-        sandbox_strategy: raw
-            .strategy
-            .map(|s| SandboxStrategy::parse(&s).ok_or_else(|| corrupt(format!("strategy {s:?}"))))
-            .transpose()?,
-        content_hash: raw.content_hash,
-        properties: from_json(&raw.properties, what)?,
-        created_at: raw.created_at,
-        updated_at: raw.updated_at,
+        id: c.parsed(0, ResourceId::parse)?,
+        name: c.parsed_opt(1, ResourceName::parse)?,
+        type_name: c.parsed(2, TypeName::parse)?,
+        kind: c.parsed(3, |k| ResourceKind::parse(k).ok_or(format!("kind {k:?}")))?,
+        location: c.get(4)?,
+        description: c.get(5)?,
+        read_only: c.get(6)?,
+        auto_discovered: c.get(7)?,
+        sandbox_strategy: c.parsed_opt(8, |s| {
+            SandboxStrategy::parse(s).ok_or(format!("strategy {s:?}"))
+        })?,
+        content_hash: c.get(9)?,
+        properties: c.json(10)?,
+        created_at: c.get(11)?,
+        updated_at: c.get(12)?,
     })
 }

@@ -9,7 +9,7 @@ fn spec(name: &str) -> TypeSpec {
         name: TypeName::parse(name).unwrap(),
         inherits: None,
         description: Some("d".into()),
-        resource_kind: Some(ResourceKind::Physical),
+        kind: Some(ResourceKind::Physical),
         sandbox_strategy: Some(SandboxStrategy::CopyOnWrite),
         user_addable: Some(true),
         built_in: false,
@@ -162,4 +162,76 @@ fn the_link_table_refuses_self_links_even_without_the_registry() {
         w.insert_link(id(1), id(1), false, "t")
     });
     assert!(result.is_err());
+}
+
+#[test]
+fn a_taken_name_is_refused_by_the_constraint_as_name_taken() {
+    let mut store = Store::open_in_memory().unwrap();
+    let mut base = spec("fs-directory");
+    base.built_in = true;
+    let result = store.write(|w| {
+        w.upsert_type(&base, "builtin", "t0")?;
+        w.insert_resource(&row(1, "fs-directory"))?;
+        let mut twin = row(2, "fs-directory");
+        twin.name = row(1, "fs-directory").name;
+        w.insert_resource(&twin)
+    });
+    match result {
+        Err(StoreError::NameTaken { name }) => assert_eq!(name.as_str(), "local/r1"),
+        other => panic!("expected NameTaken, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_types_generation_moves_on_every_type_write_and_only_then() {
+    let mut store = Store::open_in_memory().unwrap();
+    let generation = |s: &Store| s.read(|r| r.types_generation()).unwrap();
+    let start = generation(&store);
+    let mut base = spec("fs-directory");
+    base.built_in = true;
+    store
+        .write(|w| w.upsert_type(&base, "builtin", "t0"))
+        .unwrap();
+    let inserted = generation(&store);
+    assert!(inserted > start);
+    store
+        .write(|w| w.upsert_type(&base, "builtin", "t1"))
+        .unwrap();
+    let updated = generation(&store);
+    assert!(updated > inserted);
+    store
+        .write(|w| w.insert_resource(&row(1, "fs-directory")))
+        .unwrap();
+    assert_eq!(
+        generation(&store),
+        updated,
+        "a resource write is not a type write"
+    );
+    store
+        .write(|w| {
+            w.delete_resources(&[id(1)])?;
+            w.delete_type(&base.name)
+        })
+        .unwrap();
+    assert!(generation(&store) > updated);
+}
+
+#[test]
+fn a_row_holding_invalid_data_is_reported_by_table_and_key() {
+    let mut store = Store::open_in_memory().unwrap();
+    let mut base = spec("fs-directory");
+    base.built_in = true;
+    store
+        .write(|w| {
+            w.upsert_type(&base, "builtin", "t0")?;
+            w.insert_resource(&row(1, "fs-directory"))
+        })
+        .unwrap();
+    store
+        .conn
+        .execute("UPDATE resources SET properties_json = 'nope'", [])
+        .unwrap();
+    let err = store.read(|r| r.resource_by_id(id(1))).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains(&format!("resources[{}]", id(1))), "{text}");
 }

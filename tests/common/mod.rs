@@ -43,9 +43,21 @@ impl Run {
     /// one of `parts`; return stderr.
     #[track_caller]
     pub fn refused(&self, parts: &[&str]) -> &str {
+        self.failed(1, parts)
+    }
+
+    /// Assert a usage error (exit 2, `agents: error:`) whose message holds
+    /// every one of `parts`; return stderr.
+    #[track_caller]
+    pub fn usage(&self, parts: &[&str]) -> &str {
+        self.failed(2, parts)
+    }
+
+    #[track_caller]
+    fn failed(&self, code: i32, parts: &[&str]) -> &str {
         assert_eq!(
-            self.code, 1,
-            "expected exit 1\nstdout: {}\nstderr: {}",
+            self.code, code,
+            "expected exit {code}\nstdout: {}\nstderr: {}",
             self.stdout, self.stderr
         );
         assert!(
@@ -156,7 +168,7 @@ impl Env {
             .unwrap();
         drop(conn);
         let bytes = std::fs::read(self.db()).unwrap();
-        resource_host::plugin::sha256_hex(&bytes)
+        resource_host::digest::sha256_hex(&bytes)
     }
 
     /// Both views of "unchanged": every row, and the file's bytes.

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)] // each test binary uses a different part
 
+use resource_host::model::ModuleName;
 use resource_host::plugin::{
     ComponentSource, Grant, Limits, LoadedModule, PluginFiles, PluginRuntime, ResourceView,
 };
@@ -48,9 +49,10 @@ impl Host {
     /// Import component `name` into the store and load it as `module`.
     pub fn load(&self, name: &str, module: &str) -> LoadedModule {
         let stored = self.files.import(&wasm(name)).unwrap();
+        let module = ModuleName::parse(module).unwrap();
         self.runtime
             .load(ComponentSource::Stored {
-                module,
+                module: &module,
                 path: &stored.path,
                 sha256: &stored.sha256,
             })

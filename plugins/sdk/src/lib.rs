@@ -42,7 +42,7 @@ pub use props::Props;
 #[doc(hidden)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../../wit",
+        path: "../../wit/v0.1.0",
         world: "resource-handler",
         pub_export_macro: true,
         export_macro_name: "__export_resource_handler_world",

@@ -57,3 +57,18 @@ fn resource_ids_round_trip_as_ulid_text() {
     assert_eq!(ResourceId::parse(&text).unwrap(), id);
     assert!(ResourceId::parse("local/x").is_err());
 }
+
+#[test]
+fn a_resource_key_is_an_id_or_a_name_and_nothing_else() {
+    let id = ResourceId::from_ulid(ulid::Ulid::from_parts(1_700_000_000_000, 7));
+    assert_eq!(
+        ResourceKey::parse(&id.to_string()).unwrap(),
+        ResourceKey::Id(id)
+    );
+    assert!(matches!(
+        ResourceKey::parse("local/api-repo").unwrap(),
+        ResourceKey::Name(_)
+    ));
+    let err = ResourceKey::parse("api-repo").unwrap_err();
+    assert!(err.to_string().contains("neither a resource id"), "{err}");
+}

@@ -1,5 +1,7 @@
 use super::*;
 
+const V: ContractVersion = ContractVersion::V0_1_0;
+
 fn raw(type_name: &str, location: Option<&str>) -> RawChild {
     RawChild {
         type_name: type_name.into(),
@@ -9,16 +11,13 @@ fn raw(type_name: &str, location: Option<&str>) -> RawChild {
     }
 }
 
-fn info(module: &str, classes: &[&str]) -> PluginInfo {
-    PluginInfo {
+fn info(module: &str, classes: &[&str]) -> RawInfo {
+    RawInfo {
         module: module.into(),
         version: "1.0.0".into(),
         classes: classes
             .iter()
-            .map(|c| ClassInfo {
-                name: c.to_string(),
-                description: String::new(),
-            })
+            .map(|c| (c.to_string(), String::new()))
             .collect(),
     }
 }
@@ -121,23 +120,23 @@ fn more_children_than_the_bound_are_refused_before_any_is_checked() {
 #[test]
 fn describe_must_name_a_usable_module_and_distinct_classes() {
     let b = AnswerBounds::default();
-    assert!(plugin_info(info("myteam.python", &["A", "B"]), &b).is_ok());
+    assert!(plugin_info(info("myteam.python", &["A", "B"]), V, &b).is_ok());
     assert!(
-        plugin_info(info("my team", &["A"]), &b)
+        plugin_info(info("my team", &["A"]), V, &b)
             .unwrap_err()
             .contains("module")
     );
     assert!(
-        plugin_info(info("m", &[]), &b)
+        plugin_info(info("m", &[]), V, &b)
             .unwrap_err()
             .contains("no classes")
     );
     assert!(
-        plugin_info(info("m", &["A", "A"]), &b)
+        plugin_info(info("m", &["A", "A"]), V, &b)
             .unwrap_err()
             .contains("twice")
     );
-    assert!(plugin_info(info("m", &["not-ident"]), &b).is_err());
+    assert!(plugin_info(info("m", &["not-ident"]), V, &b).is_err());
 }
 
 #[test]

@@ -26,7 +26,7 @@ pub(super) fn check(
         field,
         reason,
     };
-    let kind = t.resource_kind.value;
+    let kind = t.kind.value;
     if kind == ResourceKind::Virtual {
         if t.user_addable.value {
             return Err(refuse(
@@ -75,7 +75,7 @@ pub(super) fn check(
             format!(
                 "only virtual types have `equivalence`, but this type is physical (kind from {}) \
                  and inherits `equivalence` from {}",
-                origin(&t.resource_kind),
+                origin(&t.kind),
                 origin(eq)
             ),
         ));

@@ -178,10 +178,7 @@ fn a_root_type_must_give_its_resource_kind() {
 
 #[test]
 fn a_subtype_may_leave_its_resource_kind_to_the_parent() {
-    assert_eq!(
-        parsed("name: acme/t\ninherits: acme/base\n").resource_kind,
-        None
-    );
+    assert_eq!(parsed("name: acme/t\ninherits: acme/base\n").kind, None);
 }
 
 const VIRTUAL: &str = "name: acme/v\nresource_kind: virtual\n";

@@ -191,8 +191,8 @@ fn a_type_with_subtypes_may_not_be_removed() {
     let err = check_removable(&tn("acme/base"), &types.0).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "type \"acme/base\" cannot be removed while subtypes inherit it (acme/a, acme/b); remove \
-         them first"
+        "cannot remove type acme/base: it is the parent type of acme/a, acme/b (a parent type \
+         cannot be removed while subtypes exist); remove those first"
     );
     assert!(check_removable(&tn("acme/c"), &types.0).is_ok());
 }

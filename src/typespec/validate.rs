@@ -15,8 +15,8 @@ use super::SpecError;
 use super::args;
 use super::raw::{RawAutoDiscovery, RawEquivalence, RawHandler, RawRule, RawTypeSpec};
 use crate::model::{
-    ArgType, AutoDiscovery, DiscoveryRule, Equivalence, HandlerRef, ReplaceFlags, ResourceKind,
-    SandboxStrategy, TypeCapabilitiesDecl, TypeName, TypeSpec,
+    ArgType, AutoDiscovery, ClassName, DiscoveryRule, Equivalence, HandlerRef, ModuleName,
+    ReplaceFlags, ResourceKind, SandboxStrategy, TypeCapabilitiesDecl, TypeName, TypeSpec,
 };
 use std::fmt::Display;
 
@@ -98,7 +98,7 @@ pub(super) fn type_spec(
         name,
         inherits,
         description: raw.description,
-        resource_kind: raw.resource_kind,
+        kind: raw.resource_kind,
         sandbox_strategy: raw.sandbox_strategy,
         user_addable: raw.user_addable,
         built_in,
@@ -184,14 +184,15 @@ fn type_list(texts: Vec<String>, field: &str, at: &Site<'_>) -> Result<Vec<TypeN
 
 fn handler(raw: RawHandler, at: &Site<'_>) -> Result<HandlerRef, SpecError> {
     match raw {
-        RawHandler::Text(text) => HandlerRef::parse(&text).map_err(|e| at.refuse("handler", e)),
+        RawHandler::Text(text) => {
+            HandlerRef::parse(&text).map_err(|e| at.refuse("handler", e.to_string()))
+        }
         RawHandler::Parts { module, class } => {
-            // `from_parts` checks both halves in one call; probing the
-            // module with a known-good class tells which half to name.
-            if let Err(e) = HandlerRef::from_parts(&module, "Class") {
-                return Err(at.refuse("handler.module", e));
-            }
-            HandlerRef::from_parts(&module, &class).map_err(|e| at.refuse("handler.class", e))
+            let module = ModuleName::parse(&module)
+                .map_err(|e| at.refuse("handler.module", e.to_string()))?;
+            let class =
+                ClassName::parse(&class).map_err(|e| at.refuse("handler.class", e.to_string()))?;
+            HandlerRef::new(module, class).map_err(|e| at.refuse("handler", e.to_string()))
         }
     }
 }
@@ -272,7 +273,7 @@ fn equivalence(raw: RawEquivalence, at: &Site<'_>) -> Result<Equivalence, SpecEr
 /// the merged type ([`super::resolve`]), which also covers a kind or a
 /// field that is inherited rather than written here.
 fn kind_rules(spec: &TypeSpec, at: &Site<'_>) -> Result<(), SpecError> {
-    match spec.resource_kind {
+    match spec.kind {
         Some(ResourceKind::Virtual) => {
             if spec.user_addable == Some(true) {
                 return Err(at.refuse(

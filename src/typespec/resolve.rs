@@ -109,7 +109,7 @@ fn optional<T: Clone>(
 
 fn merge(chain: &[TypeSpec]) -> Result<ResolvedType, InheritanceError> {
     let own = &chain[0];
-    let Some(resource_kind) = optional(chain, |s| s.resource_kind) else {
+    let Some(kind) = optional(chain, |s| s.kind) else {
         let root = chain.last().map_or(&own.name, |s| &s.name);
         return Err(InheritanceError::Incoherent {
             name: own.name.clone(),
@@ -125,7 +125,7 @@ fn merge(chain: &[TypeSpec]) -> Result<ResolvedType, InheritanceError> {
         chain: chain.iter().map(|s| s.name.clone()).collect(),
         built_in: own.built_in,
         description: scalar(chain, |s| s.description.clone(), String::new()),
-        resource_kind,
+        kind,
         sandbox_strategy: scalar(chain, |s| s.sandbox_strategy, SandboxStrategy::None),
         user_addable: scalar(chain, |s| s.user_addable, false),
         cli_args: merge_args(chain),
@@ -210,9 +210,12 @@ pub(super) fn lineage(
 }
 
 /// Direct subtypes of `name` among `all` (rule 5's question), sorted.
-pub(super) fn subtypes_of(name: &TypeName, all: &[TypeSpec]) -> Vec<TypeName> {
+pub(super) fn subtypes_of<'a>(
+    name: &TypeName,
+    all: impl IntoIterator<Item = &'a TypeSpec>,
+) -> Vec<TypeName> {
     let mut subtypes: Vec<TypeName> = all
-        .iter()
+        .into_iter()
         .filter(|s| s.inherits.as_ref() == Some(name))
         .map(|s| s.name.clone())
         .collect();

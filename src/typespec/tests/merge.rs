@@ -18,7 +18,7 @@ fn fields_no_type_declares_take_the_documented_defaults() {
             from: None
         }
     );
-    assert_eq!(t.resource_kind.from, from("acme/t"));
+    assert_eq!(t.kind.from, from("acme/t"));
     assert_eq!(
         t.sandbox_strategy,
         Sourced {
@@ -42,7 +42,7 @@ fn fields_no_type_declares_take_the_documented_defaults() {
             checkpoint: false
         }
     );
-    assert_eq!(t.capabilities.origins(), [None, None, None, None]);
+    assert_eq!(origins(&t), [None, None, None, None]);
     assert_eq!(
         (t.handler, t.auto_discovery, t.equivalence),
         (None, None, None)
@@ -87,7 +87,7 @@ fn a_subtype_scalar_overrides_and_the_rest_is_inherited() {
             from: from("acme/base")
         }
     );
-    assert_eq!(t.resource_kind.from, from("acme/base"));
+    assert_eq!(t.kind.from, from("acme/base"));
     let handler = t.handler.unwrap();
     assert_eq!(
         handler.value,
@@ -114,7 +114,7 @@ fn each_capability_flag_resolves_on_its_own() {
         }
     );
     assert_eq!(
-        t.capabilities.origins(),
+        origins(&t),
         [from("acme/base"), from("acme/sub"), None, from("acme/base")]
     );
 }
@@ -263,7 +263,7 @@ handler:
 ",
     ]);
     let t = types.resolved("acme/devcontainer-instance");
-    assert_eq!(t.resource_kind.value, ResourceKind::Physical);
+    assert_eq!(t.kind.value, ResourceKind::Physical);
     assert_eq!(t.user_addable.from, from("acme/container-instance"));
     let names: Vec<&str> = t.cli_args.iter().map(|a| a.value.name.as_str()).collect();
     assert_eq!(names, vec!["image", "config-path"]);
@@ -296,4 +296,14 @@ fn references_lists_every_type_a_spec_names_with_its_field() {
         ("equivalence.links[0]", "d"),
     ];
     assert_eq!(refs, expected.map(|(f, n)| (f.to_owned(), n.to_owned())));
+}
+
+/// Where each capability flag came from, in `read, write, sandbox,
+/// checkpoint` order.
+fn origins(t: &crate::model::ResolvedType) -> Vec<Option<crate::model::TypeName>> {
+    t.capabilities
+        .named()
+        .iter()
+        .map(|(_, s)| s.from.clone())
+        .collect()
 }

@@ -119,7 +119,7 @@ fn a_chain_where_no_type_declares_a_kind_is_incoherent() {
     // Files cannot say this (a root must give its kind); specs built in
     // code can, and the resolver still refuses rather than guessing.
     let mut root = parsed("name: acme/base\nresource_kind: physical\n");
-    root.resource_kind = None;
+    root.kind = None;
     let err = Types(vec![root]).resolve("acme/base").unwrap_err();
     assert!(
         err.to_string()

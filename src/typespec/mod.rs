@@ -31,9 +31,8 @@
 //!    and missing parents are found before depth is judged, so a long
 //!    cycle is reported as a cycle.
 //! 4. A **built-in type may not inherit a custom** (namespaced) type.
-//! 5. **A type with subtypes may not be removed.** The registry enforces
-//!    this with a query; [`subtypes_of`] / [`check_removable`] give the
-//!    same answer over a list of specs.
+//! 5. **A type with subtypes may not be removed**: [`check_removable`],
+//!    which the registry calls before removing a type.
 //!
 //! A parent that does not exist is its own error, saying to register it
 //! first.
@@ -162,7 +161,8 @@ pub enum InheritanceError {
     )]
     BuiltinInheritsCustom { name: TypeName, parent: TypeName },
     #[error(
-        "type \"{name}\" cannot be removed while subtypes inherit it ({}); remove them first",
+        "cannot remove type {name}: it is the parent type of {} (a parent type cannot be \
+         removed while subtypes exist); remove those first",
         list(.subtypes)
     )]
     HasSubtypes {
@@ -242,12 +242,18 @@ pub fn resolve(
 }
 
 /// The direct subtypes of `name` among `all`, sorted (rule 5).
-pub fn subtypes_of(name: &TypeName, all: &[TypeSpec]) -> Vec<TypeName> {
+pub fn subtypes_of<'a>(
+    name: &TypeName,
+    all: impl IntoIterator<Item = &'a TypeSpec>,
+) -> Vec<TypeName> {
     resolve::subtypes_of(name, all)
 }
 
 /// Rule 5 as a check: `Ok` when no type in `all` inherits `name`.
-pub fn check_removable(name: &TypeName, all: &[TypeSpec]) -> Result<(), InheritanceError> {
+pub fn check_removable<'a>(
+    name: &TypeName,
+    all: impl IntoIterator<Item = &'a TypeSpec>,
+) -> Result<(), InheritanceError> {
     let subtypes = subtypes_of(name, all);
     if subtypes.is_empty() {
         Ok(())

@@ -8,7 +8,7 @@ fn the_spec_example_python_package_parses() {
     // The spec's custom-type example, verbatim.
     let spec = parsed(include_str!("../../../tests/data/python-package.yaml"));
     assert_eq!(spec.name, tn("myteam/python-package"));
-    assert_eq!(spec.resource_kind, Some(ResourceKind::Physical));
+    assert_eq!(spec.kind, Some(ResourceKind::Physical));
     assert_eq!(spec.sandbox_strategy, Some(SandboxStrategy::CopyOnWrite));
     assert_eq!(spec.user_addable, Some(true));
     assert!(!spec.built_in);

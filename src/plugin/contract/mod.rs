@@ -1,0 +1,174 @@
+//! The versions of the handler contract this host serves: the one home of
+//! which WIT packages exist, which one is current, and how a call reaches
+//! a component built against any of them.
+//!
+//! The contract lives in `wit/v<version>/` (one directory per version, as
+//! Zed's extension host keeps `since_v0_x_y`); each version has one
+//! bindings module here (`v0_1_0`) generated from its directory and
+//! converting between its generated types and the plain mirrors in
+//! `types`. A version is never edited once released: a change is a new
+//! directory and a new module, and every older version keeps loading and
+//! running (a test pins `0.1.0` with a component built from
+//! `wit/v0.1.0`).
+//!
+//! Everything version-specific sits behind [`HandlerPre::call`]: one
+//! [`Call`] in, one [`Answer`] out, so `call` and `runtime` never name a
+//! generated type.
+
+pub(crate) mod v0_1_0;
+
+use super::answer::{RawChild, RawInfo};
+use super::error::PluginError;
+use super::sandbox::CallState;
+use super::types::{HandlerError, Operation, ResourceView};
+use std::fmt;
+use wasmtime::Store;
+use wasmtime::component::{InstancePre, Linker};
+
+/// The newest contract version, as a literal (for `concat!`).
+macro_rules! current_version {
+    () => {
+        "0.1.0"
+    };
+}
+
+/// The newest contract version: what the SDK and `wit/` document, and
+/// what a new plugin should target.
+pub const CONTRACT_VERSION: &str = current_version!();
+
+/// The newest contract's package name, as WIT spells it
+/// (`cleveragents:resource@0.1.0`).
+pub const CONTRACT_PACKAGE: &str = concat!("cleveragents:resource@", current_version!());
+
+/// One version of the contract this host serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ContractVersion {
+    V0_1_0,
+}
+
+impl ContractVersion {
+    /// Every served version, oldest first.
+    pub const ALL: [ContractVersion; 1] = [Self::V0_1_0];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::V0_1_0 => "0.1.0",
+        }
+    }
+
+    /// The interface a component of this version exports.
+    pub fn handler_export(self) -> &'static str {
+        match self {
+            Self::V0_1_0 => "cleveragents:resource/handler@0.1.0",
+        }
+    }
+
+    /// The newest version whose `handler` is among a component's `exports`.
+    pub(crate) fn of_exports(exports: &[String]) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .rev()
+            .find(|v| exports.iter().any(|e| e == v.handler_export()))
+    }
+}
+
+impl fmt::Display for ContractVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The `handler` exports every served version names, for messages.
+pub fn served_exports() -> Vec<&'static str> {
+    ContractVersion::ALL
+        .iter()
+        .map(|v| v.handler_export())
+        .collect()
+}
+
+/// Add what every served version imports from the host (its `host`
+/// interface) to `linker`.
+pub(crate) fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+    v0_1_0::add_to_linker(linker)
+}
+
+/// One operation, with its arguments as plain data.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Call<'a> {
+    Describe,
+    Validate {
+        class: &'a str,
+        args: &'a [(String, String)],
+    },
+    Discover {
+        class: &'a str,
+        view: &'a ResourceView,
+    },
+    ContentHash {
+        class: &'a str,
+        view: &'a ResourceView,
+    },
+    Inspect {
+        class: &'a str,
+        view: &'a ResourceView,
+        file: Option<&'a str>,
+    },
+}
+
+impl Call<'_> {
+    pub fn operation(&self) -> Operation {
+        match self {
+            Self::Describe => Operation::Describe,
+            Self::Validate { .. } => Operation::Validate,
+            Self::Discover { .. } => Operation::Discover,
+            Self::ContentHash { .. } => Operation::ContentHash,
+            Self::Inspect { .. } => Operation::Inspect,
+        }
+    }
+}
+
+/// What an operation answered, as plain data, not yet checked.
+#[derive(Debug)]
+pub(crate) enum Answer {
+    Info(RawInfo),
+    Properties(Result<Vec<(String, String)>, HandlerError>),
+    Children(Result<Vec<RawChild>, HandlerError>),
+    Text(Result<String, HandlerError>),
+}
+
+/// A component prepared for instantiation, in the version it was built for.
+#[derive(Clone)]
+pub(crate) enum HandlerPre {
+    V0_1_0(v0_1_0::ResourceHandlerPre<CallState>),
+}
+
+impl HandlerPre {
+    /// Bind `pre` as a component of `version` (refused when its exports
+    /// do not have that version's signatures).
+    pub fn new(version: ContractVersion, pre: InstancePre<CallState>) -> Result<Self, PluginError> {
+        let wrong = |e: wasmtime::Error| PluginError::WrongWorld {
+            found: vec![format!(
+                "{} with other signatures ({e:#})",
+                version.handler_export()
+            )],
+        };
+        match version {
+            ContractVersion::V0_1_0 => v0_1_0::ResourceHandlerPre::new(pre)
+                .map(Self::V0_1_0)
+                .map_err(wrong),
+        }
+    }
+
+    pub fn version(&self) -> ContractVersion {
+        match self {
+            Self::V0_1_0(_) => ContractVersion::V0_1_0,
+        }
+    }
+
+    /// Instantiate in `store` and run `call`.
+    pub fn call(&self, store: &mut Store<CallState>, call: Call<'_>) -> wasmtime::Result<Answer> {
+        match self {
+            Self::V0_1_0(pre) => v0_1_0::call(pre, store, call),
+        }
+    }
+}

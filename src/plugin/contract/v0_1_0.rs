@@ -1,0 +1,127 @@
+//! Contract `cleveragents:resource@0.1.0` (`wit/v0.1.0/`): its host-side
+//! bindings and the conversions between its generated types and the
+//! plain mirrors. Frozen: a change to the contract is a new version.
+
+use super::{Answer, Call};
+use crate::plugin::answer::{RawChild, RawInfo};
+use crate::plugin::sandbox::CallState;
+use crate::plugin::types::{HandlerError, ResourceView};
+use wasmtime::Store;
+use wasmtime::component::{HasSelf, Linker};
+
+wasmtime::component::bindgen!({
+    path: "wit/v0.1.0",
+    world: "resource-handler",
+});
+
+use cleveragents::resource::types as wit;
+
+impl cleveragents::resource::types::Host for CallState {}
+
+impl cleveragents::resource::host::Host for CallState {
+    fn log(&mut self, level: cleveragents::resource::host::LogLevel, message: String) {
+        use cleveragents::resource::host::LogLevel;
+        let level = match level {
+            LogLevel::Trace => log::Level::Trace,
+            LogLevel::Debug => log::Level::Debug,
+            LogLevel::Info => log::Level::Info,
+            LogLevel::Warn => log::Level::Warn,
+            LogLevel::Error => log::Level::Error,
+        };
+        self.host_log(level, message);
+    }
+}
+
+pub(super) fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+    ResourceHandler::add_to_linker::<CallState, HasSelf<CallState>>(linker, |s| s)
+}
+
+/// Instantiate `pre` in `store` and run `call`.
+pub(super) fn call(
+    pre: &ResourceHandlerPre<CallState>,
+    store: &mut Store<CallState>,
+    call: Call<'_>,
+) -> wasmtime::Result<Answer> {
+    let instance = pre.instantiate(&mut *store)?;
+    let h = instance.cleveragents_resource_handler();
+    Ok(match call {
+        Call::Describe => Answer::Info(info(h.call_describe(store)?)),
+        Call::Validate { class, args } => {
+            let args = properties_to_wit(args);
+            Answer::Properties(
+                h.call_validate(store, class, &args)?
+                    .map(properties_from_wit)
+                    .map_err(error),
+            )
+        }
+        Call::Discover { class, view } => Answer::Children(
+            h.call_discover(store, class, &view_to_wit(view))?
+                .map(|children| children.into_iter().map(child).collect())
+                .map_err(error),
+        ),
+        Call::ContentHash { class, view } => Answer::Text(
+            h.call_content_hash(store, class, &view_to_wit(view))?
+                .map_err(error),
+        ),
+        Call::Inspect { class, view, file } => Answer::Text(
+            h.call_inspect(store, class, &view_to_wit(view), file)?
+                .map_err(error),
+        ),
+    })
+}
+
+fn properties_to_wit(props: &[(String, String)]) -> Vec<wit::Property> {
+    props
+        .iter()
+        .map(|(key, value)| wit::Property {
+            key: key.clone(),
+            value: value.clone(),
+        })
+        .collect()
+}
+
+fn properties_from_wit(props: Vec<wit::Property>) -> Vec<(String, String)> {
+    props.into_iter().map(|p| (p.key, p.value)).collect()
+}
+
+fn view_to_wit(view: &ResourceView) -> wit::ResourceView {
+    wit::ResourceView {
+        id: view.id.clone(),
+        name: view.name.clone(),
+        type_name: view.type_name.clone(),
+        location: view.location.clone(),
+        properties: properties_to_wit(&view.properties),
+    }
+}
+
+fn child(d: wit::Discovered) -> RawChild {
+    RawChild {
+        type_name: d.type_name,
+        name: d.name,
+        location: d.location,
+        properties: properties_from_wit(d.properties),
+        content_hash: d.content_hash,
+    }
+}
+
+fn info(info: wit::PluginInfo) -> RawInfo {
+    RawInfo {
+        module: info.module,
+        version: info.version,
+        classes: info
+            .classes
+            .into_iter()
+            .map(|c| (c.name, c.description))
+            .collect(),
+    }
+}
+
+fn error(e: wit::HandlerError) -> HandlerError {
+    match e {
+        wit::HandlerError::InvalidArgs(m) => HandlerError::InvalidArgs(m),
+        wit::HandlerError::NotFound(m) => HandlerError::NotFound(m),
+        wit::HandlerError::Unsupported(m) => HandlerError::Unsupported(m),
+        wit::HandlerError::Io(m) => HandlerError::Io(m),
+        wit::HandlerError::Failed(m) => HandlerError::Failed(m),
+    }
+}

@@ -1,0 +1,113 @@
+//! The host's rules for what `discover` answered, before anything is
+//! written: a discovered child's type must be registered, allowed below
+//! the parent's type (subtypes included) and — when the parent's type
+//! lists discovery rules — match one; a virtual child has no location;
+//! its name (`<parent name>/<suffix>`) must be a valid resource name,
+//! given once. (`plugin` has already bounded the answer and checked that
+//! every location lies inside the parent's.)
+
+use super::type_set::TypeSet;
+use super::{ChildRefusal, Registry, RegistryError};
+use crate::dag;
+use crate::model::{PropertyMap, ResolvedType, ResourceKind, ResourceName};
+use crate::plugin::Discovered;
+use crate::store::ResourceRow;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+impl Registry {
+    /// Check every child `handler` found below `parent` and make its row
+    /// (new ids, stamped `now`, `auto_discovered`).
+    pub(super) fn child_rows(
+        &self,
+        types: &TypeSet,
+        parent_ty: &ResolvedType,
+        parent: &ResourceRow,
+        handler: &super::handlers::Handler,
+        found: Vec<Discovered>,
+        now: &str,
+    ) -> Result<Vec<ResourceRow>, RegistryError> {
+        let refuse = |index: usize, reason: ChildRefusal| RegistryError::ChildRefused {
+            handler: handler.reference.clone(),
+            index,
+            reason: Box::new(reason),
+        };
+        let mut names = BTreeSet::new();
+        let mut rows = Vec::with_capacity(found.len());
+        for (index, child) in found.into_iter().enumerate() {
+            let row = self
+                .child_row(types, parent_ty, parent, child, now)
+                .map_err(|reason| refuse(index, reason))?;
+            if let Some(name) = &row.name
+                && !names.insert(name.clone())
+            {
+                return Err(refuse(index, ChildRefusal::NameGivenTwice(name.clone())));
+            }
+            rows.push(row);
+        }
+        Ok(rows)
+    }
+
+    /// Check one discovered child against the parent's type and make its row.
+    fn child_row(
+        &self,
+        types: &TypeSet,
+        parent_ty: &ResolvedType,
+        parent: &ResourceRow,
+        child: Discovered,
+        now: &str,
+    ) -> Result<ResourceRow, ChildRefusal> {
+        if !types.contains(&child.type_name) {
+            return Err(ChildRefusal::UnknownType(child.type_name));
+        }
+        let child_ty = types
+            .resolve(&child.type_name)
+            .map_err(|_| ChildRefusal::UnknownType(child.type_name.clone()))?;
+        dag::check_link_types(parent_ty, &child_ty).map_err(ChildRefusal::NotAllowed)?;
+        if let Some(discovery) = parent_ty.discovery()
+            && !discovery.rules.is_empty()
+            && !discovery.rules.iter().any(|r| child_ty.is_a(&r.type_name))
+        {
+            return Err(ChildRefusal::NoRuleMatches {
+                child_type: child_ty.name.clone(),
+                parent_type: parent_ty.name.clone(),
+                rules: discovery
+                    .rules
+                    .iter()
+                    .map(|r| r.type_name.clone())
+                    .collect(),
+            });
+        }
+        let kind = child_ty.kind();
+        if kind == ResourceKind::Virtual && child.location.is_some() {
+            return Err(ChildRefusal::VirtualWithLocation(child_ty.name.clone()));
+        }
+        let name = match (&parent.name, &child.name) {
+            (Some(parent_name), Some(suffix)) => Some(
+                ResourceName::parse(&format!("{parent_name}/{suffix}"))
+                    .map_err(ChildRefusal::BadName)?,
+            ),
+            _ => None,
+        };
+        let properties: PropertyMap = child
+            .properties
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect();
+        Ok(ResourceRow {
+            id: self.ids.next_id(self.clock.now()),
+            name,
+            type_name: child_ty.name.clone(),
+            kind,
+            location: child.location,
+            description: None,
+            read_only: false,
+            auto_discovered: true,
+            sandbox_strategy: None,
+            content_hash: child.content_hash,
+            properties,
+            created_at: now.to_owned(),
+            updated_at: now.to_owned(),
+        })
+    }
+}

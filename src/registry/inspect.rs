@@ -1,0 +1,53 @@
+//! `agents resource inspect`: the handler's description of a resource, or
+//! of one file in it. The host refuses a `--file` that could leave the
+//! resource before any handler runs.
+
+use super::lookup::find_row;
+use super::{Registry, RegistryError};
+use crate::model::ResourceKey;
+use serde::Serialize;
+use std::path::{Component, Path};
+
+/// What `agents resource inspect` shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Inspection {
+    pub resource: String,
+    pub handler: String,
+    pub file: Option<String>,
+    pub text: String,
+}
+
+impl Registry {
+    /// The handler's description of a resource, or of one file in it
+    /// (`agents resource inspect [--file PATH]`).
+    pub fn inspect(
+        &self,
+        key: &ResourceKey,
+        file: Option<&str>,
+    ) -> Result<Inspection, RegistryError> {
+        let (types, row) = self
+            .store
+            .read(|r| Ok::<_, RegistryError>((self.types.get(r)?, find_row(r, key)?)))?;
+        if let Some(file) = file {
+            let inside = !file.is_empty()
+                && Path::new(file)
+                    .components()
+                    .all(|c| matches!(c, Component::Normal(_)));
+            if !inside {
+                return Err(RegistryError::InspectPathRefused {
+                    resource: row.label(),
+                    file: file.to_owned(),
+                });
+            }
+        }
+        let ty = types.resolve(&row.type_name)?;
+        let handler = self.require_handler(&ty, &row, "inspect")?;
+        let text = self.call_inspect(&handler, &row, file)?;
+        Ok(Inspection {
+            resource: row.label(),
+            handler: handler.reference.to_string(),
+            file: file.map(str::to_owned),
+            text,
+        })
+    }
+}

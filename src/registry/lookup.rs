@@ -1,0 +1,111 @@
+//! From keys to rows to resources: the one home of how a stored row
+//! becomes the [`Resource`] the API hands out (its links and the
+//! capabilities derived from its type), and of `list` and `show`.
+
+use super::type_set::TypeSet;
+use super::{Registry, RegistryError};
+use crate::model::{Resource, ResourceCapabilities, ResourceId, ResourceKey};
+use crate::store::{Reader, ResourceRow};
+
+/// Which resources `list_resources` returns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ResourceFilter {
+    #[default]
+    All,
+    /// Resources of this type or any subtype of it.
+    TypeOrSubtype(String),
+    /// Resources of exactly this type.
+    ExactType(String),
+}
+
+impl Registry {
+    /// Resources in registration order (`list_resources(type_name=)`).
+    pub fn list_resources(&self, filter: &ResourceFilter) -> Result<Vec<Resource>, RegistryError> {
+        self.store.read(|r| {
+            let types = self.types.get(r)?;
+            let wanted = match filter {
+                ResourceFilter::All => None,
+                ResourceFilter::TypeOrSubtype(t) => Some(types.with_subtypes(&types.find(t)?.name)),
+                ResourceFilter::ExactType(t) => Some(vec![types.find(t)?.name.clone()]),
+            };
+            let rows = r.resources(wanted.as_deref())?;
+            let (children, parents) = r.all_links()?;
+            rows.into_iter()
+                .map(|row| {
+                    let p = parents.get(&row.id).cloned().unwrap_or_default();
+                    let c = children.get(&row.id).cloned().unwrap_or_default();
+                    assemble(&types, row, p, c)
+                })
+                .collect()
+        })
+    }
+
+    /// One resource by namespaced name or ULID (`show_resource(name_or_id)`).
+    pub fn show_resource(&self, key: &ResourceKey) -> Result<Resource, RegistryError> {
+        self.store.read(|r| {
+            let types = self.types.get(r)?;
+            let row = find_row(r, key)?;
+            load_one(r, &types, row)
+        })
+    }
+}
+
+/// The row `key` names.
+pub(super) fn find_row(r: &Reader<'_>, key: &ResourceKey) -> Result<ResourceRow, RegistryError> {
+    let found = match key {
+        ResourceKey::Id(id) => r.resource_by_id(*id)?,
+        ResourceKey::Name(name) => r.resource_by_name(name)?,
+    };
+    found.ok_or_else(|| RegistryError::ResourceNotFound { key: key.clone() })
+}
+
+/// `row` with its links, assembled.
+pub(super) fn load_one(
+    r: &Reader<'_>,
+    types: &TypeSet,
+    row: ResourceRow,
+) -> Result<Resource, RegistryError> {
+    let (p, c) = (r.parents_of(row.id)?, r.children_of(row.id)?);
+    assemble(types, row, p, c)
+}
+
+/// The resources `ids` (in id order), assembled.
+pub(super) fn load_resources(
+    r: &Reader<'_>,
+    types: &TypeSet,
+    ids: &[ResourceId],
+) -> Result<Vec<Resource>, RegistryError> {
+    r.resources_by_ids(ids)?
+        .into_iter()
+        .map(|row| load_one(r, types, row))
+        .collect()
+}
+
+/// A stored row plus its links and derived capabilities.
+pub(super) fn assemble(
+    types: &TypeSet,
+    row: ResourceRow,
+    parents: Vec<ResourceId>,
+    children: Vec<ResourceId>,
+) -> Result<Resource, RegistryError> {
+    let ty = types.resolve(&row.type_name)?;
+    let strategy = row.sandbox_strategy.unwrap_or(ty.sandbox_strategy());
+    Ok(Resource {
+        resource_id: row.id,
+        name: row.name,
+        resource_type_name: row.type_name,
+        kind: row.kind,
+        description: row.description,
+        location: row.location,
+        sandbox_strategy: row.sandbox_strategy,
+        content_hash: row.content_hash,
+        parents,
+        children,
+        properties: row.properties,
+        capabilities: ResourceCapabilities::derive(ty.type_capabilities(), strategy, row.read_only),
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+        auto_discovered: row.auto_discovered,
+        read_only: row.read_only,
+    })
+}

@@ -1,0 +1,189 @@
+//! The plugin store: `agents plugin add|list|show|remove`.
+//!
+//! **Where a module comes from.** Names under
+//! [`BUILTIN_MODULE_PREFIX`](crate::model::BUILTIN_MODULE_PREFIX) are
+//! reserved for the components built into the binary; every other module
+//! comes from the plugin store — a row in `plugins` (module, version,
+//! classes, sha256) and a content-addressed file under `<home>/plugins`,
+//! verified against that sha256 on every load. A type may only name a
+//! module that exists and a class it exports (`handlers::check_handler`),
+//! so a registered type always resolves; a plugin cannot be removed while
+//! a type names it.
+
+use super::handlers::find_plugin;
+use super::{Registry, RegistryError};
+use crate::model::{ClassName, ModuleName, TypeName};
+use crate::store::{PluginRow, Reader};
+use serde::Serialize;
+use std::path::Path;
+
+/// One added plugin module, as `agents plugin list|show` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PluginView {
+    pub module: ModuleName,
+    pub version: String,
+    pub sha256: String,
+    pub classes: Vec<ClassView>,
+    pub size_bytes: i64,
+    /// The file it was added from.
+    pub source: String,
+    pub added_at: String,
+    /// The types whose handler lives in this module.
+    pub used_by: Vec<TypeName>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClassView {
+    pub name: ClassName,
+    pub description: String,
+}
+
+impl PluginView {
+    fn new(row: PluginRow, used_by: Vec<TypeName>) -> Self {
+        Self {
+            classes: row
+                .classes
+                .into_iter()
+                .map(|(name, description)| ClassView { name, description })
+                .collect(),
+            module: row.module,
+            version: row.version,
+            sha256: row.sha256,
+            size_bytes: row.size_bytes,
+            source: row.source,
+            added_at: row.added_at,
+            used_by,
+        }
+    }
+}
+
+impl Registry {
+    /// Add the component at `path` to the plugin store (`agents plugin add`).
+    /// It must be a component of a contract version this host serves whose
+    /// `describe()` answers; it is registered under `module` if given, else
+    /// under the module name it reports. An added module is refused unless
+    /// `replace`; a replacement must still export every class a type uses.
+    pub fn add_plugin(
+        &mut self,
+        path: &Path,
+        module: Option<&ModuleName>,
+        replace: bool,
+    ) -> Result<PluginView, RegistryError> {
+        let refused = |source| RegistryError::PluginRefused {
+            path: path.to_owned(),
+            source,
+        };
+        let bytes = std::fs::read(path).map_err(|source| RegistryError::ReadFile {
+            what: "plugin file",
+            path: path.to_owned(),
+            source,
+        })?;
+        let plugins = self.plugins("cannot add a plugin")?;
+        let info = plugins.runtime.describe(&bytes).map_err(refused)?;
+        let module = module.unwrap_or(&info.module).clone();
+        if module.is_reserved() {
+            return Err(RegistryError::ReservedModule { module });
+        }
+        // The file goes in first (atomically, named by its hash); if the
+        // row is then refused, an unused file is removed again.
+        let sha256 = plugins.files.import(&bytes).map_err(refused)?.sha256;
+        let row = PluginRow {
+            module: module.clone(),
+            version: info.version.clone(),
+            sha256: sha256.clone(),
+            classes: info
+                .classes
+                .iter()
+                .map(|c| (c.name.clone(), c.description.clone()))
+                .collect(),
+            size_bytes: bytes.len() as i64,
+            source: path.display().to_string(),
+            added_at: self.now(),
+        };
+        let cache = &self.types;
+        let written = self.store.write(|w| {
+            let old = w.plugin(&module)?;
+            if let Some(old) = &old {
+                if !replace && old.sha256 != sha256 {
+                    return Err(RegistryError::PluginExists {
+                        module: module.clone(),
+                        version: old.version.clone(),
+                        sha256: old.sha256.clone(),
+                    });
+                }
+                let types = cache.get(w)?;
+                for type_name in w.types_using_module(&module)? {
+                    let ty = types.resolve(&type_name)?;
+                    if let Some(h) = ty.handler_ref()
+                        && h.module == module
+                        && !row.exports(&h.class)
+                    {
+                        return Err(RegistryError::ReplacementDropsClass {
+                            module: module.clone(),
+                            type_name,
+                            class: h.class.clone(),
+                            provides: row.class_names(),
+                        });
+                    }
+                }
+            }
+            w.upsert_plugin(&row)?;
+            Ok(old)
+        });
+        match written {
+            Ok(Some(old)) if old.sha256 != sha256 => self.forget_file_if_unused(&old.sha256),
+            Ok(_) => {}
+            Err(e) => {
+                self.forget_file_if_unused(&sha256);
+                return Err(e);
+            }
+        }
+        self.show_plugin(&module)
+    }
+
+    pub fn list_plugins(&self) -> Result<Vec<PluginView>, RegistryError> {
+        self.store
+            .read(|r| r.plugins()?.into_iter().map(|row| view(r, row)).collect())
+    }
+
+    pub fn show_plugin(&self, module: &ModuleName) -> Result<PluginView, RegistryError> {
+        self.store.read(|r| view(r, find_plugin(r, module)?))
+    }
+
+    /// Remove a module no type uses; its file goes when no module shares it.
+    pub fn remove_plugin(&mut self, module: &ModuleName) -> Result<PluginView, RegistryError> {
+        let removed = self.store.write(|w| {
+            let row = find_plugin(w, module)?;
+            let types = w.types_using_module(module)?;
+            if !types.is_empty() {
+                return Err(RegistryError::PluginInUse {
+                    module: module.clone(),
+                    types,
+                });
+            }
+            w.delete_plugin(module)?;
+            Ok(PluginView::new(row, Vec::new()))
+        })?;
+        self.forget_file_if_unused(&removed.sha256);
+        Ok(removed)
+    }
+
+    /// Remove a store file no row names any more (best effort: a leftover
+    /// file is harmless, it is content-addressed).
+    fn forget_file_if_unused(&self, sha256: &str) {
+        let Some(plugins) = &self.plugins else { return };
+        let still_used = self
+            .store
+            .read(|r| r.plugins())
+            .map(|rows| rows.iter().any(|p| p.sha256 == sha256))
+            .unwrap_or(true);
+        if !still_used && let Err(e) = plugins.files.remove(sha256) {
+            log::warn!("could not remove unused plugin file {sha256}: {e}");
+        }
+    }
+}
+
+fn view(r: &Reader<'_>, row: PluginRow) -> Result<PluginView, RegistryError> {
+    let used = r.types_using_module(&row.module)?;
+    Ok(PluginView::new(row, used))
+}

@@ -1,0 +1,348 @@
+//! Registering resources: one way through. The caller asks for a type's
+//! [`RegistrationForm`] (what `agents resource add TYPE` turns into its
+//! flags), then hands a [`NewResource`]; the registry checks it against
+//! the type it resolved once, runs the type's handler (`validate`,
+//! `discover`, `content-hash`) outside any transaction, and writes the
+//! resource, its discovered children and their links in one transaction,
+//! handing back the [`Resource`] it assembled there.
+//!
+//! If another process changed a type the registration relied on while
+//! the handler ran, the write is refused rather than made under rules
+//! nobody checked ([`RegistryError::TypesChanged`]).
+
+use super::args::{self, CheckedArgs};
+use super::lookup::assemble;
+use super::type_set::TypeSet;
+use super::{NotAddable, Registry, RegistryError, StrategyRefusal};
+use crate::model::{
+    HandlerRef, ResolvedType, Resource, ResourceId, ResourceKind, ResourceName, SandboxStrategy,
+    TypeArgument, TypeName,
+};
+use crate::store::{ResourceInserter, ResourceRow, StoreError, Writer};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+/// A registration request: what `agents resource add` collects.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NewResource {
+    /// The type's name, as given.
+    pub type_name: String,
+    /// Optional namespaced name (`local/api-repo`).
+    pub name: Option<String>,
+    /// The type's arguments: flag name (without `--`) and raw text.
+    pub args: Vec<(String, String)>,
+    pub description: Option<String>,
+    /// A per-resource sandbox strategy override.
+    pub sandbox_strategy: Option<String>,
+    pub read_only: bool,
+    /// What relative `path` arguments are relative to.
+    pub base_dir: Option<PathBuf>,
+}
+
+/// What registering a resource of one type takes: the type's effective
+/// arguments and what the command line shows about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegistrationForm {
+    pub type_name: TypeName,
+    pub description: String,
+    pub args: Vec<TypeArgument>,
+    /// The type's sandbox strategy (a resource may override it).
+    pub sandbox_strategy: SandboxStrategy,
+}
+
+/// A registration that passed every check, ready to write: the resource
+/// and the children its handler discovered, and the types it was checked
+/// against.
+struct Prepared {
+    row: ResourceRow,
+    /// The handler that discovered `children`, if the type has one.
+    handler: Option<HandlerRef>,
+    children: Vec<ResourceRow>,
+    types: Arc<TypeSet>,
+}
+
+impl Registry {
+    /// How to register a resource of `type_name` (refused for a type whose
+    /// resources are not registered by hand).
+    pub fn registration_form(&self, type_name: &str) -> Result<RegistrationForm, RegistryError> {
+        let types = self.store.read(|r| self.types.get(r))?;
+        let ty = types.find(type_name)?;
+        check_addable(&ty)?;
+        Ok(RegistrationForm {
+            type_name: ty.name.clone(),
+            description: ty.description().to_owned(),
+            args: ty.args().cloned().collect(),
+            sandbox_strategy: ty.sandbox_strategy(),
+        })
+    }
+
+    /// Register one resource (`register_resource(type_name, name=, location=, …)`);
+    /// answers the resource as written.
+    pub fn register_resource(&mut self, request: NewResource) -> Result<Resource, RegistryError> {
+        let types = self.store.read(|r| self.types.get(r))?;
+        let at = Stamp::now(self);
+        let prepared = self.prepare(&types, &at, request)?;
+        let now = self.now();
+        let cache = &self.types;
+        self.store.write(|w| {
+            check_types_unchanged(&cache.get(w)?, &prepared)?;
+            write_prepared(w, &mut w.resource_inserter()?, &prepared, &now)?;
+            let children = prepared.children.iter().map(|c| c.id).collect();
+            assemble(&prepared.types, prepared.row.clone(), Vec::new(), children)
+        })
+    }
+
+    /// Register many resources in one transaction: all or none.
+    pub fn register_resources(
+        &mut self,
+        requests: impl IntoIterator<Item = NewResource>,
+    ) -> Result<Vec<ResourceId>, RegistryError> {
+        let types = self.store.read(|r| self.types.get(r))?;
+        let at = Stamp::now(self);
+        let prepared = requests
+            .into_iter()
+            .map(|r| self.prepare(&types, &at, r))
+            .collect::<Result<Vec<_>, _>>()?;
+        let now = self.now();
+        let cache = &self.types;
+        self.store.write(|w| {
+            let current = cache.get(w)?;
+            let mut inserter = w.resource_inserter()?;
+            for p in &prepared {
+                check_types_unchanged(&current, p)?;
+                write_prepared(w, &mut inserter, p, &now)?;
+            }
+            Ok(prepared.iter().map(|p| p.row.id).collect())
+        })
+    }
+
+    /// Check a request against its type and run its handler; nothing is
+    /// written.
+    fn prepare(
+        &self,
+        types: &Arc<TypeSet>,
+        at: &Stamp,
+        request: NewResource,
+    ) -> Result<Prepared, RegistryError> {
+        let ty = types.find(&request.type_name)?;
+        check_addable(&ty)?;
+        let name = request
+            .name
+            .as_deref()
+            .map(ResourceName::parse)
+            .transpose()?;
+        let checked: CheckedArgs = args::check(&ty, &request.args, request.base_dir.as_deref())?;
+        let strategy = request
+            .sandbox_strategy
+            .as_deref()
+            .map(|s| check_strategy(&ty, name.as_ref(), s))
+            .transpose()?;
+        let stamp = at.text.clone();
+        let mut row = ResourceRow {
+            id: self.ids.next_id(at.time),
+            name,
+            type_name: ty.name.clone(),
+            kind: ty.kind(),
+            location: checked.location,
+            description: request.description,
+            read_only: request.read_only,
+            auto_discovered: false,
+            sandbox_strategy: strategy,
+            content_hash: None,
+            properties: checked.properties,
+            created_at: stamp.clone(),
+            updated_at: stamp.clone(),
+        };
+        let handler = self.handler_for(&ty)?;
+        let children = match &handler {
+            None => Vec::new(),
+            Some(handler) => {
+                // Refuse a taken name before running the handler for
+                // nothing (the write is refused again by the constraint).
+                if let Some(name) = &row.name
+                    && let Some(existing) = self.store.read(|r| r.resource_by_name(name))?
+                {
+                    return Err(RegistryError::DuplicateName {
+                        name: name.clone(),
+                        id: existing.id,
+                    });
+                }
+                for (key, value) in self.call_validate(handler, &row)? {
+                    if key != args::LOCATION_ARG {
+                        row.properties.insert(key, Value::String(value));
+                    }
+                }
+                let children = if ty.discovery().is_none_or(|a| a.enabled) {
+                    let found = self.call_discover(handler, &row)?;
+                    self.child_rows(types, &ty, &row, handler, found, &stamp)?
+                } else {
+                    Vec::new()
+                };
+                row.content_hash = self.call_content_hash(handler, &row)?;
+                children
+            }
+        };
+        Ok(Prepared {
+            row,
+            handler: handler.map(|h| h.reference),
+            children,
+            types: types.clone(),
+        })
+    }
+}
+
+/// When an operation registers: one clock reading for all it writes.
+struct Stamp {
+    time: SystemTime,
+    text: String,
+}
+
+impl Stamp {
+    fn now(registry: &Registry) -> Self {
+        let time = registry.clock.now();
+        Self {
+            time,
+            text: crate::effects::iso8601(time),
+        }
+    }
+}
+
+/// May resources of `ty` be registered by hand?
+fn check_addable(ty: &ResolvedType) -> Result<(), RegistryError> {
+    if ty.is_user_addable() {
+        return Ok(());
+    }
+    let parents: Vec<TypeName> = ty.parent_type_names().cloned().collect();
+    let reason = match (ty.kind(), parents.is_empty()) {
+        (ResourceKind::Virtual, _) => NotAddable::Virtual,
+        (_, false) => NotAddable::DiscoveredBelow(parents),
+        (_, true) => NotAddable::DiscoveredOnly,
+    };
+    Err(RegistryError::NotUserAddable {
+        type_name: ty.name.clone(),
+        reason,
+    })
+}
+
+/// Refuse the write when a type `p` was checked against has changed
+/// since (another process replaced or removed it while handlers ran).
+fn check_types_unchanged(current: &Arc<TypeSet>, p: &Prepared) -> Result<(), RegistryError> {
+    let relied_on = std::iter::once(&p.row).chain(&p.children);
+    check_types_unchanged_for(current, &p.types, relied_on.map(|r| &r.type_name), || {
+        format!("the registration of {}", p.row.label())
+    })
+}
+
+/// Refuse when one of `relied_on` resolves differently in `current` than
+/// in `then`, the set a check was made against.
+pub(super) fn check_types_unchanged_for<'a>(
+    current: &Arc<TypeSet>,
+    then: &Arc<TypeSet>,
+    relied_on: impl IntoIterator<Item = &'a TypeName>,
+    what: impl FnOnce() -> String,
+) -> Result<(), RegistryError> {
+    if Arc::ptr_eq(current, then) {
+        return Ok(());
+    }
+    for type_name in relied_on {
+        let same = match (current.resolve(type_name), then.resolve(type_name)) {
+            (Ok(now), Ok(before)) => now == before,
+            _ => false,
+        };
+        if !same {
+            return Err(RegistryError::TypesChanged {
+                what: what(),
+                type_name: type_name.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Write a resource, its discovered children and their links.
+fn write_prepared(
+    w: &Writer<'_>,
+    inserter: &mut ResourceInserter<'_>,
+    p: &Prepared,
+    now: &str,
+) -> Result<(), RegistryError> {
+    insert_new(w, inserter, &p.row)?;
+    if let Some(handler) = &p.handler {
+        for (index, child) in p.children.iter().enumerate() {
+            insert_child(w, inserter, handler, index, &p.row, child, now)?;
+        }
+    }
+    Ok(())
+}
+
+/// Insert a discovered child and its link; a name that is taken is the
+/// handler's collision, refused naming it (the user picked no name).
+pub(super) fn insert_child(
+    w: &Writer<'_>,
+    inserter: &mut ResourceInserter<'_>,
+    handler: &HandlerRef,
+    index: usize,
+    parent: &ResourceRow,
+    child: &ResourceRow,
+    now: &str,
+) -> Result<(), RegistryError> {
+    match insert_new(w, inserter, child) {
+        Err(RegistryError::DuplicateName { name, id }) => Err(RegistryError::DiscoveredNameTaken {
+            handler: handler.clone(),
+            index,
+            parent: parent.label(),
+            name,
+            id,
+        }),
+        other => other,
+    }?;
+    w.insert_link(parent.id, child.id, true, now)?;
+    Ok(())
+}
+
+/// Insert a new row; a taken name is refused naming the resource that
+/// has it (the constraint decides, inside the write transaction, so two
+/// processes cannot both take it).
+pub(super) fn insert_new(
+    w: &Writer<'_>,
+    inserter: &mut ResourceInserter<'_>,
+    row: &ResourceRow,
+) -> Result<(), RegistryError> {
+    match inserter.insert(row) {
+        Err(StoreError::NameTaken { name }) => match w.resource_by_name(&name)? {
+            Some(holder) => Err(RegistryError::DuplicateName {
+                name,
+                id: holder.id,
+            }),
+            None => Err(StoreError::NameTaken { name }.into()),
+        },
+        other => Ok(other?),
+    }
+}
+
+/// A per-resource sandbox override must be a strategy the resource can use.
+fn check_strategy(
+    ty: &ResolvedType,
+    name: Option<&ResourceName>,
+    text: &str,
+) -> Result<SandboxStrategy, RegistryError> {
+    let refuse = |reason| RegistryError::BadSandboxStrategy {
+        resource: name.map_or_else(|| "(unnamed)".to_owned(), ToString::to_string),
+        type_name: ty.name.clone(),
+        strategy: text.to_owned(),
+        reason,
+    };
+    let strategy = SandboxStrategy::parse(text).ok_or_else(|| refuse(StrategyRefusal::Unknown))?;
+    if ty.kind() == ResourceKind::Virtual && strategy != SandboxStrategy::None {
+        return Err(refuse(StrategyRefusal::Virtual));
+    }
+    if strategy == SandboxStrategy::GitWorktree
+        && ty.sandbox_strategy() != SandboxStrategy::GitWorktree
+        && !ty.chain.iter().any(|t| t.as_str() == "git-checkout")
+    {
+        return Err(refuse(StrategyRefusal::GitWorktreeNeedsCheckout));
+    }
+    Ok(strategy)
+}

@@ -1,0 +1,68 @@
+//! Removing resources: `agents resource remove`, and the one routine that
+//! says what goes with a resource — used by `remove` and by a rediscovery
+//! that drops children alike. The rule itself is `dag::removal`; this
+//! room walks the store for it and loads what it decided.
+
+use super::lookup::{find_row, load_resources};
+use super::type_set::TypeSet;
+use super::{Registry, RegistryError};
+use crate::dag;
+use crate::model::{Resource, ResourceId, ResourceKey};
+use crate::store::Reader;
+use serde::Serialize;
+
+/// What a removal took (or, in a dry run, would take).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RemovalReport {
+    pub dry_run: bool,
+    /// The resource and the auto-discovered descendants no other parent keeps.
+    pub removed: Vec<Resource>,
+    /// User-registered children that stay, only losing their link.
+    pub unlinked: Vec<Resource>,
+}
+
+impl Registry {
+    /// Remove a resource, its links, and the auto-discovered descendants no
+    /// other parent keeps; `dry_run` only reports what would go.
+    pub fn remove_resource(
+        &mut self,
+        key: &ResourceKey,
+        dry_run: bool,
+    ) -> Result<RemovalReport, RegistryError> {
+        let plan = |r: &Reader<'_>, types: &TypeSet| -> Result<RemovalReport, RegistryError> {
+            let root = find_row(r, key)?;
+            let (removed, unlinked) = what_goes(r, types, &[root.id])?;
+            Ok(RemovalReport {
+                dry_run,
+                removed,
+                unlinked,
+            })
+        };
+        let cache = &self.types;
+        if dry_run {
+            return self.store.read(|r| plan(r, &*cache.get(r)?));
+        }
+        self.store.write(|w| {
+            let report = plan(w, &*cache.get(w)?)?;
+            let ids: Vec<ResourceId> = report.removed.iter().map(|r| r.resource_id).collect();
+            w.delete_resources(&ids)?;
+            Ok(report)
+        })
+    }
+}
+
+/// What removing `roots` takes with it: (the resources that go, in the
+/// order the rule found them — roots first; the hand-registered resources
+/// that only lose a link).
+pub(super) fn what_goes(
+    r: &Reader<'_>,
+    types: &TypeSet,
+    roots: &[ResourceId],
+) -> Result<(Vec<Resource>, Vec<Resource>), RegistryError> {
+    let below = r.subgraph_below(roots)?;
+    let removal = dag::removal(roots, &below.edges, &below.auto_discovered);
+    let mut removed = load_resources(r, types, &removal.going)?;
+    removed.sort_by_key(|res| removal.going.iter().position(|g| *g == res.resource_id));
+    let unlinked = load_resources(r, types, &removal.unlinked)?;
+    Ok((removed, unlinked))
+}
