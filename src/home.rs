@@ -33,4 +33,10 @@ impl Home {
     pub fn compile_cache(&self) -> PathBuf {
         self.root.join("cache").join("components")
     }
+
+    /// `cache/views/`: the one-entry views handler calls on files get
+    /// (private, short-lived).
+    pub fn views(&self) -> PathBuf {
+        self.root.join("cache").join("views")
+    }
 }

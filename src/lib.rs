@@ -14,4 +14,5 @@ pub mod model;
 pub mod plugin;
 pub mod registry;
 pub mod store;
+pub mod text;
 pub mod typespec;

@@ -6,34 +6,17 @@
 mod common;
 use common::{Env, wasm};
 
-/// A home with the faulty plugin added and one type per class.
-fn faulty_home(classes: &[&str]) -> Env {
-    let env = Env::new();
-    env.run(&["plugin", "add", wasm("faulty.wasm").to_str().unwrap()])
-        .ok();
-    for class in classes {
-        let yaml = format!(
-            "name: test/{}\nresource_kind: physical\nuser_addable: true\n\
-             cli_args:\n  - {{name: path, type: path, required: true}}\n  - {{name: secret, type: string}}\n\
-             child_types: [fs-directory]\nhandler: test.faulty:{class}\n",
-            class.to_lowercase()
-        );
-        let file = env.write(&format!("{class}.yaml"), &yaml);
-        env.run(&["resource", "type", "add", file.to_str().unwrap()])
-            .ok();
-    }
-    env.mkdir("loc/sub");
-    env.write("loc/file.txt", "hello\n");
-    env
-}
+use common::faulty_home;
 
-/// `resource add` of the class's type, with a short deadline.
+/// `resource add` of the class's type, with a short deadline for the
+/// class that loops (the others must fail for their own reason, not the
+/// clock, however loaded the machine is).
 fn add(env: &Env, class: &str, extra: &[&str]) -> common::Run {
     let ty = format!("test/{}", class.to_lowercase());
     let loc = env.path("loc");
     let mut args = vec![
         "--handler-timeout",
-        "1",
+        if class == "Loop" { "1" } else { "30" },
         "resource",
         "add",
         &ty,

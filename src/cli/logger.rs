@@ -1,10 +1,33 @@
 //! `-v` logging to stderr: the library logs through the `log` facade and
 //! never prints; this is where those lines become visible.
+//!
+//! Every line is escaped for the terminal (a handler's text cannot drive
+//! it), and what handlers say — their `log` lines and captured output,
+//! target `plugin` — is capped per command: past [`PLUGIN_LINES`] lines or
+//! [`PLUGIN_BYTES`] bytes the rest is dropped and counted, and one last
+//! line says how much ([`finish`]).
 
 use log::{LevelFilter, Log, Metadata, Record};
+use resource_host::text::escape_line;
+use std::sync::Mutex;
+
+/// Lines a command prints on handlers' behalf, at most.
+pub const PLUGIN_LINES: usize = 200;
+/// Bytes a command prints on handlers' behalf, at most.
+pub const PLUGIN_BYTES: usize = 64 * 1024;
+
+#[derive(Debug, Default)]
+struct Budget {
+    lines: usize,
+    bytes: usize,
+    dropped_lines: usize,
+    dropped_bytes: usize,
+}
 
 #[derive(Debug)]
-struct StderrLogger;
+struct StderrLogger {
+    plugin: Mutex<Budget>,
+}
 
 impl Log for StderrLogger {
     fn enabled(&self, metadata: &Metadata<'_>) -> bool {
@@ -12,16 +35,40 @@ impl Log for StderrLogger {
     }
 
     fn log(&self, record: &Record<'_>) {
-        if self.enabled(record.metadata()) {
-            let level = record.level().to_string().to_lowercase();
-            eprintln!("agents: {level}: [{}] {}", record.target(), record.args());
+        if !self.enabled(record.metadata()) {
+            return;
         }
+        let level = record.level().to_string().to_lowercase();
+        let text = record.args().to_string();
+        let line = format!(
+            "agents: {level}: [{}] {}",
+            record.target(),
+            escape_line(&text)
+        );
+        if record.target() == "plugin" {
+            let mut budget = self.plugin.lock().unwrap_or_else(|p| p.into_inner());
+            if budget.lines >= PLUGIN_LINES || budget.bytes + line.len() > PLUGIN_BYTES {
+                budget.dropped_lines += 1;
+                budget.dropped_bytes += line.len();
+                return;
+            }
+            budget.lines += 1;
+            budget.bytes += line.len();
+        }
+        eprintln!("{line}");
     }
 
     fn flush(&self) {}
 }
 
-static LOGGER: StderrLogger = StderrLogger;
+static LOGGER: StderrLogger = StderrLogger {
+    plugin: Mutex::new(Budget {
+        lines: 0,
+        bytes: 0,
+        dropped_lines: 0,
+        dropped_bytes: 0,
+    }),
+};
 
 /// Install the logger: warnings always, more with each `-v`.
 pub fn install(verbose: u8) {
@@ -45,4 +92,18 @@ pub fn raise(steps: u8) {
     let level = [LevelFilter::Info, LevelFilter::Debug, LevelFilter::Trace]
         [usize::from(steps.clamp(1, 3)) - 1];
     log::set_max_level(log::max_level().max(level));
+}
+
+/// Say what was dropped of handlers' output, if anything.
+pub fn finish() {
+    let budget = LOGGER.plugin.lock().unwrap_or_else(|p| p.into_inner());
+    if budget.dropped_lines > 0 {
+        eprintln!(
+            "agents: warn: [plugin] … {} more lines ({} bytes) from handlers dropped (at most \
+             {PLUGIN_LINES} lines or {} KiB per command)",
+            budget.dropped_lines,
+            budget.dropped_bytes,
+            PLUGIN_BYTES / 1024
+        );
+    }
 }

@@ -17,6 +17,7 @@ use output::Format;
 use resource_host::home::Home;
 use resource_host::plugin::Limits;
 use resource_host::registry::{Options, Registry};
+use resource_host::text::escape_line;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -78,7 +79,9 @@ pub fn main() -> ExitCode {
         Err(err) => return usage_error(err),
     };
     logger::install(cli.verbose);
-    match run(cli) {
+    let outcome = run(cli);
+    logger::finish();
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Clap(err)) => usage_error(err),
         Err(Failure::Usage(message)) => {
@@ -86,7 +89,9 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Err(Failure::Refused(err)) => {
-            eprintln!("{} {}", output::error_prefix(), chain(&*err));
+            // One line, escaped: a refusal may quote a handler's words.
+            let message = chain(&*err);
+            eprintln!("{} {}", output::error_prefix(), escape_line(&message));
             ExitCode::from(1)
         }
     }

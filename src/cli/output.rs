@@ -1,7 +1,10 @@
 //! Printing: tables and trees for people, `-o json` / `-o yaml` for
 //! programs (the library's serializable views, field names unchanged).
-//! Colour only on a terminal and never when `NO_COLOR` is set.
+//! Colour only on a terminal and never when `NO_COLOR` is set. Every cell
+//! and value shown to people is escaped (`text::escape_line`): a handler
+//! chose some of them. JSON and YAML stay exact data.
 
+use resource_host::text::escape_line;
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
 
@@ -65,8 +68,12 @@ pub fn bold(text: &str) -> String {
 
 /// A plain text table: a header row and aligned columns.
 pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.iter().map(|c| escape_line(c).into_owned()).collect())
+        .collect();
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
+    for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
@@ -87,7 +94,7 @@ pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
     let header = line(headers.iter().map(|h| h.to_string()).collect());
     let mut text = bold(header.trim_end()) + "\n";
     for row in rows {
-        text.push_str(&line(row.clone()));
+        text.push_str(&line(row));
     }
     text
 }
@@ -97,7 +104,7 @@ pub fn fields(pairs: &[(&str, String)]) -> String {
     let width = pairs.iter().map(|(k, _)| k.len() + 1).max().unwrap_or(0);
     pairs
         .iter()
-        .map(|(k, v)| format!("{:width$}  {v}\n", format!("{k}:")))
+        .map(|(k, v)| format!("{:width$}  {}\n", format!("{k}:"), escape_line(v)))
         .collect()
 }
 

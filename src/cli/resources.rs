@@ -8,6 +8,7 @@ use super::{Context, Outcome};
 use clap::Subcommand;
 use resource_host::model::{Resource, ResourceKey, resource_label};
 use resource_host::registry::{RemovalReport, ResourceFilter, TreeView};
+use resource_host::text::{escape_block, escape_line};
 
 #[derive(Debug, Subcommand)]
 pub enum ResourceCommand {
@@ -190,7 +191,9 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         ResourceCommand::Inspect { file, key } => {
             let inspection = ctx.open()?.inspect(&key, file.as_deref())?;
             emit(ctx.format, &inspection, || {
-                let mut text = inspection.text.clone();
+                // The handler's own text: lines kept, nothing else that
+                // could drive the terminal.
+                let mut text = escape_block(&inspection.text).into_owned();
                 if !text.ends_with('\n') {
                     text.push('\n');
                 }
@@ -243,10 +246,8 @@ fn show(r: &Resource) -> String {
         text.push_str("  (none)\n");
     }
     for (k, v) in &r.properties {
-        text.push_str(&format!(
-            "  {k}: {}\n",
-            resource_host::registry::args::render(v)
-        ));
+        let value = resource_host::registry::args::render(v);
+        text.push_str(&format!("  {}: {}\n", escape_line(k), escape_line(&value)));
     }
     text
 }
@@ -255,7 +256,7 @@ fn node_line(t: &TreeView) -> String {
     let label = resource_label(t.name.as_ref(), t.resource_id);
     let mut line = format!("{label} ({})", t.resource_type_name);
     if let Some(loc) = &t.location {
-        line.push_str(&format!("  {loc}"));
+        line.push_str(&format!("  {}", escape_line(loc)));
     }
     if t.repeated {
         line.push_str("  (shown above)");

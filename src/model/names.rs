@@ -11,6 +11,7 @@
 //!   needs no guessing.
 //! * A **resource id** is a ULID, stored as its 26-character text.
 
+use crate::text::quote;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
@@ -26,22 +27,23 @@ const RESOURCE_NAME_MAX: usize = 256;
 /// Why a name or id was declined.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum NameError {
-    #[error("type name {name:?} is not valid: {reason}")]
+    #[error("type name {} is not valid: {reason}", quote(.name))]
     TypeName { name: String, reason: String },
-    #[error("resource name {name:?} is not valid: {reason}")]
+    #[error("resource name {} is not valid: {reason}", quote(.name))]
     ResourceName { name: String, reason: String },
-    #[error("{text:?} is not a resource id (a 26-character ULID): {reason}")]
+    #[error("{} is not a resource id (a 26-character ULID): {reason}", quote(.text))]
     ResourceId { text: String, reason: String },
     #[error(
-        "{text:?} is neither a resource id (a 26-character ULID) nor a resource name \
-         (namespace/name, e.g. local/api-repo)"
+        "{} is neither a resource id (a 26-character ULID) nor a resource name \
+         (namespace/name, e.g. local/api-repo)",
+        quote(.text)
     )]
     ResourceKey { text: String },
-    #[error("handler module {name:?} is not valid: {reason}")]
+    #[error("handler module {} is not valid: {reason}", quote(.name))]
     ModuleName { name: String, reason: String },
-    #[error("handler class {name:?} is not valid: {reason}")]
+    #[error("handler class {} is not valid: {reason}", quote(.name))]
     ClassName { name: String, reason: String },
-    #[error("handler {text:?} is not valid: {reason}")]
+    #[error("handler {} is not valid: {reason}", quote(.text))]
     HandlerRef { text: String, reason: String },
 }
 

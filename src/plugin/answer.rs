@@ -2,14 +2,16 @@
 //! what makes an answer acceptable. Bounds come from [`AnswerBounds`];
 //! a child's type name must parse as a [`TypeName`] (whether the type
 //! exists and may be a child is the registry's rule); a child's location
-//! must lie inside the resource's location, checked on canonical paths
-//! where the path exists — never assumed from `Path::join`.
+//! must lie inside the resource's location by `location`'s rule (real
+//! directories all the way down, only a last component may be a symlink)
+//! — never assumed from `Path::join`.
 
 use super::contract::ContractVersion;
 use super::limits::AnswerBounds;
 use super::types::{ClassInfo, Discovered, HandlerError, PluginInfo};
 use crate::model::{ClassName, HandlerRef, ModuleName, TypeName};
-use std::path::{Component, Path, PathBuf};
+use crate::text::quote;
+use std::path::Path;
 
 /// A child as the handler answered it, not yet checked.
 #[derive(Debug, Clone, Default)]
@@ -123,7 +125,11 @@ pub(crate) fn children(
             b.max_children
         ));
     }
-    let parent = location.map(canonical_parent).transpose()?;
+    let needs_parent = raw.iter().any(|c| c.location.is_some());
+    let parent = match location {
+        Some(location) if needs_parent => Some(super::location::real_parent(location)?),
+        _ => None,
+    };
     raw.into_iter()
         .enumerate()
         .map(|(i, child)| self::child(i, child, parent.as_deref(), b))
@@ -155,10 +161,11 @@ fn child(
             AnswerBounds::check_len(&format!("{what}'s location"), &loc, b.max_string_bytes)?;
             let Some(parent) = parent else {
                 return Err(format!(
-                    "{what} has location {loc:?}, but the resource has none to hold it"
+                    "{what} has location {}, but the resource has none to hold it",
+                    quote(&loc)
                 ));
             };
-            Some(contained(&what, &loc, parent)?)
+            Some(super::location::contained(&what, &loc, parent)?)
         }
     };
     Ok(Discovered {
@@ -168,43 +175,6 @@ fn child(
         properties: raw.properties,
         content_hash: raw.content_hash,
     })
-}
-
-fn canonical_parent(location: &str) -> Result<PathBuf, String> {
-    std::fs::canonicalize(location)
-        .map_err(|e| format!("the resource's location {location} cannot be resolved: {e}"))
-}
-
-/// `loc` (absolute, or relative to `parent`) as an absolute path inside
-/// `parent`. `..` is refused outright; an existing path is canonicalised,
-/// so a symlink pointing out of the resource is caught.
-fn contained(what: &str, loc: &str, parent: &Path) -> Result<String, String> {
-    let path = Path::new(loc);
-    if path
-        .components()
-        .any(|c| matches!(c, Component::ParentDir | Component::Prefix(_)))
-    {
-        return Err(format!("{what}'s location {loc:?} contains `..`"));
-    }
-    let joined = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        parent.join(path)
-    };
-    let resolved = match std::fs::canonicalize(&joined) {
-        Ok(real) => real,
-        Err(_) => joined.components().collect(),
-    };
-    if !resolved.starts_with(parent) {
-        return Err(format!(
-            "{what}'s location {loc:?} lies outside the resource's location {}",
-            parent.display()
-        ));
-    }
-    resolved
-        .into_os_string()
-        .into_string()
-        .map_err(|p| format!("{what}'s location {p:?} is not UTF-8"))
 }
 
 #[cfg(test)]

@@ -167,20 +167,32 @@ impl PluginRuntime {
             operation: label.operation,
             kind,
         };
-        let state = CallState::new(grant, &self.limits, label.clone())
+        let state = CallState::new(grant, &self.limits, label.clone(), self.views.as_deref())
             .map_err(|why| fail(CallErrorKind::Sandbox(why)))?;
         let mut store = Store::new(&engine.engine, state);
         store.limiter(|s| &mut s.memory);
         store.set_epoch_deadline(deadline_ticks(self.limits.timeout));
         store.epoch_deadline_trap();
-        let outcome = pre.call(&mut store, call);
+        let timeout = self.limits.timeout;
+        let outcome = engine
+            .block_on(async { tokio::time::timeout(timeout, pre.call(&mut store, call)).await });
         let stderr_tail = store.data_mut().finish();
-        outcome.map_err(|err| {
-            let kind = self.classify(&err, store.data().memory.hit, stderr_tail);
-            let error = fail(kind);
-            log::debug!(target: "plugin", "{error}: {err:?}");
-            error
-        })
+        match outcome {
+            // The guest was waiting in a host call at the deadline: the
+            // future (and with it the call) is dropped; the store goes too.
+            Err(_elapsed) => {
+                let error = fail(CallErrorKind::Timeout(timeout));
+                log::debug!(target: "plugin", "{error}: abandoned while in a host call");
+                Err(error)
+            }
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(err)) => {
+                let kind = self.classify(&err, store.data().memory.hit, stderr_tail);
+                let error = fail(kind);
+                log::debug!(target: "plugin", "{error}: {err:?}");
+                Err(error)
+            }
+        }
     }
 
     fn classify(

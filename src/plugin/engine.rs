@@ -1,12 +1,22 @@
-//! The runtime's one wasmtime `Engine`, its `Linker`, and the epoch ticker:
-//! the one home of the engine configuration (which also fixes what the
-//! compile cache may reuse, through the compatibility hash).
+//! The runtime's one wasmtime `Engine`, its `Linker`, the epoch ticker and
+//! the async executor calls run on: the one home of the engine
+//! configuration (which also fixes what the compile cache may reuse,
+//! through the compatibility hash).
 //!
 //! Built only on the first load or call, so registry commands that never
-//! run a handler never pay for it. Deadlines use epoch interruption: one
-//! thread per engine advances the epoch every [`TICK`], and a call's store
-//! traps once its deadline (in ticks) has passed. The thread holds only a
-//! weak reference and ends when the engine is dropped.
+//! run a handler never pay for it. Deadlines have two halves, because a
+//! guest is either computing or waiting on the host:
+//!
+//! * epoch interruption for guest code: one thread per engine advances the
+//!   epoch every [`TICK`], and a call's store traps once its deadline (in
+//!   ticks) has passed (the thread holds only a weak reference and ends
+//!   when the engine is dropped);
+//! * an async timeout for host calls: calls are futures (WASI's async
+//!   bindings), run on a small tokio runtime under
+//!   `tokio::time::timeout`, so a guest sleeping or polling is abandoned at
+//!   the deadline — the future and its `Store` are dropped, nothing keeps
+//!   running. Opening a file can no longer block (see `fs_guard`), so no
+//!   host call blocks a thread for long.
 //!
 //! Instances come from a pooling allocator sized by
 //! [`Limits::concurrent_calls`]: a call reuses a warm memory slot instead
@@ -28,6 +38,11 @@ use wasmtime::{Config, Enabled, Engine, PoolingAllocationConfig};
 /// warm call takes no page faults for them.
 const KEEP_RESIDENT: usize = 2 << 20;
 
+/// Bytes at the top of each pooled async stack kept resident between
+/// calls: a call's stack frames live there, so a warm call takes no page
+/// faults for them.
+const STACK_KEEP_RESIDENT: usize = 256 << 10;
+
 /// How often the epoch advances: the resolution of every timeout.
 pub(crate) const TICK: Duration = Duration::from_millis(5);
 
@@ -38,6 +53,9 @@ pub(crate) struct EngineState {
     /// Hex digest of the engine's precompile compatibility hash: compiled
     /// code is reused only by an engine with the same digest.
     pub compat: String,
+    /// Drives the timers of call timeouts and WASI clocks (one worker
+    /// thread); calls themselves run on the calling thread.
+    pub executor: tokio::runtime::Runtime,
 }
 
 impl std::fmt::Debug for EngineState {
@@ -61,21 +79,50 @@ impl EngineState {
             .table_elements(MAX_TABLE_ELEMENTS)
             .max_memory_size(usize::try_from(limits.memory_bytes).unwrap_or(usize::MAX))
             .linear_memory_keep_resident(KEEP_RESIDENT)
-            .pagemap_scan(Enabled::Auto);
+            .pagemap_scan(Enabled::Auto)
+            .total_stacks(slots)
+            .async_stack_keep_resident(STACK_KEEP_RESIDENT);
         let mut config = Config::new();
         config.epoch_interruption(true);
         config.wasm_component_model(true);
         config.allocation_strategy(pool);
         let engine = Engine::new(&config).map_err(fail)?;
         let mut linker = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(fail)?;
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(fail)?;
+        super::fs_guard::install(&mut linker).map_err(fail)?;
         super::contract::add_to_linker(&mut linker).map_err(fail)?;
         let compat = compat_digest(&engine);
         spawn_ticker(&engine)?;
+        let executor = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .map_err(|e| PluginError::Engine(format!("cannot start the call executor: {e}")))?;
         Ok(Self {
             engine,
             linker,
             compat,
+            executor,
+        })
+    }
+}
+
+impl EngineState {
+    /// Run `future` to completion on the calling thread, with the
+    /// executor's timers. From inside another tokio runtime (an embedder
+    /// calling from async code) it runs on a scoped helper thread instead,
+    /// because a runtime cannot block inside another.
+    pub fn block_on<F: std::future::Future + Send>(&self, future: F) -> F::Output
+    where
+        F::Output: Send,
+    {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return self.executor.block_on(future);
+        }
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| self.executor.block_on(future))
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         })
     }
 }

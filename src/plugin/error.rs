@@ -61,6 +61,8 @@ pub enum PluginError {
     },
     #[error("the WebAssembly engine could not be created: {0}")]
     Engine(String),
+    #[error("refusing to load code from {}: {why}", path.display())]
+    InsecureDir { path: PathBuf, why: String },
 }
 
 impl From<CallError> for PluginError {

@@ -49,6 +49,7 @@ impl PluginFiles {
     /// Copy `wasm` into the store (atomically, durably); importing the same
     /// bytes again is a no-op.
     pub fn import(&self, wasm: &[u8]) -> Result<StoredFile, PluginError> {
+        super::trust::check_private_dir(&self.dir)?;
         let sha256 = sha256_hex(wasm);
         let path = self.path_of(&sha256)?;
         let intact = std::fs::read(&path).is_ok_and(|bytes| sha256_hex(&bytes) == sha256);
@@ -81,9 +82,12 @@ impl PluginFiles {
     }
 }
 
-/// Read `path` and check its bytes hash to `sha256`; a mismatch is
-/// [`PluginError::Tampered`] with both hashes.
+/// Read `path` (in a private directory) and check its bytes hash to
+/// `sha256`; a mismatch is [`PluginError::Tampered`] with both hashes.
 pub fn read_verified(path: &Path, sha256: &str) -> Result<Vec<u8>, PluginError> {
+    if let Some(dir) = path.parent() {
+        super::trust::check_private_dir(dir)?;
+    }
     let bytes = std::fs::read(path).map_err(|source| PluginError::Io {
         what: "reading plugin file",
         path: path.to_path_buf(),

@@ -7,6 +7,7 @@
 //! anyone looks at it; past a bound the call ends in `RefusedResult`,
 //! never in a crash or a registry flooded with rows.
 
+use crate::text::quote;
 use std::time::Duration;
 
 /// Limits applied to every call (a fresh `Store` each time).
@@ -113,17 +114,17 @@ impl AnswerBounds {
                 return Err(format!("{what} has a property with an empty key"));
             }
             Self::check_len(
-                &format!("{what}: key {:.40?}", key),
+                &format!("{what}: key {}", quote(key)),
                 key,
                 self.max_string_bytes,
             )?;
             Self::check_len(
-                &format!("{what}: value of {key:?}"),
+                &format!("{what}: value of {}", quote(key)),
                 value,
                 self.max_string_bytes,
             )?;
             if !seen.insert(key.as_str()) {
-                return Err(format!("{what} repeats property {key:?}"));
+                return Err(format!("{what} repeats property {}", quote(key)));
             }
         }
         Ok(())

@@ -28,9 +28,12 @@ mod contract;
 mod engine;
 mod error;
 mod files;
+mod fs_guard;
 mod limits;
+mod location;
 mod runtime;
 mod sandbox;
+mod trust;
 mod types;
 
 pub use builtin::builtin_component;

@@ -45,6 +45,8 @@ pub enum ComponentSource<'a> {
 #[derive(Debug)]
 pub struct PluginRuntime {
     pub(crate) limits: Limits,
+    /// Where one-entry views of file locations are made.
+    pub(crate) views: Option<PathBuf>,
     cache: CompileCache,
     engine: OnceLock<Result<Arc<EngineState>, String>>,
     loaded: Mutex<HashMap<(ModuleName, String), LoadedModule>>,
@@ -100,10 +102,20 @@ impl PluginRuntime {
     pub fn new(cache_dir: PathBuf, limits: Limits) -> Self {
         Self {
             limits,
+            views: None,
             cache: CompileCache::new(cache_dir),
             engine: OnceLock::new(),
             loaded: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Make one-entry views of file locations under `dir` (created private
+    /// when needed; best on the filesystem of the resources, so a view is a
+    /// hard link rather than a copy). Without it, each view is a private
+    /// temp directory.
+    pub fn with_views_dir(mut self, dir: PathBuf) -> Self {
+        self.views = Some(dir);
+        self
     }
 
     pub fn limits(&self) -> &Limits {

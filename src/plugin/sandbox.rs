@@ -3,8 +3,11 @@
 //! Each call gets a fresh [`CallState`] (the `Store`'s data) whose WASI
 //! context is built from nothing (`WasiCtxBuilder::new()`):
 //!
-//! * filesystem: only the granted directory, preopened at its own
-//!   canonical absolute path, read-only unless the grant says writable;
+//! * filesystem: only the granted location, checked again now (a
+//!   directory preopened through its own descriptor at its own path; a
+//!   file or symlink alone in a one-entry view, see `location`),
+//!   read-only unless the grant says writable; opening anything but a
+//!   regular file or a directory is refused (`fs_guard`);
 //! * no environment variables, no arguments, stdin closed;
 //! * network: wasmtime-wasi 48 already denies TCP, UDP and name lookups by
 //!   default and checks every socket address against a deny-all rule; all
@@ -24,7 +27,9 @@
 use super::capture::Capture;
 use super::error::human_bytes;
 use super::limits::Limits;
+use super::location::View;
 use super::types::{Grant, Operation};
+use std::path::Path;
 use wasmtime::ResourceLimiter;
 use wasmtime_wasi::{FsPerms, ResourceTable, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
@@ -57,6 +62,8 @@ impl std::fmt::Display for Label {
 /// The data of one call's `Store`.
 pub(crate) struct CallState {
     wasi: WasiCtx,
+    /// What was checked and preopened; kept open for the call.
+    _view: Option<View>,
     table: ResourceTable,
     pub(crate) memory: MemoryCap,
     label: Label,
@@ -70,8 +77,15 @@ pub(crate) struct CallState {
 
 impl CallState {
     /// A sandbox seeing only `grant`, or an explanation why it cannot be
-    /// built (the granted directory is missing or not UTF-8).
-    pub fn new(grant: &Grant, limits: &Limits, label: Label) -> Result<Self, String> {
+    /// built (the location is gone, moved behind a symlink, not UTF-8).
+    /// One-entry views are made under `views` (a private temp directory
+    /// when `None`).
+    pub fn new(
+        grant: &Grant,
+        limits: &Limits,
+        label: Label,
+        views: Option<&Path>,
+    ) -> Result<Self, String> {
         let stdout = Capture::new(limits.output_bytes);
         let stderr = Capture::new(limits.output_bytes);
         let mut wasi = WasiCtxBuilder::new();
@@ -83,29 +97,23 @@ impl CallState {
             .socket_addr_check(|_, _| Box::pin(async { false }))
             .stdout(stdout.clone())
             .stderr(stderr.clone());
-        if let Some(dir) = &grant.dir {
-            let real = std::fs::canonicalize(dir)
-                .map_err(|e| format!("granted directory {}: {e}", dir.display()))?;
-            if !real.is_dir() {
-                return Err(format!(
-                    "granted path {} is not a directory",
-                    real.display()
-                ));
+        let view = match &grant.location {
+            Some(location) => {
+                let view = super::location::view(location, views)?;
+                let perms = if grant.writable {
+                    FsPerms::ReadWrite
+                } else {
+                    FsPerms::ReadOnly
+                };
+                wasi.preopened_dir(&view.host, &view.guest, perms)
+                    .map_err(|e| format!("cannot open {}: {e:#}", location.display()))?;
+                Some(view)
             }
-            let guest_path = real
-                .to_str()
-                .ok_or_else(|| format!("granted directory {} is not UTF-8", real.display()))?
-                .to_owned();
-            let perms = if grant.writable {
-                FsPerms::ReadWrite
-            } else {
-                FsPerms::ReadOnly
-            };
-            wasi.preopened_dir(&real, guest_path, perms)
-                .map_err(|e| format!("granted directory {}: {e}", real.display()))?;
-        }
+            None => None,
+        };
         Ok(Self {
             wasi: wasi.build(),
+            _view: view,
             table: ResourceTable::new(),
             memory: MemoryCap::new(limits.memory_bytes),
             label,
@@ -252,11 +260,11 @@ mod tests {
             operation: Operation::Discover,
         };
         let grant = Grant::read_only("/nonexistent/for/sure");
-        let err = CallState::new(&grant, &Limits::default(), label)
+        let err = CallState::new(&grant, &Limits::default(), label, None)
             .err()
             .unwrap();
         assert!(
-            err.starts_with("granted directory /nonexistent/for/sure"),
+            err.contains("/nonexistent/for/sure no longer exists"),
             "{err}"
         );
     }

@@ -9,6 +9,7 @@
 
 use super::contract::ContractVersion;
 use crate::model::{ClassName, ModuleName, TypeName};
+use crate::text::{EXCERPT_CHARS, excerpt};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -78,14 +79,16 @@ pub enum HandlerError {
 }
 
 impl fmt::Display for HandlerError {
+    /// The handler's words, cut to a readable length.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::InvalidArgs(m) => write!(f, "invalid arguments: {m}"),
-            Self::NotFound(m) => write!(f, "not found: {m}"),
-            Self::Unsupported(m) => write!(f, "unsupported: {m}"),
-            Self::Io(m) => write!(f, "i/o error: {m}"),
-            Self::Failed(m) => write!(f, "failed: {m}"),
-        }
+        let (what, m) = match self {
+            Self::InvalidArgs(m) => ("invalid arguments", m),
+            Self::NotFound(m) => ("not found", m),
+            Self::Unsupported(m) => ("unsupported", m),
+            Self::Io(m) => ("i/o error", m),
+            Self::Failed(m) => ("failed", m),
+        };
+        write!(f, "{what}: {}", excerpt(m, EXCERPT_CHARS))
     }
 }
 
@@ -118,12 +121,14 @@ impl fmt::Display for Operation {
     }
 }
 
-/// What one call's sandbox may see: at most one directory, preopened at
-/// its own canonical absolute path, read-only unless `writable`. The
-/// registry decides it from the type's capabilities and the operation.
+/// What one call's sandbox may see: at most one location (a resource's,
+/// or a `path` argument during `validate`), read-only unless `writable`.
+/// The location is checked again when the call starts: a directory is
+/// preopened at its own path, anything else is seen alone in a one-entry
+/// view of its directory (see `location`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Grant {
-    pub dir: Option<PathBuf>,
+    pub location: Option<PathBuf>,
     pub writable: bool,
 }
 
@@ -133,10 +138,10 @@ impl Grant {
         Self::default()
     }
 
-    /// `dir`, read-only.
-    pub fn read_only(dir: impl Into<PathBuf>) -> Self {
+    /// `location`, read-only.
+    pub fn read_only(location: impl Into<PathBuf>) -> Self {
         Self {
-            dir: Some(dir.into()),
+            location: Some(location.into()),
             writable: false,
         }
     }

@@ -19,7 +19,6 @@ use crate::plugin::{
     LoadedModule, PluginFiles, PluginRuntime, ResourceView, builtin_component,
 };
 use crate::store::{PluginRow, Reader, ResourceRow};
-use std::path::Path;
 
 /// The plugin runtime and the store's files, present when the registry
 /// lives in a home.
@@ -204,14 +203,10 @@ fn optional<T>(answer: Result<T, CallError>) -> Result<Option<T>, RegistryError>
     }
 }
 
-/// The sandbox a call on `location` gets: that directory (or a file's
-/// directory), read-only.
+/// The sandbox a call on `location` gets: that location, read-only (the
+/// plugin layer checks it again and decides the view).
 fn grant(location: Option<&str>) -> Grant {
-    match location.map(Path::new) {
-        Some(path) if path.is_dir() => Grant::read_only(path),
-        Some(path) => path.parent().map_or_else(Grant::none, Grant::read_only),
-        None => Grant::none(),
-    }
+    location.map_or_else(Grant::none, Grant::read_only)
 }
 
 /// `row` as a handler sees it.

@@ -105,7 +105,8 @@ impl Registry {
         })?;
         let store = Store::open(&home.database())?;
         let plugins = Plugins {
-            runtime: PluginRuntime::new(home.compile_cache(), options.limits.clone()),
+            runtime: PluginRuntime::new(home.compile_cache(), options.limits.clone())
+                .with_views_dir(home.views()),
             files: PluginFiles::new(home.plugins()),
         };
         Self::start(store, Some(plugins), options)

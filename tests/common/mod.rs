@@ -211,3 +211,26 @@ pub fn git_repo(dir: &Path) {
 
 /// The spec's custom type example, verbatim.
 pub const PYTHON_PACKAGE_YAML: &str = include_str!("../data/python-package.yaml");
+
+/// A home with the `faulty` fixture plugin added and one type per class
+/// (`test/<class in lowercase>`, arguments `path` and `secret`), plus a
+/// location `loc/` holding `sub/` and `file.txt`.
+pub fn faulty_home(classes: &[&str]) -> Env {
+    let env = Env::new();
+    env.run(&["plugin", "add", wasm("faulty.wasm").to_str().unwrap()])
+        .ok();
+    for class in classes {
+        let yaml = format!(
+            "name: test/{}\nresource_kind: physical\nuser_addable: true\n\
+             cli_args:\n  - {{name: path, type: path, required: true}}\n  - {{name: secret, type: string}}\n  - {{name: answer, type: string}}\n\
+             child_types: [fs-directory]\nhandler: test.faulty:{class}\n",
+            class.to_lowercase()
+        );
+        let file = env.write(&format!("{class}.yaml"), &yaml);
+        env.run(&["resource", "type", "add", file.to_str().unwrap()])
+            .ok();
+    }
+    env.mkdir("loc/sub");
+    env.write("loc/file.txt", "hello\n");
+    env
+}

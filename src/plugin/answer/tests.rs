@@ -82,18 +82,30 @@ fn a_child_location_climbing_with_dotdot_is_refused() {
 
 #[cfg(unix)]
 #[test]
-fn a_child_location_through_an_outward_symlink_is_refused() {
+fn a_child_location_through_an_outward_symlink_is_refused_and_the_link_itself_is_kept_as_is() {
     let outside = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
-    let parent = dir.path().to_str().unwrap();
+    let parent = std::fs::canonicalize(dir.path()).unwrap();
+    let parent = parent.to_str().unwrap();
     let err = children(
-        vec![raw("fs-directory", Some("link"))],
+        vec![raw("fs-directory", Some("link/inner"))],
         Some(parent),
         &AnswerBounds::default(),
     )
     .unwrap_err();
-    assert!(err.contains("lies outside"), "{err}");
+    assert!(err.contains("passes through the symlink"), "{err}");
+    // The link itself is a location (the link, never where it points).
+    let kept = children(
+        vec![raw("fs-symlink", Some("link"))],
+        Some(parent),
+        &AnswerBounds::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        kept[0].location.as_deref(),
+        Some(&*format!("{parent}/link"))
+    );
 }
 
 #[test]

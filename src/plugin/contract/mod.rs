@@ -166,9 +166,13 @@ impl HandlerPre {
     }
 
     /// Instantiate in `store` and run `call`.
-    pub fn call(&self, store: &mut Store<CallState>, call: Call<'_>) -> wasmtime::Result<Answer> {
+    pub async fn call(
+        &self,
+        store: &mut Store<CallState>,
+        call: Call<'_>,
+    ) -> wasmtime::Result<Answer> {
         match self {
-            Self::V0_1_0(pre) => v0_1_0::call(pre, store, call),
+            Self::V0_1_0(pre) => v0_1_0::call(pre, store, call).await,
         }
     }
 }

@@ -12,6 +12,7 @@ use wasmtime::component::{HasSelf, Linker};
 wasmtime::component::bindgen!({
     path: "wit/v0.1.0",
     world: "resource-handler",
+    exports: { default: async },
 });
 
 use cleveragents::resource::types as wit;
@@ -37,34 +38,38 @@ pub(super) fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<
 }
 
 /// Instantiate `pre` in `store` and run `call`.
-pub(super) fn call(
+pub(super) async fn call(
     pre: &ResourceHandlerPre<CallState>,
     store: &mut Store<CallState>,
     call: Call<'_>,
 ) -> wasmtime::Result<Answer> {
-    let instance = pre.instantiate(&mut *store)?;
+    let instance = pre.instantiate_async(&mut *store).await?;
     let h = instance.cleveragents_resource_handler();
     Ok(match call {
-        Call::Describe => Answer::Info(info(h.call_describe(store)?)),
+        Call::Describe => Answer::Info(info(h.call_describe(&mut *store).await?)),
         Call::Validate { class, args } => {
             let args = properties_to_wit(args);
             Answer::Properties(
-                h.call_validate(store, class, &args)?
+                h.call_validate(&mut *store, class, &args)
+                    .await?
                     .map(properties_from_wit)
                     .map_err(error),
             )
         }
         Call::Discover { class, view } => Answer::Children(
-            h.call_discover(store, class, &view_to_wit(view))?
+            h.call_discover(&mut *store, class, &view_to_wit(view))
+                .await?
                 .map(|children| children.into_iter().map(child).collect())
                 .map_err(error),
         ),
         Call::ContentHash { class, view } => Answer::Text(
-            h.call_content_hash(store, class, &view_to_wit(view))?
+            h.call_content_hash(&mut *store, class, &view_to_wit(view))
+                .await?
                 .map_err(error),
         ),
         Call::Inspect { class, view, file } => Answer::Text(
-            h.call_inspect(store, class, &view_to_wit(view), file)?
+            h.call_inspect(&mut *store, class, &view_to_wit(view), file)
+                .await?
                 .map_err(error),
         ),
     })

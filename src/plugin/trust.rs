@@ -1,0 +1,91 @@
+//! Which directories the host takes code from: the one home of the rule
+//! that compiled components and plugin files are only read from, and
+//! written to, directories nobody but their owner can write.
+//!
+//! A plugin file is checked against its registered sha256 at every load,
+//! and a compile-cache entry against the sha256 of the wasm it was
+//! compiled from, so a file *changed* by someone else is refused anyway.
+//! What those checks cannot stop is someone who may write the directory
+//! swapping a file in the moment after it was checked; so, as ssh does
+//! with its keys, the directory itself must be private: owned by the user
+//! running `agents` (or root) and writable by no group and no one else.
+//! The host creates these directories that way (mode 0700); one that has
+//! been opened up since is refused with the reason and the fix.
+
+use super::error::PluginError;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::Path;
+
+/// Create `dir` (and its parents) private if missing, then refuse it
+/// unless it is private.
+pub(crate) fn check_private_dir(dir: &Path) -> Result<(), PluginError> {
+    let io = |source| PluginError::Io {
+        what: "preparing directory",
+        path: dir.to_owned(),
+        source,
+    };
+    if !dir.exists() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(io)?;
+    }
+    let meta = std::fs::metadata(dir).map_err(io)?;
+    let me = rustix::process::geteuid().as_raw();
+    let refuse = |why: String| PluginError::InsecureDir {
+        path: dir.to_owned(),
+        why,
+    };
+    if meta.uid() != me && meta.uid() != 0 {
+        return Err(refuse(format!(
+            "it is owned by uid {}, not by you (uid {me}) or root",
+            meta.uid()
+        )));
+    }
+    let mode = meta.mode() & 0o7777;
+    if mode & 0o022 != 0 {
+        let who = match (mode & 0o020 != 0, mode & 0o002 != 0) {
+            (true, true) => "its group and everyone",
+            (true, false) => "its group",
+            _ => "everyone",
+        };
+        return Err(refuse(format!(
+            "it is writable by {who} (mode {mode:04o}), so they could swap in code the host \
+             would run; make it private: chmod go-w {}",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_missing_directory_is_created_private() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("a/b");
+        check_private_dir(&dir).unwrap();
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+    }
+
+    #[test]
+    fn a_group_or_world_writable_directory_is_refused_saying_how_to_fix_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("cache");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = check_private_dir(&dir).unwrap_err().to_string();
+        assert!(err.contains("writable by its group and everyone"), "{err}");
+        assert!(err.contains("chmod go-w"), "{err}");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(
+            check_private_dir(&dir).is_ok(),
+            "read-only for others is fine"
+        );
+    }
+}
