@@ -84,9 +84,21 @@ fn a_plugin_backed_type_registers_a_resource_with_discovered_children() {
     let canonical = std::fs::canonicalize(pkg.join("src/acme")).unwrap();
     assert_eq!(child["location"], canonical.to_str().unwrap());
 
-    // Removing the package takes its discovered children with it.
+    // Registration explored two levels: the packages, and their files
+    // (through the built-in fs handler).
+    let init = env
+        .run(&[
+            "resource",
+            "show",
+            "local/pkg/src/acme/__init__.py",
+            "-o",
+            "json",
+        ])
+        .json();
+    assert_eq!(init["resource_type_name"], "fs-file");
+    // Removing the package takes everything discovered below it.
     let removed = env.run(&["resource", "remove", "local/pkg"]);
-    assert_eq!(removed.ok().lines().count(), 3, "{}", removed.stdout);
+    assert_eq!(removed.ok().lines().count(), 5, "{}", removed.stdout);
     assert_eq!(
         env.run(&["resource", "list", "-o", "json"]).json(),
         serde_json::json!([])
@@ -129,11 +141,39 @@ fn discover_again_follows_the_package_as_it_changes() {
         "[project]\nname = \"acme-tools\"\nversion = \"2.5.0\"\n",
     );
     let report = env
-        .run(&["resource", "discover", "local/pkg", "-o", "json"])
+        .run(&[
+            "resource",
+            "discover",
+            "--depth",
+            "2",
+            "local/pkg",
+            "-o",
+            "json",
+        ])
         .json();
-    assert_eq!(report["added"][0]["name"], "local/pkg/src/acme_web");
-    assert_eq!(report["removed"][0]["name"], "local/pkg/src/acme_cli");
-    assert_eq!(report["kept"], 1);
+    let names = |key: &str| -> Vec<String> {
+        report[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        names("added"),
+        [
+            "local/pkg/src/acme_web",
+            "local/pkg/src/acme_web/__init__.py"
+        ]
+    );
+    assert_eq!(
+        names("removed"),
+        [
+            "local/pkg/src/acme_cli",
+            "local/pkg/src/acme_cli/__init__.py"
+        ]
+    );
+    assert_eq!(report["kept"], 2);
     assert_ne!(report["resource"]["content_hash"], hash_before);
     let names: Vec<String> = env
         .run(&["resource", "list", "-o", "json"])
@@ -143,7 +183,7 @@ fn discover_again_follows_the_package_as_it_changes() {
         .iter()
         .map(|r| r["name"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(names.len(), 3, "{names:?}");
+    assert_eq!(names.len(), 5, "{names:?}");
 }
 
 #[test]
@@ -176,16 +216,35 @@ fn inspect_describes_the_package_or_one_file_inside_it() {
         dir.to_str().unwrap(),
     ])
     .ok();
-    env.run(&["resource", "inspect", "local/plain"]).refused(&[
-        "local/plain of type fs-directory has no handler to inspect with",
-        "not in this build",
+    let plain = env.run(&["resource", "inspect", "local/plain"]);
+    assert!(plain.ok().contains("0 entries"), "{}", plain.stdout);
+    // A type that names no handler has none to inspect with.
+    env.write(
+        "bare.yaml",
+        "name: acme/bare\nresource_kind: physical\nuser_addable: true\n",
+    );
+    env.run(&["resource", "type", "add", "bare.yaml"]).ok();
+    env.run(&["resource", "add", "acme/bare", "local/bare"])
+        .ok();
+    env.run(&["resource", "inspect", "local/bare"]).refused(&[
+        "local/bare of type acme/bare has no handler to inspect with",
+        "its type names none",
     ]);
 }
 
 #[test]
 fn plugins_are_listed_shown_and_removed_only_when_unused() {
     let env = plugin_home();
-    let list = env.run(&["plugin", "list", "-o", "json"]).json();
+    let all = env.run(&["plugin", "list", "-o", "json"]).json();
+    // The built-in modules come first, marked.
+    assert_eq!(all[0]["module"], "cleveragents.resource.handlers.fs");
+    assert_eq!(all[0]["built_in"], true);
+    let list: Vec<&serde_json::Value> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["built_in"] == false)
+        .collect();
     assert_eq!(list[0]["module"], "myteam.python");
     assert_eq!(list[0]["classes"][0]["name"], "PythonPackageHandler");
     assert_eq!(list[0]["used_by"][0], "myteam/python-package");
@@ -277,7 +336,9 @@ fn a_module_name_can_be_chosen_and_a_re_add_needs_replace() {
 fn a_tampered_plugin_file_is_refused_with_both_hashes() {
     let env = plugin_home();
     let pkg = python_package(&env, "pkg");
-    let sha = env.run(&["plugin", "list", "-o", "json"]).json()[0]["sha256"]
+    let sha = env
+        .run(&["plugin", "show", "myteam.python", "-o", "json"])
+        .json()["sha256"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -302,6 +363,18 @@ fn registering_with_a_warm_cache_compiles_nothing() {
     let entries = || std::fs::read_dir(&cache).map(|d| d.count()).unwrap_or(0);
     // `plugin add` compiled the component once, into the cache.
     assert_eq!(entries(), 1);
+    // The built-in fs handler the registration also runs is compiled once.
+    let warm = env.mkdir("warm");
+    env.run(&[
+        "resource",
+        "add",
+        "fs-directory",
+        "local/warm",
+        "--path",
+        warm.to_str().unwrap(),
+    ])
+    .ok();
+    assert_eq!(entries(), 2);
     let pkg = python_package(&env, "pkg");
     let out = env.run(&[
         "-vv",
@@ -313,7 +386,7 @@ fn registering_with_a_warm_cache_compiles_nothing() {
         pkg.to_str().unwrap(),
     ]);
     out.ok();
-    assert_eq!(entries(), 1);
+    assert_eq!(entries(), 2);
     assert!(
         out.stderr
             .contains("myteam.python loaded from the compile cache"),

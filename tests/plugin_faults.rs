@@ -356,7 +356,7 @@ fn describe_refuses_a_component_of_another_contract_version() {
     assert!(
         text.starts_with(
             "the component does not export a handler of a contract this host serves \
-             (cleveragents:resource/handler@0.1.0)"
+             (cleveragents:resource/handler@0.1.0, cleveragents:resource/handler@0.2.0)"
         ),
         "{text}"
     );

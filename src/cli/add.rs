@@ -41,7 +41,9 @@ pub fn run(ctx: &Context, type_name: String, rest: Vec<String>) -> Outcome {
         .copied()
         .unwrap_or(ctx.format);
     let request = request(&form, &matches);
-    let resource = registry.register_resource(request)?;
+    let mut progress = super::output::Progress::new("discovering");
+    let resource = registry.register_resource_with(request, &mut |p| progress.show(p))?;
+    progress.done();
     emit(format, &resource, || {
         format!(
             "registered {} ({}) id {}\n",

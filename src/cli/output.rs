@@ -126,3 +126,49 @@ pub fn list<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
         joined
     }
 }
+
+/// A progress line on stderr for long work, only when stderr is a
+/// terminal: rewritten in place at most ten times a second, erased when
+/// done.
+#[derive(Debug)]
+pub struct Progress {
+    what: &'static str,
+    on: bool,
+    shown: bool,
+    last: std::time::Instant,
+}
+
+impl Progress {
+    pub fn new(what: &'static str) -> Self {
+        Self {
+            what,
+            on: std::io::stderr().is_terminal(),
+            shown: false,
+            last: std::time::Instant::now(),
+        }
+    }
+
+    /// Show how far a discovery came.
+    pub fn show(&mut self, p: resource_host::registry::DiscoveryProgress) {
+        if !self.on || self.last.elapsed() < std::time::Duration::from_millis(100) {
+            return;
+        }
+        self.last = std::time::Instant::now();
+        self.shown = true;
+        let mut err = std::io::stderr().lock();
+        let _ = write!(
+            err,
+            "\r\x1b[2K{}: {} found, {} visited",
+            self.what, p.found, p.visited
+        );
+        let _ = err.flush();
+    }
+
+    /// Erase the line, if one was shown.
+    pub fn done(&mut self) {
+        if self.shown {
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+            self.shown = false;
+        }
+    }
+}

@@ -61,7 +61,11 @@ pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
                     .iter()
                     .map(|v| {
                         vec![
-                            v.module.to_string(),
+                            if v.built_in {
+                                format!("{} (built-in)", v.module)
+                            } else {
+                                v.module.to_string()
+                            },
                             v.version.clone(),
                             list(v.classes.iter().map(|c| &c.name)),
                             list(&v.used_by),
@@ -91,6 +95,7 @@ pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
 fn show(v: &PluginView) -> String {
     let mut text = fields(&[
         ("module", v.module.to_string()),
+        ("built_in", v.built_in.to_string()),
         ("version", v.version.clone()),
         ("sha256", v.sha256.clone()),
         ("size_bytes", v.size_bytes.to_string()),

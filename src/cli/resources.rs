@@ -7,7 +7,10 @@ use super::types::{self, TypeCommand};
 use super::{Context, Outcome};
 use clap::Subcommand;
 use resource_host::model::{Resource, ResourceKey, resource_label};
-use resource_host::registry::{RemovalReport, ResourceFilter, TreeView};
+use resource_host::registry::{Depth, RemovalReport, ResourceFilter, TreeView};
+
+/// Resources a discovery report lists for people (all in `-o json`).
+const LISTED: usize = 40;
 use resource_host::text::{escape_block, escape_line};
 
 #[derive(Debug, Subcommand)]
@@ -94,13 +97,23 @@ pub enum ResourceCommand {
         parent: ResourceKey,
         child: ResourceKey,
     },
-    /// Run the resource's handler to discover its children again.
+    /// Run discovery again below a resource (its children, or deeper).
     #[command(
-        after_help = "Adds children found for the first time, removes discovered \
-        children no longer found (and what only they kept), refreshes the rest and the \
-        content hash. One transaction.\n\nExamples:\n  agents resource discover local/pkg"
+        after_help = "Adds resources found for the first time, removes discovered \
+        resources no longer found (and what only they kept), refreshes the rest and the \
+        content hashes. One transaction: nothing is written if any level fails.\n\n\
+        Examples:\n  agents resource discover local/pkg\n  \
+        agents resource discover --depth 3 local/api-repo/git/branch/main\n  \
+        agents resource discover --recursive local/config-dir"
     )]
     Discover {
+        /// How many levels below the resource to explore (default 1: its children).
+        #[arg(long, value_name = "N", conflicts_with = "recursive",
+              value_parser = clap::value_parser!(u32).range(1..))]
+        depth: Option<u32>,
+        /// Explore every level below the resource.
+        #[arg(long)]
+        recursive: bool,
         #[arg(value_name = "NAME_OR_ID")]
         key: ResourceKey,
     },
@@ -169,8 +182,20 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
                 format!("unlinked {parent} → {child}\n")
             })
         }
-        ResourceCommand::Discover { key } => {
-            let report = ctx.open()?.discover(&key)?;
+        ResourceCommand::Discover {
+            depth,
+            recursive,
+            key,
+        } => {
+            let depth = match (recursive, depth) {
+                (true, _) => Depth::All,
+                (false, n) => Depth::Levels(n.unwrap_or(1)),
+            };
+            let mut progress = output::Progress::new("discovering");
+            let report = ctx
+                .open()?
+                .discover_with(&key, depth, &mut |p| progress.show(p))?;
+            progress.done();
             emit(ctx.format, &report, || {
                 let mut text = format!(
                     "discovered {}: {} new, {} gone, {} unchanged\n",
@@ -179,11 +204,24 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
                     report.removed.len(),
                     report.kept
                 );
-                for r in &report.added {
-                    text.push_str(&format!("  + {} ({})\n", r.label(), r.resource_type_name));
+                let lines = report
+                    .added
+                    .iter()
+                    .map(|r| ('+', r))
+                    .chain(report.removed.iter().map(|r| ('-', r)));
+                let total = report.added.len() + report.removed.len();
+                for (sign, r) in lines.take(LISTED) {
+                    text.push_str(&format!(
+                        "  {sign} {} ({})\n",
+                        r.label(),
+                        r.resource_type_name
+                    ));
                 }
-                for r in &report.removed {
-                    text.push_str(&format!("  - {} ({})\n", r.label(), r.resource_type_name));
+                if total > LISTED {
+                    text.push_str(&format!(
+                        "  … {} more (-o json lists all)\n",
+                        total - LISTED
+                    ));
                 }
                 text
             })

@@ -36,18 +36,20 @@ pub enum LoadOrigin {
     Memory,
 }
 
+/// The compile cache of one runtime: a private directory, or none (a
+/// runtime without a home compiles every component it loads).
 #[derive(Debug, Clone)]
 pub(crate) struct CompileCache {
-    dir: PathBuf,
+    dir: Option<PathBuf>,
 }
 
 impl CompileCache {
-    pub fn new(dir: PathBuf) -> Self {
+    pub fn new(dir: Option<PathBuf>) -> Self {
         Self { dir }
     }
 
-    pub fn entry_path(&self, sha256: &str, compat: &str) -> PathBuf {
-        self.dir.join(format!("{sha256}-{compat}.cwasm"))
+    pub fn entry_path(&self, sha256: &str, compat: &str) -> Option<PathBuf> {
+        Some(self.dir.as_ref()?.join(format!("{sha256}-{compat}.cwasm")))
     }
 
     /// The component for `wasm` (whose hash is `sha256`), from the cache if
@@ -59,8 +61,12 @@ impl CompileCache {
         sha256: &str,
         wasm: &[u8],
     ) -> Result<(Component, LoadOrigin), PluginError> {
-        let path = self.entry_path(sha256, compat);
-        super::trust::check_private_dir(&self.dir)?;
+        let compile =
+            || Component::new(engine, wasm).map_err(|e| PluginError::Invalid(format!("{e:#}")));
+        let (Some(dir), Some(path)) = (&self.dir, self.entry_path(sha256, compat)) else {
+            return Ok((compile()?, LoadOrigin::Compiled));
+        };
+        super::trust::check_private_dir(dir)?;
         match load_entry(engine, &path, sha256) {
             Ok(Some(component)) => return Ok((component, LoadOrigin::DiskCache)),
             Ok(None) => {}
@@ -70,8 +76,7 @@ impl CompileCache {
                 path.display()
             ),
         }
-        let component =
-            Component::new(engine, wasm).map_err(|e| PluginError::Invalid(format!("{e:#}")))?;
+        let component = compile()?;
         match component.serialize() {
             Ok(code) => {
                 if let Err(e) = write_atomic(&path, &entry_bytes(sha256, &code), false) {

@@ -53,8 +53,8 @@ pub(crate) struct EngineState {
     /// Hex digest of the engine's precompile compatibility hash: compiled
     /// code is reused only by an engine with the same digest.
     pub compat: String,
-    /// Drives the timers of call timeouts and WASI clocks (one worker
-    /// thread); calls themselves run on the calling thread.
+    /// Drives the timers of call timeouts and WASI clocks and the git
+    /// processes of host calls; calls run on the calling thread.
     pub executor: tokio::runtime::Runtime,
 }
 
@@ -94,7 +94,7 @@ impl EngineState {
         let compat = compat_digest(&engine);
         spawn_ticker(&engine)?;
         let executor = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
+            .enable_all()
             .build()
             .map_err(|e| PluginError::Engine(format!("cannot start the call executor: {e}")))?;
         Ok(Self {

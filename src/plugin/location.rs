@@ -24,6 +24,7 @@
 //! handler for `notes.txt` sees `notes.txt` and nothing beside it.
 
 use crate::text::quote;
+use std::ffi::OsString;
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
@@ -106,13 +107,122 @@ pub(crate) fn real_parent(location: &str) -> Result<PathBuf, String> {
 }
 
 /// What one call's sandbox is given for a location: the host path to
-/// preopen, the path the guest sees it at, and what must stay alive (open
-/// descriptors, the one-entry view directory) until the call is over.
+/// preopen, the path the guest sees it at, the real entry it stands for
+/// (for the host's own answers about it), and what must stay alive until
+/// the call is over.
 #[derive(Debug)]
 pub(crate) struct View {
     pub host: PathBuf,
     pub guest: String,
-    _keep: (Option<OwnedFd>, Option<tempfile::TempDir>),
+    pub real: Real,
+    _held: Option<tempfile::TempDir>,
+}
+
+/// The real filesystem entry a view stands for, held open.
+#[derive(Debug)]
+pub(crate) enum Real {
+    /// The location is this directory.
+    Dir(OwnedFd),
+    /// The location is the entry `name` of this directory; `linked` when
+    /// the view holds a hard link to it (one more link than it has).
+    Entry {
+        dir: OwnedFd,
+        name: OsString,
+        linked: bool,
+    },
+}
+
+impl Real {
+    /// The directory the location is, or is in.
+    pub fn dir(&self) -> &OwnedFd {
+        match self {
+            Self::Dir(fd) | Self::Entry { dir: fd, .. } => fd,
+        }
+    }
+}
+
+impl View {
+    /// `lstat` of `path` — the location itself, or (for a directory) a path
+    /// below it, absolute or relative — resolved inside the real location
+    /// (never leaving it, never following a symlink at the end); `None`
+    /// when it is missing or lies elsewhere.
+    pub fn entry_stat(&self, path: &str) -> Option<EntryStat> {
+        use cap_primitives::fs::{FollowSymlinks, MetadataExt};
+        let given = Path::new(path);
+        let rel = if given.is_absolute() {
+            given.strip_prefix(&self.guest).ok()?.to_path_buf()
+        } else {
+            given.to_path_buf()
+        };
+        if rel
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+        {
+            return None;
+        }
+        let (dir, rel, ours) = match &self.real {
+            Real::Dir(fd) => (fd, rel, 0),
+            // The entry's view holds only the entry, named as it is (and
+            // its hard link is ours, not one of the entry's own).
+            Real::Entry { dir, name, linked }
+                if rel == Path::new(name) || rel.as_os_str().is_empty() =>
+            {
+                (dir, PathBuf::from(name), u64::from(*linked))
+            }
+            Real::Entry { .. } => return None,
+        };
+        let start = File::from(dir.try_clone().ok()?);
+        let rel = if rel.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            rel
+        };
+        let meta = cap_primitives::fs::stat(&start, &rel, FollowSymlinks::No).ok()?;
+        Some(EntryStat {
+            mode: meta.mode(),
+            links: meta.nlink().saturating_sub(ours).max(1),
+            inode: meta.ino(),
+            device: meta.dev(),
+        })
+    }
+
+    /// A path naming the real directory the location is (or is in), held
+    /// open by this view — what git runs from (`/proc/<pid>/fd/N`).
+    pub fn real_dir_path(&self) -> Option<PathBuf> {
+        use std::os::fd::AsRawFd;
+        if cfg!(target_os = "linux") {
+            Some(PathBuf::from(format!(
+                "/proc/{}/fd/{}",
+                std::process::id(),
+                self.real.dir().as_raw_fd()
+            )))
+        } else {
+            fd_path(self.real.dir())
+        }
+    }
+
+    /// Is the location a mount point (on another device than its parent)?
+    pub fn is_mount_point(&self) -> bool {
+        let Real::Dir(fd) = &self.real else {
+            return false;
+        };
+        let (Ok(here), Ok(up)) = (
+            rustix::fs::fstat(fd),
+            rustix::fs::statat(fd, "..", rustix::fs::AtFlags::empty()),
+        ) else {
+            return false;
+        };
+        here.st_dev != up.st_dev || here.st_ino == up.st_ino
+    }
+}
+
+/// What `lstat` says of an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct EntryStat {
+    pub mode: u32,
+    pub links: u64,
+    pub inode: u64,
+    pub device: u64,
 }
 
 /// Check `location` again and make the sandbox's view of it: its
@@ -128,7 +238,8 @@ pub(crate) fn view(location: &Path, views: Option<&Path>) -> Result<View, String
             return Ok(View {
                 host: reopen_path(&fd).unwrap_or_else(|| location.to_path_buf()),
                 guest: text.to_owned(),
-                _keep: (Some(fd), None),
+                real: Real::Dir(fd),
+                _held: None,
             });
         }
         // Nothing there — unless a dangling symlink is (the location then
@@ -147,13 +258,13 @@ pub(crate) fn view(location: &Path, views: Option<&Path>) -> Result<View, String
         return Err(not_a_dir.say(location));
     };
     let dir_fd = open_real_dir(dir).map_err(|e| e.say(dir))?;
-    one_entry_view(&dir_fd, dir, name, views, text)
+    one_entry_view(dir_fd, dir, name, views, text)
 }
 
 /// A private directory holding only `name` of the directory `dir_fd`,
 /// preopened where the guest expects that directory to be.
 fn one_entry_view(
-    dir_fd: &OwnedFd,
+    dir_fd: OwnedFd,
     dir: &Path,
     name: &std::ffi::OsStr,
     views: Option<&Path>,
@@ -171,9 +282,9 @@ fn one_entry_view(
     }
     .map_err(fail)?;
     let into = File::open(held.path()).map_err(fail)?;
-    let linked = rustix::fs::linkat(dir_fd, name, &into, name, rustix::fs::AtFlags::empty());
+    let linked = rustix::fs::linkat(&dir_fd, name, &into, name, rustix::fs::AtFlags::empty());
     if linked.is_err() {
-        copy_entry(dir_fd, name, &into)
+        copy_entry(&dir_fd, name, &into)
             .map_err(|e| format!("cannot make a one-entry view of {text}: {e}"))?;
     }
     let guest = dir
@@ -182,7 +293,12 @@ fn one_entry_view(
     Ok(View {
         host: held.path().to_path_buf(),
         guest: guest.to_owned(),
-        _keep: (None, Some(held)),
+        real: Real::Entry {
+            dir: dir_fd,
+            name: name.to_owned(),
+            linked: linked.is_ok(),
+        },
+        _held: Some(held),
     })
 }
 

@@ -29,6 +29,7 @@ mod engine;
 mod error;
 mod files;
 mod fs_guard;
+mod git;
 mod limits;
 mod location;
 mod runtime;
@@ -36,7 +37,7 @@ mod sandbox;
 mod trust;
 mod types;
 
-pub use builtin::builtin_component;
+pub use builtin::{builtin_component, builtin_components};
 pub use cache::LoadOrigin;
 pub use contract::{CONTRACT_PACKAGE, CONTRACT_VERSION, ContractVersion, served_exports};
 pub use error::{CallError, CallErrorKind, PluginError};

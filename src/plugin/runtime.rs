@@ -100,6 +100,15 @@ impl PluginRuntime {
     /// A runtime caching compiled code under `cache_dir`. Cheap: the
     /// engine is created on the first load or call.
     pub fn new(cache_dir: PathBuf, limits: Limits) -> Self {
+        Self::with_cache(Some(cache_dir), limits)
+    }
+
+    /// A runtime with no compile cache on disk (every load compiles).
+    pub fn without_cache(limits: Limits) -> Self {
+        Self::with_cache(None, limits)
+    }
+
+    fn with_cache(cache_dir: Option<PathBuf>, limits: Limits) -> Self {
         Self {
             limits,
             views: None,
@@ -122,8 +131,9 @@ impl PluginRuntime {
         &self.limits
     }
 
-    /// Where the compiled form of the component `sha256` is cached.
-    pub fn cache_entry_path(&self, sha256: &str) -> Result<PathBuf, PluginError> {
+    /// Where the compiled form of the component `sha256` is cached (none
+    /// without a cache).
+    pub fn cache_entry_path(&self, sha256: &str) -> Result<Option<PathBuf>, PluginError> {
         Ok(self.cache.entry_path(sha256, &self.engine()?.compat))
     }
 

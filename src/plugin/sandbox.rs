@@ -26,6 +26,7 @@
 
 use super::capture::Capture;
 use super::error::human_bytes;
+use super::git::GitScope;
 use super::limits::Limits;
 use super::location::View;
 use super::types::{Grant, Operation};
@@ -63,7 +64,9 @@ impl std::fmt::Display for Label {
 pub(crate) struct CallState {
     wasi: WasiCtx,
     /// What was checked and preopened; kept open for the call.
-    _view: Option<View>,
+    view: Option<View>,
+    /// The call's git questions, about the repository of its location.
+    git: GitScope,
     table: ResourceTable,
     pub(crate) memory: MemoryCap,
     label: Label,
@@ -111,9 +114,11 @@ impl CallState {
             }
             None => None,
         };
+        let git = GitScope::new(view.as_ref().and_then(|v| v.real_dir_path()));
         Ok(Self {
             wasi: wasi.build(),
-            _view: view,
+            view,
+            git,
             table: ResourceTable::new(),
             memory: MemoryCap::new(limits.memory_bytes),
             label,
@@ -124,6 +129,16 @@ impl CallState {
             logged: 0,
             log_dropped: 0,
         })
+    }
+
+    /// The checked view of the call's location, if it has one.
+    pub fn view(&self) -> Option<&View> {
+        self.view.as_ref()
+    }
+
+    /// The call's git questions.
+    pub fn git(&mut self) -> &mut GitScope {
+        &mut self.git
     }
 
     /// The host `log` import: forward to the `log` crate, bounded.

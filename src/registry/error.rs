@@ -194,6 +194,11 @@ pub enum RegistryError {
         id: ResourceId,
     },
     #[error(
+        "the discovery found more than {limit} resources and was stopped; nothing was written — \
+         discover fewer levels at a time (agents resource discover --depth N)"
+    )]
+    DiscoveryTooLarge { limit: usize },
+    #[error(
         "--file {file:?} is refused before any handler ran: it must be a relative path inside \
          {resource} (no `..`, not absolute)"
     )]

@@ -20,12 +20,20 @@ use crate::plugin::{
 };
 use crate::store::{PluginRow, Reader, ResourceRow};
 
-/// The plugin runtime and the store's files, present when the registry
-/// lives in a home.
+/// The plugin runtime (built-in handlers run in every registry), and the
+/// plugin store's files when the registry lives in a home.
 #[derive(Debug)]
 pub(super) struct Plugins {
     pub runtime: PluginRuntime,
-    pub files: PluginFiles,
+    pub files: Option<PluginFiles>,
+}
+
+impl Plugins {
+    pub fn files(&self, what: &'static str) -> Result<&PluginFiles, RegistryError> {
+        self.files
+            .as_ref()
+            .ok_or(RegistryError::NoPluginStore(what))
+    }
 }
 
 /// A handler ready to call: the loaded component and the class.
@@ -76,7 +84,8 @@ impl Registry {
         } else {
             let plugins = self.plugins("cannot run a plugin handler")?;
             let row = self.store.read(|r| find_plugin(r, module))?;
-            let path = plugins.files.path_of(&row.sha256).map_err(load_err)?;
+            let files = plugins.files("cannot run a plugin handler")?;
+            let path = files.path_of(&row.sha256).map_err(load_err)?;
             plugins
                 .runtime
                 .load(ComponentSource::Stored {

@@ -41,7 +41,7 @@ mod type_set;
 mod types;
 mod views;
 
-pub use discovery::DiscoveryReport;
+pub use discovery::{Depth, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH};
 pub use error::{ChildRefusal, NoHandlerReason, NotAddable, RegistryError, StrategyRefusal};
 pub use inspect::Inspection;
 pub use links::TreeView;
@@ -64,9 +64,9 @@ pub struct Registry {
     store: Store,
     clock: Box<dyn Clock>,
     ids: Box<dyn IdSource>,
-    /// The handler runtime and plugin files; only with a home. Creating it
-    /// is cheap: the WebAssembly engine starts on the first handler call,
-    /// so `list`, `show` and `tree` never pay for it.
+    /// The handler runtime (and, with a home, the plugin files). Creating
+    /// it is cheap: the WebAssembly engine starts on the first handler
+    /// call, so `list`, `show` and `tree` never pay for it.
     plugins: Option<Plugins>,
     /// The resolved types, kept while no type changes.
     types: TypeCache,
@@ -107,15 +107,21 @@ impl Registry {
         let plugins = Plugins {
             runtime: PluginRuntime::new(home.compile_cache(), options.limits.clone())
                 .with_views_dir(home.views()),
-            files: PluginFiles::new(home.plugins()),
+            files: Some(PluginFiles::new(home.plugins())),
         };
         Self::start(store, Some(plugins), options)
     }
 
-    /// A private registry in memory (tests, short-lived embedders). It has
-    /// no plugin store, so types with plugin handlers cannot be used.
+    /// A private registry in memory (tests, short-lived embedders). It
+    /// runs the built-in handlers (compiled in memory, no cache) but has no
+    /// plugin store, so types with plugin handlers cannot be used.
     pub fn open_in_memory() -> Result<Self, RegistryError> {
-        Self::start(Store::open_in_memory()?, None, Options::default())
+        let options = Options::default();
+        let plugins = Plugins {
+            runtime: PluginRuntime::without_cache(options.limits.clone()),
+            files: None,
+        };
+        Self::start(Store::open_in_memory()?, Some(plugins), options)
     }
 
     fn start(

@@ -13,19 +13,23 @@
 use super::handlers::find_plugin;
 use super::{Registry, RegistryError};
 use crate::model::{ClassName, ModuleName, TypeName};
+use crate::plugin::{ComponentSource, builtin_component, builtin_components};
 use crate::store::{PluginRow, Reader};
 use serde::Serialize;
 use std::path::Path;
 
-/// One added plugin module, as `agents plugin list|show` prints it.
+/// One plugin module — added to the store, or built into the binary — as
+/// `agents plugin list|show` prints it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PluginView {
     pub module: ModuleName,
+    /// Built into the binary (not in the plugin store).
+    pub built_in: bool,
     pub version: String,
     pub sha256: String,
     pub classes: Vec<ClassView>,
     pub size_bytes: i64,
-    /// The file it was added from.
+    /// The file it was added from (`built-in` for a built-in module).
     pub source: String,
     pub added_at: String,
     /// The types whose handler lives in this module.
@@ -47,6 +51,7 @@ impl PluginView {
                 .map(|(name, description)| ClassView { name, description })
                 .collect(),
             module: row.module,
+            built_in: false,
             version: row.version,
             sha256: row.sha256,
             size_bytes: row.size_bytes,
@@ -86,7 +91,8 @@ impl Registry {
         }
         // The file goes in first (atomically, named by its hash); if the
         // row is then refused, an unused file is removed again.
-        let sha256 = plugins.files.import(&bytes).map_err(refused)?.sha256;
+        let files = plugins.files("cannot add a plugin")?;
+        let sha256 = files.import(&bytes).map_err(refused)?.sha256;
         let row = PluginRow {
             module: module.clone(),
             version: info.version.clone(),
@@ -141,13 +147,66 @@ impl Registry {
         self.show_plugin(&module)
     }
 
+    /// The built-in modules (when the registry can run handlers), then the
+    /// added ones.
     pub fn list_plugins(&self) -> Result<Vec<PluginView>, RegistryError> {
-        self.store
-            .read(|r| r.plugins()?.into_iter().map(|row| view(r, row)).collect())
+        let mut views = Vec::new();
+        if self.plugins.is_some() {
+            for (module, bytes) in builtin_components() {
+                views.push(self.builtin_view(&module, bytes)?);
+            }
+        }
+        let stored = self.store.read(|r| {
+            r.plugins()?
+                .into_iter()
+                .map(|row| view(r, row))
+                .collect::<Result<Vec<_>, RegistryError>>()
+        })?;
+        views.extend(stored);
+        Ok(views)
     }
 
     pub fn show_plugin(&self, module: &ModuleName) -> Result<PluginView, RegistryError> {
+        if let Some(bytes) = builtin_component(module) {
+            return self.builtin_view(module, bytes);
+        }
         self.store.read(|r| view(r, find_plugin(r, module)?))
+    }
+
+    /// A built-in module as its component describes itself.
+    fn builtin_view(
+        &self,
+        module: &ModuleName,
+        bytes: &'static [u8],
+    ) -> Result<PluginView, RegistryError> {
+        let plugins = self.plugins("cannot describe a built-in handler")?;
+        let loaded = plugins
+            .runtime
+            .load(ComponentSource::Embedded { module, bytes })
+            .map_err(|source| RegistryError::PluginLoad {
+                module: module.clone(),
+                source,
+            })?;
+        let info = loaded.info();
+        let used_by = self.store.read(|r| r.types_using_module(module))?;
+        Ok(PluginView {
+            module: module.clone(),
+            built_in: true,
+            version: info.version.clone(),
+            sha256: loaded.sha256().to_owned(),
+            classes: info
+                .classes
+                .iter()
+                .map(|c| ClassView {
+                    name: c.name.clone(),
+                    description: c.description.clone(),
+                })
+                .collect(),
+            size_bytes: bytes.len() as i64,
+            source: "built-in".to_owned(),
+            added_at: String::new(),
+            used_by,
+        })
     }
 
     /// Remove a module no type uses; its file goes when no module shares it.
@@ -177,7 +236,10 @@ impl Registry {
             .read(|r| r.plugins())
             .map(|rows| rows.iter().any(|p| p.sha256 == sha256))
             .unwrap_or(true);
-        if !still_used && let Err(e) = plugins.files.remove(sha256) {
+        if !still_used
+            && let Some(files) = &plugins.files
+            && let Err(e) = files.remove(sha256)
+        {
             log::warn!("could not remove unused plugin file {sha256}: {e}");
         }
     }

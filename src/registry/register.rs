@@ -1,22 +1,24 @@
 //! Registering resources: one way through. The caller asks for a type's
 //! [`RegistrationForm`] (what `agents resource add TYPE` turns into its
 //! flags), then hands a [`NewResource`]; the registry checks it against
-//! the type it resolved once, runs the type's handler (`validate`,
-//! `discover`, `content-hash`) outside any transaction, and writes the
-//! resource, its discovered children and their links in one transaction,
-//! handing back the [`Resource`] it assembled there.
+//! the type it resolved once, runs the type's handler (`validate`) and the
+//! discovery engine ([`REGISTRATION_DEPTH`](super::REGISTRATION_DEPTH)
+//! levels below it) outside any transaction, and writes the resource, what
+//! was discovered and the links in one transaction, handing back the
+//! [`Resource`] it assembled there.
 //!
 //! If another process changed a type the registration relied on while
 //! the handler ran, the write is refused rather than made under rules
 //! nobody checked ([`RegistryError::TypesChanged`]).
 
 use super::args::{self, CheckedArgs};
+use super::discovery::{Depth, DiscoveryProgress, Findings, Found, REGISTRATION_DEPTH, apply};
 use super::lookup::assemble;
 use super::type_set::TypeSet;
 use super::{NotAddable, Registry, RegistryError, StrategyRefusal};
 use crate::model::{
-    HandlerRef, ResolvedType, Resource, ResourceId, ResourceKind, ResourceName, SandboxStrategy,
-    TypeArgument, TypeName,
+    ResolvedType, Resource, ResourceId, ResourceKind, ResourceName, SandboxStrategy, TypeArgument,
+    TypeName,
 };
 use crate::store::{ResourceInserter, ResourceRow, StoreError, Writer};
 use serde_json::Value;
@@ -52,14 +54,11 @@ pub struct RegistrationForm {
     pub sandbox_strategy: SandboxStrategy,
 }
 
-/// A registration that passed every check, ready to write: the resource
-/// and the children its handler discovered, and the types it was checked
-/// against.
+/// A registration that passed every check, ready to write: the resource,
+/// what discovery found below it, and the types it was checked against.
 struct Prepared {
     row: ResourceRow,
-    /// The handler that discovered `children`, if the type has one.
-    handler: Option<HandlerRef>,
-    children: Vec<ResourceRow>,
+    found: Findings,
     types: Arc<TypeSet>,
 }
 
@@ -81,15 +80,25 @@ impl Registry {
     /// Register one resource (`register_resource(type_name, name=, location=, …)`);
     /// answers the resource as written.
     pub fn register_resource(&mut self, request: NewResource) -> Result<Resource, RegistryError> {
+        self.register_resource_with(request, &mut |_| {})
+    }
+
+    /// [`Registry::register_resource`], telling `progress` how far its
+    /// discovery came.
+    pub fn register_resource_with(
+        &mut self,
+        request: NewResource,
+        progress: &mut dyn FnMut(DiscoveryProgress),
+    ) -> Result<Resource, RegistryError> {
         let types = self.store.read(|r| self.types.get(r))?;
         let at = Stamp::now(self);
-        let prepared = self.prepare(&types, &at, request)?;
+        let prepared = self.prepare(&types, &at, request, progress)?;
         let now = self.now();
         let cache = &self.types;
         self.store.write(|w| {
             check_types_unchanged(&cache.get(w)?, &prepared)?;
             write_prepared(w, &mut w.resource_inserter()?, &prepared, &now)?;
-            let children = prepared.children.iter().map(|c| c.id).collect();
+            let children = w.children_of(prepared.row.id)?;
             assemble(&prepared.types, prepared.row.clone(), Vec::new(), children)
         })
     }
@@ -103,7 +112,7 @@ impl Registry {
         let at = Stamp::now(self);
         let prepared = requests
             .into_iter()
-            .map(|r| self.prepare(&types, &at, r))
+            .map(|r| self.prepare(&types, &at, r, &mut |_| {}))
             .collect::<Result<Vec<_>, _>>()?;
         let now = self.now();
         let cache = &self.types;
@@ -125,6 +134,7 @@ impl Registry {
         types: &Arc<TypeSet>,
         at: &Stamp,
         request: NewResource,
+        progress: &mut dyn FnMut(DiscoveryProgress),
     ) -> Result<Prepared, RegistryError> {
         let ty = types.find(&request.type_name)?;
         check_addable(&ty)?;
@@ -155,9 +165,8 @@ impl Registry {
             created_at: stamp.clone(),
             updated_at: stamp.clone(),
         };
-        let handler = self.handler_for(&ty)?;
-        let children = match &handler {
-            None => Vec::new(),
+        let found = match self.handler_for(&ty)? {
+            None => Findings::default(),
             Some(handler) => {
                 // Refuse a taken name before running the handler for
                 // nothing (the write is refused again by the constraint).
@@ -169,25 +178,20 @@ impl Registry {
                         id: existing.id,
                     });
                 }
-                for (key, value) in self.call_validate(handler, &row)? {
+                for (key, value) in self.call_validate(&handler, &row)? {
                     if key != args::LOCATION_ARG {
                         row.properties.insert(key, Value::String(value));
                     }
                 }
-                let children = if ty.discovery().is_none_or(|a| a.enabled) {
-                    let found = self.call_discover(handler, &row)?;
-                    self.child_rows(types, &ty, &row, handler, found, &stamp)?
-                } else {
-                    Vec::new()
-                };
-                row.content_hash = self.call_content_hash(handler, &row)?;
-                children
+                let depth = Depth::Levels(REGISTRATION_DEPTH);
+                let found = self.explore(types, row.clone(), false, depth, progress)?;
+                row.content_hash = found.root_hash.clone();
+                found
             }
         };
         Ok(Prepared {
             row,
-            handler: handler.map(|h| h.reference),
-            children,
+            found,
             types: types.clone(),
         })
     }
@@ -229,8 +233,8 @@ fn check_addable(ty: &ResolvedType) -> Result<(), RegistryError> {
 /// Refuse the write when a type `p` was checked against has changed
 /// since (another process replaced or removed it while handlers ran).
 fn check_types_unchanged(current: &Arc<TypeSet>, p: &Prepared) -> Result<(), RegistryError> {
-    let relied_on = std::iter::once(&p.row).chain(&p.children);
-    check_types_unchanged_for(current, &p.types, relied_on.map(|r| &r.type_name), || {
+    let relied_on = std::iter::once(&p.row.type_name).chain(&p.found.types);
+    check_types_unchanged_for(current, &p.types, relied_on, || {
         format!("the registration of {}", p.row.label())
     })
 }
@@ -261,7 +265,7 @@ pub(super) fn check_types_unchanged_for<'a>(
     Ok(())
 }
 
-/// Write a resource, its discovered children and their links.
+/// Write a resource, what was discovered below it and the links.
 fn write_prepared(
     w: &Writer<'_>,
     inserter: &mut ResourceInserter<'_>,
@@ -269,10 +273,8 @@ fn write_prepared(
     now: &str,
 ) -> Result<(), RegistryError> {
     insert_new(w, inserter, &p.row)?;
-    if let Some(handler) = &p.handler {
-        for (index, child) in p.children.iter().enumerate() {
-            insert_child(w, inserter, handler, index, &p.row, child, now)?;
-        }
+    if !p.found.added.is_empty() {
+        apply(w, &p.types, &p.found, now)?;
     }
     Ok(())
 }
@@ -282,23 +284,20 @@ fn write_prepared(
 pub(super) fn insert_child(
     w: &Writer<'_>,
     inserter: &mut ResourceInserter<'_>,
-    handler: &HandlerRef,
-    index: usize,
-    parent: &ResourceRow,
-    child: &ResourceRow,
+    found: &Found,
     now: &str,
 ) -> Result<(), RegistryError> {
-    match insert_new(w, inserter, child) {
+    match insert_new(w, inserter, &found.row) {
         Err(RegistryError::DuplicateName { name, id }) => Err(RegistryError::DiscoveredNameTaken {
-            handler: handler.clone(),
-            index,
-            parent: parent.label(),
+            handler: found.handler.clone(),
+            index: found.index,
+            parent: found.parent_label.clone(),
             name,
             id,
         }),
         other => other,
     }?;
-    w.insert_link(parent.id, child.id, true, now)?;
+    w.insert_link(found.parent, found.row.id, true, now)?;
     Ok(())
 }
 

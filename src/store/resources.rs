@@ -138,6 +138,21 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// Record a resource's fresh content hash.
+    pub fn update_resource_hash(
+        &self,
+        id: ResourceId,
+        content_hash: Option<&str>,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        self.conn()
+            .prepare_cached(
+                "UPDATE resources SET content_hash = ?2, updated_at = ?3 WHERE resource_id = ?1",
+            )?
+            .execute(params![id.to_string(), content_hash, now])?;
+        Ok(())
+    }
+
     /// Delete resources (their links go with them: `ON DELETE CASCADE`).
     pub fn delete_resources(&self, ids: &[ResourceId]) -> Result<(), StoreError> {
         let mut stmt = self

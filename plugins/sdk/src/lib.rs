@@ -1,8 +1,9 @@
 //! `resource-handler-sdk`: write a resource handler component for
 //! `resource-host` without touching the WIT bindings.
 //!
-//! This crate is the one home of the guest side of the contract in `wit/`
-//! (the same files the host's `bindgen!` reads). An author writes one
+//! This crate is the one home of the guest side of the contract in
+//! `wit/v0.2.0/` (the same files the host's `bindgen!` reads; the SDK
+//! follows the newest contract version). An author writes one
 //! [`Handler`] impl per class and names them all in one
 //! [`export_plugin!`]; the macro generates the `describe` answer and the
 //! dispatch by class name (an unknown class answers `unsupported`, naming
@@ -35,14 +36,16 @@
 extern crate self as resource_handler_sdk;
 
 pub mod log;
+mod names;
 mod props;
 
+pub use names::{name_part, name_path};
 pub use props::Props;
 
 #[doc(hidden)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../../wit/v0.1.0",
+        path: "../../wit/v0.2.0",
         world: "resource-handler",
         pub_export_macro: true,
         export_macro_name: "__export_resource_handler_world",
@@ -54,6 +57,46 @@ pub mod bindings {
 pub use bindings::cleveragents::resource::types::{
     ClassInfo, Discovered, HandlerError, PluginInfo, Property, ResourceView,
 };
+
+/// Read-only facts about the git repository that contains the call's
+/// location, answered by the host (`git::references()`, `git::head()`,
+/// `git::read_commit(id)`, …). The host picks the repository: a handler
+/// cannot name another one. See the contract, `wit/v0.2.0/resource.wit`.
+pub mod git {
+    pub use crate::bindings::cleveragents::resource::git::*;
+
+    impl From<GitError> for crate::HandlerError {
+        /// A git answer that is not there, as a handler error: no
+        /// repository or no such object is `not-found`, a malformed
+        /// request `invalid-args`, the rest `failed`.
+        fn from(e: GitError) -> Self {
+            match e {
+                GitError::NotARepository(m) | GitError::NotFound(m) => {
+                    crate::HandlerError::NotFound(m)
+                }
+                GitError::Invalid(m) => crate::HandlerError::InvalidArgs(m),
+                GitError::Failed(m) => crate::HandlerError::Failed(m),
+            }
+        }
+    }
+}
+
+/// Facts the host answers about the call's location that the sandbox
+/// cannot see itself.
+pub mod host {
+    /// Is the call's location a mount point?
+    pub fn location_is_mount_point() -> bool {
+        crate::bindings::cleveragents::resource::host::location_is_mount_point()
+    }
+
+    pub use crate::bindings::cleveragents::resource::host::EntryStat;
+
+    /// `lstat` of `path` inside the call's location (mode, links, inode,
+    /// device), if it exists there.
+    pub fn lstat(path: &str) -> Option<EntryStat> {
+        crate::bindings::cleveragents::resource::host::lstat(path)
+    }
+}
 
 /// One class of a handler component. Implement the operations the class
 /// supports; the others answer `unsupported`.
@@ -152,6 +195,13 @@ impl Discovered {
 
     pub fn with_property(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.properties.push(Property::new(key, value));
+        self
+    }
+
+    /// The child's content hash, when the handler knows it already (so the
+    /// host need not ask the child's own handler for it).
+    pub fn with_hash(mut self, hash: impl Into<String>) -> Self {
+        self.content_hash = Some(hash.into());
         self
     }
 }

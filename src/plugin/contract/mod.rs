@@ -16,6 +16,7 @@
 //! generated type.
 
 pub(crate) mod v0_1_0;
+pub(crate) mod v0_2_0;
 
 use super::answer::{RawChild, RawInfo};
 use super::error::PluginError;
@@ -28,7 +29,7 @@ use wasmtime::component::{InstancePre, Linker};
 /// The newest contract version, as a literal (for `concat!`).
 macro_rules! current_version {
     () => {
-        "0.1.0"
+        "0.2.0"
     };
 }
 
@@ -44,15 +45,17 @@ pub const CONTRACT_PACKAGE: &str = concat!("cleveragents:resource@", current_ver
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ContractVersion {
     V0_1_0,
+    V0_2_0,
 }
 
 impl ContractVersion {
     /// Every served version, oldest first.
-    pub const ALL: [ContractVersion; 1] = [Self::V0_1_0];
+    pub const ALL: [ContractVersion; 2] = [Self::V0_1_0, Self::V0_2_0];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Self::V0_1_0 => "0.1.0",
+            Self::V0_2_0 => "0.2.0",
         }
     }
 
@@ -60,6 +63,7 @@ impl ContractVersion {
     pub fn handler_export(self) -> &'static str {
         match self {
             Self::V0_1_0 => "cleveragents:resource/handler@0.1.0",
+            Self::V0_2_0 => "cleveragents:resource/handler@0.2.0",
         }
     }
 
@@ -89,7 +93,8 @@ pub fn served_exports() -> Vec<&'static str> {
 /// Add what every served version imports from the host (its `host`
 /// interface) to `linker`.
 pub(crate) fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
-    v0_1_0::add_to_linker(linker)
+    v0_1_0::add_to_linker(linker)?;
+    v0_2_0::add_to_linker(linker)
 }
 
 /// One operation, with its arguments as plain data.
@@ -140,6 +145,7 @@ pub(crate) enum Answer {
 #[derive(Clone)]
 pub(crate) enum HandlerPre {
     V0_1_0(v0_1_0::ResourceHandlerPre<CallState>),
+    V0_2_0(v0_2_0::ResourceHandlerPre<CallState>),
 }
 
 impl HandlerPre {
@@ -156,12 +162,16 @@ impl HandlerPre {
             ContractVersion::V0_1_0 => v0_1_0::ResourceHandlerPre::new(pre)
                 .map(Self::V0_1_0)
                 .map_err(wrong),
+            ContractVersion::V0_2_0 => v0_2_0::ResourceHandlerPre::new(pre)
+                .map(Self::V0_2_0)
+                .map_err(wrong),
         }
     }
 
     pub fn version(&self) -> ContractVersion {
         match self {
             Self::V0_1_0(_) => ContractVersion::V0_1_0,
+            Self::V0_2_0(_) => ContractVersion::V0_2_0,
         }
     }
 
@@ -173,6 +183,7 @@ impl HandlerPre {
     ) -> wasmtime::Result<Answer> {
         match self {
             Self::V0_1_0(pre) => v0_1_0::call(pre, store, call).await,
+            Self::V0_2_0(pre) => v0_2_0::call(pre, store, call).await,
         }
     }
 }

@@ -1,0 +1,264 @@
+//! `cleveragents.resource.handlers.fs`: the built-in filesystem handlers,
+//! a WebAssembly component like any plugin, embedded in the `agents`
+//! binary and run in the same sandbox with the same limits.
+//!
+//! | class | type | what it does |
+//! |---|---|---|
+//! | `FsDirectoryHandler` | `fs-directory` | validates a directory; discovers its entries one level deep (`*/` → `fs-directory`, `*` → `fs-file`, symlinks → `fs-symlink`, files with more than one link → `fs-hardlink`; `.git` skipped); hashes its own entries |
+//! | `FsMountHandler` | `fs-mount` | validates a mount point; discovers its root directory |
+//! | `FsFileHandler`, `FsHardlinkHandler` | `fs-file`, `fs-hardlink` | hash and describe one file |
+//! | `FsSymlinkHandler` | `fs-symlink` | hash and describe one link (never followed) |
+//!
+//! Everything is read through WASI inside the sandbox, which sees only the
+//! resource's location (a file alone, in a one-entry view). Symlinks are
+//! never followed: they are classified and their target recorded.
+
+mod facts;
+
+use facts::{Facts, Kind};
+use resource_handler_sdk::{
+    Discovered, Handler, HandlerError, Property, Props, ResourceView, host, name_part,
+};
+use std::path::Path;
+
+/// The name the host gives a directory discovered as a mount's root.
+const MOUNT_ROOT: &str = "root";
+
+fn io(path: &str, e: std::io::Error) -> HandlerError {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => HandlerError::NotFound(format!("{path}: {e}")),
+        _ => HandlerError::Io(format!("{path}: {e}")),
+    }
+}
+
+/// A directory's entries, one level, sorted by name, `.git` left out;
+/// entries that are neither directory, file nor symlink are skipped.
+fn entries(dir: &str) -> Result<Vec<Facts>, HandlerError> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| io(dir, e))? {
+        let entry = entry.map_err(|e| io(dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name == ".git" {
+            continue;
+        }
+        let path = format!("{}/{name}", dir.trim_end_matches('/'));
+        match Facts::of(&path) {
+            Ok(facts) if facts.kind != Kind::Other => out.push(facts),
+            Ok(_) => {}
+            Err(e) => return Err(io(&path, e)),
+        }
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+use facts::sha256_text as sha256;
+
+/// The path `file` names inside `location` (relative, no `..`).
+fn inside(location: &str, file: &str) -> Result<String, HandlerError> {
+    if Path::new(file)
+        .components()
+        .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
+        return Err(HandlerError::InvalidArgs(format!(
+            "{file:?} is not a relative path inside the resource"
+        )));
+    }
+    Ok(format!("{}/{file}", location.trim_end_matches('/')))
+}
+
+pub struct FsDirectoryHandler;
+
+impl Handler for FsDirectoryHandler {
+    const DESCRIPTION: &'static str =
+        "A directory: its entries one level deep (directories, files, symlinks, hard links)";
+
+    fn validate(args: &Props) -> Result<Vec<Property>, HandlerError> {
+        let path = args.require("path")?;
+        let facts = Facts::of(path).map_err(|e| io(path, e))?;
+        if facts.kind != Kind::Directory {
+            return Err(HandlerError::InvalidArgs(format!(
+                "{path} is not a directory (it is {}); register a directory, or a type for \
+                 what it is",
+                facts.kind.article()
+            )));
+        }
+        Ok(facts.properties())
+    }
+
+    fn discover(r: &ResourceView) -> Result<Vec<Discovered>, HandlerError> {
+        let location = r.location()?;
+        Ok(entries(location)?
+            .into_iter()
+            .map(|facts| {
+                let mut child = Discovered::new(facts.kind.type_name())
+                    .named(name_part(&facts.name))
+                    .at(facts.path.clone());
+                if let Some(hash) = facts.hash() {
+                    child = child.with_hash(hash);
+                }
+                facts
+                    .properties()
+                    .into_iter()
+                    .fold(child, |c, p| c.with_property(p.key, p.value))
+            })
+            .collect())
+    }
+
+    /// A hash over the directory's own entries — name, kind, size and
+    /// modification time of each, one level: an entry added, removed,
+    /// renamed or modified changes it; a change deeper down changes the
+    /// hash of the subdirectory it is in (each directory is a resource).
+    fn content_hash(r: &ResourceView) -> Result<String, HandlerError> {
+        let location = r.location()?;
+        let mut text = String::new();
+        for facts in entries(location)? {
+            text.push_str(&format!(
+                "{}\0{}\0{}\0{}\n",
+                facts.name,
+                facts.kind.type_name(),
+                facts.size,
+                facts.modified_nanos
+            ));
+        }
+        Ok(sha256(text.as_bytes()))
+    }
+
+    fn inspect(r: &ResourceView, file: Option<&str>) -> Result<String, HandlerError> {
+        let location = r.location()?;
+        if let Some(file) = file {
+            let path = inside(location, file)?;
+            return Ok(Facts::of(&path).map_err(|e| io(&path, e))?.describe(true));
+        }
+        let list = entries(location)?;
+        let count = |k: Kind| list.iter().filter(|f| f.kind == k).count();
+        let bytes: u64 = list
+            .iter()
+            .filter(|f| matches!(f.kind, Kind::File | Kind::Hardlink))
+            .map(|f| f.size)
+            .sum();
+        let mut text = format!(
+            "directory {location}\n{} entries: {} directories, {} files, {} hard links, {} \
+             symlinks ({bytes} bytes in files)\n",
+            list.len(),
+            count(Kind::Directory),
+            count(Kind::File),
+            count(Kind::Hardlink),
+            count(Kind::Symlink)
+        );
+        for facts in list.iter().take(50) {
+            text.push_str(&format!("  {}\n", facts.line()));
+        }
+        if list.len() > 50 {
+            text.push_str(&format!("  … {} more\n", list.len() - 50));
+        }
+        Ok(text)
+    }
+}
+
+pub struct FsMountHandler;
+
+impl Handler for FsMountHandler {
+    const DESCRIPTION: &'static str = "A mount point: its root directory";
+
+    fn validate(args: &Props) -> Result<Vec<Property>, HandlerError> {
+        let path = args.require("path")?;
+        let props = FsDirectoryHandler::validate(args)?;
+        if !host::location_is_mount_point() {
+            return Err(HandlerError::InvalidArgs(format!(
+                "{path} is not a mount point (it is on the same device as the directory above \
+                 it); register it as fs-directory"
+            )));
+        }
+        Ok(props)
+    }
+
+    fn discover(r: &ResourceView) -> Result<Vec<Discovered>, HandlerError> {
+        let location = r.location()?;
+        Ok(vec![
+            Discovered::new("fs-directory")
+                .named(MOUNT_ROOT)
+                .at(location),
+        ])
+    }
+
+    fn content_hash(r: &ResourceView) -> Result<String, HandlerError> {
+        FsDirectoryHandler::content_hash(r)
+    }
+
+    fn inspect(r: &ResourceView, file: Option<&str>) -> Result<String, HandlerError> {
+        Ok(format!(
+            "mount point {}\n{}",
+            r.location()?,
+            FsDirectoryHandler::inspect(r, file)?
+        ))
+    }
+}
+
+/// Hash and describe the one entry at the resource's location.
+fn entry_hash(r: &ResourceView) -> Result<String, HandlerError> {
+    let location = r.location()?;
+    let facts = Facts::of(location).map_err(|e| io(location, e))?;
+    match facts.kind {
+        Kind::Symlink => Ok(sha256(facts.target.unwrap_or_default().as_bytes())),
+        Kind::File | Kind::Hardlink => {
+            let bytes = std::fs::read(location).map_err(|e| io(location, e))?;
+            Ok(sha256(&bytes))
+        }
+        other => Err(HandlerError::Failed(format!(
+            "{location} is {} now",
+            other.article()
+        ))),
+    }
+}
+
+fn entry_inspect(r: &ResourceView) -> Result<String, HandlerError> {
+    let location = r.location()?;
+    Ok(Facts::of(location)
+        .map_err(|e| io(location, e))?
+        .describe(true))
+}
+
+pub struct FsFileHandler;
+
+impl Handler for FsFileHandler {
+    const DESCRIPTION: &'static str = "A regular file";
+    fn content_hash(r: &ResourceView) -> Result<String, HandlerError> {
+        entry_hash(r)
+    }
+    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<String, HandlerError> {
+        entry_inspect(r)
+    }
+}
+
+pub struct FsHardlinkHandler;
+
+impl Handler for FsHardlinkHandler {
+    const DESCRIPTION: &'static str = "A file with more than one link";
+    fn content_hash(r: &ResourceView) -> Result<String, HandlerError> {
+        entry_hash(r)
+    }
+    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<String, HandlerError> {
+        entry_inspect(r)
+    }
+}
+
+pub struct FsSymlinkHandler;
+
+impl Handler for FsSymlinkHandler {
+    const DESCRIPTION: &'static str = "A symbolic link (never followed)";
+    fn content_hash(r: &ResourceView) -> Result<String, HandlerError> {
+        entry_hash(r)
+    }
+    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<String, HandlerError> {
+        entry_inspect(r)
+    }
+}
+
+resource_handler_sdk::export_plugin!(
+    module: "cleveragents.resource.handlers.fs",
+    version: env!("CARGO_PKG_VERSION"),
+    classes: [
+        FsDirectoryHandler, FsMountHandler, FsFileHandler, FsSymlinkHandler, FsHardlinkHandler,
+    ],
+);

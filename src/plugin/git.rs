@@ -1,0 +1,826 @@
+//! The host side of the `git` interface: the one home of how the host
+//! answers git questions for a handler.
+//!
+//! **Scoped by the host.** A call's questions are about the repository
+//! that contains the call's location (the directory the sandbox's view was
+//! checked against): git is run from that very directory (through its
+//! open descriptor, `/proc/self/fd/N`), so the guest cannot name another
+//! repository; object ids it passes must be hex ids and paths must be
+//! relative without `..`, so nothing it says can become an option, a
+//! revision expression or a path outside.
+//!
+//! **The git CLI, fixed argv, no shell.** Each answer is one `git`
+//! invocation (a few for some), run with a cleared environment (no user
+//! or system config, no pager, no prompt, no optional locks, fsmonitor
+//! off), stdin closed, output bounded, and killed if the call's deadline
+//! passes while it runs (`kill_on_drop`: the call's future owns it). The
+//! CLI was chosen over gitoxide after measuring both (README, "Git
+//! access"): comparable on these queries, and no large new dependency.
+//!
+//! Parsing is pure functions over git's `-z` / `%x00` formatted output,
+//! unit tested below.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use tokio::io::AsyncReadExt;
+
+/// Bytes of output one git invocation may produce.
+const OUTPUT_LIMIT: u64 = 32 * 1024 * 1024;
+/// Bytes of stderr kept for an error message.
+const STDERR_LIMIT: u64 = 4 * 1024;
+
+/// Why the host could not answer (the WIT's `git-error`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum GitError {
+    NotARepository(String),
+    NotFound(String),
+    Invalid(String),
+    Failed(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Repository {
+    pub git_dir: String,
+    pub work_tree: Option<String>,
+    pub id_length: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Head {
+    pub branch: Option<String>,
+    pub commit: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RefKind {
+    Branch,
+    RemoteBranch,
+    Tag,
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Reference {
+    pub name: String,
+    pub short_name: String,
+    pub kind: RefKind,
+    pub target: String,
+    pub peeled: Option<String>,
+    pub upstream: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Remote {
+    pub name: String,
+    pub url: Option<String>,
+    pub push_url: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Stash {
+    pub index: u32,
+    pub commit: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Submodule {
+    pub name: String,
+    pub path: String,
+    pub url: Option<String>,
+    pub commit: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Commit {
+    pub id: String,
+    pub tree: String,
+    pub parents: Vec<String>,
+    pub author_name: String,
+    pub author_email: String,
+    pub author_time: i64,
+    pub committer_time: i64,
+    pub summary: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EntryKind {
+    Blob,
+    Tree,
+    Commit,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TreeEntry {
+    pub name: String,
+    pub mode: u32,
+    pub id: String,
+    pub kind: EntryKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PathStatus {
+    pub path: String,
+    pub index: String,
+    pub worktree: String,
+}
+
+/// The git questions of one call: the directory it runs git from and the
+/// repository found there (looked up once per call).
+#[derive(Debug)]
+pub(crate) struct GitScope {
+    dir: Option<PathBuf>,
+    repo: Option<Result<Repository, GitError>>,
+}
+
+impl GitScope {
+    /// Questions about the repository containing `dir` (none: every
+    /// question answers `not-a-repository`).
+    pub fn new(dir: Option<PathBuf>) -> Self {
+        Self { dir, repo: None }
+    }
+
+    pub async fn repository(&mut self) -> Result<Repository, GitError> {
+        if let Some(done) = &self.repo {
+            return done.clone();
+        }
+        let found = self.find_repository().await;
+        self.repo = Some(found.clone());
+        found
+    }
+
+    async fn find_repository(&self) -> Result<Repository, GitError> {
+        let Some(dir) = &self.dir else {
+            return Err(GitError::NotARepository(
+                "this call has no location".to_owned(),
+            ));
+        };
+        let out = run(
+            dir,
+            &[
+                "rev-parse",
+                "--absolute-git-dir",
+                "--is-bare-repository",
+                "--show-object-format",
+            ],
+        )
+        .await?;
+        let mut lines = out.lines();
+        let git_dir = lines.next().unwrap_or_default().to_owned();
+        let bare = lines.next() == Some("true");
+        let id_length = if lines.next() == Some("sha256") {
+            64
+        } else {
+            40
+        };
+        let work_tree = if bare {
+            None
+        } else {
+            match run(dir, &["rev-parse", "--show-toplevel"]).await {
+                Ok(top) => Some(top.trim_end_matches('\n').to_owned()),
+                // Run from inside the git directory: the work tree is the
+                // directory holding `.git`.
+                Err(_) => Path::new(&git_dir)
+                    .file_name()
+                    .filter(|n| *n == ".git")
+                    .and_then(|_| Path::new(&git_dir).parent())
+                    .map(|p| p.display().to_string()),
+            }
+        };
+        Ok(Repository {
+            git_dir,
+            work_tree,
+            id_length,
+        })
+    }
+
+    /// Run git on the repository (its git dir and, if any, work tree).
+    async fn git(&mut self, args: &[&str]) -> Result<String, GitError> {
+        let repo = self.repository().await?;
+        let git_dir = format!("--git-dir={}", repo.git_dir);
+        let mut argv = vec![git_dir.as_str()];
+        let work_tree;
+        if let Some(tree) = &repo.work_tree {
+            work_tree = format!("--work-tree={tree}");
+            argv.push(&work_tree);
+        }
+        argv.extend_from_slice(args);
+        let dir = repo
+            .work_tree
+            .as_deref()
+            .map_or_else(|| PathBuf::from(&repo.git_dir), PathBuf::from);
+        run(&dir, &argv).await
+    }
+
+    pub async fn head(&mut self) -> Result<Head, GitError> {
+        let branch = self
+            .git(&["symbolic-ref", "-q", "--short", "HEAD"])
+            .await
+            .ok()
+            .map(|b| b.trim_end().to_owned())
+            .filter(|b| !b.is_empty());
+        let commit = self
+            .git(&["rev-parse", "-q", "--verify", "HEAD^{commit}"])
+            .await
+            .ok()
+            .map(|c| c.trim_end().to_owned())
+            .filter(|c| !c.is_empty());
+        Ok(Head { branch, commit })
+    }
+
+    pub async fn references(&mut self) -> Result<Vec<Reference>, GitError> {
+        let out = self
+            .git(&[
+                "for-each-ref",
+                "--format=%(refname)%00%(refname:short)%00%(objectname)%00%(*objectname)%00%(upstream:short)",
+                "refs/",
+            ])
+            .await?;
+        Ok(parse_refs(&out))
+    }
+
+    pub async fn remotes(&mut self) -> Result<Vec<Remote>, GitError> {
+        // No remotes: `git config` exits 1, which is an empty answer.
+        let out = match self
+            .git(&[
+                "config",
+                "--null",
+                "--get-regexp",
+                r"^remote\..*\.(url|pushurl)$",
+            ])
+            .await
+        {
+            Ok(out) => out,
+            Err(GitError::Failed(m)) if m.is_empty() => String::new(),
+            Err(e) => return Err(e),
+        };
+        Ok(parse_remotes(&out))
+    }
+
+    pub async fn stashes(&mut self) -> Result<Vec<Stash>, GitError> {
+        let out = match self
+            .git(&[
+                "reflog",
+                "show",
+                "--format=%H%x00%gs%x00",
+                "refs/stash",
+                "--",
+            ])
+            .await
+        {
+            Ok(out) => out,
+            // No stash: an empty answer.
+            Err(GitError::NotFound(_)) | Err(GitError::Failed(_)) => String::new(),
+            Err(e) => return Err(e),
+        };
+        Ok(parse_stashes(&out))
+    }
+
+    pub async fn submodules(&mut self) -> Result<Vec<Submodule>, GitError> {
+        let repo = self.repository().await?;
+        let Some(tree) = repo.work_tree else {
+            return Ok(Vec::new());
+        };
+        let gitmodules = Path::new(&tree).join(".gitmodules");
+        if std::fs::symlink_metadata(&gitmodules).map_or(true, |m| !m.is_file()) {
+            return Ok(Vec::new());
+        }
+        let config = self
+            .git(&[
+                "config",
+                "--null",
+                "--file",
+                ".gitmodules",
+                "--get-regexp",
+                r"^submodule\..*\.(path|url)$",
+            ])
+            .await
+            .unwrap_or_default();
+        let staged = self.git(&["ls-files", "--stage", "-z"]).await?;
+        Ok(parse_submodules(&config, &staged))
+    }
+
+    pub async fn read_commit(&mut self, id: &str) -> Result<Commit, GitError> {
+        check_id(id)?;
+        let spec = format!("{id}^{{commit}}");
+        let out = self
+            .git(&[
+                "show",
+                "-s",
+                "--no-show-signature",
+                "--format=%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%ct%x00%s",
+                &spec,
+                "--",
+            ])
+            .await?;
+        parse_commit(&out).ok_or_else(|| GitError::Failed(format!("cannot read commit {id}")))
+    }
+
+    pub async fn read_tree(&mut self, id: &str) -> Result<Vec<TreeEntry>, GitError> {
+        check_id(id)?;
+        let spec = format!("{id}^{{tree}}");
+        let out = self.git(&["ls-tree", "-z", "--full-tree", &spec]).await?;
+        Ok(parse_tree(&out))
+    }
+
+    pub async fn blob_id(&mut self, path: &str) -> Result<Option<String>, GitError> {
+        check_path(path)?;
+        let repo = self.repository().await?;
+        let Some(tree) = repo.work_tree else {
+            return Err(GitError::Invalid(
+                "a bare repository has no work tree".into(),
+            ));
+        };
+        let Some(content) = read_in_tree(Path::new(&tree), path)? else {
+            return Ok(None);
+        };
+        let out = self
+            .git_stdin(
+                &["hash-object", "-t", "blob", "--stdin", "--no-filters"],
+                content,
+            )
+            .await?;
+        Ok(Some(out.trim_end().to_owned()))
+    }
+
+    pub async fn status(&mut self, path: Option<&str>) -> Result<Vec<PathStatus>, GitError> {
+        let mut args = vec![
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--ignore-submodules=dirty",
+            "--",
+        ];
+        if let Some(path) = path {
+            check_path(path)?;
+            args.push(path);
+        }
+        let out = self.git(&args).await?;
+        Ok(parse_status(&out))
+    }
+
+    pub async fn divergence(&mut self, branch: &str) -> Result<Option<(u32, u32)>, GitError> {
+        check_branch(branch)?;
+        let range = format!("refs/heads/{branch}...refs/heads/{branch}@{{upstream}}");
+        match self
+            .git(&["rev-list", "--left-right", "--count", &range, "--"])
+            .await
+        {
+            Ok(out) => {
+                let mut counts = out.split_whitespace().map(|n| n.parse::<u32>().ok());
+                Ok(match (counts.next().flatten(), counts.next().flatten()) {
+                    (Some(ahead), Some(behind)) => Some((ahead, behind)),
+                    _ => None,
+                })
+            }
+            // No upstream (or no such branch): nothing to compare.
+            Err(GitError::NotFound(_)) | Err(GitError::Failed(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub async fn last_commit(&mut self, path: &str) -> Result<Option<Commit>, GitError> {
+        check_path(path)?;
+        let out = match self
+            .git(&[
+                "log",
+                "-1",
+                "--no-show-signature",
+                "--format=%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%ct%x00%s",
+                "HEAD",
+                "--",
+                path,
+            ])
+            .await
+        {
+            Ok(out) => out,
+            Err(GitError::NotFound(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        Ok(parse_commit(&out))
+    }
+
+    async fn git_stdin(&mut self, args: &[&str], input: Vec<u8>) -> Result<String, GitError> {
+        let repo = self.repository().await?;
+        let git_dir = format!("--git-dir={}", repo.git_dir);
+        let mut argv = vec![git_dir.as_str()];
+        argv.extend_from_slice(args);
+        run_with(Path::new(&repo.git_dir), &argv, Some(input)).await
+    }
+}
+
+/// Run `git ARGS` in `dir` and answer its stdout (bounded, lossy UTF-8).
+async fn run(dir: &Path, args: &[&str]) -> Result<String, GitError> {
+    run_with(dir, args, None).await
+}
+
+async fn run_with(dir: &Path, args: &[&str], input: Option<Vec<u8>>) -> Result<String, GitError> {
+    let mut cmd = tokio::process::Command::new("git");
+    cmd.current_dir(dir)
+        .env_clear()
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "-c",
+            "core.untrackedCache=false",
+            "-c",
+            "color.ui=false",
+            "--no-optional-locks",
+            "--no-pager",
+        ])
+        .args(args)
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    if let Some(path) = std::env::var_os("PATH") {
+        cmd.env("PATH", path);
+    }
+    for (key, value) in [
+        ("GIT_CONFIG_NOSYSTEM", "1"),
+        ("GIT_CONFIG_GLOBAL", "/dev/null"),
+        ("HOME", "/nonexistent"),
+        ("GIT_TERMINAL_PROMPT", "0"),
+        ("GIT_OPTIONAL_LOCKS", "0"),
+        ("GIT_NO_REPLACE_OBJECTS", "1"),
+        ("GIT_ATTR_NOSYSTEM", "1"),
+        ("LC_ALL", "C"),
+    ] {
+        cmd.env(key, value);
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| GitError::Failed(format!("cannot run git: {e}")))?;
+    if let Some(input) = input
+        && let Some(mut stdin) = child.stdin.take()
+    {
+        use tokio::io::AsyncWriteExt;
+        stdin
+            .write_all(&input)
+            .await
+            .map_err(|e| GitError::Failed(format!("git: {e}")))?;
+    }
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    let (out, err) = (child.stdout.take(), child.stderr.take());
+    let reading = async {
+        if let Some(out) = out {
+            out.take(OUTPUT_LIMIT + 1).read_to_end(&mut stdout).await?;
+        }
+        if let Some(err) = err {
+            err.take(STDERR_LIMIT).read_to_end(&mut stderr).await?;
+        }
+        Ok::<_, std::io::Error>(())
+    };
+    reading
+        .await
+        .map_err(|e| GitError::Failed(format!("reading git's answer: {e}")))?;
+    if stdout.len() as u64 > OUTPUT_LIMIT {
+        return Err(GitError::Failed(format!(
+            "git's answer is larger than {} MiB",
+            OUTPUT_LIMIT >> 20
+        )));
+    }
+    let status = child
+        .wait()
+        .await
+        .map_err(|e| GitError::Failed(format!("git: {e}")))?;
+    if status.success() {
+        return Ok(String::from_utf8_lossy(&stdout).into_owned());
+    }
+    let message = String::from_utf8_lossy(&stderr).trim().to_owned();
+    Err(classify(message))
+}
+
+/// What git's complaint means.
+fn classify(message: String) -> GitError {
+    let lower = message.to_lowercase();
+    if lower.contains("not a git repository") {
+        GitError::NotARepository(message)
+    } else if lower.contains("unknown revision")
+        || lower.contains("not a valid object name")
+        || lower.contains("bad object")
+        || lower.contains("does not exist")
+        || lower.contains("bad revision")
+        || lower.contains("no such ref")
+        || lower.contains("ambiguous argument")
+    {
+        GitError::NotFound(message)
+    } else {
+        GitError::Failed(message)
+    }
+}
+
+/// An object id: 4 to 64 lowercase hex digits (a prefix or a full id).
+fn check_id(id: &str) -> Result<(), GitError> {
+    let ok = (4..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_hexdigit());
+    if ok {
+        Ok(())
+    } else {
+        Err(GitError::Invalid(format!(
+            "{} is not an object id (4 to 64 hex digits)",
+            crate::text::quote(id)
+        )))
+    }
+}
+
+/// A work tree path: relative, `/`-separated, no `..`, no control
+/// characters.
+fn check_path(path: &str) -> Result<(), GitError> {
+    let p = Path::new(path);
+    let ok = !path.is_empty()
+        && !p.is_absolute()
+        && p.components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+        && !path.chars().any(char::is_control);
+    if ok {
+        Ok(())
+    } else {
+        Err(GitError::Invalid(format!(
+            "{} is not a relative path inside the work tree",
+            crate::text::quote(path)
+        )))
+    }
+}
+
+/// A branch name git would accept for `refs/heads/…`, and nothing that
+/// could read as an option or a revision expression.
+fn check_branch(name: &str) -> Result<(), GitError> {
+    let bad = name.is_empty()
+        || name.starts_with('-')
+        || name.starts_with('/')
+        || name.ends_with('/')
+        || name.ends_with(".lock")
+        || name.contains("..")
+        || name.contains("@{")
+        || name
+            .chars()
+            .any(|c| c.is_control() || " ~^:?*[\\".contains(c));
+    if bad {
+        Err(GitError::Invalid(format!(
+            "{} is not a branch name",
+            crate::text::quote(name)
+        )))
+    } else {
+        Ok(())
+    }
+}
+
+/// The bytes a work tree path holds now (a symlink's target text), read
+/// without leaving the work tree: no symlink may be on the way.
+fn read_in_tree(tree: &Path, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+    use cap_primitives::fs::{FollowSymlinks, OpenOptions};
+    let root = std::fs::File::open(tree)
+        .map_err(|e| GitError::Failed(format!("{}: {e}", tree.display())))?;
+    let rel = Path::new(path);
+    let meta = match cap_primitives::fs::stat(&root, rel, FollowSymlinks::No) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(GitError::Failed(format!("{path}: {e}"))),
+    };
+    if meta.file_type().is_symlink() {
+        let target = cap_primitives::fs::read_link(&root, rel)
+            .map_err(|e| GitError::Failed(format!("{path}: {e}")))?;
+        return Ok(Some(target.to_string_lossy().into_owned().into_bytes()));
+    }
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    if meta.len() > OUTPUT_LIMIT {
+        return Err(GitError::Failed(format!(
+            "{path} is larger than {} MiB",
+            OUTPUT_LIMIT >> 20
+        )));
+    }
+    let mut opts = OpenOptions::new();
+    opts.read(true)._cap_fs_ext_follow(FollowSymlinks::No);
+    opts._cap_fs_ext_nonblock(true);
+    let mut file = cap_primitives::fs::open(&root, rel, &opts)
+        .map_err(|e| GitError::Failed(format!("{path}: {e}")))?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut file, &mut bytes)
+        .map_err(|e| GitError::Failed(format!("{path}: {e}")))?;
+    Ok(Some(bytes))
+}
+
+fn opt(text: &str) -> Option<String> {
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
+fn parse_refs(out: &str) -> Vec<Reference> {
+    out.lines()
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split('\0').collect();
+            let [name, short, target, peeled, upstream] = f.as_slice() else {
+                return None;
+            };
+            let kind = if name.starts_with("refs/heads/") {
+                RefKind::Branch
+            } else if name.starts_with("refs/remotes/") {
+                RefKind::RemoteBranch
+            } else if name.starts_with("refs/tags/") {
+                RefKind::Tag
+            } else {
+                RefKind::Other
+            };
+            // `refname:short` may disambiguate (`heads/x`); the kind says
+            // which namespace, so take the name below it.
+            let short_name = match kind {
+                RefKind::Branch => name.trim_start_matches("refs/heads/").to_owned(),
+                RefKind::Tag => name.trim_start_matches("refs/tags/").to_owned(),
+                RefKind::RemoteBranch => name.trim_start_matches("refs/remotes/").to_owned(),
+                RefKind::Other => (*short).to_owned(),
+            };
+            Some(Reference {
+                name: (*name).to_owned(),
+                short_name,
+                kind,
+                target: (*target).to_owned(),
+                peeled: opt(peeled),
+                upstream: opt(upstream),
+            })
+        })
+        .collect()
+}
+
+/// `git config --null --get-regexp` output: `key\nvalue\0` records.
+fn config_entries(out: &str) -> impl Iterator<Item = (&str, &str)> {
+    out.split('\0')
+        .filter(|r| !r.is_empty())
+        .map(|r| r.split_once('\n').unwrap_or((r, "")))
+}
+
+fn parse_remotes(out: &str) -> Vec<Remote> {
+    let mut remotes: Vec<Remote> = Vec::new();
+    for (key, value) in config_entries(out) {
+        let Some(rest) = key.strip_prefix("remote.") else {
+            continue;
+        };
+        let (name, field) = match rest.rsplit_once('.') {
+            Some(parts) => parts,
+            None => continue,
+        };
+        let at = match remotes.iter().position(|r| r.name == name) {
+            Some(i) => i,
+            None => {
+                remotes.push(Remote {
+                    name: name.to_owned(),
+                    url: None,
+                    push_url: None,
+                });
+                remotes.len() - 1
+            }
+        };
+        match field {
+            "url" if remotes[at].url.is_none() => remotes[at].url = Some(value.to_owned()),
+            "pushurl" if remotes[at].push_url.is_none() => {
+                remotes[at].push_url = Some(value.to_owned());
+            }
+            _ => {}
+        }
+    }
+    remotes.sort_by(|a, b| a.name.cmp(&b.name));
+    remotes
+}
+
+fn parse_stashes(out: &str) -> Vec<Stash> {
+    let fields: Vec<&str> = out
+        .split('\0')
+        .map(|f| f.trim_start_matches('\n'))
+        .collect();
+    fields
+        .chunks(2)
+        .filter(|pair| pair.len() == 2 && !pair[0].is_empty())
+        .enumerate()
+        .map(|(index, pair)| Stash {
+            index: index as u32,
+            commit: pair[0].to_owned(),
+            message: pair[1].to_owned(),
+        })
+        .collect()
+}
+
+fn parse_submodules(config: &str, staged: &str) -> Vec<Submodule> {
+    let mut subs: Vec<Submodule> = Vec::new();
+    for (key, value) in config_entries(config) {
+        let Some(rest) = key.strip_prefix("submodule.") else {
+            continue;
+        };
+        let Some((name, field)) = rest.rsplit_once('.') else {
+            continue;
+        };
+        let at = match subs.iter().position(|s| s.name == name) {
+            Some(i) => i,
+            None => {
+                subs.push(Submodule {
+                    name: name.to_owned(),
+                    path: String::new(),
+                    url: None,
+                    commit: None,
+                });
+                subs.len() - 1
+            }
+        };
+        match field {
+            "path" => subs[at].path = value.to_owned(),
+            "url" => subs[at].url = Some(value.to_owned()),
+            _ => {}
+        }
+    }
+    // `ls-files --stage -z`: `<mode> <id> <stage>\t<path>\0`.
+    for record in staged.split('\0') {
+        let Some((meta, path)) = record.split_once('\t') else {
+            continue;
+        };
+        let mut parts = meta.split(' ');
+        if parts.next() != Some("160000") {
+            continue;
+        }
+        let id = parts.next().unwrap_or_default();
+        match subs.iter_mut().find(|s| s.path == path) {
+            Some(sub) => sub.commit = Some(id.to_owned()),
+            None => subs.push(Submodule {
+                name: path.to_owned(),
+                path: path.to_owned(),
+                url: None,
+                commit: Some(id.to_owned()),
+            }),
+        }
+    }
+    subs.retain(|s| !s.path.is_empty());
+    subs.sort_by(|a, b| a.path.cmp(&b.path));
+    subs
+}
+
+fn parse_commit(out: &str) -> Option<Commit> {
+    let line = out.strip_suffix('\n').unwrap_or(out);
+    let f: Vec<&str> = line.splitn(8, '\0').collect();
+    let [id, tree, parents, name, email, at, ct, summary] = f.as_slice() else {
+        return None;
+    };
+    Some(Commit {
+        id: (*id).to_owned(),
+        tree: (*tree).to_owned(),
+        parents: parents.split_whitespace().map(str::to_owned).collect(),
+        author_name: (*name).to_owned(),
+        author_email: (*email).to_owned(),
+        author_time: at.parse().unwrap_or(0),
+        committer_time: ct.parse().unwrap_or(0),
+        summary: (*summary).to_owned(),
+    })
+}
+
+/// `ls-tree -z`: `<mode> SP <type> SP <id> TAB <name>\0`.
+fn parse_tree(out: &str) -> Vec<TreeEntry> {
+    out.split('\0')
+        .filter_map(|record| {
+            let (meta, name) = record.split_once('\t')?;
+            let mut parts = meta.split(' ');
+            let mode = u32::from_str_radix(parts.next()?, 8).ok()?;
+            let kind = match parts.next()? {
+                "tree" => EntryKind::Tree,
+                "commit" => EntryKind::Commit,
+                _ => EntryKind::Blob,
+            };
+            Some(TreeEntry {
+                name: name.to_owned(),
+                mode,
+                id: parts.next()?.to_owned(),
+                kind,
+            })
+        })
+        .collect()
+}
+
+/// `status --porcelain=v1 -z`: `XY path\0`, a rename followed by its
+/// source `\0`.
+fn parse_status(out: &str) -> Vec<PathStatus> {
+    let mut found = Vec::new();
+    let mut records = out.split('\0');
+    while let Some(record) = records.next() {
+        if record.len() < 4 || !record.is_char_boundary(3) {
+            continue;
+        }
+        let (xy, path) = record.split_at(3);
+        let mut letters = xy.chars();
+        let index = letters.next().unwrap_or(' ');
+        let worktree = letters.next().unwrap_or(' ');
+        if matches!(index, 'R' | 'C') {
+            records.next(); // the source path
+        }
+        found.push(PathStatus {
+            path: path.to_owned(),
+            index: index.to_string(),
+            worktree: worktree.to_string(),
+        });
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests;

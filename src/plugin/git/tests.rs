@@ -1,0 +1,90 @@
+use super::*;
+
+#[test]
+fn refs_are_parsed_with_their_kind_target_and_peel() {
+    let out = "refs/heads/main\0main\0aaaa\0\0origin/main\n\
+               refs/heads/feature/x\0feature/x\0bbbb\0\0\n\
+               refs/remotes/origin/main\0origin/main\0aaaa\0\0\n\
+               refs/tags/v1\0v1\0cccc\0aaaa\0\n\
+               refs/tags/light\0light\0aaaa\0\0\n\
+               refs/stash\0stash\0dddd\0\0\n";
+    let refs = parse_refs(out);
+    assert_eq!(refs.len(), 6);
+    assert_eq!(refs[0].kind, RefKind::Branch);
+    assert_eq!(refs[0].upstream.as_deref(), Some("origin/main"));
+    assert_eq!(refs[1].short_name, "feature/x");
+    assert_eq!(refs[2].kind, RefKind::RemoteBranch);
+    assert_eq!(refs[3].peeled.as_deref(), Some("aaaa"), "annotated");
+    assert_eq!(refs[4].peeled, None, "light");
+    assert_eq!(refs[5].kind, RefKind::Other);
+}
+
+#[test]
+fn remotes_gather_url_and_push_url_by_name() {
+    let out = "remote.origin.url\nhttps://example.com/a.git\0\
+               remote.up.stream.url\n/srv/b.git\0\
+               remote.origin.pushurl\nssh://example.com/a.git\0";
+    let remotes = parse_remotes(out);
+    assert_eq!(remotes.len(), 2);
+    assert_eq!(remotes[0].name, "origin");
+    assert_eq!(
+        remotes[0].push_url.as_deref(),
+        Some("ssh://example.com/a.git")
+    );
+    assert_eq!(remotes[1].name, "up.stream", "a dotted remote name");
+}
+
+#[test]
+fn stashes_are_numbered_newest_first() {
+    let out = "1111\0On main: second\0\n2222\0WIP on main: first\0";
+    let stashes = parse_stashes(out);
+    assert_eq!(stashes.len(), 2);
+    assert_eq!((stashes[1].index, stashes[1].commit.as_str()), (1, "2222"));
+    assert_eq!(stashes[0].message, "On main: second");
+}
+
+#[test]
+fn submodules_join_gitmodules_and_the_index() {
+    let config = "submodule.lib.path\nvendor/lib\0submodule.lib.url\n../lib.git\0";
+    let staged = "100644 aaaa 0\tREADME.md\x00160000 bbbb 0\tvendor/lib\0";
+    let subs = parse_submodules(config, staged);
+    assert_eq!(subs.len(), 1);
+    assert_eq!(subs[0].url.as_deref(), Some("../lib.git"));
+    assert_eq!(subs[0].commit.as_deref(), Some("bbbb"));
+}
+
+#[test]
+fn commits_trees_and_statuses_are_parsed() {
+    let c =
+        parse_commit("aaaa\0tttt\0p1 p2\0Ann\0ann@example.com\x001700000000\x001700000001\0fix: a b\n")
+            .unwrap();
+    assert_eq!(c.parents, ["p1", "p2"]);
+    assert_eq!(c.summary, "fix: a b");
+    let tree =
+        parse_tree("100644 blob aaaa\ta file.txt\x00040000 tree bbbb\tsrc\x00120000 blob cccc\tlink\0");
+    assert_eq!(tree.len(), 3);
+    assert_eq!(tree[0].name, "a file.txt");
+    assert_eq!(tree[1].kind, EntryKind::Tree);
+    assert_eq!(tree[2].mode, 0o120000);
+    let status = parse_status(" M a.c\0R  new.c\0old.c\0?? b\0");
+    assert_eq!(status.len(), 3);
+    assert_eq!(
+        (status[1].index.as_str(), status[1].path.as_str()),
+        ("R", "new.c")
+    );
+    assert_eq!(status[2].index, "?");
+}
+
+#[test]
+fn requests_that_could_become_options_or_escape_are_refused() {
+    assert!(check_id("--output=/tmp/x").is_err());
+    assert!(check_id("HEAD").is_err());
+    assert!(check_id("abcd1234").is_ok());
+    assert!(check_path("../x").is_err());
+    assert!(check_path("/etc/passwd").is_err());
+    assert!(check_path("src/main.py").is_ok());
+    assert!(check_branch("-f").is_err());
+    assert!(check_branch("a..b").is_err());
+    assert!(check_branch("main@{upstream}").is_err());
+    assert!(check_branch("feature/x").is_ok());
+}
