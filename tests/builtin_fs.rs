@@ -163,6 +163,35 @@ fn recursive_discovery_finds_every_entry_and_rediscovery_keeps_them() {
         .json();
     assert_eq!(again["added"].as_array().unwrap().len(), 0);
     assert_eq!(again["kept"], 45);
+    assert_eq!(again["updated"], 0, "nothing changed, nothing written");
+    let stamp = |env: &Env, name: &str| {
+        env.run(&["resource", "show", name, "-o", "json"]).json()["updated_at"].clone()
+    };
+    let file = "local/deep/d1/e2/f.txt";
+    let untouched = "local/deep/d1/e1/f.txt";
+    let (file_before, dir_before, untouched_before) = (
+        stamp(&env, file),
+        stamp(&env, "local/deep/d1/e2"),
+        stamp(&env, untouched),
+    );
+    // One file edited: its digest and size, and its directory's hash.
+    env.write("deep/d1/e2/f.txt", "longer");
+    let edited = env
+        .run(&[
+            "resource",
+            "discover",
+            "--recursive",
+            "local/deep",
+            "-o",
+            "json",
+        ])
+        .json();
+    assert_eq!(edited["updated"], 2, "{edited}");
+    assert_ne!(stamp(&env, file), file_before);
+    assert_ne!(stamp(&env, "local/deep/d1/e2"), dir_before);
+    assert_eq!(stamp(&env, untouched), untouched_before, "not rewritten");
+    let shown = env.run(&["resource", "show", file, "-o", "json"]).json();
+    assert_eq!(shown["properties"]["size"], "6");
     std::fs::remove_dir_all(env.path("deep/d0")).unwrap();
     let gone = env
         .run(&["resource", "discover", "local/deep", "-o", "json"])

@@ -198,11 +198,12 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
             progress.done();
             emit(ctx.format, &report, || {
                 let mut text = format!(
-                    "discovered {}: {} new, {} gone, {} unchanged\n",
+                    "discovered {}: {} new, {} gone, {} updated, {} unchanged\n",
                     report.resource.label(),
                     report.added.len(),
                     report.removed.len(),
-                    report.kept
+                    report.updated,
+                    report.kept - report.updated
                 );
                 let lines = report
                     .added

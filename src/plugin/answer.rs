@@ -60,7 +60,7 @@ pub(crate) fn plugin_info(
         let name = ClassName::parse(&name).map_err(|e| e.to_string())?;
         HandlerRef::new(module.clone(), name.clone()).map_err(|e| e.to_string())?;
         AnswerBounds::check_len(
-            &format!("the description of {name}"),
+            format_args!("the description of {name}"),
             &description,
             b.max_string_bytes,
         )?;
@@ -142,30 +142,34 @@ fn child(
     parent: Option<&Path>,
     b: &AnswerBounds,
 ) -> Result<Discovered, String> {
-    let what = format!("child {i}");
-    AnswerBounds::check_len(&format!("{what}'s type name"), &raw.type_name, 128)?;
+    let what = ChildLabel(i);
+    AnswerBounds::check_len(format_args!("{what}'s type name"), &raw.type_name, 128)?;
     let type_name = TypeName::parse(&raw.type_name).map_err(|e| format!("{what}: {e}"))?;
     if let Some(name) = &raw.name {
-        AnswerBounds::check_len(&format!("{what}'s name"), name, b.max_string_bytes)?;
+        AnswerBounds::check_len(format_args!("{what}'s name"), name, b.max_string_bytes)?;
         if name.is_empty() {
             return Err(format!("{what} has an empty name"));
         }
     }
-    b.check_properties(&what, &raw.properties)?;
+    b.check_properties(what, &raw.properties)?;
     if let Some(hash) = &raw.content_hash {
-        AnswerBounds::check_len(&format!("{what}'s content hash"), hash, b.max_hash_bytes)?;
+        AnswerBounds::check_len(
+            format_args!("{what}'s content hash"),
+            hash,
+            b.max_hash_bytes,
+        )?;
     }
     let location = match raw.location {
         None => None,
         Some(loc) => {
-            AnswerBounds::check_len(&format!("{what}'s location"), &loc, b.max_string_bytes)?;
+            AnswerBounds::check_len(format_args!("{what}'s location"), &loc, b.max_string_bytes)?;
             let Some(parent) = parent else {
                 return Err(format!(
                     "{what} has location {}, but the resource has none to hold it",
                     quote(&loc)
                 ));
             };
-            Some(super::location::contained(&what, &loc, parent)?)
+            Some(super::location::contained(what, &loc, parent)?)
         }
     };
     Ok(Discovered {
@@ -175,6 +179,16 @@ fn child(
         properties: raw.properties,
         content_hash: raw.content_hash,
     })
+}
+
+/// "child N", formatted only when a refusal names it.
+#[derive(Clone, Copy)]
+struct ChildLabel(usize);
+
+impl std::fmt::Display for ChildLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "child {}", self.0)
+    }
 }
 
 #[cfg(test)]

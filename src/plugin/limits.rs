@@ -82,8 +82,14 @@ impl Default for AnswerBounds {
 }
 
 impl AnswerBounds {
-    /// Refuse `text` (named `what`) longer than `max` bytes.
-    pub(crate) fn check_len(what: &str, text: &str, max: usize) -> Result<(), String> {
+    /// Refuse `text` (named `what`) longer than `max` bytes. `what` is
+    /// formatted only for the refusal (answers are checked by the
+    /// thousand).
+    pub(crate) fn check_len(
+        what: impl std::fmt::Display,
+        text: &str,
+        max: usize,
+    ) -> Result<(), String> {
         if text.len() > max {
             Err(format!(
                 "{what} is {} bytes, more than the {max} allowed",
@@ -98,7 +104,7 @@ impl AnswerBounds {
     /// key or value, or repeats a key.
     pub(crate) fn check_properties(
         &self,
-        what: &str,
+        what: impl std::fmt::Display,
         props: &[(String, String)],
     ) -> Result<(), String> {
         if props.len() > self.max_properties {
@@ -108,22 +114,27 @@ impl AnswerBounds {
                 self.max_properties
             ));
         }
+        let max = self.max_string_bytes;
         let mut seen = std::collections::HashSet::new();
-        for (key, value) in props {
+        for (i, (key, value)) in props.iter().enumerate() {
             if key.is_empty() {
                 return Err(format!("{what} has a property with an empty key"));
             }
-            Self::check_len(
-                &format!("{what}: key {}", quote(key)),
-                key,
-                self.max_string_bytes,
-            )?;
-            Self::check_len(
-                &format!("{what}: value of {}", quote(key)),
-                value,
-                self.max_string_bytes,
-            )?;
-            if !seen.insert(key.as_str()) {
+            if key.len() > max {
+                let quoted = quote(key);
+                return Self::check_len(format_args!("{what}: key {quoted}"), key, max);
+            }
+            if value.len() > max {
+                let quoted = quote(key);
+                return Self::check_len(format_args!("{what}: value of {quoted}"), value, max);
+            }
+            // A handful of properties is the rule: a scan beats a set.
+            let repeated = if props.len() <= 32 {
+                props[..i].iter().any(|(k, _)| k == key)
+            } else {
+                !seen.insert(key.as_str())
+            };
+            if repeated {
                 return Err(format!("{what} repeats property {}", quote(key)));
             }
         }

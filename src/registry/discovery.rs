@@ -24,15 +24,17 @@
 //! subdirectories below the second level — are explored on demand
 //! (`agents resource discover NAME --depth N` or `--recursive`).
 
-use super::lookup::{find_row, load_one, load_resources};
+use super::lookup::{assemble, find_row, load_one};
 use super::register::{check_types_unchanged_for, insert_child};
 use super::removal::what_goes;
 use super::type_set::TypeSet;
 use super::{Registry, RegistryError};
-use crate::model::{HandlerRef, PropertyMap, Resource, ResourceId, ResourceKey};
+use crate::model::{
+    HandlerRef, PropertyMap, Resource, ResourceId, ResourceKey, ResourceName, TypeName,
+};
 use crate::store::{ResourceRow, Writer};
 use serde::Serialize;
-use std::collections::VecDeque;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 /// How many levels registration explores below the new resource.
@@ -77,8 +79,10 @@ pub struct DiscoveryReport {
     pub added: Vec<Resource>,
     /// Discovered resources no longer found (and what only they kept).
     pub removed: Vec<Resource>,
-    /// Resources found again (their properties and hashes refreshed).
+    /// Resources found again.
     pub kept: usize,
+    /// Of those, how many had changed (new properties or hash, written).
+    pub updated: usize,
 }
 
 /// A new resource an exploration found.
@@ -87,7 +91,7 @@ pub(super) struct Found {
     pub row: ResourceRow,
     /// The resource it was found below.
     pub parent: ResourceId,
-    pub parent_label: String,
+    pub parent_label: Arc<str>,
     /// The handler that found it, and where in its answer.
     pub handler: HandlerRef,
     pub index: usize,
@@ -98,16 +102,33 @@ pub(super) struct Found {
 pub(super) struct Findings {
     /// New resources, parents before children.
     pub added: Vec<Found>,
-    /// Stored resources found again: (id, fresh properties, fresh hash).
-    pub kept: Vec<(ResourceId, PropertyMap, Option<String>)>,
+    /// Stored resources found again, with what was found of them now.
+    pub kept: Vec<Refresh>,
     /// Links from a visited resource to a stored child no longer found.
     pub vanished: Vec<(ResourceId, ResourceId)>,
-    /// Stored resources visited, with their fresh content hash.
-    pub hashes: Vec<(ResourceId, Option<String>)>,
+    /// The stored root's fresh hash, when it changed.
+    pub root_rehashed: Option<(ResourceId, Option<String>)>,
     /// The new root's hash, when the root is not stored yet.
     pub root_hash: Option<String>,
     /// Every type a child was checked against (re-checked at the write).
     pub types: Vec<crate::model::TypeName>,
+}
+
+/// A stored resource found again: its fresh properties and hash, and
+/// whether they differ from the stored ones (only a change is written).
+#[derive(Debug)]
+pub(super) struct Refresh {
+    pub id: ResourceId,
+    pub properties: PropertyMap,
+    pub content_hash: Option<String>,
+    pub properties_changed: bool,
+    pub stored_hash: Option<String>,
+}
+
+impl Refresh {
+    fn changed(&self) -> bool {
+        self.properties_changed || self.content_hash != self.stored_hash
+    }
 }
 
 /// One resource waiting to be visited.
@@ -116,8 +137,18 @@ struct Visit {
     level: u32,
     /// Stored already (its children are matched against the stored ones).
     stored: bool,
-    /// Where its row is in `Findings::added`, if it is new.
-    added_at: Option<usize>,
+    /// Where what was found of it is kept in `Findings`.
+    slot: Slot,
+}
+
+#[derive(Clone, Copy)]
+enum Slot {
+    /// The resource discovery started from.
+    Root,
+    /// `Findings::added[i]`.
+    Added(usize),
+    /// `Findings::kept[i]`.
+    Kept(usize),
 }
 
 impl Registry {
@@ -139,7 +170,7 @@ impl Registry {
             row: root,
             level: 0,
             stored: root_stored,
-            added_at: None,
+            slot: Slot::Root,
         }]);
         let mut visited = 0;
         while let Some(visit) = queue.pop_front() {
@@ -171,17 +202,21 @@ impl Registry {
                 Vec::new()
             };
             let hash = self.call_content_hash(&handler, &visit.row)?;
-            match (visit.level, visit.stored, visit.added_at) {
-                (0, false, _) => findings.root_hash = hash,
-                (_, true, _) => findings.hashes.push((visit.row.id, hash)),
-                (_, false, Some(at)) => findings.added[at].row.content_hash = hash,
-                (_, false, None) => {}
+            match visit.slot {
+                Slot::Root if !visit.stored => findings.root_hash = hash,
+                Slot::Root => {
+                    if hash != visit.row.content_hash {
+                        findings.root_rehashed = Some((visit.row.id, hash));
+                    }
+                }
+                Slot::Added(at) => findings.added[at].row.content_hash = hash,
+                Slot::Kept(at) => findings.kept[at].content_hash = hash,
             }
             let stored_children = if visit.stored && discovers {
                 let id = visit.row.id;
                 self.store.read(|r| {
                     Ok::<_, RegistryError>(
-                        r.resources_by_ids(&r.children_of(id)?)?
+                        r.children_rows(id)?
                             .into_iter()
                             .filter(|c| c.auto_discovered)
                             .collect::<Vec<_>>(),
@@ -190,57 +225,70 @@ impl Registry {
             } else {
                 Vec::new()
             };
-            let same = |a: &ResourceRow, b: &ResourceRow| {
-                a.type_name == b.type_name && a.name == b.name && a.location == b.location
-            };
+            // A child is the same resource as a stored one when type, name
+            // and location agree.
+            let by_identity: HashMap<Identity<'_>, &ResourceRow> =
+                stored_children.iter().map(|c| (identity(c), c)).collect();
+            let found_now: HashSet<Identity<'_>> = children.iter().map(identity).collect();
             for old in stored_children
                 .iter()
-                .filter(|c| !children.iter().any(|f| same(c, f)))
+                .filter(|c| !found_now.contains(&identity(c)))
             {
                 findings.vanished.push((visit.row.id, old.id));
             }
+            drop(found_now);
+            let parent_label: Arc<str> = visit.row.label().into();
             for (index, child) in children.into_iter().enumerate() {
                 if !findings.types.contains(&child.type_name) {
                     findings.types.push(child.type_name.clone());
                 }
-                let next = match stored_children.iter().find(|c| same(c, &child)) {
+                let level = visit.level + 1;
+                // What the last level finds is not visited: its hash came
+                // with the answer, and its children are for a deeper run.
+                // Nor is a leaf (its type does not discover) whose hash
+                // came with the answer: a visit would learn nothing.
+                let visit_it = depth.allows(level) && !leaf_known(types, &child)?;
+                match by_identity.get(&identity(&child)).copied() {
                     Some(existing) => {
-                        findings.kept.push((
-                            existing.id,
-                            child.properties.clone(),
-                            child.content_hash.clone(),
-                        ));
-                        Visit {
-                            row: ResourceRow {
-                                properties: child.properties,
-                                content_hash: child.content_hash,
-                                ..existing.clone()
-                            },
-                            level: visit.level + 1,
-                            stored: true,
-                            added_at: None,
+                        let properties_changed = existing.properties != child.properties;
+                        let stored_hash = existing.content_hash.clone();
+                        if visit_it {
+                            queue.push_back(Visit {
+                                row: ResourceRow {
+                                    properties: child.properties.clone(),
+                                    content_hash: child.content_hash.clone(),
+                                    ..existing.clone()
+                                },
+                                level,
+                                stored: true,
+                                slot: Slot::Kept(findings.kept.len()),
+                            });
                         }
+                        findings.kept.push(Refresh {
+                            id: existing.id,
+                            properties: child.properties,
+                            content_hash: child.content_hash,
+                            properties_changed,
+                            stored_hash,
+                        });
                     }
                     None => {
+                        if visit_it {
+                            queue.push_back(Visit {
+                                row: child.clone(),
+                                level,
+                                stored: false,
+                                slot: Slot::Added(findings.added.len()),
+                            });
+                        }
                         findings.added.push(Found {
-                            row: child.clone(),
+                            row: child,
                             parent: visit.row.id,
-                            parent_label: visit.row.label(),
+                            parent_label: parent_label.clone(),
                             handler: handler.reference.clone(),
                             index,
                         });
-                        Visit {
-                            row: child,
-                            level: visit.level + 1,
-                            stored: false,
-                            added_at: Some(findings.added.len() - 1),
-                        }
                     }
-                };
-                // What the last level finds is not visited: its hash came
-                // with the answer, and its children are for a deeper run.
-                if depth.allows(next.level) {
-                    queue.push_back(next);
                 }
             }
             let found = findings.added.len() + findings.kept.len();
@@ -282,37 +330,72 @@ impl Registry {
             check_types_unchanged_for(&current, &types, &findings.types, || {
                 format!("the rediscovery of {label}")
             })?;
-            let applied = apply(w, &types, &findings, &now)?;
+            let removed = apply(w, &types, &findings, &now)?;
             let fresh = find_row(w, &ResourceKey::Id(root_id))?;
             Ok(DiscoveryReport {
                 resource: load_one(w, &types, fresh)?,
-                added: load_resources(w, &types, &applied.added)?,
-                removed: applied.removed,
+                added: added_resources(&types, &findings)?,
+                removed,
                 kept: findings.kept.len(),
+                updated: findings.kept.iter().filter(|k| k.changed()).count(),
             })
         })
     }
 }
 
-/// What [`apply`] did.
-pub(super) struct Applied {
-    pub added: Vec<ResourceId>,
-    pub removed: Vec<Resource>,
+/// The resources an exploration added, as written: each row with its one
+/// link (to the resource it was found below) and the links of what was
+/// found below it — assembled from the findings, not read back.
+fn added_resources(types: &TypeSet, findings: &Findings) -> Result<Vec<Resource>, RegistryError> {
+    let mut below: HashMap<ResourceId, Vec<ResourceId>> = HashMap::new();
+    for found in &findings.added {
+        below.entry(found.parent).or_default().push(found.row.id);
+    }
+    let mut added = findings
+        .added
+        .iter()
+        .map(|found| {
+            let mut children = below.remove(&found.row.id).unwrap_or_default();
+            children.sort();
+            assemble(types, found.row.clone(), vec![found.parent], children)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    added.sort_by_key(|r| r.resource_id);
+    Ok(added)
 }
 
-/// Write `findings` in the caller's transaction: vanished links first (and
-/// what only they kept), then new rows and their links, then refreshed
-/// properties and hashes.
+/// What makes a discovered child the same resource as a stored one.
+type Identity<'a> = (&'a TypeName, Option<&'a ResourceName>, Option<&'a str>);
+
+fn identity(row: &ResourceRow) -> Identity<'_> {
+    (&row.type_name, row.name.as_ref(), row.location.as_deref())
+}
+
+/// A found resource whose type does not discover and whose hash came with
+/// its parent's answer: visiting it would call its handler for a hash
+/// already known and for children its type does not have.
+fn leaf_known(types: &TypeSet, row: &ResourceRow) -> Result<bool, RegistryError> {
+    Ok(row.content_hash.is_some()
+        && types
+            .resolve(&row.type_name)?
+            .discovery()
+            .is_some_and(|a| !a.enabled))
+}
+
+/// Write `findings` in the caller's transaction: vanished links first
+/// (and what only they kept), then new rows and their links, then what
+/// changed of the rest. Answers the resources that went.
 pub(super) fn apply(
     w: &Writer<'_>,
     types: &Arc<TypeSet>,
     findings: &Findings,
     now: &str,
-) -> Result<Applied, RegistryError> {
+) -> Result<Vec<Resource>, RegistryError> {
     let mut orphans: Vec<ResourceId> = Vec::new();
+    let mut seen = HashSet::new();
     for (parent, child) in &findings.vanished {
         w.delete_link(*parent, *child)?;
-        if w.parents_of(*child)?.is_empty() && !orphans.contains(child) {
+        if w.parents_of(*child)?.is_empty() && seen.insert(*child) {
             orphans.push(*child);
         }
     }
@@ -323,14 +406,22 @@ pub(super) fn apply(
     for found in &findings.added {
         insert_child(w, &mut inserter, found, now)?;
     }
-    for (id, properties, hash) in &findings.kept {
-        w.update_resource_findings(*id, properties, hash.as_deref(), now)?;
+    // What was found again is written only where it changed: a
+    // rediscovery of an unchanged tree reads, and writes nothing.
+    for kept in findings.kept.iter().filter(|k| k.changed()) {
+        if kept.properties_changed {
+            w.update_resource_findings(
+                kept.id,
+                &kept.properties,
+                kept.content_hash.as_deref(),
+                now,
+            )?;
+        } else {
+            w.update_resource_hash(kept.id, kept.content_hash.as_deref(), now)?;
+        }
     }
-    for (id, hash) in &findings.hashes {
+    if let Some((id, hash)) = &findings.root_rehashed {
         w.update_resource_hash(*id, hash.as_deref(), now)?;
     }
-    Ok(Applied {
-        added: findings.added.iter().map(|f| f.row.id).collect(),
-        removed,
-    })
+    Ok(removed)
 }

@@ -75,9 +75,16 @@ pub(super) fn load_resources(
     types: &TypeSet,
     ids: &[ResourceId],
 ) -> Result<Vec<Resource>, RegistryError> {
-    r.resources_by_ids(ids)?
-        .into_iter()
-        .map(|row| load_one(r, types, row))
+    let rows = r.resources_by_ids(ids)?;
+    let (mut children, mut parents) = r.links_of(ids)?;
+    rows.into_iter()
+        .map(|row| {
+            let (p, c) = (
+                parents.remove(&row.id).unwrap_or_default(),
+                children.remove(&row.id).unwrap_or_default(),
+            );
+            assemble(types, row, p, c)
+        })
         .collect()
 }
 

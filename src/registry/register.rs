@@ -291,7 +291,7 @@ pub(super) fn insert_child(
         Err(RegistryError::DuplicateName { name, id }) => Err(RegistryError::DiscoveredNameTaken {
             handler: found.handler.clone(),
             index: found.index,
-            parent: found.parent_label.clone(),
+            parent: found.parent_label.to_string(),
             name,
             id,
         }),

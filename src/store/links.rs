@@ -45,6 +45,23 @@ fn edge(c: &Columns<'_, '_>) -> Result<TreeEdge, StoreError> {
     })
 }
 
+/// `ids` as a JSON array of strings, for `json_each` (one bound value
+/// however many ids: no statement per id, no limit on parameters).
+pub(super) fn id_list(ids: &[ResourceId]) -> String {
+    let mut text = String::with_capacity(ids.len() * 29 + 2);
+    text.push('[');
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push('"');
+        text.push_str(&id.to_string());
+        text.push('"');
+    }
+    text.push(']');
+    text
+}
+
 fn id(c: &Columns<'_, '_>) -> Result<ResourceId, StoreError> {
     c.parsed(0, ResourceId::parse)
 }
@@ -94,6 +111,39 @@ impl Reader<'_> {
             "SELECT child_id FROM resource_links WHERE parent_id = ?1 ORDER BY child_id",
         )?;
         decode_all(&mut stmt, [of.to_string()], TABLE, 0, id)
+    }
+
+    /// The links of `ids`, grouped both ways: (children by parent, parents
+    /// by child), each list in id order; three statements however many ids.
+    #[allow(clippy::type_complexity)]
+    pub fn links_of(
+        &self,
+        ids: &[ResourceId],
+    ) -> Result<
+        (
+            BTreeMap<ResourceId, Vec<ResourceId>>,
+            BTreeMap<ResourceId, Vec<ResourceId>>,
+        ),
+        StoreError,
+    > {
+        let mut children: BTreeMap<_, Vec<_>> = BTreeMap::new();
+        let mut parents: BTreeMap<_, Vec<_>> = BTreeMap::new();
+        let list = id_list(ids);
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT parent_id, child_id FROM resource_links
+             WHERE parent_id IN (SELECT value FROM json_each(?1)) ORDER BY parent_id, child_id",
+        )?;
+        for e in decode_all(&mut stmt, [&list], TABLE, 0, edge)? {
+            children.entry(e.parent).or_default().push(e.child);
+        }
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT parent_id, child_id FROM resource_links
+             WHERE child_id IN (SELECT value FROM json_each(?1)) ORDER BY child_id, parent_id",
+        )?;
+        for e in decode_all(&mut stmt, [&list], TABLE, 0, edge)? {
+            parents.entry(e.child).or_default().push(e.parent);
+        }
+        Ok((children, parents))
     }
 
     /// Every link, grouped both ways: (children by parent, parents by child).

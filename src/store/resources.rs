@@ -87,14 +87,27 @@ impl Reader<'_> {
         decode_all(&mut stmt, params_from_iter(keys), TABLE, 0, decode)
     }
 
-    /// The rows of `ids`, in id order (missing ids are skipped).
+    /// The rows of `parent`'s children, in id order: one statement.
+    pub fn children_rows(&self, parent: ResourceId) -> Result<Vec<ResourceRow>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM resources WHERE resource_id IN \
+             (SELECT child_id FROM resource_links WHERE parent_id = ?1) ORDER BY resource_id"
+        ))?;
+        decode_all(&mut stmt, [parent.to_string()], TABLE, 0, decode)
+    }
+
+    /// The rows of `ids`, in id order (missing ids are skipped): one
+    /// statement however many ids.
     pub fn resources_by_ids(&self, ids: &[ResourceId]) -> Result<Vec<ResourceRow>, StoreError> {
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            out.extend(self.resource_by_id(*id)?);
-        }
-        out.sort_by_key(|r| r.id);
-        Ok(out)
+        let mut stmt = self.conn.prepare_cached(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM resources WHERE resource_id IN (SELECT value FROM json_each(?1)) \
+             ORDER BY resource_id"
+        ))?;
+        decode_all(&mut stmt, [super::links::id_list(ids)], TABLE, 0, decode)
     }
 }
 

@@ -89,12 +89,28 @@ pub mod host {
         crate::bindings::cleveragents::resource::host::location_is_mount_point()
     }
 
-    pub use crate::bindings::cleveragents::resource::host::EntryStat;
+    pub use crate::bindings::cleveragents::resource::host::{DirEntry, EntryStat};
 
     /// `lstat` of `path` inside the call's location (mode, links, inode,
-    /// device), if it exists there.
+    /// device, size, modification time), if it exists there.
     pub fn lstat(path: &str) -> Option<EntryStat> {
         crate::bindings::cleveragents::resource::host::lstat(path)
+    }
+
+    /// The entries of the directory `path` inside the call's location,
+    /// each with its `lstat`, sorted by name, symlinks not followed: one
+    /// host call for a whole directory. Names that are not UTF-8 are left
+    /// out; more than 100,000 entries is an error (list through WASI then).
+    pub fn read_dir(path: &str) -> Result<Vec<DirEntry>, String> {
+        crate::bindings::cleveragents::resource::host::read_dir(path)
+    }
+
+    /// `sha256:<hex>` of the regular file `path` inside the call's
+    /// location, read and hashed by the host (several times faster than
+    /// through WASI); an error when it is not a regular file there or is
+    /// larger than 64 MiB.
+    pub fn sha256_file(path: &str) -> Result<String, String> {
+        crate::bindings::cleveragents::resource::host::sha256_file(path)
     }
 }
 

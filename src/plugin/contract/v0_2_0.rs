@@ -1,5 +1,6 @@
 //! Contract `cleveragents:resource@0.2.0` (`wit/v0.2.0/`): its host-side
-//! bindings — the `host` interface (log, mount point, lstat) and the
+//! bindings — the `host` interface (log, mount point, lstat, read-dir,
+//! sha256-file) and the
 //! read-only `git` interface, answered by `plugin::git` and the call's
 //! view — and the conversions between its generated types and the plain
 //! mirrors. Frozen once released: a change is a new version.
@@ -7,6 +8,7 @@
 use super::{Answer, Call};
 use crate::plugin::answer::{RawChild, RawInfo};
 use crate::plugin::git as host_git;
+use crate::plugin::location::EntryStat;
 use crate::plugin::sandbox::CallState;
 use crate::plugin::types::{HandlerError, ResourceView};
 use wasmtime::Store;
@@ -42,13 +44,45 @@ impl whost::Host for CallState {
     }
 
     async fn lstat(&mut self, path: String) -> Option<whost::EntryStat> {
-        let stat = self.view()?.entry_stat(&path)?;
-        Some(whost::EntryStat {
-            mode: stat.mode,
-            links: stat.links,
-            inode: stat.inode,
-            device: stat.device,
-        })
+        Some(entry_stat(self.view()?.entry_stat(&path)?))
+    }
+
+    async fn sha256_file(&mut self, path: String) -> Result<String, String> {
+        let view = self
+            .view()
+            .ok_or_else(|| "the call has no location".to_owned())?;
+        view.sha256_file(&path, MAX_HASHED_FILE)
+    }
+
+    async fn read_dir(&mut self, path: String) -> Result<Vec<whost::DirEntry>, String> {
+        let view = self
+            .view()
+            .ok_or_else(|| "the call has no location".to_owned())?;
+        Ok(view
+            .dir_entries(&path, MAX_DIR_ENTRIES)?
+            .into_iter()
+            .map(|(name, stat)| whost::DirEntry {
+                name,
+                stat: entry_stat(stat),
+            })
+            .collect())
+    }
+}
+
+/// The largest file `sha256-file` reads (the WIT says so).
+const MAX_HASHED_FILE: u64 = 64 * 1024 * 1024;
+
+/// The most entries `read-dir` answers with (the WIT says so).
+const MAX_DIR_ENTRIES: usize = 100_000;
+
+fn entry_stat(stat: EntryStat) -> whost::EntryStat {
+    whost::EntryStat {
+        mode: stat.mode,
+        links: stat.links,
+        inode: stat.inode,
+        device: stat.device,
+        size: stat.size,
+        modified_ns: stat.modified_ns,
     }
 }
 

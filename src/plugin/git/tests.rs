@@ -2,21 +2,28 @@ use super::*;
 
 #[test]
 fn refs_are_parsed_with_their_kind_target_and_peel() {
-    let out = "refs/heads/main\0main\0aaaa\0\0origin/main\n\
-               refs/heads/feature/x\0feature/x\0bbbb\0\0\n\
-               refs/remotes/origin/main\0origin/main\0aaaa\0\0\n\
-               refs/tags/v1\0v1\0cccc\0aaaa\0\n\
-               refs/tags/light\0light\0aaaa\0\0\n\
-               refs/stash\0stash\0dddd\0\0\n";
+    let out = "refs/heads/main\0aaaa\0\0refs/remotes/origin/main\n\
+               refs/heads/feature/x\0bbbb\0\0refs/heads/main\n\
+               refs/remotes/origin/main\0aaaa\0\0\n\
+               refs/tags/v1\0cccc\0aaaa\0\n\
+               refs/tags/light\0aaaa\0\0\n\
+               refs/stash\0dddd\0\0\n";
     let refs = parse_refs(out);
     assert_eq!(refs.len(), 6);
     assert_eq!(refs[0].kind, RefKind::Branch);
     assert_eq!(refs[0].upstream.as_deref(), Some("origin/main"));
     assert_eq!(refs[1].short_name, "feature/x");
+    assert_eq!(
+        refs[1].upstream.as_deref(),
+        Some("main"),
+        "a local upstream"
+    );
+    assert_eq!(refs[2].short_name, "origin/main");
     assert_eq!(refs[2].kind, RefKind::RemoteBranch);
     assert_eq!(refs[3].peeled.as_deref(), Some("aaaa"), "annotated");
     assert_eq!(refs[4].peeled, None, "light");
     assert_eq!(refs[5].kind, RefKind::Other);
+    assert_eq!(refs[5].short_name, "stash");
 }
 
 #[test]
@@ -55,13 +62,15 @@ fn submodules_join_gitmodules_and_the_index() {
 
 #[test]
 fn commits_trees_and_statuses_are_parsed() {
-    let c =
-        parse_commit("aaaa\0tttt\0p1 p2\0Ann\0ann@example.com\x001700000000\x001700000001\0fix: a b\n")
-            .unwrap();
+    let c = parse_commit(
+        "aaaa\0tttt\0p1 p2\0Ann\0ann@example.com\x001700000000\x001700000001\0fix: a b\n",
+    )
+    .unwrap();
     assert_eq!(c.parents, ["p1", "p2"]);
     assert_eq!(c.summary, "fix: a b");
-    let tree =
-        parse_tree("100644 blob aaaa\ta file.txt\x00040000 tree bbbb\tsrc\x00120000 blob cccc\tlink\0");
+    let tree = parse_tree(
+        "100644 blob aaaa\ta file.txt\x00040000 tree bbbb\tsrc\x00120000 blob cccc\tlink\0",
+    );
     assert_eq!(tree.len(), 3);
     assert_eq!(tree[0].name, "a file.txt");
     assert_eq!(tree[1].kind, EntryKind::Tree);

@@ -121,3 +121,78 @@ fn a_vanished_location_is_said_so() {
     let err = view(&parent.join("gone"), None).unwrap_err();
     assert!(err.contains("no longer exists"), "{err}");
 }
+
+#[test]
+fn a_listing_gives_each_entry_its_lstat_in_name_order_following_nothing() {
+    let (_tmp, parent, outside) = dirs();
+    std::fs::write(parent.join("b.txt"), "bee").unwrap();
+    std::fs::write(parent.join("a.txt"), "a").unwrap();
+    std::fs::hard_link(parent.join("a.txt"), parent.join("a-too.txt")).unwrap();
+    symlink(&outside, parent.join("out")).unwrap();
+    let view = view(&parent, None).unwrap();
+    let listing = view.dir_entries(".", 100).unwrap();
+    let names: Vec<&str> = listing.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["a-too.txt", "a.txt", "b.txt", "out", "sub"]);
+    let stat = |name: &str| listing.iter().find(|(n, _)| n == name).unwrap().1;
+    assert_eq!(stat("a.txt").links, 2);
+    assert_eq!(stat("a.txt").inode, stat("a-too.txt").inode);
+    assert_eq!(stat("b.txt").size, 3);
+    assert_eq!(stat("out").mode & 0o170_000, 0o120_000, "the link itself");
+    assert_eq!(stat("sub").mode & 0o170_000, 0o040_000);
+    assert!(stat("b.txt").modified_ns > 0);
+    // The same answers as lstat, entry by entry.
+    for (name, listed) in &listing {
+        assert_eq!(view.entry_stat(name).as_ref(), Some(listed), "{name}");
+    }
+    // Below, by absolute or relative path; not through the symlink, not
+    // outside, not past a limit.
+    let abs = parent.join("sub");
+    assert!(
+        view.dir_entries(abs.to_str().unwrap(), 100)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        view.dir_entries("out", 100).is_err(),
+        "a symlink is not followed"
+    );
+    assert!(view.dir_entries(outside.to_str().unwrap(), 100).is_err());
+    assert!(view.dir_entries("sub/..", 100).is_err());
+    let err = view.dir_entries(".", 2).unwrap_err();
+    assert!(err.contains("more than 2 entries"), "{err}");
+}
+
+#[test]
+fn the_host_hashes_regular_files_inside_only() {
+    let (_tmp, parent, outside) = dirs();
+    std::fs::write(parent.join("sub/data.bin"), b"abc").unwrap();
+    std::fs::write(outside.join("secret"), b"secret").unwrap();
+    symlink(outside.join("secret"), parent.join("link")).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        parent.join("fifo"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    let view = view(&parent, None).unwrap();
+    let abc = "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    assert_eq!(view.sha256_file("sub/data.bin", 1024).unwrap(), abc);
+    let abs = parent.join("sub/data.bin");
+    assert_eq!(view.sha256_file(abs.to_str().unwrap(), 1024).unwrap(), abc);
+    let err = view.sha256_file("sub/data.bin", 2).unwrap_err();
+    assert!(err.contains("more than the 2 hashed"), "{err}");
+    assert!(
+        view.sha256_file("link", 1024).is_err(),
+        "a symlink is not followed"
+    );
+    let err = view.sha256_file("fifo", 1024).unwrap_err();
+    assert!(err.contains("not a regular file"), "{err}");
+    assert!(view.sha256_file("sub", 1024).is_err());
+    assert!(
+        view.sha256_file(outside.join("secret").to_str().unwrap(), 1024)
+            .is_err()
+    );
+    assert!(view.sha256_file("missing", 1024).is_err());
+}

@@ -1,12 +1,12 @@
 //! What the fs handlers know about one directory entry, read without
-//! following symlinks: its kind, size, times, link count, the host's
-//! `lstat` mode, a symlink's target, a file's content digest — and how
-//! those become properties and lines of text.
+//! following symlinks: its kind, size, times, link count, mode and inode
+//! (the host's `lstat`, which WASI cannot give), a symlink's target and a
+//! file's content digest (read through WASI) — and how those become
+//! properties and lines of text.
 
 use resource_handler_sdk::{Property, host};
 use sha2::{Digest, Sha256};
 use std::io::Read;
-use std::time::UNIX_EPOCH;
 
 /// Files larger than this are not digested at discovery (their
 /// `content-hash` still reads them).
@@ -61,48 +61,65 @@ pub struct Facts {
 }
 
 impl Facts {
-    /// The facts of `path` (never following a symlink).
+    /// The facts of `path` (never following a symlink), a file's digest
+    /// included.
     pub fn of(path: &str) -> std::io::Result<Self> {
-        let meta = std::fs::symlink_metadata(path)?;
-        let stat = host::lstat(path);
-        let links = stat.as_ref().map_or(1, |s| s.links);
-        let t = meta.file_type();
-        let kind = if t.is_symlink() {
-            Kind::Symlink
-        } else if t.is_dir() {
-            Kind::Directory
-        } else if t.is_file() && links > 1 {
-            Kind::Hardlink
-        } else if t.is_file() {
-            Kind::File
-        } else {
-            Kind::Other
+        Self::read(path, true)
+    }
+
+    /// The facts of `path` without reading a file's contents.
+    pub fn stat(path: &str) -> std::io::Result<Self> {
+        Self::read(path, false)
+    }
+
+    fn read(path: &str, with_digest: bool) -> std::io::Result<Self> {
+        let stat = host::lstat(path).ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no such file or directory in the location",
+            )
+        })?;
+        let name = path.rsplit('/').next().unwrap_or(path).to_owned();
+        Self::from_stat(path.to_owned(), name, &stat, with_digest)
+    }
+
+    /// The facts of the entry at `path` (named `name`) that `lstat` said
+    /// `stat` of: a symlink's target and (`with_digest`) a file's digest
+    /// are read through WASI.
+    pub fn from_stat(
+        path: String,
+        name: String,
+        stat: &host::EntryStat,
+        with_digest: bool,
+    ) -> std::io::Result<Self> {
+        let kind = match stat.mode & S_IFMT {
+            S_IFLNK => Kind::Symlink,
+            S_IFDIR => Kind::Directory,
+            S_IFREG if stat.links > 1 => Kind::Hardlink,
+            S_IFREG => Kind::File,
+            _ => Kind::Other,
         };
-        let modified_nanos = meta
-            .modified()
-            .ok()
-            .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
         let target = match kind {
-            Kind::Symlink => Some(std::fs::read_link(path)?.to_string_lossy().into_owned()),
+            Kind::Symlink => Some(std::fs::read_link(&path)?.to_string_lossy().into_owned()),
             _ => None,
         };
         // A file that cannot be read (no permission) is still listed,
         // without a digest.
         let digest = match kind {
-            Kind::File | Kind::Hardlink if meta.len() <= DIGEST_LIMIT => digest(path).ok(),
+            Kind::File | Kind::Hardlink if with_digest && stat.size <= DIGEST_LIMIT => {
+                digest(&path, stat.size).ok()
+            }
             _ => None,
         };
-        let name = path.rsplit('/').next().unwrap_or(path).to_owned();
         Ok(Self {
             name,
-            path: path.to_owned(),
+            path,
             kind,
-            size: meta.len(),
-            modified_nanos,
-            links,
-            inode: stat.as_ref().map_or(0, |s| s.inode),
-            mode: stat.as_ref().map(|s| s.mode),
+            size: stat.size,
+            modified_nanos: u128::from(stat.modified_ns),
+            links: stat.links,
+            inode: stat.inode,
+            mode: Some(stat.mode),
             target,
             digest,
         })
@@ -178,15 +195,38 @@ impl Facts {
 
 /// `sha256:<hex>` of `bytes`.
 pub fn sha256_text(bytes: &[u8]) -> String {
-    let mut text = String::from("sha256:");
-    for b in Sha256::digest(bytes) {
-        text.push_str(&format!("{b:02x}"));
+    sha256_hex(&Sha256::digest(bytes))
+}
+
+/// `sha256:` and the lowercase hex of `digest` (a table, not `format!`:
+/// this runs once per file discovered).
+fn sha256_hex(digest: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(7 + digest.len() * 2);
+    text.push_str("sha256:");
+    for &b in digest {
+        text.push(char::from(HEX[usize::from(b >> 4)]));
+        text.push(char::from(HEX[usize::from(b & 0xf)]));
     }
     text
 }
 
-/// `sha256:<hex>` of a file's contents, read in pieces.
-fn digest(path: &str) -> std::io::Result<String> {
+/// The file-type bits of a mode, and the types the handlers tell apart.
+const S_IFMT: u32 = 0o170_000;
+const S_IFDIR: u32 = 0o040_000;
+const S_IFREG: u32 = 0o100_000;
+const S_IFLNK: u32 = 0o120_000;
+
+/// The largest file the host hashes for a handler (`host::sha256_file`).
+const HOST_HASH_LIMIT: u64 = 64 * 1024 * 1024;
+
+/// `sha256:<hex>` of the file at `path` (`size` bytes by its `lstat`):
+/// hashed by the host up to its limit (no copy through WASI, hardware
+/// SHA), larger files read here in pieces.
+pub fn digest(path: &str, size: u64) -> std::io::Result<String> {
+    if size <= HOST_HASH_LIMIT {
+        return host::sha256_file(path).map_err(std::io::Error::other);
+    }
     let mut file = std::fs::File::open(path)?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 64 * 1024];
@@ -197,11 +237,7 @@ fn digest(path: &str) -> std::io::Result<String> {
         }
         hasher.update(&buf[..n]);
     }
-    let mut text = String::from("sha256:");
-    for b in hasher.finalize() {
-        text.push_str(&format!("{b:02x}"));
-    }
-    Ok(text)
+    Ok(sha256_hex(&hasher.finalize()))
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` (UTC) of nanoseconds since the epoch.

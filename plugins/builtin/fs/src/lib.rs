@@ -33,7 +33,29 @@ fn io(path: &str, e: std::io::Error) -> HandlerError {
 
 /// A directory's entries, one level, sorted by name, `.git` left out;
 /// entries that are neither directory, file nor symlink are skipped.
-fn entries(dir: &str) -> Result<Vec<Facts>, HandlerError> {
+/// Files are digested only `with_digest`. The listing and every entry's
+/// `lstat` come in one host call; WASI lists a directory too big for it.
+fn entries(dir: &str, with_digest: bool) -> Result<Vec<Facts>, HandlerError> {
+    let Ok(listing) = host::read_dir(dir) else {
+        return entries_through_wasi(dir, with_digest);
+    };
+    let mut out = Vec::with_capacity(listing.len());
+    for entry in listing {
+        if entry.name == ".git" {
+            continue;
+        }
+        let path = format!("{}/{}", dir.trim_end_matches('/'), entry.name);
+        match Facts::from_stat(path.clone(), entry.name, &entry.stat, with_digest) {
+            Ok(facts) if facts.kind != Kind::Other => out.push(facts),
+            Ok(_) => {}
+            Err(e) => return Err(io(&path, e)),
+        }
+    }
+    Ok(out)
+}
+
+/// [`entries`] one WASI call (and one `lstat`) per entry.
+fn entries_through_wasi(dir: &str, with_digest: bool) -> Result<Vec<Facts>, HandlerError> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(|e| io(dir, e))? {
         let entry = entry.map_err(|e| io(dir, e))?;
@@ -42,7 +64,12 @@ fn entries(dir: &str) -> Result<Vec<Facts>, HandlerError> {
             continue;
         }
         let path = format!("{}/{name}", dir.trim_end_matches('/'));
-        match Facts::of(&path) {
+        let facts = if with_digest {
+            Facts::of(&path)
+        } else {
+            Facts::stat(&path)
+        };
+        match facts {
             Ok(facts) if facts.kind != Kind::Other => out.push(facts),
             Ok(_) => {}
             Err(e) => return Err(io(&path, e)),
@@ -88,7 +115,7 @@ impl Handler for FsDirectoryHandler {
 
     fn discover(r: &ResourceView) -> Result<Vec<Discovered>, HandlerError> {
         let location = r.location()?;
-        Ok(entries(location)?
+        Ok(entries(location, true)?
             .into_iter()
             .map(|facts| {
                 let mut child = Discovered::new(facts.kind.type_name())
@@ -112,7 +139,7 @@ impl Handler for FsDirectoryHandler {
     fn content_hash(r: &ResourceView) -> Result<String, HandlerError> {
         let location = r.location()?;
         let mut text = String::new();
-        for facts in entries(location)? {
+        for facts in entries(location, false)? {
             text.push_str(&format!(
                 "{}\0{}\0{}\0{}\n",
                 facts.name,
@@ -130,7 +157,7 @@ impl Handler for FsDirectoryHandler {
             let path = inside(location, file)?;
             return Ok(Facts::of(&path).map_err(|e| io(&path, e))?.describe(true));
         }
-        let list = entries(location)?;
+        let list = entries(location, false)?;
         let count = |k: Kind| list.iter().filter(|f| f.kind == k).count();
         let bytes: u64 = list
             .iter()
@@ -202,8 +229,7 @@ fn entry_hash(r: &ResourceView) -> Result<String, HandlerError> {
     match facts.kind {
         Kind::Symlink => Ok(sha256(facts.target.unwrap_or_default().as_bytes())),
         Kind::File | Kind::Hardlink => {
-            let bytes = std::fs::read(location).map_err(|e| io(location, e))?;
-            Ok(sha256(&bytes))
+            facts::digest(location, facts.size).map_err(|e| io(location, e))
         }
         other => Err(HandlerError::Failed(format!(
             "{location} is {} now",

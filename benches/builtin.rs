@@ -1,0 +1,513 @@
+//! Built-in handler figures (issue 9), each against its baseline measured
+//! in the same run. Run: `cargo bench --bench builtin` (set `BENCH_FILES`
+//! for a smaller tree, e.g. `BENCH_FILES=2000`).
+//!
+//! 1. Registering a `git-checkout` of a repository with 1,301 refs (1,000
+//!    branches, 100 light and 100 annotated tags, 100 remote-tracking
+//!    branches, a stash; packed, as in a clone) through the library — the
+//!    git component's calls, the host's git reads, two levels of discovery,
+//!    every row written — vs `git for-each-ref` + `git remote -v` +
+//!    `git stash list` run on it.
+//! 2. `discover --recursive` of a tree of 10,000 files (100 directories of
+//!    100) through the fs component vs a native Rust walk that reads the
+//!    same facts (lstat, sha256 of every file, a hash per directory) and
+//!    inserts the same rows (resources and links, one transaction) into a
+//!    registry file of the same schema.
+//! 3. A warm call of a built-in class: `FsDirectoryHandler.validate` (one
+//!    lstat through WASI and one through the host) vs the native
+//!    `symlink_metadata` with the same properties.
+//!
+//! `BENCH_ONLY=refs|tree|call` runs one part (for a profiler).
+//!
+//! Runs are interleaved (ours, baseline, ours, …) so that drift in the
+//! machine's speed touches both alike. Figures, not asserts.
+
+use resource_host::home::Home;
+use resource_host::model::{ModuleName, ResourceKey};
+use resource_host::plugin::{ComponentSource, Grant, Limits, PluginRuntime, builtin_component};
+use resource_host::registry::{Depth, NewResource, Registry, ResourceFilter};
+use sha2::{Digest, Sha256};
+use std::hint::black_box;
+use std::io::Write;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+const RUNS: usize = 7;
+const CALLS: usize = 2_000;
+
+fn main() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let tmp = std::fs::canonicalize(tmp.path()).expect("canonical temp dir");
+    println!("# built-in handler benchmarks\n");
+    let only = std::env::var("BENCH_ONLY").ok();
+    let run = |part: &str| only.as_deref().is_none_or(|o| o == part);
+    if run("refs") {
+        refs(&tmp);
+    }
+    if run("tree") {
+        tree(&tmp);
+    }
+    if run("call") {
+        warm_call(&tmp);
+    }
+}
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1e3)
+}
+
+fn ratio(a: Duration, b: Duration) -> String {
+    format!("{:.2}×", a.as_secs_f64() / b.as_secs_f64())
+}
+
+// ---------------------------------------------------------------------
+// 1. A repository with many refs
+
+fn git(dir: &Path, args: &[&str], stdin: Option<&str>) -> String {
+    let mut child = Command::new("git")
+        .args(["-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "b")
+        .env("GIT_AUTHOR_EMAIL", "b@example.com")
+        .env("GIT_COMMITTER_NAME", "b")
+        .env("GIT_COMMITTER_EMAIL", "b@example.com")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run git");
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(text.as_bytes())
+            .expect("write stdin");
+    }
+    drop(child.stdin.take());
+    let out = child.wait_with_output().expect("git output");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+fn many_refs_repo(dir: &Path) {
+    std::fs::create_dir_all(dir.join("src")).expect("repo dir");
+    git(dir, &["init", "-q"], None);
+    for i in 0..3 {
+        std::fs::write(dir.join("src/lib.rs"), format!("// {i}\n")).expect("file");
+        std::fs::write(dir.join("README.md"), format!("# {i}\n")).expect("file");
+        git(dir, &["add", "-A"], None);
+        git(dir, &["commit", "-q", "-m", &format!("commit {i}")], None);
+    }
+    let head = git(dir, &["rev-parse", "HEAD"], None);
+    let head = head.trim();
+    let mut batch = String::new();
+    for i in 0..1000 {
+        batch.push_str(&format!("create refs/heads/topic/b{i:04} {head}\n"));
+    }
+    for i in 0..100 {
+        batch.push_str(&format!("create refs/tags/light-{i:03} {head}\n"));
+        batch.push_str(&format!("create refs/remotes/origin/r{i:03} {head}\n"));
+    }
+    git(dir, &["update-ref", "--stdin"], Some(&batch));
+    // Annotated tags need tag objects: `git mktag` makes one per line.
+    let mut batch = String::new();
+    for i in 0..100 {
+        let tag = format!(
+            "object {head}\ntype commit\ntag rel-{i:03}\ntagger b <b@example.com> 1700000000 +0000\n\nrelease {i}\n"
+        );
+        let id = git(dir, &["mktag"], Some(&tag));
+        batch.push_str(&format!("create refs/tags/rel-{i:03} {}\n", id.trim()));
+    }
+    git(dir, &["update-ref", "--stdin"], Some(&batch));
+    git(
+        dir,
+        &["remote", "add", "origin", "https://example.com/api.git"],
+        None,
+    );
+    git(
+        dir,
+        &["remote", "add", "upstream", "https://example.com/up.git"],
+        None,
+    );
+    std::fs::write(dir.join("README.md"), "# changed\n").expect("file");
+    git(dir, &["stash", "-q"], None);
+    git(dir, &["pack-refs", "--all"], None);
+}
+
+fn refs(tmp: &Path) {
+    let repo = tmp.join("many-refs");
+    many_refs_repo(&repo);
+    let count = git(&repo, &["for-each-ref"], None).lines().count();
+    let home = Home::new(tmp.join("refs-home"));
+    let mut registry = Registry::open(&home).expect("open");
+    let path = repo.to_str().expect("utf-8").to_owned();
+    let register = |registry: &mut Registry, i: usize| {
+        let start = Instant::now();
+        let r = registry
+            .register_resource(NewResource {
+                type_name: "git-checkout".into(),
+                name: Some(format!("local/repo{i}")),
+                args: vec![("path".into(), path.clone())],
+                ..NewResource::default()
+            })
+            .expect("register");
+        let took = start.elapsed();
+        black_box(r);
+        took
+    };
+    // Warm: the first registration compiles the components.
+    register(&mut registry, 999);
+    let rows = registry
+        .list_resources(&ResourceFilter::default())
+        .expect("list")
+        .len();
+    let cli = || {
+        let start = Instant::now();
+        for args in [
+            &["for-each-ref"][..],
+            &["remote", "-v"][..],
+            &["stash", "list"][..],
+        ] {
+            black_box(git(&repo, args, None));
+        }
+        start.elapsed()
+    };
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for i in 0..RUNS {
+        ours.push(register(&mut registry, i));
+        theirs.push(cli());
+    }
+    let (ours, theirs) = (median(ours), median(theirs));
+    println!(
+        "## 1. register a git-checkout with {count} refs ({rows} resources written), median of {RUNS}\n"
+    );
+    println!("| path | time |\n|---|---|");
+    println!(
+        "| `Registry::register_resource` (git component, two levels) | {} |",
+        ms(ours)
+    );
+    println!(
+        "| `git for-each-ref` + `git remote -v` + `git stash list` | {} |",
+        ms(theirs)
+    );
+    println!("\nratio: {} (goal ≤ 3×)\n", ratio(ours, theirs));
+}
+
+// ---------------------------------------------------------------------
+// 2. A tree of 10,000 files
+
+/// `files` files, 100 to a directory, ten directories to a parent:
+/// `root/a0/b0/file-000.txt` … — three levels, so that registering `root`
+/// (two levels) leaves the files to `discover --recursive`.
+fn make_tree(root: &Path, files: usize) {
+    let dirs = files.div_ceil(100);
+    for d in 0..dirs {
+        let dir = root.join(format!("a{}/b{}", d / 10, d % 10));
+        std::fs::create_dir_all(&dir).expect("dir");
+        for f in 0..100.min(files - d * 100) {
+            std::fs::write(
+                dir.join(format!("file-{f:03}.txt")),
+                format!("file {d}/{f}\n").repeat(20),
+            )
+            .expect("file");
+        }
+    }
+}
+
+fn tree(tmp: &Path) {
+    let files: usize = std::env::var("BENCH_FILES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let root = tmp.join("tree");
+    make_tree(&root, files);
+    let path = root.to_str().expect("utf-8").to_owned();
+    let (mut ours, mut theirs, mut again) = (Vec::new(), Vec::new(), Vec::new());
+    let mut rows = (0, 0);
+    // One registry (its components compiled once); each run registers the
+    // tree afresh and removes it after (untimed).
+    let home = Home::new(tmp.join("tree-home"));
+    let mut registry = Registry::open(&home).expect("open");
+    let key = ResourceKey::parse("local/tree").expect("key");
+    for i in 0..RUNS {
+        // Ours: the directory registered (two levels: the `a*`
+        // directories visited, the `b*` ones found), then the timed
+        // `discover --recursive`, which finds the files.
+        registry
+            .register_resource(NewResource {
+                type_name: "fs-directory".into(),
+                name: Some("local/tree".into()),
+                args: vec![("path".into(), path.clone())],
+                ..NewResource::default()
+            })
+            .expect("register");
+        let start = Instant::now();
+        let report = registry
+            .discover_with(&key, Depth::All, &mut |_| {})
+            .expect("discover");
+        ours.push(start.elapsed());
+        rows.0 = registry
+            .list_resources(&ResourceFilter::default())
+            .expect("list")
+            .len();
+        black_box(report);
+        // Again, nothing changed: everything read, nothing written.
+        let start = Instant::now();
+        let report = registry
+            .discover_with(&key, Depth::All, &mut |_| {})
+            .expect("rediscover");
+        again.push(start.elapsed());
+        assert!(report.added.is_empty() && report.removed.is_empty());
+        registry.remove_resource(&key, false).expect("remove");
+
+        // Native: a registry file of the same schema and types, the same
+        // walk done with std::fs, the same rows inserted.
+        let home = Home::new(tmp.join(format!("native-home-{i}")));
+        drop(Registry::open(&home).expect("open"));
+        let db = home.database();
+        let start = Instant::now();
+        rows.1 = native_walk_and_insert(&db, &root);
+        theirs.push(start.elapsed());
+        std::fs::remove_dir_all(home.root()).ok();
+    }
+    let (ours, theirs, again) = (median(ours), median(theirs), median(again));
+    println!(
+        "## 2. discover --recursive, {files} files in {} directories ({} / {} resources), median of {RUNS}\n",
+        files.div_ceil(100) + files.div_ceil(1000),
+        rows.0,
+        rows.1
+    );
+    println!("| path | time |\n|---|---|");
+    println!(
+        "| `Registry::discover_with(Depth::All)` (fs component) | {} |",
+        ms(ours)
+    );
+    println!(
+        "| native walk (std::fs, sha256) + rusqlite inserts | {} |",
+        ms(theirs)
+    );
+    println!(
+        "| the same `discover_with(Depth::All)` again, nothing changed (nothing written) | {} |",
+        ms(again)
+    );
+    println!("\nratio: {} (goal ≤ 1.5×)\n", ratio(ours, theirs));
+}
+
+struct Entry {
+    path: PathBuf,
+    name: String,
+    kind: &'static str,
+    properties: String,
+    hash: Option<String>,
+}
+
+fn hex_digest(bytes: &[u8]) -> String {
+    let mut text = String::from("sha256:");
+    for b in Sha256::digest(bytes) {
+        text.push_str(&format!("{b:02x}"));
+    }
+    text
+}
+
+/// What the fs component records of one entry, natively.
+fn native_entry(path: PathBuf) -> Entry {
+    let meta = std::fs::symlink_metadata(&path).expect("lstat");
+    let name = path
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs());
+    let (kind, hash) = if meta.is_dir() {
+        ("fs-directory", None)
+    } else {
+        let bytes = std::fs::read(&path).expect("read");
+        ("fs-file", Some(hex_digest(&bytes)))
+    };
+    let mut properties = format!(
+        "{{\"size\":\"{}\",\"modified\":\"{modified}\",\"mode\":\"{:o}\"",
+        meta.len(),
+        meta.mode() & 0o7777
+    );
+    if let Some(h) = &hash {
+        properties.push_str(&format!(",\"digest\":\"{h}\""));
+    }
+    properties.push('}');
+    Entry {
+        path,
+        name,
+        kind,
+        properties,
+        hash,
+    }
+}
+
+/// A directory's entries, sorted, and its hash over name, kind, size and
+/// mtime of each (as the fs component defines it).
+fn native_dir(dir: &Path) -> (Vec<Entry>, String) {
+    let mut entries: Vec<Entry> = std::fs::read_dir(dir)
+        .expect("read_dir")
+        .map(|e| native_entry(e.expect("entry").path()))
+        .collect();
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut text = String::new();
+    for e in &entries {
+        let meta = std::fs::symlink_metadata(&e.path).expect("lstat");
+        text.push_str(&format!(
+            "{}\0{}\0{}\0{:?}\n",
+            e.name,
+            e.kind,
+            meta.len(),
+            meta.modified().ok()
+        ));
+    }
+    (entries, hex_digest(text.as_bytes()))
+}
+
+/// Walk `root` and insert every entry below it (resources and links) in
+/// one transaction; answers the number of resources in the file.
+fn native_walk_and_insert(db: &Path, root: &Path) -> usize {
+    let mut conn = rusqlite::Connection::open(db).expect("open db");
+    // The registry's own settings (src/store/mod.rs).
+    conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+        .expect("pragmas");
+    let tx = conn.transaction().expect("tx");
+    let mut ids = ulid::Generator::new();
+    let now = "2026-11-30T00:00:00.000Z";
+    let root_id = ids.generate().expect("ulid").to_string();
+    {
+        let mut resource = tx
+            .prepare_cached(
+                "INSERT INTO resources (resource_id, namespaced_name, namespace, type_name,
+                   resource_kind, location, read_only, auto_discovered, content_hash,
+                   properties_json, created_at, updated_at)
+                 VALUES (?1, ?2, 'local', ?3, 'physical', ?4, 0, ?5, ?6, ?7, ?8, ?8)",
+            )
+            .expect("prepare");
+        let mut link = tx
+            .prepare_cached(
+                "INSERT INTO resource_links (parent_id, child_id, auto_discovered, created_at)
+                 VALUES (?1, ?2, 1, ?3)",
+            )
+            .expect("prepare");
+        let (entries, root_hash) = native_dir(root);
+        resource
+            .execute(rusqlite::params![
+                root_id,
+                "local/tree",
+                "fs-directory",
+                root.to_str(),
+                0,
+                root_hash,
+                "{}",
+                now
+            ])
+            .expect("insert root");
+        let mut queue = vec![(root_id, "local/tree".to_owned(), entries)];
+        while let Some((parent_id, parent_name, entries)) = queue.pop() {
+            for e in entries {
+                let id = ids.generate().expect("ulid").to_string();
+                let name = format!("{parent_name}/{}", e.name);
+                let (below, hash) = if e.kind == "fs-directory" {
+                    let (below, hash) = native_dir(&e.path);
+                    (Some(below), Some(hash))
+                } else {
+                    (None, e.hash.clone())
+                };
+                resource
+                    .execute(rusqlite::params![
+                        id,
+                        name,
+                        e.kind,
+                        e.path.to_str(),
+                        1,
+                        hash,
+                        e.properties,
+                        now
+                    ])
+                    .expect("insert");
+                link.execute(rusqlite::params![parent_id, id, now])
+                    .expect("link");
+                if let Some(below) = below {
+                    queue.push((id, name, below));
+                }
+            }
+        }
+    }
+    let n: i64 = tx
+        .query_row("SELECT count(*) FROM resources", [], |r| r.get(0))
+        .expect("count");
+    tx.commit().expect("commit");
+    n as usize
+}
+
+// ---------------------------------------------------------------------
+// 3. A warm call of a built-in class
+
+fn warm_call(tmp: &Path) {
+    let dir = tmp.join("one-dir");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let rt = PluginRuntime::new(tmp.join("cache"), Limits::default());
+    let module = ModuleName::parse("cleveragents.resource.handlers.fs").expect("module");
+    let fs = rt
+        .load(ComponentSource::Embedded {
+            module: &module,
+            bytes: builtin_component(&module).expect("built in"),
+        })
+        .expect("load");
+    let args = vec![("path".to_owned(), dir.display().to_string())];
+    let grant = Grant::read_only(&dir);
+    let per_call = |f: &mut dyn FnMut()| {
+        for _ in 0..20 {
+            f();
+        }
+        let start = Instant::now();
+        for _ in 0..CALLS {
+            f();
+        }
+        start.elapsed() / CALLS as u32
+    };
+    let wasm = per_call(&mut || {
+        black_box(
+            rt.validate(&fs, "FsDirectoryHandler", &args, &grant)
+                .expect("validate"),
+        );
+    });
+    let native = per_call(&mut || {
+        let meta = std::fs::symlink_metadata(black_box(&dir)).expect("lstat");
+        assert!(meta.is_dir());
+        black_box(vec![
+            ("size".to_owned(), meta.len().to_string()),
+            ("modified".to_owned(), format!("{:?}", meta.modified().ok())),
+            ("mode".to_owned(), format!("{:o}", meta.mode() & 0o7777)),
+        ]);
+    });
+    let us = |d: Duration| format!("{:.1} µs", d.as_secs_f64() * 1e6);
+    println!("## 3. warm call of a built-in class, mean of {CALLS} (fresh Store each)\n");
+    println!("| call | wasm | native | ratio |\n|---|---|---|---|");
+    println!(
+        "| `FsDirectoryHandler.validate` | {} | {} | {:.0}× |",
+        us(wasm),
+        us(native),
+        wasm.as_secs_f64() / native.as_secs_f64()
+    );
+}
