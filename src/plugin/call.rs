@@ -167,8 +167,14 @@ impl PluginRuntime {
             operation: label.operation,
             kind,
         };
-        let state = CallState::new(grant, &self.limits, label.clone(), self.views.as_deref())
-            .map_err(|why| fail(CallErrorKind::Sandbox(why)))?;
+        let state = CallState::new(
+            grant,
+            &self.limits,
+            label.clone(),
+            self.views.as_deref(),
+            self.git_memo(),
+        )
+        .map_err(|why| fail(CallErrorKind::Sandbox(why)))?;
         let mut store = Store::new(&engine.engine, state);
         store.limiter(|s| &mut s.memory);
         store.set_epoch_deadline(deadline_ticks(self.limits.timeout));

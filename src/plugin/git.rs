@@ -17,17 +17,98 @@
 //! CLI was chosen over gitoxide after measuring both (README, "Git
 //! access"): comparable on these queries, and no large new dependency.
 //!
+//! **One snapshot per registry operation.** Registering a checkout asks
+//! the same repository-wide questions in several calls (its validation,
+//! the repository's discovery, its content hash). Within one operation
+//! the host answers each of those from one [`GitMemo`] — a consistent
+//! snapshot, and a third of the processes. Only a fixed set of questions
+//! about the whole repository is kept (never one a guest parametrises),
+//! and the memo is bounded in bytes.
+//!
 //! Parsing is pure functions over git's `-z` / `%x00` formatted output,
 //! unit tested below.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::{Arc, Mutex, OnceLock};
 use tokio::io::AsyncReadExt;
 
 /// Bytes of output one git invocation may produce.
 const OUTPUT_LIMIT: u64 = 32 * 1024 * 1024;
 /// Bytes of stderr kept for an error message.
 const STDERR_LIMIT: u64 = 4 * 1024;
+/// Bytes of answers one operation's [`GitMemo`] keeps.
+const MEMO_LIMIT: usize = 64 * 1024 * 1024;
+
+/// The answers to the repository-wide git questions of one registry
+/// operation, by repository (or, for "which repository", by the
+/// directory asked from) and question.
+#[derive(Debug, Default)]
+pub(crate) struct GitMemo {
+    inner: Mutex<MemoInner>,
+}
+
+#[derive(Debug, Default)]
+struct MemoInner {
+    answers: HashMap<(String, &'static str), Result<String, GitError>>,
+    bytes: usize,
+}
+
+impl GitMemo {
+    fn get(&self, scope: &str, question: &'static str) -> Option<Result<String, GitError>> {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.answers.get(&(scope.to_owned(), question)).cloned()
+    }
+
+    fn put(&self, scope: &str, question: &'static str, answer: &Result<String, GitError>) {
+        let size = match answer {
+            Ok(text) => text.len(),
+            Err(_) => 256,
+        } + scope.len();
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if inner.bytes + size <= MEMO_LIMIT {
+            inner.bytes += size;
+            inner
+                .answers
+                .insert((scope.to_owned(), question), answer.clone());
+        }
+    }
+}
+
+/// Where the current operation's memo is (none outside an operation).
+pub(crate) type MemoSlot = Arc<Mutex<Option<Arc<GitMemo>>>>;
+
+/// One registry operation's git snapshot: while it lives, calls share a
+/// [`GitMemo`]; dropped, the memo goes. Nested snapshots share the
+/// outer one.
+#[derive(Debug)]
+pub struct GitSnapshot {
+    slot: MemoSlot,
+    owner: bool,
+}
+
+impl GitSnapshot {
+    pub(crate) fn begin(slot: &MemoSlot) -> Self {
+        let mut current = slot.lock().unwrap_or_else(|e| e.into_inner());
+        let owner = current.is_none();
+        if owner {
+            *current = Some(Arc::default());
+        }
+        Self {
+            slot: slot.clone(),
+            owner,
+        }
+    }
+}
+
+impl Drop for GitSnapshot {
+    fn drop(&mut self) {
+        if self.owner {
+            *self.slot.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+    }
+}
 
 /// Why the host could not answer (the WIT's `git-error`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,19 +206,35 @@ pub(crate) struct PathStatus {
     pub worktree: String,
 }
 
+/// Where a call's git questions are asked from: the directory git runs
+/// in (a path to the view's open descriptor) and that directory's
+/// identity (device and inode, for the memo).
+#[derive(Debug, Clone)]
+pub(crate) struct GitDir {
+    pub path: PathBuf,
+    pub identity: (u64, u64),
+}
+
 /// The git questions of one call: the directory it runs git from and the
-/// repository found there (looked up once per call).
+/// repository found there (looked up once per call, or once per
+/// operation through its memo).
 #[derive(Debug)]
 pub(crate) struct GitScope {
-    dir: Option<PathBuf>,
+    dir: Option<GitDir>,
     repo: Option<Result<Repository, GitError>>,
+    memo: Option<Arc<GitMemo>>,
 }
 
 impl GitScope {
     /// Questions about the repository containing `dir` (none: every
-    /// question answers `not-a-repository`).
-    pub fn new(dir: Option<PathBuf>) -> Self {
-        Self { dir, repo: None }
+    /// question answers `not-a-repository`), answered from `memo` when
+    /// the operation keeps one.
+    pub fn new(dir: Option<GitDir>, memo: Option<Arc<GitMemo>>) -> Self {
+        Self {
+            dir,
+            repo: None,
+            memo,
+        }
     }
 
     pub async fn repository(&mut self) -> Result<Repository, GitError> {
@@ -155,16 +252,18 @@ impl GitScope {
                 "this call has no location".to_owned(),
             ));
         };
-        let out = run(
-            dir,
-            &[
-                "rev-parse",
-                "--absolute-git-dir",
-                "--is-bare-repository",
-                "--show-object-format",
-            ],
-        )
-        .await?;
+        let scope = format!("dir {}:{}", dir.identity.0, dir.identity.1);
+        let memo = self.memo.as_deref();
+        let out = match memo.and_then(|m| m.get(&scope, "repository")) {
+            Some(hit) => hit,
+            None => {
+                let answer = locate(&dir.path).await;
+                if let Some(m) = memo {
+                    m.put(&scope, "repository", &answer);
+                }
+                answer
+            }
+        }?;
         let mut lines = out.lines();
         let git_dir = lines.next().unwrap_or_default().to_owned();
         let bare = lines.next() == Some("true");
@@ -173,25 +272,42 @@ impl GitScope {
         } else {
             40
         };
-        let work_tree = if bare {
-            None
-        } else {
-            match run(dir, &["rev-parse", "--show-toplevel"]).await {
-                Ok(top) => Some(top.trim_end_matches('\n').to_owned()),
-                // Run from inside the git directory: the work tree is the
-                // directory holding `.git`.
-                Err(_) => Path::new(&git_dir)
-                    .file_name()
-                    .filter(|n| *n == ".git")
-                    .and_then(|_| Path::new(&git_dir).parent())
-                    .map(|p| p.display().to_string()),
-            }
+        let work_tree = match (bare, lines.next()) {
+            (true, _) => None,
+            (false, Some(top)) if !top.is_empty() => Some(top.to_owned()),
+            // Asked from inside the git directory: the work tree is the
+            // directory holding `.git`.
+            (false, _) => Path::new(&git_dir)
+                .file_name()
+                .filter(|n| *n == ".git")
+                .and_then(|_| Path::new(&git_dir).parent())
+                .map(|p| p.display().to_string()),
         };
         Ok(Repository {
             git_dir,
             work_tree,
             id_length,
         })
+    }
+
+    /// `git ARGS` on the repository, answered once per operation: only
+    /// for fixed questions about the whole repository (`question` names
+    /// one; a guest's arguments never reach here).
+    async fn git_once(
+        &mut self,
+        question: &'static str,
+        args: &[&str],
+    ) -> Result<String, GitError> {
+        let repo = self.repository().await?;
+        let scope = format!("repo {}", repo.git_dir);
+        if let Some(hit) = self.memo.as_deref().and_then(|m| m.get(&scope, question)) {
+            return hit;
+        }
+        let answer = self.git(args).await;
+        if let Some(memo) = &self.memo {
+            memo.put(&scope, question, &answer);
+        }
+        answer
     }
 
     /// Run git on the repository (its git dir and, if any, work tree).
@@ -214,13 +330,16 @@ impl GitScope {
 
     pub async fn head(&mut self) -> Result<Head, GitError> {
         let branch = self
-            .git(&["symbolic-ref", "-q", "--short", "HEAD"])
+            .git_once("head-branch", &["symbolic-ref", "-q", "--short", "HEAD"])
             .await
             .ok()
             .map(|b| b.trim_end().to_owned())
             .filter(|b| !b.is_empty());
         let commit = self
-            .git(&["rev-parse", "-q", "--verify", "HEAD^{commit}"])
+            .git_once(
+                "head-commit",
+                &["rev-parse", "-q", "--verify", "HEAD^{commit}"],
+            )
             .await
             .ok()
             .map(|c| c.trim_end().to_owned())
@@ -230,14 +349,17 @@ impl GitScope {
 
     pub async fn references(&mut self) -> Result<Vec<Reference>, GitError> {
         let out = self
-            .git(&[
-                "for-each-ref",
-                // Full names only: the `:short` forms make git check every
-                // name for ambiguity, which costs ~60% more on a repository
-                // with a thousand refs. Short names are cut here instead.
-                "--format=%(refname)%00%(objectname)%00%(*objectname)%00%(upstream)",
-                "refs/",
-            ])
+            .git_once(
+                "references",
+                &[
+                    "for-each-ref",
+                    // Full names only: the `:short` forms make git check every
+                    // name for ambiguity, which costs ~60% more on a repository
+                    // with a thousand refs. Short names are cut here instead.
+                    "--format=%(refname)%00%(objectname)%00%(*objectname)%00%(upstream)",
+                    "refs/",
+                ],
+            )
             .await?;
         Ok(parse_refs(&out))
     }
@@ -245,12 +367,15 @@ impl GitScope {
     pub async fn remotes(&mut self) -> Result<Vec<Remote>, GitError> {
         // No remotes: `git config` exits 1, which is an empty answer.
         let out = match self
-            .git(&[
-                "config",
-                "--null",
-                "--get-regexp",
-                r"^remote\..*\.(url|pushurl)$",
-            ])
+            .git_once(
+                "remotes",
+                &[
+                    "config",
+                    "--null",
+                    "--get-regexp",
+                    r"^remote\..*\.(url|pushurl)$",
+                ],
+            )
             .await
         {
             Ok(out) => out,
@@ -262,13 +387,16 @@ impl GitScope {
 
     pub async fn stashes(&mut self) -> Result<Vec<Stash>, GitError> {
         let out = match self
-            .git(&[
-                "reflog",
-                "show",
-                "--format=%H%x00%gs%x00",
-                "refs/stash",
-                "--",
-            ])
+            .git_once(
+                "stashes",
+                &[
+                    "reflog",
+                    "show",
+                    "--format=%H%x00%gs%x00",
+                    "refs/stash",
+                    "--",
+                ],
+            )
             .await
         {
             Ok(out) => out,
@@ -289,17 +417,22 @@ impl GitScope {
             return Ok(Vec::new());
         }
         let config = self
-            .git(&[
-                "config",
-                "--null",
-                "--file",
-                ".gitmodules",
-                "--get-regexp",
-                r"^submodule\..*\.(path|url)$",
-            ])
+            .git_once(
+                "submodule-config",
+                &[
+                    "config",
+                    "--null",
+                    "--file",
+                    ".gitmodules",
+                    "--get-regexp",
+                    r"^submodule\..*\.(path|url)$",
+                ],
+            )
             .await
             .unwrap_or_default();
-        let staged = self.git(&["ls-files", "--stage", "-z"]).await?;
+        let staged = self
+            .git_once("staged", &["ls-files", "--stage", "-z"])
+            .await?;
         Ok(parse_submodules(&config, &staged))
     }
 
@@ -359,7 +492,10 @@ impl GitScope {
             check_path(path)?;
             args.push(path);
         }
-        let out = self.git(&args).await?;
+        let out = match path {
+            None => self.git_once("status", &args).await?,
+            Some(_) => self.git(&args).await?,
+        };
         Ok(parse_status(&out))
     }
 
@@ -413,13 +549,79 @@ impl GitScope {
     }
 }
 
+/// Which repository contains `dir`: git's own answer, one process —
+/// its git directory, whether it is bare, its object format and (inside a
+/// work tree) the work tree's root, a line each. Asked from inside a git
+/// directory, `--show-toplevel` fails after the first three lines are
+/// out; those are the answer then.
+async fn locate(dir: &Path) -> Result<String, GitError> {
+    let out = git_output(
+        dir,
+        &[
+            "rev-parse",
+            "--absolute-git-dir",
+            "--is-bare-repository",
+            "--show-object-format",
+            "--show-toplevel",
+        ],
+        None,
+    )
+    .await?;
+    if out.success {
+        return Ok(out.stdout);
+    }
+    if out.stderr.contains("must be run in a work tree") && out.stdout.lines().count() == 3 {
+        return Ok(out.stdout);
+    }
+    Err(classify(out.stderr))
+}
+
 /// Run `git ARGS` in `dir` and answer its stdout (bounded, lossy UTF-8).
 async fn run(dir: &Path, args: &[&str]) -> Result<String, GitError> {
     run_with(dir, args, None).await
 }
 
 async fn run_with(dir: &Path, args: &[&str], input: Option<Vec<u8>>) -> Result<String, GitError> {
-    let mut cmd = tokio::process::Command::new("git");
+    let out = git_output(dir, args, input).await?;
+    if out.success {
+        Ok(out.stdout)
+    } else {
+        Err(classify(out.stderr))
+    }
+}
+
+/// What one git process said.
+struct GitOutput {
+    success: bool,
+    stdout: String,
+    /// Its first few KiB, trimmed.
+    stderr: String,
+}
+
+/// The `git` executable: the first on `PATH`, found once per process
+/// (spawning `git` by name would search `PATH` on every run).
+fn git_program() -> &'static Path {
+    static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
+    PROGRAM.get_or_init(|| {
+        use std::os::unix::fs::PermissionsExt;
+        std::env::var_os("PATH")
+            .iter()
+            .flat_map(std::env::split_paths)
+            .map(|dir| dir.join("git"))
+            .find(|p| {
+                std::fs::metadata(p)
+                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            })
+            .unwrap_or_else(|| PathBuf::from("git"))
+    })
+}
+
+async fn git_output(
+    dir: &Path,
+    args: &[&str],
+    input: Option<Vec<u8>>,
+) -> Result<GitOutput, GitError> {
+    let mut cmd = tokio::process::Command::new(git_program());
     cmd.current_dir(dir)
         .env_clear()
         .args([
@@ -459,45 +661,55 @@ async fn run_with(dir: &Path, args: &[&str], input: Option<Vec<u8>>) -> Result<S
     let mut child = cmd
         .spawn()
         .map_err(|e| GitError::Failed(format!("cannot run git: {e}")))?;
-    if let Some(input) = input
-        && let Some(mut stdin) = child.stdin.take()
-    {
-        use tokio::io::AsyncWriteExt;
-        stdin
-            .write_all(&input)
-            .await
-            .map_err(|e| GitError::Failed(format!("git: {e}")))?;
-    }
-    let mut stdout = Vec::new();
-    let mut stderr = Vec::new();
-    let (out, err) = (child.stdout.take(), child.stderr.take());
-    let reading = async {
-        if let Some(out) = out {
-            out.take(OUTPUT_LIMIT + 1).read_to_end(&mut stdout).await?;
-        }
-        if let Some(err) = err {
-            err.take(STDERR_LIMIT).read_to_end(&mut stderr).await?;
+    let feeding = async {
+        if let Some(input) = input
+            && let Some(mut stdin) = child.stdin.take()
+        {
+            use tokio::io::AsyncWriteExt;
+            stdin.write_all(&input).await?;
         }
         Ok::<_, std::io::Error>(())
     };
-    reading
-        .await
-        .map_err(|e| GitError::Failed(format!("reading git's answer: {e}")))?;
-    if stdout.len() as u64 > OUTPUT_LIMIT {
-        return Err(GitError::Failed(format!(
-            "git's answer is larger than {} MiB",
-            OUTPUT_LIMIT >> 20
-        )));
-    }
+    let (out, err) = (child.stdout.take(), child.stderr.take());
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    // All at once: git blocked writing one pipe while the other is read
+    // would wait for the deadline.
+    let reading_out = async {
+        if let Some(out) = out {
+            out.take(OUTPUT_LIMIT + 1).read_to_end(&mut stdout).await?;
+        }
+        if stdout.len() as u64 > OUTPUT_LIMIT {
+            // Stop here: the child goes (killed when dropped).
+            return Err(std::io::Error::other(format!(
+                "its answer is larger than {} MiB",
+                OUTPUT_LIMIT >> 20
+            )));
+        }
+        Ok::<_, std::io::Error>(())
+    };
+    let reading_err = async {
+        if let Some(mut err) = err {
+            (&mut err)
+                .take(STDERR_LIMIT)
+                .read_to_end(&mut stderr)
+                .await?;
+            // The rest is drained, not kept.
+            tokio::io::copy(&mut err, &mut tokio::io::sink()).await?;
+        }
+        Ok::<_, std::io::Error>(())
+    };
+    tokio::try_join!(feeding, reading_out, reading_err)
+        .map_err(|e| GitError::Failed(format!("git: {e}")))?;
     let status = child
         .wait()
         .await
         .map_err(|e| GitError::Failed(format!("git: {e}")))?;
-    if status.success() {
-        return Ok(String::from_utf8_lossy(&stdout).into_owned());
-    }
-    let message = String::from_utf8_lossy(&stderr).trim().to_owned();
-    Err(classify(message))
+    Ok(GitOutput {
+        success: status.success(),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).trim().to_owned(),
+    })
 }
 
 /// What git's complaint means.

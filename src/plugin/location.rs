@@ -348,6 +348,17 @@ impl View {
         }
     }
 
+    /// Where git runs for this view's calls: the real directory (see
+    /// [`View::real_dir_path`]) and its device and inode.
+    pub fn git_dir(&self) -> Option<super::git::GitDir> {
+        let stat = rustix::fs::fstat(self.real.dir()).ok()?;
+        Some(super::git::GitDir {
+            path: self.real_dir_path()?,
+            #[allow(clippy::useless_conversion)]
+            identity: (u64::from(stat.st_dev), u64::from(stat.st_ino)),
+        })
+    }
+
     /// Is the location a mount point (on another device than its parent)?
     pub fn is_mount_point(&self) -> bool {
         let Real::Dir(fd) = &self.real else {

@@ -42,6 +42,7 @@ pub use cache::LoadOrigin;
 pub use contract::{CONTRACT_PACKAGE, CONTRACT_VERSION, ContractVersion, served_exports};
 pub use error::{CallError, CallErrorKind, PluginError};
 pub use files::{PluginFiles, StoredFile, read_verified};
+pub use git::GitSnapshot;
 pub use limits::{AnswerBounds, Limits};
 pub use runtime::{ComponentSource, LoadedModule, PluginRuntime};
 pub use types::{ClassInfo, Discovered, Grant, HandlerError, Operation, PluginInfo, ResourceView};

@@ -13,6 +13,7 @@ use super::contract::{Answer, Call, ContractVersion, HandlerPre};
 use super::engine::EngineState;
 use super::error::{CallError, CallErrorKind, PluginError};
 use super::files::read_verified;
+use super::git::{GitMemo, GitSnapshot, MemoSlot};
 use super::limits::Limits;
 use super::sandbox::Label;
 use super::types::{Operation, PluginInfo};
@@ -50,6 +51,8 @@ pub struct PluginRuntime {
     cache: CompileCache,
     engine: OnceLock<Result<Arc<EngineState>, String>>,
     loaded: Mutex<HashMap<(ModuleName, String), LoadedModule>>,
+    /// The current operation's git answers (see [`PluginRuntime::git_snapshot`]).
+    git_memo: MemoSlot,
 }
 
 /// A component ready to be called: its registered module name, hash,
@@ -115,7 +118,25 @@ impl PluginRuntime {
             cache: CompileCache::new(cache_dir),
             engine: OnceLock::new(),
             loaded: Mutex::new(HashMap::new()),
+            git_memo: MemoSlot::default(),
         }
+    }
+
+    /// Begin one operation's git snapshot: until the answer is dropped,
+    /// calls answer the repository-wide git questions (which repository,
+    /// HEAD, refs, remotes, stashes, submodules, status) once per
+    /// repository. A registry takes one around each registration and
+    /// discovery; nested, the outer one holds.
+    pub fn git_snapshot(&self) -> GitSnapshot {
+        GitSnapshot::begin(&self.git_memo)
+    }
+
+    /// The current operation's memo, if one was begun.
+    pub(crate) fn git_memo(&self) -> Option<Arc<GitMemo>> {
+        self.git_memo
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Make one-entry views of file locations under `dir` (created private

@@ -26,11 +26,12 @@
 
 use super::capture::Capture;
 use super::error::human_bytes;
-use super::git::GitScope;
+use super::git::{GitMemo, GitScope};
 use super::limits::Limits;
 use super::location::View;
 use super::types::{Grant, Operation};
 use std::path::Path;
+use std::sync::Arc;
 use wasmtime::ResourceLimiter;
 use wasmtime_wasi::{FsPerms, ResourceTable, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
@@ -88,6 +89,7 @@ impl CallState {
         limits: &Limits,
         label: Label,
         views: Option<&Path>,
+        git_memo: Option<Arc<GitMemo>>,
     ) -> Result<Self, String> {
         let stdout = Capture::new(limits.output_bytes);
         let stderr = Capture::new(limits.output_bytes);
@@ -114,7 +116,7 @@ impl CallState {
             }
             None => None,
         };
-        let git = GitScope::new(view.as_ref().and_then(|v| v.real_dir_path()));
+        let git = GitScope::new(view.as_ref().and_then(View::git_dir), git_memo);
         Ok(Self {
             wasi: wasi.build(),
             view,
@@ -275,7 +277,7 @@ mod tests {
             operation: Operation::Discover,
         };
         let grant = Grant::read_only("/nonexistent/for/sure");
-        let err = CallState::new(&grant, &Limits::default(), label, None)
+        let err = CallState::new(&grant, &Limits::default(), label, None, None)
             .err()
             .unwrap();
         assert!(

@@ -315,6 +315,7 @@ impl Registry {
         depth: Depth,
         progress: &mut dyn FnMut(DiscoveryProgress),
     ) -> Result<DiscoveryReport, RegistryError> {
+        let _git = self.git_snapshot();
         let (types, row) = self
             .store
             .read(|r| Ok::<_, RegistryError>((self.types.get(r)?, find_row(r, key)?)))?;

@@ -128,6 +128,13 @@ impl Registry {
             })
     }
 
+    /// One operation's git snapshot (see [`PluginRuntime::git_snapshot`]):
+    /// its calls ask each repository-wide question once. None without a
+    /// plugin store (no handler runs then).
+    pub(super) fn git_snapshot(&self) -> Option<crate::plugin::GitSnapshot> {
+        self.plugins.as_ref().map(|p| p.runtime.git_snapshot())
+    }
+
     fn runtime(&self) -> Result<&PluginRuntime, RegistryError> {
         Ok(&self.plugins("cannot run a handler")?.runtime)
     }

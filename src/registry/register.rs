@@ -90,6 +90,7 @@ impl Registry {
         request: NewResource,
         progress: &mut dyn FnMut(DiscoveryProgress),
     ) -> Result<Resource, RegistryError> {
+        let _git = self.git_snapshot();
         let types = self.store.read(|r| self.types.get(r))?;
         let at = Stamp::now(self);
         let prepared = self.prepare(&types, &at, request, progress)?;
@@ -108,6 +109,7 @@ impl Registry {
         &mut self,
         requests: impl IntoIterator<Item = NewResource>,
     ) -> Result<Vec<ResourceId>, RegistryError> {
+        let _git = self.git_snapshot();
         let types = self.store.read(|r| self.types.get(r))?;
         let at = Stamp::now(self);
         let prepared = requests

@@ -1,4 +1,5 @@
 use super::*;
+use std::path::Path;
 
 #[test]
 fn refs_are_parsed_with_their_kind_target_and_peel() {
@@ -96,4 +97,105 @@ fn requests_that_could_become_options_or_escape_are_refused() {
     assert!(check_branch("a..b").is_err());
     assert!(check_branch("main@{upstream}").is_err());
     assert!(check_branch("feature/x").is_ok());
+}
+
+fn sh_git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+fn scope_at(dir: &Path, memo: Option<Arc<GitMemo>>) -> GitScope {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(dir).unwrap();
+    GitScope::new(
+        Some(GitDir {
+            path: dir.to_path_buf(),
+            identity: (meta.dev(), meta.ino()),
+        }),
+        memo,
+    )
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+/// A work tree with one commit, and a bare clone of it.
+fn repos() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap();
+    let work = root.join("work");
+    std::fs::create_dir_all(work.join("src")).unwrap();
+    sh_git(&work, &["init", "-q"]);
+    std::fs::write(work.join("src/a.txt"), "a").unwrap();
+    sh_git(&work, &["add", "-A"]);
+    sh_git(&work, &["commit", "-q", "-m", "one"]);
+    sh_git(&root, &["clone", "-q", "--bare", "work", "bare.git"]);
+    (tmp, work, root.join("bare.git"))
+}
+
+#[test]
+fn the_repository_is_found_from_a_work_tree_its_git_dir_or_a_bare_one() {
+    let (_tmp, work, bare) = repos();
+    let git_dir = work.join(".git").display().to_string();
+    let top = Some(work.display().to_string());
+    for dir in [work.clone(), work.join("src"), work.join(".git")] {
+        let repo = block_on(scope_at(&dir, None).repository()).unwrap();
+        assert_eq!(repo.git_dir, git_dir, "from {dir:?}");
+        assert_eq!(repo.work_tree, top, "from {dir:?}");
+        assert_eq!(repo.id_length, 40);
+    }
+    let repo = block_on(scope_at(&bare, None).repository()).unwrap();
+    assert_eq!(repo.git_dir, bare.display().to_string());
+    assert_eq!(repo.work_tree, None);
+    let outside = work.parent().unwrap().join("plain");
+    std::fs::create_dir(&outside).unwrap();
+    assert!(matches!(
+        block_on(scope_at(&outside, None).repository()),
+        Err(GitError::NotARepository(_))
+    ));
+}
+
+#[test]
+fn within_one_snapshot_repository_wide_answers_hold_and_after_it_they_move() {
+    let (_tmp, work, _bare) = repos();
+    let slot = MemoSlot::default();
+    let refs =
+        |memo: Option<Arc<GitMemo>>| block_on(scope_at(&work, memo).references()).unwrap().len();
+    let current = |slot: &MemoSlot| slot.lock().unwrap().clone();
+    let snapshot = GitSnapshot::begin(&slot);
+    let nested = GitSnapshot::begin(&slot);
+    assert_eq!(refs(current(&slot)), 1);
+    sh_git(&work, &["branch", "second"]);
+    drop(nested);
+    assert_eq!(refs(current(&slot)), 1, "the operation's snapshot holds");
+    assert_eq!(refs(None), 2, "a call outside it sees the repository now");
+    drop(snapshot);
+    assert!(current(&slot).is_none(), "the snapshot went with its owner");
+    // Questions a guest parametrises are never kept.
+    let memo = Some(Arc::new(GitMemo::default()));
+    let mut scope = scope_at(&work, memo.clone());
+    assert!(
+        block_on(scope.status(Some("src/a.txt")))
+            .unwrap()
+            .is_empty()
+    );
+    std::fs::write(work.join("src/a.txt"), "changed").unwrap();
+    let mut again = scope_at(&work, memo);
+    assert_eq!(block_on(again.status(Some("src/a.txt"))).unwrap().len(), 1);
 }
