@@ -1,8 +1,11 @@
-//! `agents resource add` of a plugin-backed `myteam/python-package`
-//! resource, whole process (start to exit), with a cold compile cache (the
+//! `agents resource add`, whole process (start to exit): a plugin-backed
+//! `myteam/python-package` resource with a cold compile cache (the
 //! component is compiled in the process) and a warm one (deserialised from
-//! `<home>/cache/components`); a built-in type without a handler
-//! (`fs-directory`) as the floor. Run: `cargo bench --bench resource_add`.
+//! `<home>/cache/components`); the built-in `fs-directory` (the fs
+//! component: validate, two levels of discovery) and `git-checkout` of a
+//! small repository (the git and fs components, eight git processes), with
+//! `git status` as a floor for anything that asks git. Run:
+//! `cargo bench --bench resource_add`.
 
 use std::path::Path;
 use std::process::Command;
@@ -81,6 +84,37 @@ fn main() {
             )
         })
         .collect();
+    let repo = tmp.path().join("repo");
+    small_repo(&repo);
+    let repo_path = repo.to_str().expect("utf-8");
+    let checkout: Vec<Duration> = (0..RUNS)
+        .map(|i| {
+            let name = format!("local/repo{i}");
+            agents(
+                &home,
+                &[
+                    "resource",
+                    "add",
+                    "git-checkout",
+                    &name,
+                    "--path",
+                    repo_path,
+                ],
+            )
+        })
+        .collect();
+    let status: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            let out = Command::new("git")
+                .args(["status", "--porcelain"])
+                .current_dir(&repo)
+                .output()
+                .expect("git status");
+            assert!(out.status.success());
+            start.elapsed()
+        })
+        .collect();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!("# agents resource add, whole process, median of {RUNS}\n");
     println!("| case | wall time |\n|---|---|");
@@ -93,7 +127,43 @@ fn main() {
         ms(median(warm))
     );
     println!(
-        "| fs-directory (no handler), for reference | {:.1} ms |",
+        "| fs-directory (fs component, two levels) | {:.1} ms |",
         ms(median(plain))
     );
+    println!(
+        "| git-checkout of a small repository (git and fs components) | {:.1} ms |",
+        ms(median(checkout))
+    );
+    println!(
+        "| `git status --porcelain` on it, for reference | {:.1} ms |",
+        ms(median(status))
+    );
+}
+
+/// A repository of a few files, two branches and a tag.
+fn small_repo(dir: &Path) {
+    std::fs::create_dir_all(dir.join("src")).expect("repo");
+    std::fs::write(dir.join("README.md"), "# small\n").expect("file");
+    std::fs::write(dir.join("src/main.py"), "print('hi')\n").expect("file");
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &["commit", "-q", "-m", "first"],
+        &["tag", "v0.1"],
+        &["branch", "feature"],
+    ] {
+        let out = Command::new("git")
+            .args(["-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_AUTHOR_NAME", "b")
+            .env("GIT_AUTHOR_EMAIL", "b@example.com")
+            .env("GIT_COMMITTER_NAME", "b")
+            .env("GIT_COMMITTER_EMAIL", "b@example.com")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .expect("git");
+        assert!(out.status.success(), "git {args:?}");
+    }
 }
