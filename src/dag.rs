@@ -168,10 +168,10 @@ pub fn removal(
     for (p, c) in edges {
         parents.entry(*c).or_default().push(*p);
     }
-    let mut going: BTreeSet<ResourceId> = roots.iter().copied().collect();
+    let mut going: BTreeSet<ResourceId> = BTreeSet::new();
     let mut order: Vec<ResourceId> = Vec::with_capacity(roots.len());
     for root in roots {
-        if !order.contains(root) {
+        if going.insert(*root) {
             order.push(*root);
         }
     }

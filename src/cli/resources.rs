@@ -100,8 +100,9 @@ pub enum ResourceCommand {
     /// Run discovery again below a resource (its children, or deeper).
     #[command(
         after_help = "Adds resources found for the first time, removes discovered \
-        resources no longer found (and what only they kept), refreshes the rest and the \
-        content hashes. One transaction: nothing is written if any level fails.\n\n\
+        resources no longer found (and what only they kept), and updates the properties and \
+        content hashes that changed (an unchanged resource is not rewritten). One \
+        transaction: nothing is written if any level fails.\n\n\
         Examples:\n  agents resource discover local/pkg\n  \
         agents resource discover --depth 3 local/api-repo/git/branch/main\n  \
         agents resource discover --recursive local/config-dir"

@@ -62,7 +62,14 @@ pub(super) fn what_goes(
     let below = r.subgraph_below(roots)?;
     let removal = dag::removal(roots, &below.edges, &below.auto_discovered);
     let mut removed = load_resources(r, types, &removal.going)?;
-    removed.sort_by_key(|res| removal.going.iter().position(|g| *g == res.resource_id));
+    // In the removal's own order (parents before children).
+    let order: std::collections::HashMap<ResourceId, usize> = removal
+        .going
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (*id, i))
+        .collect();
+    removed.sort_by_key(|res| order.get(&res.resource_id).copied());
     let unlinked = load_resources(r, types, &removal.unlinked)?;
     Ok((removed, unlinked))
 }

@@ -202,32 +202,30 @@ impl Reader<'_> {
         if roots.is_empty() {
             return Ok(Subgraph::default());
         }
-        let below = format!(
-            "WITH RECURSIVE d(id) AS (
-                 VALUES {}
+        // The roots as one JSON value: any number of them (a statement
+        // with one parameter per root would stop at SQLite's limit).
+        const BELOW: &str = "WITH RECURSIVE d(id) AS (
+                 SELECT value FROM json_each(?1)
                  UNION
                  SELECT l.child_id FROM resource_links l JOIN d ON l.parent_id = d.id
-             )",
-            vec!["(?)"; roots.len()].join(", ")
-        );
-        let keys: Vec<String> = roots.iter().map(ToString::to_string).collect();
-        let mut stmt = self.conn.prepare(&format!(
-            "{below} SELECT l.parent_id, l.child_id FROM resource_links l
+             )";
+        let roots = id_list(roots);
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "{BELOW} SELECT l.parent_id, l.child_id FROM resource_links l
              WHERE l.child_id IN d ORDER BY l.parent_id, l.child_id"
         ))?;
-        let edges = decode_all(&mut stmt, params_from_iter(&keys), TABLE, 0, edge)?
+        let edges = decode_all(&mut stmt, [&roots], TABLE, 0, edge)?
             .into_iter()
             .map(|e| (e.parent, e.child))
             .collect();
-        let mut stmt = self.conn.prepare(&format!(
-            "{below} SELECT resource_id, auto_discovered FROM resources WHERE resource_id IN d"
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "{BELOW} SELECT resource_id, auto_discovered FROM resources WHERE resource_id IN d"
         ))?;
-        let auto_discovered =
-            decode_all(&mut stmt, params_from_iter(&keys), "resources", 0, |c| {
-                Ok((c.parsed(0, ResourceId::parse)?, c.get(1)?))
-            })?
-            .into_iter()
-            .collect();
+        let auto_discovered = decode_all(&mut stmt, [&roots], "resources", 0, |c| {
+            Ok((c.parsed(0, ResourceId::parse)?, c.get(1)?))
+        })?
+        .into_iter()
+        .collect();
         Ok(Subgraph {
             edges,
             auto_discovered,

@@ -235,3 +235,38 @@ fn a_row_holding_invalid_data_is_reported_by_table_and_key() {
     let text = err.to_string();
     assert!(text.contains(&format!("resources[{}]", id(1))), "{text}");
 }
+
+#[test]
+fn reads_by_many_ids_take_one_statement_past_sqlites_parameter_limit() {
+    let mut store = Store::open_in_memory().unwrap();
+    let mut base = spec("fs-directory");
+    base.built_in = true;
+    // 1 → 2 → 3, and 40,000 ids that name nothing (past the 32,766
+    // parameters one statement may bind).
+    store
+        .write(|w| {
+            w.upsert_type(&base, "builtin", "t0")?;
+            for n in 1..=3 {
+                w.insert_resource(&row(n, "fs-directory"))?;
+            }
+            w.insert_link(id(1), id(2), true, "t")?;
+            w.insert_link(id(2), id(3), true, "t")
+        })
+        .unwrap();
+    let mut ids: Vec<ResourceId> = (100..40_100).map(id).collect();
+    ids.push(id(2));
+    store
+        .read(|r| {
+            let below = r.subgraph_below(&ids)?;
+            // Every link into the subgraph, those into the roots included.
+            assert_eq!(below.edges, vec![(id(1), id(2)), (id(2), id(3))]);
+            let rows = r.resources_by_ids(&ids)?;
+            assert_eq!(rows.iter().map(|r| r.id).collect::<Vec<_>>(), [id(2)]);
+            let (children, parents) = r.links_of(&ids)?;
+            assert_eq!(children.get(&id(2)), Some(&vec![id(3)]));
+            assert_eq!(parents.get(&id(2)), Some(&vec![id(1)]));
+            assert_eq!(r.children_rows(id(1))?.len(), 1);
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+}
