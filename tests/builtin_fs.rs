@@ -232,6 +232,40 @@ fn inspect_describes_a_directory_and_a_file_in_it() {
     let text = file.ok();
     assert!(text.contains("size: 6 bytes"), "{text}");
     assert!(text.contains("digest: sha256:"), "{text}");
+    // The same facts as data, checked against the filesystem.
+    let dir = env
+        .run(&["resource", "inspect", "local/d", "-o", "json"])
+        .json();
+    assert_eq!(dir["fields"]["entries"], "2");
+    assert_eq!(dir["fields"]["directories"], "1");
+    assert_eq!(dir["fields"]["bytes-in-files"], "6");
+    let file = env
+        .run(&[
+            "resource",
+            "inspect",
+            "--file",
+            "notes.txt",
+            "local/d",
+            "-o",
+            "json",
+        ])
+        .json();
+    let fields = &file["fields"];
+    let path = env.path("d/notes.txt");
+    let meta = std::fs::symlink_metadata(&path).unwrap();
+    assert_eq!(fields["type"], "fs-file");
+    assert_eq!(fields["size"], meta.len().to_string());
+    assert_eq!(
+        fields["mode"],
+        format!(
+            "{:o}",
+            std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o7777
+        )
+    );
+    assert_eq!(
+        fields["digest"],
+        "sha256:5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"
+    );
 }
 
 #[test]

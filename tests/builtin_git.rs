@@ -265,12 +265,27 @@ fn inspect_shows_the_checkout_and_one_file_as_a_person_wants() {
     let text = json["text"].as_str().unwrap();
     let blob = git(&repo, &["hash-object", "src/main.py"]);
     assert!(text.contains(&format!("blob {}", blob.trim())), "{text}");
-    assert!(
-        text.contains("status index \" \", work tree \"M\""),
-        "{text}"
-    );
+    assert!(text.contains("status modified (not staged)"), "{text}");
     assert!(text.contains("size 17 bytes"), "{text}");
     assert!(text.contains("last commit"), "{text}");
+    // The same facts as data.
+    let fields = &json["fields"];
+    let last = git(&repo, &["log", "-1", "--format=%H", "--", "src/main.py"]);
+    assert_eq!(fields["file"], "src/main.py");
+    assert_eq!(fields["status"], "modified (not staged)");
+    assert_eq!(fields["worktree"], "M");
+    assert_eq!(fields["blob"], blob.trim());
+    assert_eq!(fields["size"], "17");
+    assert_eq!(fields["last-commit"], last.trim());
+    let whole = env
+        .run(&["resource", "inspect", "local/api-repo", "-o", "json"])
+        .json();
+    let fields = &whole["fields"];
+    assert_eq!(fields["branch"], "main");
+    assert_eq!(fields["head"], head.trim());
+    assert_eq!(fields["summary"], "second: a submodule");
+    assert_eq!(fields["modified"], "1");
+    assert_eq!(fields["untracked"], "1");
 }
 
 #[test]

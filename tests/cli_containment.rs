@@ -231,6 +231,13 @@ fn handler_text_reaches_the_terminal_escaped_and_programs_exactly() {
         .run(&["resource", "inspect", "local/e", "-o", "json"])
         .json();
     assert!(exact["text"].as_str().unwrap().contains("\x1b]0;pwned\x07"));
+    // Fields are data too: exact in JSON, escaped by JSON itself.
+    assert!(
+        exact["fields"]["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("\x1b[2J")
+    );
 }
 
 #[test]

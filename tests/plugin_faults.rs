@@ -40,7 +40,7 @@ fn discover(host: &Host, m: &LoadedModule, class: &str) -> Result<usize, CallErr
 }
 
 fn inspect(host: &Host, m: &LoadedModule, class: &str, v: &ResourceView, g: &Grant) -> String {
-    host.runtime.inspect(m, class, v, None, g).unwrap()
+    host.runtime.inspect(m, class, v, None, g).unwrap().text
 }
 
 /// The runtime that just contained a fault still answers normally.
@@ -144,7 +144,7 @@ fn a_stdout_flood_is_cut_at_the_bound_and_the_call_still_answers() {
     let (host, m) = faulty();
     let (_dir, v, g) = location();
     let answer = host.runtime.inspect(&m, "Flood", &v, None, &g).unwrap();
-    assert_eq!(answer, "flooded during inspect");
+    assert_eq!(answer.text, "flooded during inspect");
     let kept: usize = logged("test.faulty:Flood inspect stdout: x")
         .iter()
         .map(|l| l.len() - "test.faulty:Flood inspect stdout: ".len())

@@ -137,6 +137,18 @@ fn inspect_describes_the_package_or_one_file_in_it() {
     let pkg = python_package();
     let (v, g) = (view(pkg.path(), &[]), grant(pkg.path()));
     let whole = host.runtime.inspect(&m, CLASS, &v, None, &g).unwrap();
+    // The same facts as fields, for `-o json`.
+    let field = |k: &str| {
+        whole
+            .fields
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(field("name").as_deref(), Some("demo"));
+    assert_eq!(field("version").as_deref(), Some("1.2.3"));
+    assert_eq!(field("import-packages").as_deref(), Some("demo,src/other"));
+    let whole = whole.text;
     assert!(whole.starts_with("Python package demo 1.2.3\n"), "{whole}");
     assert!(
         whole.contains("import packages: demo, src/other"),
@@ -145,7 +157,8 @@ fn inspect_describes_the_package_or_one_file_in_it() {
     let file = host
         .runtime
         .inspect(&m, CLASS, &v, Some("README.md"), &g)
-        .unwrap();
+        .unwrap()
+        .text;
     assert!(file.contains("size: 16 bytes"), "{file}");
     assert!(file.contains("  # demo\n  line two\n"), "{file}");
     let missing = host

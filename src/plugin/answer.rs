@@ -8,7 +8,7 @@
 
 use super::contract::ContractVersion;
 use super::limits::AnswerBounds;
-use super::types::{ClassInfo, Discovered, HandlerError, PluginInfo};
+use super::types::{ClassInfo, Discovered, HandlerError, Inspected, PluginInfo};
 use crate::model::{ClassName, HandlerRef, ModuleName, TypeName};
 use crate::text::quote;
 use std::path::Path;
@@ -95,10 +95,16 @@ pub(crate) fn content_hash(hash: String, b: &AnswerBounds) -> Result<String, Str
     Ok(hash)
 }
 
-/// Accept `inspect`'s text.
-pub(crate) fn text(text: String, b: &AnswerBounds) -> Result<String, String> {
+/// Accept `inspect`'s text and fields (bounded, unique keys, as
+/// properties are).
+pub(crate) fn inspection(
+    text: String,
+    fields: Vec<(String, String)>,
+    b: &AnswerBounds,
+) -> Result<Inspected, String> {
     AnswerBounds::check_len("the inspection text", &text, b.max_text_bytes)?;
-    Ok(text)
+    b.check_properties("the inspection fields", &fields)?;
+    Ok(Inspected { text, fields })
 }
 
 /// Accept a handler error whose message is of sane size.

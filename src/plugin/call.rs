@@ -14,7 +14,7 @@ use super::engine::{EngineState, deadline_ticks};
 use super::error::{CallError, CallErrorKind};
 use super::runtime::{LoadedModule, PluginRuntime};
 use super::sandbox::{CallState, Label};
-use super::types::{Discovered, Grant, HandlerError, Operation, ResourceView};
+use super::types::{Discovered, Grant, HandlerError, Inspected, Operation, ResourceView};
 use std::sync::Arc;
 use wasmtime::{Store, Trap};
 
@@ -81,13 +81,13 @@ impl PluginRuntime {
         view: &ResourceView,
         file: Option<&str>,
         grant: &Grant,
-    ) -> Result<String, CallError> {
+    ) -> Result<Inspected, CallError> {
         let call = Call::Inspect { class, view, file };
-        let Answer::Text(answer) = self.handler_call(m, class, call, grant)? else {
-            unreachable!("inspect answers text")
+        let Answer::Inspection(answer) = self.handler_call(m, class, call, grant)? else {
+            unreachable!("inspect answers an inspection")
         };
-        let text = self.answered(m, class, Operation::Inspect, answer)?;
-        answer::text(text, &self.limits.answer)
+        let (text, fields) = self.answered(m, class, Operation::Inspect, answer)?;
+        answer::inspection(text, fields, &self.limits.answer)
             .map_err(|why| refused(m, class, Operation::Inspect, why))
     }
 

@@ -14,8 +14,8 @@
 //! or system config, no pager, no prompt, no optional locks, fsmonitor
 //! off), stdin closed, output bounded, and killed if the call's deadline
 //! passes while it runs (`kill_on_drop`: the call's future owns it). The
-//! CLI was chosen over gitoxide after measuring both (README, "Git
-//! access"): comparable on these queries, and no large new dependency.
+//! CLI was chosen over gitoxide after measuring both (README, "The git
+//! capability"): comparable on these queries, and no large new dependency.
 //!
 //! **One snapshot per registry operation.** Registering a checkout asks
 //! the same repository-wide questions in several calls (its validation,

@@ -45,4 +45,6 @@ pub use files::{PluginFiles, StoredFile, read_verified};
 pub use git::GitSnapshot;
 pub use limits::{AnswerBounds, Limits};
 pub use runtime::{ComponentSource, LoadedModule, PluginRuntime};
-pub use types::{ClassInfo, Discovered, Grant, HandlerError, Operation, PluginInfo, ResourceView};
+pub use types::{
+    ClassInfo, Discovered, Grant, HandlerError, Inspected, Operation, PluginInfo, ResourceView,
+};

@@ -68,6 +68,15 @@ pub struct Discovered {
     pub content_hash: Option<String>,
 }
 
+/// What `inspect` answered, after the host's checks: text for people and
+/// the same facts as fields (unique keys; empty from a `0.1.0` component,
+/// whose `inspect` answers text only).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Inspected {
+    pub text: String,
+    pub fields: Vec<(String, String)>,
+}
+
 /// A handler's own refusal or failure (`handler-error` in the WIT).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HandlerError {

@@ -15,8 +15,8 @@ use super::type_set::TypeSet;
 use super::{Registry, RegistryError, args};
 use crate::model::{ClassName, HandlerRef, ModuleName, ResolvedType};
 use crate::plugin::{
-    CallError, CallErrorKind, ComponentSource, Discovered, Grant, HandlerError, LoadOrigin,
-    LoadedModule, PluginFiles, PluginRuntime, ResourceView, builtin_component,
+    CallError, CallErrorKind, ComponentSource, Discovered, Grant, HandlerError, Inspected,
+    LoadOrigin, LoadedModule, PluginFiles, PluginRuntime, ResourceView, builtin_component,
 };
 use crate::store::{PluginRow, Reader, ResourceRow};
 
@@ -196,7 +196,7 @@ impl Registry {
         handler: &Handler,
         row: &ResourceRow,
         file: Option<&str>,
-    ) -> Result<String, RegistryError> {
+    ) -> Result<Inspected, RegistryError> {
         Ok(self.runtime()?.inspect(
             &handler.module,
             handler.class(),

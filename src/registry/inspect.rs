@@ -6,14 +6,18 @@ use super::lookup::find_row;
 use super::{Registry, RegistryError};
 use crate::model::ResourceKey;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::{Component, Path};
 
-/// What `agents resource inspect` shows.
+/// What `agents resource inspect` shows: the handler's text for people,
+/// and the same facts as fields (what `-o json` is for; empty when the
+/// handler gives text only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Inspection {
     pub resource: String,
     pub handler: String,
     pub file: Option<String>,
+    pub fields: BTreeMap<String, String>,
     pub text: String,
 }
 
@@ -42,12 +46,13 @@ impl Registry {
         }
         let ty = types.resolve(&row.type_name)?;
         let handler = self.require_handler(&ty, &row, "inspect")?;
-        let text = self.call_inspect(&handler, &row, file)?;
+        let inspected = self.call_inspect(&handler, &row, file)?;
         Ok(Inspection {
             resource: row.label(),
             handler: handler.reference.to_string(),
             file: file.map(str::to_owned),
-            text,
+            fields: inspected.fields.into_iter().collect(),
+            text: inspected.text,
         })
     }
 }

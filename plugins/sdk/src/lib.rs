@@ -55,7 +55,7 @@ pub mod bindings {
 }
 
 pub use bindings::cleveragents::resource::types::{
-    ClassInfo, Discovered, HandlerError, PluginInfo, Property, ResourceView,
+    ClassInfo, Discovered, HandlerError, Inspection, PluginInfo, Property, ResourceView,
 };
 
 /// Read-only facts about the git repository that contains the call's
@@ -139,8 +139,12 @@ pub trait Handler {
         Err(unsupported("content-hash"))
     }
 
-    /// A description of `r`, or of `file` (relative to its location).
-    fn inspect(r: &ResourceView, file: Option<&str>) -> Result<String, HandlerError> {
+    /// A description of `r`, or of `file` (relative to its location):
+    /// text for people and the same facts as fields. Build it with
+    /// [`Inspection::field`] (a fact: a line and a field) and
+    /// [`Inspection::line`] (text only), or from text alone
+    /// (`Ok(text.into())`).
+    fn inspect(r: &ResourceView, file: Option<&str>) -> Result<Inspection, HandlerError> {
         let _ = (r, file);
         Err(unsupported("inspect"))
     }
@@ -184,6 +188,64 @@ impl ResourceView {
     /// The name if it has one, else the id: how messages refer to it.
     pub fn label(&self) -> &str {
         self.name.as_deref().unwrap_or(&self.id)
+    }
+}
+
+impl Inspection {
+    /// Nothing yet.
+    pub fn new() -> Self {
+        Self {
+            text: String::new(),
+            fields: Vec::new(),
+        }
+    }
+
+    /// A fact: the line `key value` for people and the field `key` =
+    /// `value` for `-o json`. Keys must be unique.
+    pub fn field(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        let (key, value) = (key.into(), value.into());
+        self.text.push_str(&format!(
+            "{key} {value}
+"
+        ));
+        self.fields.push(Property::new(key, value));
+        self
+    }
+
+    /// A field that is not shown as its own line (the text says it
+    /// another way, e.g. two facts on one [`line`](Self::line)).
+    pub fn data(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.fields.push(Property::new(key, value));
+        self
+    }
+
+    /// A line of text for people only.
+    pub fn line(mut self, text: impl AsRef<str>) -> Self {
+        self.text.push_str(text.as_ref());
+        self.text.push('\n');
+        self
+    }
+}
+
+impl Default for Inspection {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl From<String> for Inspection {
+    /// Text alone, no fields.
+    fn from(text: String) -> Self {
+        Self {
+            text,
+            fields: Vec::new(),
+        }
+    }
+}
+
+impl From<&str> for Inspection {
+    fn from(text: &str) -> Self {
+        Self::from(text.to_owned())
     }
 }
 
@@ -285,7 +347,7 @@ macro_rules! export_plugin {
                     class: ::std::string::String,
                     r: $crate::ResourceView,
                     file: ::std::option::Option<::std::string::String>,
-                ) -> ::std::result::Result<::std::string::String, $crate::HandlerError> {
+                ) -> ::std::result::Result<$crate::Inspection, $crate::HandlerError> {
                     $(if class == stringify!($class) {
                         return <$class as $crate::Handler>::inspect(&r, file.as_deref());
                     })+

@@ -159,3 +159,15 @@ fn a_content_hash_longer_than_the_column_is_refused() {
     assert!(err.contains("more than the 128 allowed"), "{err}");
     assert!(content_hash(String::new(), &b).is_err());
 }
+
+#[test]
+fn inspection_fields_are_bounded_like_properties() {
+    let b = AnswerBounds::default();
+    let pair = |k: &str| (k.to_owned(), "v".to_owned());
+    let ok = inspection("text".into(), vec![pair("a"), pair("b")], &b).unwrap();
+    assert_eq!(ok.fields.len(), 2);
+    let twice = inspection("text".into(), vec![pair("a"), pair("a")], &b).unwrap_err();
+    assert!(twice.contains("inspection fields"), "{twice}");
+    let long = inspection("x".repeat(b.max_text_bytes + 1), Vec::new(), &b).unwrap_err();
+    assert!(long.contains("inspection text"), "{long}");
+}

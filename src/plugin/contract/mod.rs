@@ -139,6 +139,8 @@ pub(crate) enum Answer {
     Properties(Result<Vec<(String, String)>, HandlerError>),
     Children(Result<Vec<RawChild>, HandlerError>),
     Text(Result<String, HandlerError>),
+    /// `inspect`'s text and fields.
+    Inspection(Result<(String, Vec<(String, String)>), HandlerError>),
 }
 
 /// A component prepared for instantiation, in the version it was built for.

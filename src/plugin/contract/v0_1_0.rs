@@ -67,9 +67,11 @@ pub(super) async fn call(
                 .await?
                 .map_err(error),
         ),
-        Call::Inspect { class, view, file } => Answer::Text(
+        // 0.1.0's `inspect` answers text only.
+        Call::Inspect { class, view, file } => Answer::Inspection(
             h.call_inspect(&mut *store, class, &view_to_wit(view), file)
                 .await?
+                .map(|text| (text, Vec::new()))
                 .map_err(error),
         ),
     })

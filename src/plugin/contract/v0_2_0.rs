@@ -275,9 +275,10 @@ pub(super) async fn call(
                 .await?
                 .map_err(error),
         ),
-        Call::Inspect { class, view, file } => Answer::Text(
+        Call::Inspect { class, view, file } => Answer::Inspection(
             h.call_inspect(&mut *store, class, &view_to_wit(view), file)
                 .await?
+                .map(|i| (i.text, properties_from_wit(i.fields)))
                 .map_err(error),
         ),
     })

@@ -4,7 +4,7 @@
 //! file's content digest (read through WASI) — and how those become
 //! properties and lines of text.
 
-use resource_handler_sdk::{Property, host};
+use resource_handler_sdk::{Inspection, Property, host};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 
@@ -172,24 +172,38 @@ impl Facts {
         line
     }
 
-    /// A few lines for `inspect`.
-    pub fn describe(&self, full: bool) -> String {
-        let mut text = format!("{} {}\n", self.kind.article(), self.path);
-        text.push_str(&format!("size: {} bytes\n", self.size));
-        text.push_str(&format!("modified: {}\n", iso8601(self.modified_nanos)));
+    /// A few lines for `inspect`, and the same facts as fields.
+    pub fn describe(&self) -> Inspection {
+        let modified = iso8601(self.modified_nanos);
+        let mut out = Inspection::new()
+            .line(format!("{} {}", self.kind.article(), self.path))
+            .line(format!("size: {} bytes", self.size))
+            .line(format!("modified: {modified}"))
+            .data("path", self.path.as_str())
+            .data("type", self.kind.type_name())
+            .data("size", self.size.to_string())
+            .data("modified", modified);
         if let Some(mode) = self.mode {
-            text.push_str(&format!("mode: {:o}\n", mode & 0o7777));
+            let mode = format!("{:o}", mode & 0o7777);
+            out = out.line(format!("mode: {mode}")).data("mode", mode);
         }
         if let Some(target) = &self.target {
-            text.push_str(&format!("target: {target} (not followed)\n"));
+            out = out
+                .line(format!("target: {target} (not followed)"))
+                .data("target", target.as_str());
         }
         if self.kind == Kind::Hardlink {
-            text.push_str(&format!("links: {} (inode {})\n", self.links, self.inode));
+            out = out
+                .line(format!("links: {} (inode {})", self.links, self.inode))
+                .data("links", self.links.to_string())
+                .data("inode", self.inode.to_string());
         }
-        if full && let Some(digest) = &self.digest {
-            text.push_str(&format!("digest: {digest}\n"));
+        if let Some(digest) = &self.digest {
+            out = out
+                .line(format!("digest: {digest}"))
+                .data("digest", digest.as_str());
         }
-        text
+        out
     }
 }
 

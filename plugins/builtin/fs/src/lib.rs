@@ -17,7 +17,7 @@ mod facts;
 
 use facts::{Facts, Kind};
 use resource_handler_sdk::{
-    Discovered, Handler, HandlerError, Property, Props, ResourceView, host, name_part,
+    Discovered, Handler, HandlerError, Inspection, Property, Props, ResourceView, host, name_part,
 };
 use std::path::Path;
 
@@ -151,11 +151,11 @@ impl Handler for FsDirectoryHandler {
         Ok(sha256(text.as_bytes()))
     }
 
-    fn inspect(r: &ResourceView, file: Option<&str>) -> Result<String, HandlerError> {
+    fn inspect(r: &ResourceView, file: Option<&str>) -> Result<Inspection, HandlerError> {
         let location = r.location()?;
         if let Some(file) = file {
             let path = inside(location, file)?;
-            return Ok(Facts::of(&path).map_err(|e| io(&path, e))?.describe(true));
+            return Ok(Facts::of(&path).map_err(|e| io(&path, e))?.describe());
         }
         let list = entries(location, false)?;
         let count = |k: Kind| list.iter().filter(|f| f.kind == k).count();
@@ -164,22 +164,30 @@ impl Handler for FsDirectoryHandler {
             .filter(|f| matches!(f.kind, Kind::File | Kind::Hardlink))
             .map(|f| f.size)
             .sum();
-        let mut text = format!(
-            "directory {location}\n{} entries: {} directories, {} files, {} hard links, {} \
-             symlinks ({bytes} bytes in files)\n",
-            list.len(),
-            count(Kind::Directory),
-            count(Kind::File),
-            count(Kind::Hardlink),
-            count(Kind::Symlink)
-        );
+        let (dirs, files) = (count(Kind::Directory), count(Kind::File));
+        let (hardlinks, symlinks) = (count(Kind::Hardlink), count(Kind::Symlink));
+        let mut out = Inspection::new()
+            .line(format!("directory {location}"))
+            .line(format!(
+                "{} entries: {dirs} directories, {files} files, {hardlinks} hard links, \
+                 {symlinks} symlinks ({bytes} bytes in files)",
+                list.len(),
+            ))
+            .data("path", location)
+            .data("type", "fs-directory")
+            .data("entries", list.len().to_string())
+            .data("directories", dirs.to_string())
+            .data("files", files.to_string())
+            .data("hardlinks", hardlinks.to_string())
+            .data("symlinks", symlinks.to_string())
+            .data("bytes-in-files", bytes.to_string());
         for facts in list.iter().take(50) {
-            text.push_str(&format!("  {}\n", facts.line()));
+            out = out.line(format!("  {}", facts.line()));
         }
         if list.len() > 50 {
-            text.push_str(&format!("  … {} more\n", list.len() - 50));
+            out = out.line(format!("  … {} more", list.len() - 50));
         }
-        Ok(text)
+        Ok(out)
     }
 }
 
@@ -213,12 +221,14 @@ impl Handler for FsMountHandler {
         FsDirectoryHandler::content_hash(r)
     }
 
-    fn inspect(r: &ResourceView, file: Option<&str>) -> Result<String, HandlerError> {
-        Ok(format!(
-            "mount point {}\n{}",
-            r.location()?,
-            FsDirectoryHandler::inspect(r, file)?
-        ))
+    fn inspect(r: &ResourceView, file: Option<&str>) -> Result<Inspection, HandlerError> {
+        let inner = FsDirectoryHandler::inspect(r, file)?;
+        let mut out = Inspection::new()
+            .line(format!("mount point {}", r.location()?))
+            .data("mount-point", "true");
+        out.text.push_str(&inner.text);
+        out.fields.extend(inner.fields);
+        Ok(out)
     }
 }
 
@@ -238,11 +248,9 @@ fn entry_hash(r: &ResourceView) -> Result<String, HandlerError> {
     }
 }
 
-fn entry_inspect(r: &ResourceView) -> Result<String, HandlerError> {
+fn entry_inspect(r: &ResourceView) -> Result<Inspection, HandlerError> {
     let location = r.location()?;
-    Ok(Facts::of(location)
-        .map_err(|e| io(location, e))?
-        .describe(true))
+    Ok(Facts::of(location).map_err(|e| io(location, e))?.describe())
 }
 
 pub struct FsFileHandler;
@@ -252,7 +260,7 @@ impl Handler for FsFileHandler {
     fn content_hash(r: &ResourceView) -> Result<String, HandlerError> {
         entry_hash(r)
     }
-    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<String, HandlerError> {
+    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<Inspection, HandlerError> {
         entry_inspect(r)
     }
 }
@@ -264,7 +272,7 @@ impl Handler for FsHardlinkHandler {
     fn content_hash(r: &ResourceView) -> Result<String, HandlerError> {
         entry_hash(r)
     }
-    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<String, HandlerError> {
+    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<Inspection, HandlerError> {
         entry_inspect(r)
     }
 }
@@ -276,7 +284,7 @@ impl Handler for FsSymlinkHandler {
     fn content_hash(r: &ResourceView) -> Result<String, HandlerError> {
         entry_hash(r)
     }
-    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<String, HandlerError> {
+    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<Inspection, HandlerError> {
         entry_inspect(r)
     }
 }

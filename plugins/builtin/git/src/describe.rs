@@ -1,72 +1,140 @@
 //! What `agents resource inspect` shows for a checkout, a repository and a
-//! file in a checkout: what a person wants to see first.
+//! file in a checkout: what a person wants to see first, and the same
+//! facts as fields.
 
 use resource_handler_sdk::git::{self, RefKind};
-use resource_handler_sdk::{HandlerError, ResourceView};
+use resource_handler_sdk::{HandlerError, Inspection, ResourceView};
 
 /// Branch, HEAD, upstream distance, and how many paths are changed.
-pub fn checkout(r: &ResourceView) -> Result<String, HandlerError> {
+pub fn checkout(r: &ResourceView) -> Result<Inspection, HandlerError> {
     let head = git::head()?;
-    let mut text = format!("checkout {}\n", r.location()?);
-    match &head.branch {
-        Some(branch) => text.push_str(&format!("branch {branch}\n")),
-        None => text.push_str("detached HEAD\n"),
-    }
-    match &head.commit {
+    let location = r.location()?;
+    let mut out = Inspection::new()
+        .line(format!("checkout {location}"))
+        .data("path", location);
+    out = match &head.branch {
+        Some(branch) => out.field("branch", branch.as_str()),
+        None => out.line("detached HEAD"),
+    };
+    out = match &head.commit {
         Some(id) => {
             let c = git::read_commit(id)?;
-            text.push_str(&format!("HEAD {} {}\n", c.id, c.summary));
+            out.line(format!("HEAD {} {}", c.id, c.summary))
+                .data("head", c.id)
+                .data("summary", c.summary)
         }
-        None => text.push_str("HEAD (no commits yet)\n"),
-    }
+        None => out.line("HEAD (no commits yet)"),
+    };
     if let Some(branch) = &head.branch {
         let upstream = git::references()?
             .into_iter()
             .find(|r| r.kind == RefKind::Branch && &r.short_name == branch)
             .and_then(|r| r.upstream);
-        match (upstream, git::divergence(branch)?) {
-            (Some(up), Some(d)) => text.push_str(&format!(
-                "upstream {up}: ahead {}, behind {}\n",
-                d.ahead, d.behind
-            )),
-            _ => text.push_str("upstream (none)\n"),
-        }
+        out = match (upstream, git::divergence(branch)?) {
+            (Some(up), Some(d)) => out
+                .line(format!(
+                    "upstream {up}: ahead {}, behind {}",
+                    d.ahead, d.behind
+                ))
+                .data("upstream", up)
+                .data("ahead", d.ahead.to_string())
+                .data("behind", d.behind.to_string()),
+            _ => out.line("upstream (none)"),
+        };
     }
     let status = git::status(None)?;
     let untracked = status.iter().filter(|s| s.index == "?").count();
     let modified = status.len() - untracked;
-    text.push_str(&format!("modified {modified}, untracked {untracked}\n"));
-    Ok(text)
+    Ok(out
+        .line(format!("modified {modified}, untracked {untracked}"))
+        .data("modified", modified.to_string())
+        .data("untracked", untracked.to_string()))
 }
 
 /// Where HEAD is and how many refs of each kind.
-pub fn repository() -> Result<String, HandlerError> {
+pub fn repository() -> Result<Inspection, HandlerError> {
     let repo = git::repository()?;
     let head = git::head()?;
     let refs = git::references()?;
     let count = |k: RefKind| refs.iter().filter(|r| r.kind == k).count();
-    Ok(format!(
-        "repository {}{}\nHEAD {} {}\n{} branches, {} tags, {} remote branches, {} remotes, {} \
-         stashes, {} submodules\n",
-        repo.git_dir,
-        if repo.work_tree.is_none() {
-            " (bare)"
-        } else {
-            ""
-        },
-        head.branch.as_deref().unwrap_or("(detached)"),
-        head.commit.as_deref().unwrap_or("(no commits)"),
+    let (branches, tags, remote_branches) = (
         count(RefKind::Branch),
         count(RefKind::Tag),
         count(RefKind::RemoteBranch),
+    );
+    let (remotes, stashes, submodules) = (
         git::remotes()?.len(),
         git::stashes()?.len(),
-        git::submodules()?.len()
-    ))
+        git::submodules()?.len(),
+    );
+    let bare = repo.work_tree.is_none();
+    let mut out = Inspection::new()
+        .line(format!(
+            "repository {}{}",
+            repo.git_dir,
+            if bare { " (bare)" } else { "" }
+        ))
+        .line(format!(
+            "HEAD {} {}",
+            head.branch.as_deref().unwrap_or("(detached)"),
+            head.commit.as_deref().unwrap_or("(no commits)"),
+        ))
+        .line(format!(
+            "{branches} branches, {tags} tags, {remote_branches} remote branches, {remotes} \
+             remotes, {stashes} stashes, {submodules} submodules"
+        ))
+        .data("git-dir", repo.git_dir)
+        .data("bare", bare.to_string());
+    if let Some(branch) = head.branch {
+        out = out.data("branch", branch);
+    }
+    if let Some(commit) = head.commit {
+        out = out.data("head", commit);
+    }
+    Ok(out
+        .data("branches", branches.to_string())
+        .data("tags", tags.to_string())
+        .data("remote-branches", remote_branches.to_string())
+        .data("remotes", remotes.to_string())
+        .data("stashes", stashes.to_string())
+        .data("submodules", submodules.to_string()))
+}
+
+/// A `git status` letter in words.
+fn change(letter: &str) -> &'static str {
+    match letter {
+        "M" => "modified",
+        "A" => "added",
+        "D" => "deleted",
+        "R" => "renamed",
+        "C" => "copied",
+        "T" => "type changed",
+        "U" => "unmerged",
+        _ => "changed",
+    }
+}
+
+/// One path's state in words: `modified (not staged)`, `added (staged)`,
+/// `untracked`, …
+fn state(index: &str, worktree: &str) -> String {
+    match (index, worktree) {
+        ("?", _) => "untracked".to_owned(),
+        ("!", _) => "ignored".to_owned(),
+        _ => {
+            let mut parts = Vec::new();
+            if index != " " {
+                parts.push(format!("{} (staged)", change(index)));
+            }
+            if worktree != " " {
+                parts.push(format!("{} (not staged)", change(worktree)));
+            }
+            parts.join(", ")
+        }
+    }
 }
 
 /// One file of the work tree: its status, blob id, size, last commit.
-pub fn file(path: &str) -> Result<String, HandlerError> {
+pub fn file(path: &str) -> Result<Inspection, HandlerError> {
     let repo = git::repository()?;
     let Some(root) = repo.work_tree else {
         return Err(HandlerError::Unsupported(
@@ -74,23 +142,29 @@ pub fn file(path: &str) -> Result<String, HandlerError> {
         ));
     };
     let status = git::status(Some(path))?;
-    let state = match status.iter().find(|s| s.path == path) {
-        None => "unmodified".to_owned(),
-        Some(s) if s.index == "?" => "untracked".to_owned(),
-        Some(s) if s.index == "!" => "ignored".to_owned(),
-        Some(s) => format!("index {:?}, work tree {:?}", s.index, s.worktree),
+    let mut out = Inspection::new().field("file", path);
+    out = match status.iter().find(|s| s.path == path) {
+        None => out.field("status", "unmodified"),
+        Some(s) => out
+            .field("status", state(&s.index, &s.worktree))
+            .data("index", s.index.as_str())
+            .data("worktree", s.worktree.as_str()),
     };
-    let mut text = format!("file {path}\nstatus {state}\n");
-    match git::blob_id(path)? {
-        Some(id) => text.push_str(&format!("blob {id}\n")),
-        None => text.push_str("blob (not on disk)\n"),
-    }
+    out = match git::blob_id(path)? {
+        Some(id) => out.field("blob", id),
+        None => out.line("blob (not on disk)"),
+    };
     let full = format!("{}/{path}", root.trim_end_matches('/'));
     if let Ok(meta) = std::fs::symlink_metadata(&full) {
-        text.push_str(&format!("size {} bytes\n", meta.len()));
+        out = out
+            .line(format!("size {} bytes", meta.len()))
+            .data("size", meta.len().to_string());
     }
     if let Some(c) = git::last_commit(path)? {
-        text.push_str(&format!("last commit {} {}\n", c.id, c.summary));
+        out = out
+            .line(format!("last commit {} {}", c.id, c.summary))
+            .data("last-commit", c.id)
+            .data("last-commit-summary", c.summary);
     }
-    Ok(text)
+    Ok(out)
 }

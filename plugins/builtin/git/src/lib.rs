@@ -27,7 +27,8 @@ pub use objects::{
 
 use resource_handler_sdk::git::{self, GitError, RefKind};
 use resource_handler_sdk::{
-    Discovered, Handler, HandlerError, Property, Props, ResourceView, name_part, name_path,
+    Discovered, Handler, HandlerError, Inspection, Property, Props, ResourceView, name_part,
+    name_path,
 };
 
 /// Short ids in names: enough to be unique in any real repository.
@@ -154,7 +155,7 @@ impl Handler for GitCheckoutHandler {
         Ok(text_hash(&parts))
     }
 
-    fn inspect(r: &ResourceView, file: Option<&str>) -> Result<String, HandlerError> {
+    fn inspect(r: &ResourceView, file: Option<&str>) -> Result<Inspection, HandlerError> {
         match file {
             Some(file) => describe::file(file),
             None => describe::checkout(r),
@@ -306,7 +307,7 @@ impl Handler for GitRepositoryHandler {
         Ok(text_hash(&parts))
     }
 
-    fn inspect(_: &ResourceView, file: Option<&str>) -> Result<String, HandlerError> {
+    fn inspect(_: &ResourceView, file: Option<&str>) -> Result<Inspection, HandlerError> {
         match file {
             Some(file) => describe::file(file),
             None => describe::repository(),

@@ -6,7 +6,17 @@
 
 use crate::{short, text_hash};
 use resource_handler_sdk::git::{self, EntryKind};
-use resource_handler_sdk::{Discovered, Handler, HandlerError, ResourceView, name_part};
+use resource_handler_sdk::{
+    Discovered, Handler, HandlerError, Inspection, ResourceView, name_part,
+};
+
+/// `text` for people, and the resource's own properties (what discovery
+/// recorded of it) as the fields.
+fn described(text: String, r: &ResourceView) -> Inspection {
+    let mut out = Inspection::from(text);
+    out.fields = r.properties.clone();
+    out
+}
 
 fn prop<'r>(r: &'r ResourceView, key: &str) -> Result<&'r str, HandlerError> {
     r.property(key)
@@ -42,18 +52,26 @@ impl Handler for GitBranchHandler {
         Ok(prop(r, "head-sha")?.to_owned())
     }
 
-    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<String, HandlerError> {
+    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<Inspection, HandlerError> {
         let name = prop(r, "branch-name")?;
         let c = git::read_commit(prop(r, "head-sha")?)?;
         let mut text = format!("branch {name}\nhead {} {}\n", c.id, c.summary);
+        let mut distance = None;
         if let Some(upstream) = r.property("upstream") {
             text.push_str(&format!("upstream {upstream}"));
             if let Some(d) = git::divergence(name)? {
                 text.push_str(&format!(" (ahead {}, behind {})", d.ahead, d.behind));
+                distance = Some(d);
             }
             text.push('\n');
         }
-        Ok(text)
+        let mut out = described(text, r).data("summary", c.summary);
+        if let Some(d) = distance {
+            out = out
+                .data("ahead", d.ahead.to_string())
+                .data("behind", d.behind.to_string());
+        }
+        Ok(out)
     }
 }
 
@@ -66,16 +84,17 @@ impl Handler for GitTagHandler {
         Ok(prop(r, "target-sha")?.to_owned())
     }
 
-    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<String, HandlerError> {
+    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<Inspection, HandlerError> {
         let kind = match r.property("annotated") {
             Some("true") => "annotated",
             _ => "light",
         };
-        Ok(format!(
+        let text = format!(
             "tag {} ({kind})\ntarget {}\n",
             prop(r, "tag-name")?,
             prop(r, "target-sha")?
-        ))
+        );
+        Ok(described(text, r))
     }
 }
 
@@ -99,9 +118,9 @@ impl Handler for GitCommitHandler {
         Ok(prop(r, "commit-sha")?.to_owned())
     }
 
-    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<String, HandlerError> {
+    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<Inspection, HandlerError> {
         let c = git::read_commit(prop(r, "commit-sha")?)?;
-        Ok(format!(
+        let text = format!(
             "commit {}\ntree {}\nparents {}\nauthor {} <{}> at {}\n\n    {}\n",
             c.id,
             c.tree,
@@ -114,7 +133,8 @@ impl Handler for GitCommitHandler {
             c.author_email,
             c.author_time,
             c.summary
-        ))
+        );
+        Ok(described(text, r))
     }
 }
 
@@ -158,17 +178,18 @@ impl Handler for GitTreeHandler {
         Ok(prop(r, "tree-sha")?.to_owned())
     }
 
-    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<String, HandlerError> {
+    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<Inspection, HandlerError> {
         let path = r.property("relative-path").unwrap_or_default();
         let mut text = format!(
             "tree {} ({})\n",
             prop(r, "tree-sha")?,
             if path.is_empty() { "/" } else { path }
         );
-        for e in git::read_tree(prop(r, "tree-sha")?)? {
+        let entries = git::read_tree(prop(r, "tree-sha")?)?;
+        for e in &entries {
             text.push_str(&format!("{:06o} {} {}\n", e.mode, e.id, e.name));
         }
-        Ok(text)
+        Ok(described(text, r).data("entries", entries.len().to_string()))
     }
 }
 
@@ -181,18 +202,19 @@ impl Handler for GitTreeEntryHandler {
         Ok(prop(r, "blob-sha")?.to_owned())
     }
 
-    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<String, HandlerError> {
+    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<Inspection, HandlerError> {
         let mode = prop(r, "mode")?;
         let kind = match mode {
             "120000" => "symlink",
             "160000" => "submodule",
             _ => "file",
         };
-        Ok(format!(
+        let text = format!(
             "{kind} {}\nmode {mode}\nobject {}\n",
             prop(r, "relative-path")?,
             prop(r, "blob-sha")?
-        ))
+        );
+        Ok(described(text, r).data("kind", kind))
     }
 }
 
@@ -208,7 +230,7 @@ impl Handler for GitRemoteHandler {
         ]))
     }
 
-    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<String, HandlerError> {
+    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<Inspection, HandlerError> {
         let mut text = format!(
             "remote {}\nurl {}\n",
             prop(r, "remote-name")?,
@@ -217,7 +239,7 @@ impl Handler for GitRemoteHandler {
         if let Some(push) = r.property("push-url") {
             text.push_str(&format!("push url {push}\n"));
         }
-        Ok(text)
+        Ok(described(text, r))
     }
 }
 
@@ -230,13 +252,14 @@ impl Handler for GitStashHandler {
         Ok(prop(r, "commit-sha")?.to_owned())
     }
 
-    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<String, HandlerError> {
-        Ok(format!(
+    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<Inspection, HandlerError> {
+        let text = format!(
             "stash@{{{}}} {}\n{}\n",
             prop(r, "index")?,
             prop(r, "commit-sha")?,
             r.property("message").unwrap_or_default()
-        ))
+        );
+        Ok(described(text, r))
     }
 }
 
@@ -252,13 +275,14 @@ impl Handler for GitSubmoduleHandler {
         ]))
     }
 
-    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<String, HandlerError> {
-        Ok(format!(
+    fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<Inspection, HandlerError> {
+        let text = format!(
             "submodule {} at {}\nurl {}\ncommit {}\n",
             prop(r, "submodule-name")?,
             prop(r, "path")?,
             r.property("url").unwrap_or("(none)"),
             r.property("commit-sha").unwrap_or("(not recorded)")
-        ))
+        );
+        Ok(described(text, r))
     }
 }

@@ -14,7 +14,9 @@
 mod metadata;
 
 use metadata::{METADATA_FILES, Metadata};
-use resource_handler_sdk::{Discovered, Handler, HandlerError, Property, Props, ResourceView, log};
+use resource_handler_sdk::{
+    Discovered, Handler, HandlerError, Inspection, Property, Props, ResourceView, log,
+};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Component, Path};
@@ -88,7 +90,7 @@ impl Handler for PythonPackageHandler {
         Ok(format!("sha256:{}", hex(&hasher.finalize())))
     }
 
-    fn inspect(r: &ResourceView, file: Option<&str>) -> Result<String, HandlerError> {
+    fn inspect(r: &ResourceView, file: Option<&str>) -> Result<Inspection, HandlerError> {
         let root = Path::new(r.location()?);
         match file {
             None => describe_package(r, root),
@@ -148,32 +150,42 @@ fn import_packages(root: &Path) -> Result<Vec<String>, HandlerError> {
     Ok(found)
 }
 
-fn describe_package(r: &ResourceView, root: &Path) -> Result<String, HandlerError> {
+fn describe_package(r: &ResourceView, root: &Path) -> Result<Inspection, HandlerError> {
     let files = metadata_files(root);
     let meta = read_metadata(root, &files)?;
     let packages = import_packages(root)?;
-    Ok(format!(
-        "Python package {} {}\nlocation: {}\nmetadata: {}\nimport packages: {}\n",
-        meta.name
-            .as_deref()
-            .or(r.property("name"))
-            .unwrap_or("(unnamed)"),
-        meta.version.as_deref().unwrap_or("(no static version)"),
-        root.display(),
-        if files.is_empty() {
+    let name = meta.name.as_deref().or(r.property("name"));
+    let listed = |items: &[String]| {
+        if items.is_empty() {
             "(none)".to_owned()
         } else {
-            files.join(", ")
-        },
-        if packages.is_empty() {
-            "(none)".to_owned()
-        } else {
-            packages.join(", ")
-        },
-    ))
+            items.join(", ")
+        }
+    };
+    let files: Vec<String> = files.into_iter().map(str::to_owned).collect();
+    // Text for people; the same facts as fields for `-o json`.
+    let mut out = Inspection::new()
+        .line(format!(
+            "Python package {} {}",
+            name.unwrap_or("(unnamed)"),
+            meta.version.as_deref().unwrap_or("(no static version)"),
+        ))
+        .line(format!("location: {}", root.display()))
+        .line(format!("metadata: {}", listed(&files)))
+        .line(format!("import packages: {}", listed(&packages)))
+        .data("location", root.display().to_string())
+        .data("metadata", files.join(","))
+        .data("import-packages", packages.join(","));
+    if let Some(name) = name {
+        out = out.data("name", name);
+    }
+    if let Some(version) = &meta.version {
+        out = out.data("version", version.as_str());
+    }
+    Ok(out)
 }
 
-fn describe_file(root: &Path, file: &str) -> Result<String, HandlerError> {
+fn describe_file(root: &Path, file: &str) -> Result<Inspection, HandlerError> {
     let rel = Path::new(file);
     if !rel.components().all(|c| matches!(c, Component::Normal(_))) {
         return Err(HandlerError::InvalidArgs(format!(
@@ -197,12 +209,14 @@ fn describe_file(root: &Path, file: &str) -> Result<String, HandlerError> {
         .and_then(|f| f.take(PREVIEW_BYTES).read_to_end(&mut head))
         .map_err(|e| io_error(file, &e))?;
     let text = String::from_utf8_lossy(&head);
-    let mut out = format!("file: {file}\nsize: {} bytes\n", meta.len());
-    out.push_str(&format!("first lines (up to {PREVIEW_LINES}):\n"));
+    let mut out = Inspection::new()
+        .line(format!("file: {file}"))
+        .line(format!("size: {} bytes", meta.len()))
+        .line(format!("first lines (up to {PREVIEW_LINES}):"))
+        .data("file", file)
+        .data("size", meta.len().to_string());
     for line in text.lines().take(PREVIEW_LINES) {
-        out.push_str("  ");
-        out.push_str(line);
-        out.push('\n');
+        out = out.line(format!("  {line}"));
     }
     Ok(out)
 }
