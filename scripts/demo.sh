@@ -40,6 +40,8 @@ agents resource inspect local/acme
 agents resource add git-checkout local/repo --path "$work/repo" --branch main
 agents resource link-child local/repo local/acme
 agents resource tree local/repo
+agents resource inspect local/repo
+agents resource inspect --file acme-tools/pyproject.toml local/repo
 agents resource list
 agents resource remove --dry-run local/acme
 printf '\nregistry: %s (removed on exit)\n' "$home/registry.db"
