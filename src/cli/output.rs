@@ -150,17 +150,22 @@ impl Progress {
 
     /// Show how far a discovery came.
     pub fn show(&mut self, p: resource_host::registry::DiscoveryProgress) {
+        self.line(format_args!("{} found, {} visited", p.found, p.visited));
+    }
+
+    /// Show how far a refresh came.
+    pub fn show_refresh(&mut self, p: resource_host::registry::RefreshProgress) {
+        self.line(format_args!("{} checked, {} changed", p.checked, p.changed));
+    }
+
+    fn line(&mut self, counts: std::fmt::Arguments<'_>) {
         if !self.on || self.last.elapsed() < std::time::Duration::from_millis(100) {
             return;
         }
         self.last = std::time::Instant::now();
         self.shown = true;
         let mut err = std::io::stderr().lock();
-        let _ = write!(
-            err,
-            "\r\x1b[2K{}: {} found, {} visited",
-            self.what, p.found, p.visited
-        );
+        let _ = write!(err, "\r\x1b[2K{}: {counts}", self.what);
         let _ = err.flush();
     }
 

@@ -7,7 +7,7 @@ use super::types::{self, TypeCommand};
 use super::{Context, Outcome};
 use clap::Subcommand;
 use resource_host::model::{Resource, ResourceKey, resource_label};
-use resource_host::registry::{Depth, RemovalReport, ResourceFilter, TreeView};
+use resource_host::registry::{Depth, RefreshReport, RemovalReport, ResourceFilter, TreeView};
 
 /// Resources a discovery report lists for people (all in `-o json`).
 const LISTED: usize = 40;
@@ -117,6 +117,23 @@ pub enum ResourceCommand {
         recursive: bool,
         #[arg(value_name = "NAME_OR_ID")]
         key: ResourceKey,
+    },
+    /// Check resources for changes and bring what changed up to date.
+    #[command(
+        after_help = "A resource has changed when its handler's content hash differs from the \
+        stored one. What changed is validated again with its stored arguments (fresh \
+        properties) and rediscovered one level (new children added, vanished ones removed); \
+        then what was explored below it is checked the same way. An unchanged registry is not \
+        written. A resource whose location vanished or that no longer validates is marked \
+        stale with the reason (shown by `resource show`); fix the cause and refresh again, or \
+        remove it. One transaction per resource.\n\n\
+        Examples:\n  agents resource refresh\n  agents resource refresh local/api-repo local/config-dir"
+    )]
+    Refresh {
+        /// The resources to check (default: every resource you registered whose type has a
+        /// handler), with what was explored below them.
+        #[arg(value_name = "NAME_OR_ID")]
+        keys: Vec<ResourceKey>,
     },
     /// Show the handler's description of a resource, or of one file in it.
     #[command(after_help = "Examples:\n  agents resource inspect local/api-repo\n  \
@@ -228,6 +245,14 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
                 text
             })
         }
+        ResourceCommand::Refresh { keys } => {
+            let mut progress = output::Progress::new("refreshing");
+            let report = ctx
+                .open()?
+                .refresh_with(&keys, &mut |p| progress.show_refresh(p))?;
+            progress.done();
+            emit(ctx.format, &report, || refresh_summary(&report))
+        }
         ResourceCommand::Inspect { file, key } => {
             let inspection = ctx.open()?.inspect(&key, file.as_deref())?;
             emit(ctx.format, &inspection, || {
@@ -245,6 +270,50 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
             emit(ctx.format, &report, || removal(&report))
         }
     }
+}
+
+/// What a refresh did, for people: one line of counts, then each changed
+/// or stale resource (bounded).
+fn refresh_summary(report: &RefreshReport) -> String {
+    let mut text = format!(
+        "checked {}: {} unchanged, {} changed, {} stale\n",
+        report.checked,
+        report.unchanged,
+        report.changed.len(),
+        report.stale.len()
+    );
+    let mut lines = Vec::new();
+    for c in &report.changed {
+        lines.push(format!(
+            "changed {}: {} new, {} gone, {} updated{}",
+            c.resource,
+            c.added.len(),
+            c.removed.len(),
+            c.updated,
+            if c.properties_changed {
+                ", properties refreshed"
+            } else {
+                ""
+            }
+        ));
+        lines.extend(c.added.iter().map(|r| format!("  + {r}")));
+        lines.extend(c.removed.iter().map(|r| format!("  - {r}")));
+    }
+    for s in &report.stale {
+        lines.push(format!("stale {}: {}", s.resource, escape_line(&s.reason)));
+    }
+    let total = lines.len();
+    for line in lines.into_iter().take(LISTED) {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    if total > LISTED {
+        text.push_str(&format!(
+            "… {} more lines (-o json lists all)\n",
+            total - LISTED
+        ));
+    }
+    text
 }
 
 fn resource_table(resources: &[Resource]) -> String {
@@ -280,6 +349,9 @@ fn show(r: &Resource) -> String {
         ("created_at", r.created_at.clone()),
         ("updated_at", r.updated_at.clone()),
     ]);
+    if let Some(reason) = &r.stale {
+        text.push_str(&fields(&[("stale", escape_line(reason).into_owned())]));
+    }
     text.push_str(&output::bold("properties:"));
     text.push('\n');
     if r.properties.is_empty() {

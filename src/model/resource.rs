@@ -72,6 +72,11 @@ pub struct Resource {
     pub updated_at: String,
     pub auto_discovered: bool,
     pub read_only: bool,
+    /// Why the last refresh could not bring it up to date (absent when
+    /// it is current): its location vanished, `validate` refused it, or
+    /// its handler failed. `agents resource refresh` tries again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale: Option<String>,
 }
 
 impl Resource {

@@ -108,6 +108,8 @@ impl Registry {
             properties,
             created_at: now.to_owned(),
             updated_at: now.to_owned(),
+            discovered_at: None,
+            stale: None,
         })
     }
 }

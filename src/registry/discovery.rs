@@ -110,6 +110,11 @@ pub(super) struct Findings {
     pub root_rehashed: Option<(ResourceId, Option<String>)>,
     /// The new root's hash, when the root is not stored yet.
     pub root_hash: Option<String>,
+    /// Whether the root's handler listed its children.
+    pub root_explored: bool,
+    /// The stored root, when its handler listed its children for the
+    /// first time (its `discovered_at` is to be written).
+    pub root_first_explored: Option<ResourceId>,
     /// Every type a child was checked against (re-checked at the write).
     pub types: Vec<crate::model::TypeName>,
 }
@@ -123,11 +128,19 @@ pub(super) struct Refresh {
     pub content_hash: Option<String>,
     pub properties_changed: bool,
     pub stored_hash: Option<String>,
+    /// Its handler listed its children now, for the first time (so
+    /// `discovered_at` is to be written).
+    pub first_explored: bool,
 }
 
 impl Refresh {
-    fn changed(&self) -> bool {
+    /// What its parent's answer says of it differs from what is stored.
+    pub fn answer_changed(&self) -> bool {
         self.properties_changed || self.content_hash != self.stored_hash
+    }
+
+    fn changed(&self) -> bool {
+        self.properties_changed || self.content_hash != self.stored_hash || self.first_explored
     }
 }
 
@@ -202,6 +215,20 @@ impl Registry {
                 Vec::new()
             };
             let hash = self.call_content_hash(&handler, &visit.row)?;
+            if discovers {
+                match visit.slot {
+                    Slot::Root => {
+                        findings.root_explored = true;
+                        if visit.stored && visit.row.discovered_at.is_none() {
+                            findings.root_first_explored = Some(visit.row.id);
+                        }
+                    }
+                    Slot::Added(at) => findings.added[at].row.discovered_at = Some(now.clone()),
+                    Slot::Kept(at) => {
+                        findings.kept[at].first_explored = visit.row.discovered_at.is_none()
+                    }
+                }
+            }
             match visit.slot {
                 Slot::Root if !visit.stored => findings.root_hash = hash,
                 Slot::Root => {
@@ -270,6 +297,7 @@ impl Registry {
                             content_hash: child.content_hash,
                             properties_changed,
                             stored_hash,
+                            first_explored: false,
                         });
                     }
                     None => {
@@ -320,10 +348,15 @@ impl Registry {
             .store
             .read(|r| Ok::<_, RegistryError>((self.types.get(r)?, find_row(r, key)?)))?;
         let ty = types.resolve(&row.type_name)?;
-        self.require_handler(&ty, &row, "discover")?;
+        let handler = self.require_handler(&ty, &row, "discover")?;
         let root_id = row.id;
         let label = row.label();
-        let findings = self.explore(&types, row, true, depth, progress)?;
+        // The resource's own properties, fresh (validate again for one
+        // someone registered), before what is below it.
+        let properties = self.fresh_properties(&handler, &ty, &row)?;
+        let properties_changed = properties != row.properties;
+        let row = ResourceRow { properties, ..row };
+        let findings = self.explore(&types, row.clone(), true, depth, progress)?;
         let now = self.now();
         let cache = &self.types;
         self.store.write(|w| {
@@ -332,6 +365,13 @@ impl Registry {
                 format!("the rediscovery of {label}")
             })?;
             let removed = apply(w, &types, &findings, &now)?;
+            if properties_changed {
+                let hash = match &findings.root_rehashed {
+                    Some((_, hash)) => hash.as_deref(),
+                    None => row.content_hash.as_deref(),
+                };
+                w.update_resource_findings(root_id, &row.properties, hash, &now)?;
+            }
             let fresh = find_row(w, &ResourceKey::Id(root_id))?;
             Ok(DiscoveryReport {
                 resource: load_one(w, &types, fresh)?,
@@ -410,6 +450,9 @@ pub(super) fn apply(
     // What was found again is written only where it changed: a
     // rediscovery of an unchanged tree reads, and writes nothing.
     for kept in findings.kept.iter().filter(|k| k.changed()) {
+        if kept.first_explored {
+            w.mark_discovered(kept.id, now)?;
+        }
         if kept.properties_changed {
             w.update_resource_findings(
                 kept.id,
@@ -417,12 +460,15 @@ pub(super) fn apply(
                 kept.content_hash.as_deref(),
                 now,
             )?;
-        } else {
+        } else if kept.content_hash != kept.stored_hash {
             w.update_resource_hash(kept.id, kept.content_hash.as_deref(), now)?;
         }
     }
     if let Some((id, hash)) = &findings.root_rehashed {
         w.update_resource_hash(*id, hash.as_deref(), now)?;
+    }
+    if let Some(id) = findings.root_first_explored {
+        w.mark_discovered(id, now)?;
     }
     Ok(removed)
 }

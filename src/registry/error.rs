@@ -117,6 +117,11 @@ pub enum RegistryError {
     // ---- resources ----
     #[error("no resource named or with id \"{key}\"; `agents resource list` shows what exists")]
     ResourceNotFound { key: ResourceKey },
+    #[error(
+        "the location of {resource}, {}, no longer exists; restore it and refresh again, or remove the resource",
+        crate::text::quote(location)
+    )]
+    LocationVanished { resource: String, location: String },
     #[error("type {type_name} is not user-addable: {reason}")]
     NotUserAddable {
         type_name: TypeName,

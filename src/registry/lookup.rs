@@ -114,5 +114,6 @@ pub(super) fn assemble(
         updated_at: row.updated_at,
         auto_discovered: row.auto_discovered,
         read_only: row.read_only,
+        stale: row.stale,
     })
 }

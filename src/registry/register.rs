@@ -166,6 +166,8 @@ impl Registry {
             properties: checked.properties,
             created_at: stamp.clone(),
             updated_at: stamp.clone(),
+            discovered_at: None,
+            stale: None,
         };
         let found = match self.handler_for(&ty)? {
             None => Findings::default(),
@@ -188,6 +190,9 @@ impl Registry {
                 let depth = Depth::Levels(REGISTRATION_DEPTH);
                 let found = self.explore(types, row.clone(), false, depth, progress)?;
                 row.content_hash = found.root_hash.clone();
+                if found.root_explored {
+                    row.discovered_at = Some(stamp.clone());
+                }
                 found
             }
         };

@@ -208,6 +208,8 @@ fn discovered_child(r: &mut Registry, parent: &str, n: u128) -> ResourceId {
                 properties: Default::default(),
                 created_at: "t".into(),
                 updated_at: "t".into(),
+                discovered_at: None,
+                stale: None,
             })?;
             w.insert_link(parent, id, true, "t")
         })

@@ -48,6 +48,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0003_types_generation",
         include_str!("../../migrations/0003_types_generation.sql"),
     ),
+    (
+        "0004_refresh",
+        include_str!("../../migrations/0004_refresh.sql"),
+    ),
 ];
 
 /// The schema version this binary writes.

@@ -24,6 +24,10 @@ pub struct ResourceRow {
     pub properties: PropertyMap,
     pub created_at: String,
     pub updated_at: String,
+    /// When its handler last listed its children (`None`: never).
+    pub discovered_at: Option<String>,
+    /// Why the last refresh could not bring it up to date.
+    pub stale: Option<String>,
 }
 
 impl ResourceRow {
@@ -39,7 +43,7 @@ macro_rules! columns {
     () => {
         "resource_id, namespaced_name, type_name, resource_kind, location, description, \
          read_only, auto_discovered, sandbox_strategy, content_hash, properties_json, \
-         created_at, updated_at"
+         created_at, updated_at, discovered_at, stale_reason"
     };
 }
 
@@ -124,7 +128,8 @@ impl Writer<'_> {
             stmt: self.conn().prepare_cached(concat!(
                 "INSERT INTO resources (",
                 columns!(),
-                ", namespace) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+                ", namespace) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, \
+                 ?16)"
             ))?,
         })
     }
@@ -163,6 +168,29 @@ impl Writer<'_> {
                 "UPDATE resources SET content_hash = ?2, updated_at = ?3 WHERE resource_id = ?1",
             )?
             .execute(params![id.to_string(), content_hash, now])?;
+        Ok(())
+    }
+
+    /// Record that `id`'s handler listed its children now.
+    pub fn mark_discovered(&self, id: ResourceId, now: &str) -> Result<(), StoreError> {
+        self.conn()
+            .prepare_cached("UPDATE resources SET discovered_at = ?2 WHERE resource_id = ?1")?
+            .execute(params![id.to_string(), now])?;
+        Ok(())
+    }
+
+    /// Mark `id` stale with `reason`, or current again (`None`).
+    pub fn set_stale(
+        &self,
+        id: ResourceId,
+        reason: Option<&str>,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        self.conn()
+            .prepare_cached(
+                "UPDATE resources SET stale_reason = ?2, updated_at = ?3 WHERE resource_id = ?1",
+            )?
+            .execute(params![id.to_string(), reason, now])?;
         Ok(())
     }
 
@@ -209,6 +237,8 @@ impl ResourceInserter<'_> {
             to_json(&row.properties),
             row.created_at,
             row.updated_at,
+            row.discovered_at,
+            row.stale,
             row.name.as_ref().map(ResourceName::namespace),
         ]);
         match (inserted, &row.name) {
@@ -240,5 +270,7 @@ fn decode(c: &Columns<'_, '_>) -> Result<ResourceRow, StoreError> {
         properties: c.json(10)?,
         created_at: c.get(11)?,
         updated_at: c.get(12)?,
+        discovered_at: c.get(13)?,
+        stale: c.get(14)?,
     })
 }

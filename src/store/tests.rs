@@ -46,6 +46,8 @@ fn row(n: u128, type_name: &str) -> ResourceRow {
         properties: Default::default(),
         created_at: "2026-01-01T00:00:00.000Z".into(),
         updated_at: "2026-01-01T00:00:00.000Z".into(),
+        discovered_at: None,
+        stale: None,
     }
 }
 
