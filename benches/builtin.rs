@@ -17,7 +17,13 @@
 //!    lstat through WASI and one through the host) vs the native
 //!    `symlink_metadata` with the same properties.
 //!
-//! `BENCH_ONLY=refs|tree|call` runs one part (for a profiler).
+//! 4. `refresh` of a registry holding the 10,000-file tree (discovered
+//!    recursively) and a checkout of the 1,302-ref repository: nothing
+//!    changed (a hash check per explored resource, nothing written), and
+//!    one file changed (its directory rediscovered, one row written) —
+//!    against the registration and recursive discovery that wrote them.
+//!
+//! `BENCH_ONLY=refs|tree|call|refresh` runs one part (for a profiler).
 //!
 //! Runs are interleaved (ours, baseline, ours, …) so that drift in the
 //! machine's speed touches both alike. Figures, not asserts.
@@ -51,6 +57,9 @@ fn main() {
     }
     if run("call") {
         warm_call(&tmp);
+    }
+    if run("refresh") {
+        refresh(&tmp);
     }
 }
 
@@ -509,5 +518,84 @@ fn warm_call(tmp: &Path) {
         us(wasm),
         us(native),
         wasm.as_secs_f64() / native.as_secs_f64()
+    );
+}
+
+// ---------------------------------------------------------------------
+// 4. Refresh
+
+fn refresh(tmp: &Path) {
+    let files: usize = std::env::var("BENCH_FILES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let root = tmp.join("refresh-tree");
+    make_tree(&root, files);
+    let repo = tmp.join("refresh-repo");
+    many_refs_repo(&repo);
+    let home = Home::new(tmp.join("refresh-home"));
+    let mut registry = Registry::open(&home).expect("open");
+    let tree_key = ResourceKey::parse("local/tree").expect("key");
+    let start = Instant::now();
+    registry
+        .register_resource(NewResource {
+            type_name: "fs-directory".into(),
+            name: Some("local/tree".into()),
+            args: vec![("path".into(), root.to_str().expect("utf-8").to_owned())],
+            ..NewResource::default()
+        })
+        .expect("register tree");
+    registry
+        .discover_with(&tree_key, Depth::All, &mut |_| {})
+        .expect("discover tree");
+    registry
+        .register_resource(NewResource {
+            type_name: "git-checkout".into(),
+            name: Some("local/repo".into()),
+            args: vec![("path".into(), repo.to_str().expect("utf-8").to_owned())],
+            ..NewResource::default()
+        })
+        .expect("register repo");
+    let written = start.elapsed();
+    let rows = registry
+        .list_resources(&ResourceFilter::default())
+        .expect("list")
+        .len();
+    let db = home.database();
+    let (mut unchanged, mut one) = (Vec::new(), Vec::new());
+    let mut checked = 0;
+    let file = root.join("a0/b0/file-000.txt");
+    for i in 0..RUNS {
+        let before = std::fs::metadata(&db).expect("db").modified().ok();
+        let start = Instant::now();
+        let report = registry.refresh(&[]).expect("refresh");
+        unchanged.push(start.elapsed());
+        assert!(!report.wrote(), "an unchanged refresh wrote");
+        assert_eq!(std::fs::metadata(&db).expect("db").modified().ok(), before);
+        checked = report.checked;
+        std::fs::write(&file, format!("changed {i}\n")).expect("write");
+        let start = Instant::now();
+        let report = registry.refresh(&[]).expect("refresh");
+        one.push(start.elapsed());
+        assert_eq!(report.changed.len(), 1, "{report:?}");
+    }
+    let (unchanged, one) = (median(unchanged), median(one));
+    println!(
+        "## 4. refresh of a registry of {rows} resources ({files} files, a checkout of 1,302 refs; {checked} explored resources checked), median of {RUNS}\n"
+    );
+    println!("| what | time |\n|---|---|");
+    println!(
+        "| writing it: `register_resource` + `discover_with(Depth::All)` of the tree, `register_resource` of the checkout | {} |",
+        ms(written)
+    );
+    println!(
+        "| `refresh`, nothing changed (nothing written) | {} |",
+        ms(unchanged)
+    );
+    println!("| `refresh`, one file changed | {} |", ms(one));
+    println!(
+        "\nunchanged refresh / writing it: {}; per checked resource: {:.0} µs\n",
+        ratio(unchanged, written),
+        unchanged.as_secs_f64() * 1e6 / checked.max(1) as f64
     );
 }

@@ -122,10 +122,7 @@ impl Registry {
         let _git = self.git_snapshot();
         let roots = self.store.read(|r| {
             let rows = if keys.is_empty() {
-                r.resources(None)?
-                    .into_iter()
-                    .filter(|row| !row.auto_discovered)
-                    .collect()
+                r.registered_resources()?
             } else {
                 keys.iter()
                     .map(|k| find_row(r, k))
@@ -177,9 +174,8 @@ impl Registry {
             });
             // Then what was explored below it (what was not is covered by
             // this resource's hash and answer).
-            let below = self.store.read(|r| r.children_rows(id))?;
-            for child in below.into_iter().filter(|c| c.discovered_at.is_some()) {
-                queue.push_back((child.id, forced_below.contains(&child.id)));
+            for child in self.store.read(|r| r.explored_children(id))? {
+                queue.push_back((child, forced_below.contains(&child)));
             }
         }
         Ok(report)

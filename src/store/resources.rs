@@ -102,6 +102,29 @@ impl Reader<'_> {
         decode_all(&mut stmt, [parent.to_string()], TABLE, 0, decode)
     }
 
+    /// The resources someone registered (not discovered), in creation
+    /// order.
+    pub fn registered_resources(&self) -> Result<Vec<ResourceRow>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM resources WHERE auto_discovered = 0 ORDER BY resource_id"
+        ))?;
+        decode_all(&mut stmt, [], TABLE, 0, decode)
+    }
+
+    /// The ids of `parent`'s children whose handler listed their own
+    /// children before (`discovered_at` set), in id order.
+    pub fn explored_children(&self, parent: ResourceId) -> Result<Vec<ResourceId>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT resource_id FROM resources WHERE discovered_at IS NOT NULL AND resource_id IN \
+             (SELECT child_id FROM resource_links WHERE parent_id = ?1) ORDER BY resource_id",
+        )?;
+        decode_all(&mut stmt, [parent.to_string()], TABLE, 0, |c| {
+            c.parsed(0, ResourceId::parse)
+        })
+    }
+
     /// The rows of `ids`, in id order (missing ids are skipped): one
     /// statement however many ids.
     pub fn resources_by_ids(&self, ids: &[ResourceId]) -> Result<Vec<ResourceRow>, StoreError> {
