@@ -80,3 +80,52 @@ fn limits_are_the_embedders_to_set() {
         "{err}"
     );
 }
+
+#[test]
+fn an_embedder_watches_on_its_own_thread_and_hears_each_refresh() {
+    use resource_host::registry::{WatchEvent, WatchOptions};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let home = Home::new(dir.path().join("home"));
+    let watched = dir.path().join("d");
+    std::fs::create_dir_all(&watched).unwrap();
+    let mut registry = Registry::open(&home).unwrap();
+    registry
+        .register_resource(NewResource {
+            type_name: "fs-directory".into(),
+            name: Some("local/d".into()),
+            args: vec![("path".into(), watched.display().to_string())],
+            ..NewResource::default()
+        })
+        .unwrap();
+    drop(registry);
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, events) = std::sync::mpsc::channel();
+    let watcher = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut registry = Registry::open(&home).unwrap();
+            registry
+                .watch(&[], WatchOptions::default(), &stop, &mut |e| {
+                    let _ = tx.send(e);
+                })
+                .map_err(|e| e.to_string())
+        })
+    };
+    let next = |events: &std::sync::mpsc::Receiver<WatchEvent>| {
+        events
+            .recv_timeout(Duration::from_secs(60))
+            .expect("an event")
+    };
+    assert!(matches!(next(&events), WatchEvent::Watching { .. }));
+    std::fs::write(watched.join("x.txt"), "x\n").unwrap();
+    let report = loop {
+        if let WatchEvent::Refreshed { report, .. } = next(&events) {
+            break report;
+        }
+    };
+    assert_eq!(report.changed[0].added, ["local/d/x.txt"]);
+    stop.store(true, Ordering::Relaxed);
+    watcher.join().unwrap().unwrap();
+}

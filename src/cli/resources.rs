@@ -7,7 +7,10 @@ use super::types::{self, TypeCommand};
 use super::{Context, Outcome};
 use clap::Subcommand;
 use resource_host::model::{Resource, ResourceKey, resource_label};
-use resource_host::registry::{Depth, RefreshReport, RemovalReport, ResourceFilter, TreeView};
+use resource_host::registry::{
+    Depth, RefreshProgress, RefreshReport, RemovalReport, ResourceFilter, TreeView, WatchEvent,
+    WatchOptions,
+};
 
 /// Resources a discovery report lists for people (all in `-o json`).
 const LISTED: usize = 40;
@@ -135,6 +138,21 @@ pub enum ResourceCommand {
         #[arg(value_name = "NAME_OR_ID")]
         keys: Vec<ResourceKey>,
     },
+    /// Keep resources in step with the filesystem while this runs.
+    #[command(
+        after_help = "Watches the locations of the resources (default: every resource you \
+        registered) for changes — inotify on Linux, FSEvents on macOS, kqueue elsewhere — and, \
+        a moment after each burst, refreshes the resources whose location saw them (see \
+        `agents resource refresh --help`). Git changes (a commit, a branch, a tag, a stash) \
+        are seen through the repository's refs under .git. Prints one summary per refresh \
+        (with -o json, one JSON object per line); stops cleanly on Ctrl-C.\n\n\
+        Examples:\n  agents resource watch\n  agents -o json resource watch local/api-repo"
+    )]
+    Watch {
+        /// The resources to watch (default: every resource you registered).
+        #[arg(value_name = "NAME_OR_ID")]
+        keys: Vec<ResourceKey>,
+    },
     /// Show the handler's description of a resource, or of one file in it.
     #[command(after_help = "Examples:\n  agents resource inspect local/api-repo\n  \
         agents resource inspect --file src/main.py local/api-repo")]
@@ -253,6 +271,7 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
             progress.done();
             emit(ctx.format, &report, || refresh_summary(&report))
         }
+        ResourceCommand::Watch { keys } => watch(ctx, &keys),
         ResourceCommand::Inspect { file, key } => {
             let inspection = ctx.open()?.inspect(&key, file.as_deref())?;
             emit(ctx.format, &inspection, || {
@@ -270,6 +289,73 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
             emit(ctx.format, &report, || removal(&report))
         }
     }
+}
+
+/// `agents resource watch`: until Ctrl-C, print what each refresh did
+/// (a line of JSON per event with `-o json`/`yaml`), flushed as it
+/// happens so that a reader of a pipe sees it at once.
+fn watch(ctx: &Context, keys: &[ResourceKey]) -> Outcome {
+    use std::io::Write;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))?;
+    let mut registry = ctx.open()?;
+    let mut progress = output::Progress::new("refreshing");
+    let data = !matches!(ctx.format, output::Format::Table);
+    let mut on_event = |event: WatchEvent| {
+        if let WatchEvent::Progress { checked, changed } = event {
+            progress.show_refresh(RefreshProgress { checked, changed });
+            return;
+        }
+        progress.done();
+        let text = if data {
+            format!("{}\n", serde_json::to_string(&event).unwrap_or_default())
+        } else {
+            match &event {
+                WatchEvent::Watching { locations } => {
+                    let mut text = format!(
+                        "watching {} location{} (Ctrl-C to stop)\n",
+                        locations.len(),
+                        if locations.len() == 1 { "" } else { "s" }
+                    );
+                    for l in locations {
+                        text.push_str(&format!("  {}\n", escape_line(l)));
+                    }
+                    text
+                }
+                WatchEvent::Refreshed {
+                    paths,
+                    more,
+                    report,
+                    ..
+                } => format!(
+                    "after changes under {}{}: {}",
+                    paths
+                        .first()
+                        .map(|p| escape_line(p).into_owned())
+                        .unwrap_or_default(),
+                    match paths.len() + more {
+                        0 | 1 => String::new(),
+                        n => format!(" and {} more", n - 1),
+                    },
+                    refresh_summary(report)
+                ),
+                WatchEvent::Unwatched { location, reason } => {
+                    log::warn!("not watching {}: {reason}", escape_line(location));
+                    return;
+                }
+                WatchEvent::Progress { .. } => unreachable!("handled above"),
+            }
+        };
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    };
+    registry.watch(keys, WatchOptions::default(), &stop, &mut on_event)?;
+    progress.done();
+    Ok(())
 }
 
 /// What a refresh did, for people: one line of counts, then each changed

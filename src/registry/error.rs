@@ -122,6 +122,8 @@ pub enum RegistryError {
         crate::text::quote(location)
     )]
     LocationVanished { resource: String, location: String },
+    #[error("cannot watch for changes: {0}")]
+    Watch(String),
     #[error("type {type_name} is not user-addable: {reason}")]
     NotUserAddable {
         type_name: TypeName,

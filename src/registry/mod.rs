@@ -41,6 +41,7 @@ mod removal;
 mod type_set;
 mod types;
 mod views;
+mod watch;
 
 pub use discovery::{Depth, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH};
 pub use error::{ChildRefusal, NoHandlerReason, NotAddable, RegistryError, StrategyRefusal};
@@ -52,6 +53,7 @@ pub use refresh::{ChangedResource, RefreshProgress, RefreshReport, StaleResource
 pub use register::{NewResource, RegistrationForm};
 pub use removal::RemovalReport;
 pub use views::TypeView;
+pub use watch::{WatchEvent, WatchOptions};
 
 use crate::effects::{Clock, IdSource, SystemClock, UlidSource, iso8601};
 use crate::home::Home;
@@ -72,6 +74,9 @@ pub struct Registry {
     plugins: Option<Plugins>,
     /// The resolved types, kept while no type changes.
     types: TypeCache,
+    /// The home directory, when there is one (a watch ignores its own
+    /// files).
+    home: Option<std::path::PathBuf>,
 }
 
 /// What a registry is handed: its effects (defaults: the system clock,
@@ -111,7 +116,10 @@ impl Registry {
                 .with_views_dir(home.views()),
             files: Some(PluginFiles::new(home.plugins())),
         };
-        Self::start(store, Some(plugins), options)
+        let mut registry = Self::start(store, Some(plugins), options)?;
+        registry.home =
+            Some(std::fs::canonicalize(home.root()).unwrap_or_else(|_| home.root().to_owned()));
+        Ok(registry)
     }
 
     /// A private registry in memory (tests, short-lived embedders). It
@@ -137,6 +145,7 @@ impl Registry {
             ids: options.ids,
             plugins,
             types: TypeCache::default(),
+            home: None,
         };
         registry.bootstrap_builtin_types()?;
         Ok(registry)
