@@ -2,18 +2,37 @@
 //! written: a discovered child's type must be registered, allowed below
 //! the parent's type (subtypes included) and — when the parent's type
 //! lists discovery rules — match one; a virtual child has no location;
-//! its name (`<parent name>/<suffix>`) must be a valid resource name,
+//! its name (`<parent name>/<suffix>`, or beside the parent for a suffix
+//! `../<part>`) must be a valid resource name,
 //! given once. (`plugin` has already bounded the answer and checked that
 //! every location lies inside the parent's.)
 
 use super::type_set::TypeSet;
 use super::{ChildRefusal, Registry, RegistryError};
 use crate::dag;
-use crate::model::{PropertyMap, ResolvedType, ResourceKind, ResourceName};
+use crate::model::{NameError, PropertyMap, ResolvedType, ResourceKind, ResourceName};
 use crate::plugin::Discovered;
 use crate::store::ResourceRow;
 use serde_json::Value;
 use std::collections::BTreeSet;
+
+/// The name of a child `suffix` names below `parent`: `<parent>/<suffix>`,
+/// or — for a suffix `../<part>` — one part beside the parent, in the
+/// same place (`local/my-repo` + `../my-repo-devcontainer` →
+/// `local/my-repo-devcontainer`). Nothing else may climb: `..` stays an
+/// invalid name part.
+fn child_name(parent: &ResourceName, suffix: &str) -> Result<ResourceName, NameError> {
+    match suffix.strip_prefix("../") {
+        Some(part) if !part.contains('/') => {
+            let (place, _) = parent
+                .as_str()
+                .rsplit_once('/')
+                .expect("a resource name has a namespace");
+            ResourceName::parse(&format!("{place}/{part}"))
+        }
+        _ => ResourceName::parse(&format!("{parent}/{suffix}")),
+    }
+}
 
 impl Registry {
     /// Check every child `handler` found below `parent` and make its row
@@ -83,10 +102,9 @@ impl Registry {
             return Err(ChildRefusal::VirtualWithLocation(child_ty.name.clone()));
         }
         let name = match (&parent.name, &child.name) {
-            (Some(parent_name), Some(suffix)) => Some(
-                ResourceName::parse(&format!("{parent_name}/{suffix}"))
-                    .map_err(ChildRefusal::BadName)?,
-            ),
+            (Some(parent_name), Some(suffix)) => {
+                Some(child_name(parent_name, suffix).map_err(ChildRefusal::BadName)?)
+            }
             _ => None,
         };
         let properties: PropertyMap = child
@@ -111,5 +129,29 @@ impl Registry {
             discovered_at: None,
             stale: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::child_name;
+    use crate::model::ResourceName;
+
+    #[test]
+    fn a_child_is_named_below_its_parent_or_one_part_beside_it() {
+        let parent = ResourceName::parse("local/my-repo").unwrap();
+        let named = |s: &str| child_name(&parent, s).map(|n| n.to_string());
+        assert_eq!(named("git").unwrap(), "local/my-repo/git");
+        assert_eq!(
+            named("../my-repo-devcontainer").unwrap(),
+            "local/my-repo-devcontainer"
+        );
+        let deep = ResourceName::parse("local/a/b").unwrap();
+        assert_eq!(child_name(&deep, "../c").unwrap().to_string(), "local/a/c");
+        // Nothing climbs further, and the namespace is never left.
+        assert!(named("../x/y").is_err());
+        assert!(named("../../x").is_err());
+        assert!(named("..").is_err());
+        assert!(child_name(&parent, "../").is_err());
     }
 }

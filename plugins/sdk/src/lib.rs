@@ -261,6 +261,9 @@ impl Discovered {
         }
     }
 
+    /// Its name below the parent's: `src` → `local/pkg/src`; `../x` names
+    /// it beside the parent (`local/pkg` + `../pkg-extra` →
+    /// `local/pkg-extra`).
     pub fn named(mut self, suffix: impl Into<String>) -> Self {
         self.name = Some(suffix.into());
         self

@@ -15,11 +15,17 @@
 
 mod facts;
 
+use builtin_common::devcontainer;
+
 use facts::{Facts, Kind};
 use resource_handler_sdk::{
     Discovered, Handler, HandlerError, Inspection, Property, Props, ResourceView, host, name_part,
 };
 use std::path::Path;
+
+/// The property a checkout gives its work tree (so the directory does
+/// not detect the checkout's devcontainer a second time).
+const WORKTREE_OF: &str = "worktree-of";
 
 /// The name the host gives a directory discovered as a mount's root.
 const MOUNT_ROOT: &str = "root";
@@ -115,7 +121,7 @@ impl Handler for FsDirectoryHandler {
 
     fn discover(r: &ResourceView) -> Result<Vec<Discovered>, HandlerError> {
         let location = r.location()?;
-        Ok(entries(location, true)?
+        let mut children: Vec<Discovered> = entries(location, true)?
             .into_iter()
             .map(|facts| {
                 let mut child = Discovered::new(facts.kind.type_name())
@@ -129,7 +135,15 @@ impl Handler for FsDirectoryHandler {
                     .into_iter()
                     .fold(child, |c, p| c.with_property(p.key, p.value))
             })
-            .collect())
+            .collect();
+        // A devcontainer here, unless this is a checkout's work tree (the
+        // checkout has it then).
+        if r.property(WORKTREE_OF).is_none()
+            && let Some(devcontainer) = devcontainer::detect(r, location)
+        {
+            children.push(devcontainer);
+        }
+        Ok(children)
     }
 
     /// A hash over the directory's own entries — name, kind, size and
@@ -139,6 +153,12 @@ impl Handler for FsDirectoryHandler {
     fn content_hash(r: &ResourceView) -> Result<String, HandlerError> {
         let location = r.location()?;
         let mut text = String::new();
+        // The devcontainer configuration lies one level down; its edits
+        // must change this hash (the devcontainer child's properties
+        // come from it).
+        if let Some(digest) = devcontainer::config_digest(location) {
+            text.push_str(&format!("devcontainer\0{digest}\n"));
+        }
         for facts in entries(location, false)? {
             text.push_str(&format!(
                 "{}\0{}\0{}\0{}\n",

@@ -130,20 +130,23 @@ impl Handler for GitCheckoutHandler {
         } else {
             format!("{}/.git", location.trim_end_matches('/'))
         };
-        Ok(vec![
+        let mut children = vec![
             Discovered::new("git")
                 .named("git")
                 .at(git_at)
                 .with_property("git-dir", repo.git_dir),
             Discovered::new("fs-directory")
                 .named("worktree")
-                .at(location),
-        ])
+                .at(location)
+                .with_property("worktree-of", r.label()),
+        ];
+        children.extend(builtin_common::devcontainer::detect(r, location));
+        Ok(children)
     }
 
     /// HEAD, and every changed path: a commit, a checkout, an edit or a
     /// new file changes it.
-    fn content_hash(_: &ResourceView) -> Result<String, HandlerError> {
+    fn content_hash(r: &ResourceView) -> Result<String, HandlerError> {
         let head = git::head()?;
         let mut parts = vec![
             head.branch.unwrap_or_default(),
@@ -152,6 +155,9 @@ impl Handler for GitCheckoutHandler {
         for s in git::status(None)? {
             parts.push(format!("{}{} {}", s.index, s.worktree, s.path));
         }
+        // An edit to an already modified devcontainer.json leaves the
+        // status as it was; its digest does not.
+        parts.extend(builtin_common::devcontainer::config_digest(r.location()?));
         Ok(text_hash(&parts))
     }
 

@@ -1,0 +1,4 @@
+//! What the built-in handler components share (linked into each; not a
+//! component itself).
+
+pub mod devcontainer;
