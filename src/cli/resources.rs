@@ -456,6 +456,12 @@ fn node_line(t: &TreeView) -> String {
     if let Some(loc) = &t.location {
         line.push_str(&format!("  {}", escape_line(loc)));
     }
+    if let Some(pattern) = &t.placeholder {
+        line.push_str(&format!(
+            "  (placeholder for {}: not enumerated yet)",
+            escape_line(pattern)
+        ));
+    }
     if t.repeated {
         line.push_str("  (shown above)");
     }

@@ -19,6 +19,10 @@ pub struct TreeView {
     /// Already shown elsewhere in this tree; its children are not repeated.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub repeated: bool,
+    /// A local-mode placeholder: the discovery rule's pattern it stands
+    /// for (nothing enumerated yet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placeholder: Option<String>,
     pub children: Vec<TreeView>,
 }
 
@@ -143,6 +147,13 @@ fn view(node: &TreeNode, rows: &BTreeMap<ResourceId, ResourceRow>) -> TreeView {
         location: row.location.clone(),
         auto_discovered: row.auto_discovered,
         repeated: node.repeated,
+        placeholder: row
+            .properties
+            .get("placeholder")
+            .filter(|v| v.as_str() == Some("true") && row.location.is_none())
+            .and_then(|_| row.properties.get("pattern"))
+            .and_then(|p| p.as_str())
+            .map(str::to_owned),
         children: node.children.iter().map(|c| view(c, rows)).collect(),
     }
 }

@@ -59,6 +59,9 @@ pub struct RegistrationForm {
 struct Prepared {
     row: ResourceRow,
     found: Findings,
+    /// For a type with discovery rules and no handler: one placeholder
+    /// per rule (see [`placeholders`]).
+    placeholders: Vec<ResourceRow>,
     types: Arc<TypeSet>,
 }
 
@@ -169,8 +172,15 @@ impl Registry {
             discovered_at: None,
             stale: None,
         };
+        let mut placeholders = Vec::new();
         let found = match self.handler_for(&ty)? {
-            None => Findings::default(),
+            None => {
+                placeholders = self.placeholders(types, &ty, &row, &stamp);
+                if !placeholders.is_empty() {
+                    row.discovered_at = Some(stamp.clone());
+                }
+                Findings::default()
+            }
             Some(handler) => {
                 // Refuse a taken name before running the handler for
                 // nothing (the write is refused again by the constraint).
@@ -199,8 +209,81 @@ impl Registry {
         Ok(Prepared {
             row,
             found,
+            placeholders,
             types: types.clone(),
         })
+    }
+}
+
+impl Registry {
+    /// Local-mode placeholders: a type that lists discovery rules but has
+    /// no handler gets, at registration, one placeholder child per rule —
+    /// of the rule's type, named `<parent>/rule-<n>`, with no location and
+    /// the properties `placeholder = true`, `pattern` and `rule`. They
+    /// stand for "what this rule will find" until a handler enumerates it:
+    /// when the type gains a handler, the next `refresh` or `discover`
+    /// replaces them with what the handler finds (a placeholder is an
+    /// auto-discovered child no handler finds again). A rule whose type is
+    /// missing or may not sit below is skipped (logged).
+    fn placeholders(
+        &self,
+        types: &TypeSet,
+        ty: &ResolvedType,
+        parent: &ResourceRow,
+        now: &str,
+    ) -> Vec<ResourceRow> {
+        let Some(discovery) = ty.discovery().filter(|d| d.enabled) else {
+            return Vec::new();
+        };
+        let mut rows = Vec::new();
+        for (n, rule) in discovery.rules.iter().enumerate() {
+            let child_ty = match types.resolve(&rule.type_name) {
+                Ok(t) => t,
+                Err(e) => {
+                    log::warn!("no placeholder for rule {} of {}: {e}", n + 1, ty.name);
+                    continue;
+                }
+            };
+            if let Err(e) = crate::dag::check_link_types(ty, &child_ty) {
+                log::warn!("no placeholder for rule {} of {}: {e}", n + 1, ty.name);
+                continue;
+            }
+            let name = parent
+                .name
+                .as_ref()
+                .and_then(|p| ResourceName::parse(&format!("{p}/rule-{}", n + 1)).ok());
+            let properties = [
+                ("placeholder", "true".to_owned()),
+                ("pattern", rule.pattern.clone()),
+                ("rule", (n + 1).to_string()),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), Value::String(v)))
+            .collect();
+            rows.push(ResourceRow {
+                id: self.ids.next_id(self.clock.now()),
+                name,
+                type_name: child_ty.name.clone(),
+                kind: child_ty.kind(),
+                location: None,
+                description: Some(format!(
+                    "placeholder: what rule {} ({} {}) finds, until a handler enumerates it",
+                    n + 1,
+                    rule.type_name,
+                    rule.pattern
+                )),
+                read_only: false,
+                auto_discovered: true,
+                sandbox_strategy: None,
+                content_hash: None,
+                properties,
+                created_at: now.to_owned(),
+                updated_at: now.to_owned(),
+                discovered_at: None,
+                stale: None,
+            });
+        }
+        rows
     }
 }
 
@@ -280,6 +363,10 @@ fn write_prepared(
     now: &str,
 ) -> Result<(), RegistryError> {
     insert_new(w, inserter, &p.row)?;
+    for placeholder in &p.placeholders {
+        insert_new(w, inserter, placeholder)?;
+        w.insert_link(p.row.id, placeholder.id, true, now)?;
+    }
     if !p.found.added.is_empty() {
         apply(w, &p.types, &p.found, now)?;
     }
