@@ -1,4 +1,4 @@
--- Change detection (`agents resource refresh`, `watch`).
+-- Change detection (`agents resource refresh`, `watch`) and equivalence.
 --
 -- discovered_at: when the resource's handler last listed its children.
 --   NULL means never: the resource lies at the edge of what was explored
@@ -16,3 +16,9 @@ ALTER TABLE resources ADD COLUMN stale_reason TEXT CHECK (length(stale_reason) <
 -- was explored.
 UPDATE resources SET discovered_at = updated_at
  WHERE resource_id IN (SELECT parent_id FROM resource_links WHERE auto_discovered = 1);
+
+-- derived: a link from a virtual identity to one of its members (an
+-- `fs-file` and the `git-tree-entry` at the same path; one commit in two
+-- repositories). The registry keeps these in step with the members'
+-- properties; an identity never keeps a member (removal ignores them).
+ALTER TABLE resource_links ADD COLUMN derived INTEGER NOT NULL DEFAULT 0 CHECK (derived IN (0, 1));

@@ -435,6 +435,9 @@ fn show(r: &Resource) -> String {
         ("created_at", r.created_at.clone()),
         ("updated_at", r.updated_at.clone()),
     ]);
+    if !r.equivalents.is_empty() {
+        text.push_str(&fields(&[("equivalents", list(&r.equivalents))]));
+    }
     if let Some(reason) = &r.stale {
         text.push_str(&fields(&[("stale", escape_line(reason).into_owned())]));
     }

@@ -77,6 +77,11 @@ pub struct Resource {
     /// its handler failed. `agents resource refresh` tries again.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stale: Option<String>,
+    /// The resources that are the same thing as this one (the other
+    /// members of its virtual identities), as `resource show` gives them;
+    /// empty in lists.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub equivalents: Vec<ResourceId>,
 }
 
 impl Resource {

@@ -359,12 +359,14 @@ impl Registry {
         let findings = self.explore(&types, row.clone(), true, depth, progress)?;
         let now = self.now();
         let cache = &self.types;
+        let (ids, clock) = (&self.ids, &self.clock);
         self.store.write(|w| {
             let current = cache.get(w)?;
             check_types_unchanged_for(&current, &types, &findings.types, || {
                 format!("the rediscovery of {label}")
             })?;
             let removed = apply(w, &types, &findings, &now)?;
+            super::equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
             if properties_changed {
                 let hash = match &findings.root_rehashed {
                     Some((_, hash)) => hash.as_deref(),
@@ -436,7 +438,7 @@ pub(super) fn apply(
     let mut seen = HashSet::new();
     for (parent, child) in &findings.vanished {
         w.delete_link(*parent, *child)?;
-        if w.parents_of(*child)?.is_empty() && seen.insert(*child) {
+        if !w.is_kept(*child)? && seen.insert(*child) {
             orphans.push(*child);
         }
     }

@@ -66,7 +66,10 @@ pub(super) fn load_one(
     row: ResourceRow,
 ) -> Result<Resource, RegistryError> {
     let (p, c) = (r.parents_of(row.id)?, r.children_of(row.id)?);
-    assemble(types, row, p, c)
+    let equivalents = r.equivalents(row.id)?;
+    let mut resource = assemble(types, row, p, c)?;
+    resource.equivalents = equivalents;
+    Ok(resource)
 }
 
 /// The resources `ids` (in id order), assembled.
@@ -115,5 +118,6 @@ pub(super) fn assemble(
         auto_discovered: row.auto_discovered,
         read_only: row.read_only,
         stale: row.stale,
+        equivalents: Vec::new(),
     })
 }

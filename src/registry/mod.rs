@@ -29,6 +29,7 @@
 pub mod args;
 mod children;
 mod discovery;
+mod equivalence;
 mod error;
 mod handlers;
 mod inspect;

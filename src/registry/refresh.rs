@@ -258,6 +258,7 @@ impl Registry {
         let now = self.now();
         let cache = &self.types;
         let label = row.label();
+        let (ids, clock) = (&self.ids, &self.clock);
         let removed = self.store.write(|w| {
             let current = cache.get(w)?;
             check_types_unchanged_for(
@@ -275,6 +276,7 @@ impl Registry {
             if row.stale.is_some() {
                 w.set_stale(row.id, None, &now)?;
             }
+            super::equivalence::reconcile(w, types, &|| ids.next_id(clock.now()), &now)?;
             Ok::<_, RegistryError>(removed)
         })?;
         let added = findings

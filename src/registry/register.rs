@@ -13,6 +13,7 @@
 
 use super::args::{self, CheckedArgs};
 use super::discovery::{Depth, DiscoveryProgress, Findings, Found, REGISTRATION_DEPTH, apply};
+use super::equivalence;
 use super::lookup::assemble;
 use super::type_set::TypeSet;
 use super::{NotAddable, Registry, RegistryError, StrategyRefusal};
@@ -99,9 +100,11 @@ impl Registry {
         let prepared = self.prepare(&types, &at, request, progress)?;
         let now = self.now();
         let cache = &self.types;
+        let (ids, clock) = (&self.ids, &self.clock);
         self.store.write(|w| {
             check_types_unchanged(&cache.get(w)?, &prepared)?;
             write_prepared(w, &mut w.resource_inserter()?, &prepared, &now)?;
+            equivalence::reconcile(w, &prepared.types, &|| ids.next_id(clock.now()), &now)?;
             let children = w.children_of(prepared.row.id)?;
             assemble(&prepared.types, prepared.row.clone(), Vec::new(), children)
         })
@@ -121,6 +124,7 @@ impl Registry {
             .collect::<Result<Vec<_>, _>>()?;
         let now = self.now();
         let cache = &self.types;
+        let (ids, clock) = (&self.ids, &self.clock);
         self.store.write(|w| {
             let current = cache.get(w)?;
             let mut inserter = w.resource_inserter()?;
@@ -128,6 +132,8 @@ impl Registry {
                 check_types_unchanged(&current, p)?;
                 write_prepared(w, &mut inserter, p, &now)?;
             }
+            drop(inserter);
+            equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
             Ok(prepared.iter().map(|p| p.row.id).collect())
         })
     }

@@ -42,10 +42,15 @@ impl Registry {
         if dry_run {
             return self.store.read(|r| plan(r, &*cache.get(r)?));
         }
+        let now = self.now();
+        let (id_source, clock) = (&self.ids, &self.clock);
         self.store.write(|w| {
-            let report = plan(w, &*cache.get(w)?)?;
+            let types = cache.get(w)?;
+            let report = plan(w, &types)?;
             let ids: Vec<ResourceId> = report.removed.iter().map(|r| r.resource_id).collect();
             w.delete_resources(&ids)?;
+            // Identities left with fewer than two members go too.
+            super::equivalence::reconcile(w, &types, &|| id_source.next_id(clock.now()), &now)?;
             Ok(report)
         })
     }

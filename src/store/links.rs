@@ -204,15 +204,18 @@ impl Reader<'_> {
         }
         // The roots as one JSON value: any number of them (a statement
         // with one parameter per root would stop at SQLite's limit).
+        // Links from a virtual identity to its members are derived, not
+        // ownership: an identity never keeps a member (nor takes one).
         const BELOW: &str = "WITH RECURSIVE d(id) AS (
                  SELECT value FROM json_each(?1)
                  UNION
                  SELECT l.child_id FROM resource_links l JOIN d ON l.parent_id = d.id
+                  WHERE l.derived = 0
              )";
         let roots = id_list(roots);
         let mut stmt = self.conn.prepare_cached(&format!(
             "{BELOW} SELECT l.parent_id, l.child_id FROM resource_links l
-             WHERE l.child_id IN d ORDER BY l.parent_id, l.child_id"
+             WHERE l.child_id IN d AND l.derived = 0 ORDER BY l.parent_id, l.child_id"
         ))?;
         let edges = decode_all(&mut stmt, [&roots], TABLE, 0, edge)?
             .into_iter()
@@ -229,6 +232,91 @@ impl Reader<'_> {
         Ok(Subgraph {
             edges,
             auto_discovered,
+        })
+    }
+
+    /// Whether anything keeps `child`: a parent by a link that is not
+    /// derived (an identity never keeps its members).
+    pub fn is_kept(&self, child: ResourceId) -> Result<bool, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM resource_links WHERE child_id = ?1 AND derived = 0)",
+        )?;
+        Ok(stmt.query_row([child.to_string()], |row| row.get(0))?)
+    }
+
+    /// The members of an identity: the derived links below `identity`.
+    pub fn derived_children(&self, identity: ResourceId) -> Result<Vec<ResourceId>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT child_id FROM resource_links WHERE parent_id = ?1 AND derived = 1
+             ORDER BY child_id",
+        )?;
+        decode_all(&mut stmt, [identity.to_string()], TABLE, 0, |c| {
+            c.parsed(0, ResourceId::parse)
+        })
+    }
+
+    /// The resources equivalent to `member`: the other members of every
+    /// identity it belongs to.
+    pub fn equivalents(&self, member: ResourceId) -> Result<Vec<ResourceId>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT DISTINCT child_id FROM resource_links
+             WHERE derived = 1 AND child_id != ?1 AND parent_id IN
+               (SELECT parent_id FROM resource_links WHERE child_id = ?1 AND derived = 1)
+             ORDER BY child_id",
+        )?;
+        decode_all(&mut stmt, [member.to_string()], TABLE, 0, |c| {
+            c.parsed(0, ResourceId::parse)
+        })
+    }
+
+    /// Resources of `types` that have every property of `keys`, with
+    /// those properties' values (as text) in `keys`' order — the
+    /// candidates of an equivalence. The filter runs in SQLite.
+    pub fn resources_with_properties(
+        &self,
+        types: &[TypeName],
+        keys: &[String],
+    ) -> Result<Vec<(ResourceId, Vec<String>)>, StoreError> {
+        if types.is_empty() || keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let paths: Vec<String> = keys
+            .iter()
+            .map(|k| format!("$.\"{}\"", k.replace('"', "")))
+            .collect();
+        let extracts: Vec<String> = (0..keys.len())
+            .map(|i| format!("json_extract(properties_json, ?{})", i + 2))
+            .collect();
+        let sql = format!(
+            "SELECT resource_id, {} FROM resources
+             WHERE type_name IN (SELECT value FROM json_each(?1)) AND {}
+             ORDER BY resource_id",
+            extracts.join(", "),
+            extracts
+                .iter()
+                .map(|e| format!("{e} IS NOT NULL AND {e} != ''"))
+                .collect::<Vec<_>>()
+                .join(" AND ")
+        );
+        let type_list =
+            serde_json::to_string(&types.iter().map(TypeName::as_str).collect::<Vec<_>>())
+                .expect("names serialise");
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let params = std::iter::once(type_list).chain(paths);
+        decode_all(&mut stmt, params_from_iter(params), "resources", 0, |c| {
+            let id = c.parsed(0, ResourceId::parse)?;
+            let values = (0..keys.len())
+                .map(|i| {
+                    let v: rusqlite::types::Value = c.get(i + 1)?;
+                    Ok(match v {
+                        rusqlite::types::Value::Text(t) => t,
+                        rusqlite::types::Value::Integer(n) => n.to_string(),
+                        rusqlite::types::Value::Real(x) => x.to_string(),
+                        other => format!("{other:?}"),
+                    })
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            Ok((id, values))
         })
     }
 
@@ -273,6 +361,22 @@ impl Writer<'_> {
                 auto_discovered,
                 now
             ])?;
+        Ok(())
+    }
+
+    /// Link identity `parent` to its member `child` (a derived link).
+    pub fn insert_derived_link(
+        &self,
+        parent: ResourceId,
+        child: ResourceId,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        self.conn()
+            .prepare_cached(
+                "INSERT INTO resource_links (parent_id, child_id, auto_discovered, created_at, derived)
+                 VALUES (?1, ?2, 1, ?3, 1)",
+            )?
+            .execute(params![parent.to_string(), child.to_string(), now])?;
         Ok(())
     }
 

@@ -1,0 +1,161 @@
+//! Virtual identities through the real binary: two repositories cloned
+//! one from the other share commit, branch, tag and remote identities —
+//! each exactly once, kept in step by refresh and removal.
+
+mod common;
+use common::{Env, git, git_repo};
+use serde_json::Value;
+
+fn list(env: &Env, ty: &str) -> Vec<Value> {
+    env.run(&["resource", "list", "--type", ty, "-o", "json"])
+        .json()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn show(env: &Env, name: &str) -> Value {
+    env.run(&["resource", "show", name, "-o", "json"]).json()
+}
+
+fn add_checkout(env: &Env, name: &str, dir: &str) {
+    let path = env.path(dir);
+    env.run(&[
+        "resource",
+        "add",
+        "git-checkout",
+        name,
+        "--path",
+        path.to_str().unwrap(),
+        "--branch",
+        "main",
+    ])
+    .ok();
+}
+
+/// `a` and its clone `b`, both with remote `origin` at one URL, both
+/// registered, both branches explored to their head commit.
+fn clones() -> Env {
+    let env = Env::new();
+    let a = env.path("a");
+    git_repo(&a);
+    git(&a, &["tag", "v1"]);
+    git(
+        &a,
+        &["remote", "add", "origin", "https://example.com/api.git"],
+    );
+    git(&env.path(""), &["clone", "-q", a.to_str().unwrap(), "b"]);
+    let b = env.path("b");
+    git(
+        &b,
+        &["remote", "set-url", "origin", "https://example.com/api.git"],
+    );
+    add_checkout(&env, "local/a", "a");
+    add_checkout(&env, "local/b", "b");
+    env.run(&["resource", "discover", "local/a/git/branch/main"])
+        .ok();
+    env.run(&["resource", "discover", "local/b/git/branch/main"])
+        .ok();
+    env
+}
+
+/// The members of the one identity of `ty`, by name.
+fn members(env: &Env, ty: &str) -> Vec<String> {
+    let ids = list(env, ty);
+    assert_eq!(ids.len(), 1, "one {ty} identity: {ids:#?}");
+    let mut names: Vec<String> = ids[0]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| {
+            show(env, id.as_str().unwrap())["name"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn clones_share_each_identity_exactly_once() {
+    let env = clones();
+    let head = git(&env.path("a"), &["rev-parse", "HEAD"]);
+    let short = &head.trim()[..12];
+    assert_eq!(
+        members(&env, "commit"),
+        [
+            format!("local/a/git/branch/main/commit/{short}"),
+            format!("local/b/git/branch/main/commit/{short}")
+        ]
+    );
+    assert_eq!(
+        members(&env, "branch"),
+        ["local/a/git/branch/main", "local/b/git/branch/main"]
+    );
+    assert_eq!(
+        members(&env, "tag"),
+        ["local/a/git/tag/v1", "local/b/git/tag/v1"]
+    );
+    assert_eq!(
+        members(&env, "remote"),
+        ["local/a/git/remote/origin", "local/b/git/remote/origin"]
+    );
+    // The identity holds the key; a member lists its equivalents.
+    let commit = &list(&env, "commit")[0];
+    assert_eq!(commit["properties"]["commit-sha"], head.trim());
+    assert_eq!(commit["classification"], "virtual");
+    let a_main = show(&env, "local/a/git/branch/main");
+    let b_main = show(&env, "local/b/git/branch/main");
+    assert_eq!(
+        a_main["equivalents"],
+        serde_json::json!([b_main["resource_id"]])
+    );
+    // Idempotent: rediscovery and refresh make no second identity.
+    env.run(&["resource", "discover", "local/a/git"]).ok();
+    env.run(&["resource", "refresh"]).ok();
+    for ty in ["commit", "branch", "tag", "remote"] {
+        assert_eq!(list(&env, ty).len(), 1, "{ty}");
+    }
+}
+
+#[test]
+fn a_member_that_stops_matching_leaves_and_an_identity_without_two_goes() {
+    let env = clones();
+    // a's main moves on: the branches differ now, the old commit is no
+    // longer a's head.
+    let a = env.path("a");
+    std::fs::write(a.join("README.md"), "# moved\n").unwrap();
+    git(&a, &["commit", "-q", "-am", "moved"]);
+    env.run(&["resource", "refresh"]).ok();
+    assert!(list(&env, "branch").is_empty());
+    assert!(list(&env, "commit").is_empty());
+    assert_eq!(list(&env, "tag").len(), 1);
+    // b catches up: the same head again, one identity again.
+    let b = env.path("b");
+    git(&b, &["pull", "-q", "--ff-only", a.to_str().unwrap(), "main"]);
+    env.run(&["resource", "refresh"]).ok();
+    assert_eq!(
+        members(&env, "branch"),
+        ["local/a/git/branch/main", "local/b/git/branch/main"]
+    );
+    assert_eq!(list(&env, "commit").len(), 1);
+    // Removing one side leaves no identity behind, and an identity never
+    // keeps a member.
+    let removed = env.run(&["resource", "remove", "local/b"]);
+    removed.ok();
+    for ty in ["commit", "branch", "tag", "remote"] {
+        assert!(list(&env, ty).is_empty(), "{ty}");
+    }
+    let left: Vec<Value> = env
+        .run(&["resource", "list", "-o", "json"])
+        .json()
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        left.iter()
+            .all(|r| !r["name"].as_str().unwrap_or("").starts_with("local/b"))
+    );
+}
