@@ -134,7 +134,10 @@ fn a_member_that_stops_matching_leaves_and_an_identity_without_two_goes() {
     assert_eq!(list(&env, "tag").len(), 1);
     // b catches up: the same head again, one identity again.
     let b = env.path("b");
-    git(&b, &["pull", "-q", "--ff-only", a.to_str().unwrap(), "main"]);
+    git(
+        &b,
+        &["pull", "-q", "--ff-only", a.to_str().unwrap(), "main"],
+    );
     env.run(&["resource", "refresh"]).ok();
     assert_eq!(
         members(&env, "branch"),
