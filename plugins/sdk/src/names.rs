@@ -7,7 +7,8 @@
 /// two lowercase hex digits (`a b` → `a_20b`, `é` → `_c3_a9`). A `_` that
 /// is itself followed by two hex digits is escaped too (`a_20b` → `a_5f20b`),
 /// so the mapping stays one to one while `__init__.py` stays as it is. A
-/// part that would be `.` or `..` (or empty) is escaped the same way.
+/// part that would be `.` or `..` is escaped the same way; the empty text
+/// is `_5f`.
 pub fn name_part(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
@@ -26,7 +27,9 @@ pub fn name_part(text: &str) -> String {
         }
     }
     match out.as_str() {
-        "" => "_".to_owned(),
+        // `_5f` alone is what no other text gives (an escaped `_` is
+        // always followed by the two hex digits that made it escaped).
+        "" => "_5f".to_owned(),
         "." => "_2e".to_owned(),
         ".." => "_2e_2e".to_owned(),
         _ => out,
@@ -54,6 +57,9 @@ mod tests {
         assert_eq!(name_part("é"), "_c3_a9");
         assert_eq!(name_part(".."), "_2e_2e");
         assert_ne!(name_part("a_20b"), name_part("a b"));
+        assert_eq!(name_part("_"), "_");
+        assert_eq!(name_part(""), "_5f");
+        assert_ne!(name_part(""), name_part("_5f"));
         assert_eq!(name_path("feature/new ui"), "feature/new_20ui");
     }
 }
