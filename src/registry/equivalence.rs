@@ -50,6 +50,11 @@ pub(super) fn reconcile(
             .into_iter()
             .map(|row| (key_of(&row, &eq.match_on), row))
             .collect();
+        // Every identity's members, in one read.
+        let mut linked: BTreeMap<ResourceId, BTreeSet<ResourceId>> = BTreeMap::new();
+        for (identity, member) in w.derived_links_of_type(&virtual_type)? {
+            linked.entry(identity).or_default().insert(member);
+        }
         for (key, members) in &groups {
             let identity = match existing.remove(key) {
                 Some(row) => row.id,
@@ -59,7 +64,7 @@ pub(super) fn reconcile(
                     row.id
                 }
             };
-            let current: BTreeSet<ResourceId> = w.derived_children(identity)?.into_iter().collect();
+            let current = linked.remove(&identity).unwrap_or_default();
             let wanted: BTreeSet<ResourceId> = members.iter().copied().collect();
             for gone in current.difference(&wanted) {
                 w.delete_link(identity, *gone)?;

@@ -244,15 +244,24 @@ impl Reader<'_> {
         Ok(stmt.query_row([child.to_string()], |row| row.get(0))?)
     }
 
-    /// The members of an identity: the derived links below `identity`.
-    pub fn derived_children(&self, identity: ResourceId) -> Result<Vec<ResourceId>, StoreError> {
+    /// Every derived link from a resource of type `identity_type`:
+    /// (identity, member), in that order.
+    pub fn derived_links_of_type(
+        &self,
+        identity_type: &TypeName,
+    ) -> Result<Vec<(ResourceId, ResourceId)>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT child_id FROM resource_links WHERE parent_id = ?1 AND derived = 1
-             ORDER BY child_id",
+            "SELECT l.parent_id, l.child_id FROM resource_links l
+             JOIN resources r ON r.resource_id = l.parent_id
+             WHERE r.type_name = ?1 AND l.derived = 1
+             ORDER BY l.parent_id, l.child_id",
         )?;
-        decode_all(&mut stmt, [identity.to_string()], TABLE, 0, |c| {
-            c.parsed(0, ResourceId::parse)
-        })
+        Ok(
+            decode_all(&mut stmt, [identity_type.as_str()], TABLE, 0, edge)?
+                .into_iter()
+                .map(|e| (e.parent, e.child))
+                .collect(),
+        )
     }
 
     /// The resources equivalent to `member`: the other members of every
