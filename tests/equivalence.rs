@@ -112,10 +112,26 @@ fn clones_share_each_identity_exactly_once() {
         a_main["equivalents"],
         serde_json::json!([b_main["resource_id"]])
     );
+    // Their root trees, once explored, are one `tree` identity.
+    for side in ["a", "b"] {
+        env.run(&[
+            "resource",
+            "discover",
+            "--depth",
+            "2",
+            &format!("local/{side}/git/branch/main"),
+        ])
+        .ok();
+    }
+    let tree_sha = git(&env.path("a"), &["rev-parse", "HEAD^{tree}"]);
+    let trees = list(&env, "tree");
+    assert_eq!(trees.len(), 1, "{trees:#?}");
+    assert_eq!(trees[0]["properties"]["tree-sha"], tree_sha.trim());
+    assert_eq!(trees[0]["children"].as_array().unwrap().len(), 2);
     // Idempotent: rediscovery and refresh make no second identity.
     env.run(&["resource", "discover", "local/a/git"]).ok();
     env.run(&["resource", "refresh"]).ok();
-    for ty in ["commit", "branch", "tag", "remote"] {
+    for ty in ["commit", "branch", "tag", "remote", "tree"] {
         assert_eq!(list(&env, ty).len(), 1, "{ty}");
     }
 }
