@@ -168,12 +168,14 @@ impl Registry {
     /// Visit `root` and what lies below it, `depth` levels: every handler
     /// call, every check, nothing written. `root_stored` says whether the
     /// root is in the registry already (a rediscovery) or about to be
-    /// (a registration).
+    /// (a registration); `root_hash`, when the caller has just asked the
+    /// root's handler for its hash, saves asking again.
     pub(super) fn explore(
         &self,
         types: &TypeSet,
         root: ResourceRow,
         root_stored: bool,
+        root_hash: Option<Option<String>>,
         depth: Depth,
         progress: &mut dyn FnMut(DiscoveryProgress),
     ) -> Result<Findings, RegistryError> {
@@ -214,7 +216,10 @@ impl Registry {
             } else {
                 Vec::new()
             };
-            let hash = self.call_content_hash(&handler, &visit.row)?;
+            let hash = match (visit.slot, &root_hash) {
+                (Slot::Root, Some(known)) => known.clone(),
+                _ => self.call_content_hash(&handler, &visit.row)?,
+            };
             if discovers {
                 match visit.slot {
                     Slot::Root => {
@@ -356,7 +361,7 @@ impl Registry {
         let properties = self.fresh_properties(&handler, &ty, &row)?;
         let properties_changed = properties != row.properties;
         let row = ResourceRow { properties, ..row };
-        let findings = self.explore(&types, row.clone(), true, depth, progress)?;
+        let findings = self.explore(&types, row.clone(), true, None, depth, progress)?;
         let now = self.now();
         let cache = &self.types;
         let (ids, clock) = (&self.ids, &self.clock);

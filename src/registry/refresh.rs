@@ -245,7 +245,9 @@ impl Registry {
         };
         let discovers = ty.discovery().is_none_or(|a| a.enabled);
         let findings = if row.discovered_at.is_some() && discovers {
-            self.explore(types, fresh, true, Depth::Levels(1), &mut |_| {})?
+            // The hash was just asked for: not again.
+            let hash = Some(fresh.content_hash.clone());
+            self.explore(types, fresh, true, hash, Depth::Levels(1), &mut |_| {})?
         } else {
             Findings::default()
         };

@@ -204,7 +204,7 @@ impl Registry {
                     }
                 }
                 let depth = Depth::Levels(REGISTRATION_DEPTH);
-                let found = self.explore(types, row.clone(), false, depth, progress)?;
+                let found = self.explore(types, row.clone(), false, None, depth, progress)?;
                 row.content_hash = found.root_hash.clone();
                 if found.root_explored {
                     row.discovered_at = Some(stamp.clone());
