@@ -37,16 +37,12 @@ fn a_checkout_with_a_devcontainer_has_one_detected_beside_it() {
     std::fs::write(repo.join(".devcontainer/devcontainer.json"), CONFIG).unwrap();
     git(&repo, &["add", "-A"]);
     git(&repo, &["commit", "-q", "-m", "devcontainer"]);
-    env.run(&[
-        "resource",
-        "add",
+    env.add(
         "git-checkout",
         "local/my-repo",
-        "--path",
-        repo.to_str().unwrap(),
-        "--branch",
-        "main",
-    ])
+        &repo,
+        &["--branch", "main"],
+    )
     .ok();
     // One, though the work tree is a directory that holds it too.
     let found = of_type(&env, "devcontainer-instance");
@@ -104,15 +100,7 @@ fn a_directory_with_a_root_config_has_one_and_loses_it_when_it_goes() {
     );
     env.write("cfg/Dockerfile", "FROM debian\n");
     let cfg = env.path("cfg");
-    env.run(&[
-        "resource",
-        "add",
-        "fs-directory",
-        "local/config-dir",
-        "--path",
-        cfg.to_str().unwrap(),
-    ])
-    .ok();
+    env.add("fs-directory", "local/config-dir", &cfg, &[]).ok();
     let dc = show(&env, "local/config-dir-devcontainer");
     assert_eq!(dc["properties"]["dockerfile"], "Dockerfile");
     assert_eq!(dc["properties"]["build-context"], ".");
@@ -130,13 +118,7 @@ fn a_directory_with_a_root_config_has_one_and_loses_it_when_it_goes() {
     // Gone from disk, gone from the registry.
     std::fs::remove_file(env.path("cfg/.devcontainer.json")).unwrap();
     let report = env.run(&["resource", "refresh", "-o", "json"]).json();
-    let mut removed: Vec<&str> = report["changed"][0]["removed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    removed.sort();
+    let removed = common::sorted(&report["changed"][0]["removed"]);
     assert_eq!(
         removed,
         [

@@ -33,15 +33,7 @@ fn rules_without_a_handler_give_placeholders_until_a_handler_enumerates() {
     env.write("docs/guide.md", "# guide\n");
     env.write("docs/img/logo.txt", "logo\n");
     let docs = env.path("docs");
-    env.run(&[
-        "resource",
-        "add",
-        "myteam/docs",
-        "local/docs",
-        "--path",
-        docs.to_str().unwrap(),
-    ])
-    .ok();
+    env.add("myteam/docs", "local/docs", &docs, &[]).ok();
     let placeholders = children(&env, "local/docs");
     assert_eq!(placeholders.len(), 2, "{placeholders:#?}");
     assert_eq!(placeholders[0]["name"], "local/docs/rule-1");
@@ -75,13 +67,7 @@ fn rules_without_a_handler_give_placeholders_until_a_handler_enumerates() {
     ])
     .ok();
     let report = env.run(&["resource", "refresh", "-o", "json"]).json();
-    let mut removed: Vec<&str> = report["changed"][0]["removed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    removed.sort();
+    let removed = common::sorted(&report["changed"][0]["removed"]);
     assert_eq!(
         removed,
         ["local/docs/rule-1", "local/docs/rule-2"],

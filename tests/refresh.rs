@@ -53,15 +53,7 @@ fn directory_home() -> Env {
     env.write("d/a.txt", "a\n");
     env.write("d/sub/b.txt", "b\n");
     let d = env.path("d");
-    env.run(&[
-        "resource",
-        "add",
-        "fs-directory",
-        "local/d",
-        "--path",
-        d.to_str().unwrap(),
-    ])
-    .ok();
+    env.add("fs-directory", "local/d", &d, &[]).ok();
     env
 }
 
@@ -139,15 +131,7 @@ fn a_vanished_location_is_marked_stale_and_recovers_when_it_returns() {
     let env = directory_home();
     env.write("e/x.txt", "x\n");
     let e = env.path("e");
-    env.run(&[
-        "resource",
-        "add",
-        "fs-directory",
-        "local/e",
-        "--path",
-        e.to_str().unwrap(),
-    ])
-    .ok();
+    env.add("fs-directory", "local/e", &e, &[]).ok();
     std::fs::rename(env.path("d"), env.path("moved")).unwrap();
     std::fs::write(env.path("e/y.txt"), "y\n").unwrap();
     let report = refresh(&env, &[]);
@@ -202,15 +186,8 @@ fn an_edited_manifest_refreshes_the_resources_own_properties() {
     );
     env.write("pkg/src/acme/__init__.py", "");
     let pkg = env.path("pkg");
-    env.run(&[
-        "resource",
-        "add",
-        "myteam/python-package",
-        "local/pkg",
-        "--path",
-        pkg.to_str().unwrap(),
-    ])
-    .ok();
+    env.add("myteam/python-package", "local/pkg", &pkg, &[])
+        .ok();
     assert_eq!(show(&env, "local/pkg")["properties"]["version"], "1.0.0");
     env.write(
         "pkg/pyproject.toml",
@@ -249,17 +226,8 @@ fn git_changes_are_seen_through_the_refs() {
     let repo = env.path("repo");
     git_repo(&repo);
     git(&repo, &["tag", "v1"]);
-    env.run(&[
-        "resource",
-        "add",
-        "git-checkout",
-        "local/r",
-        "--path",
-        repo.to_str().unwrap(),
-        "--branch",
-        "main",
-    ])
-    .ok();
+    env.add("git-checkout", "local/r", &repo, &["--branch", "main"])
+        .ok();
     // The branch explored one level deeper: its head commit.
     env.run(&["resource", "discover", "local/r/git/branch/main"])
         .ok();

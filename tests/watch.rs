@@ -75,28 +75,11 @@ fn watch_refreshes_what_changed_on_disk_and_in_git_and_stops_on_ctrl_c() {
     let env = Env::new();
     env.write("d/a.txt", "a\n");
     let d = env.path("d");
-    env.run(&[
-        "resource",
-        "add",
-        "fs-directory",
-        "local/d",
-        "--path",
-        d.to_str().unwrap(),
-    ])
-    .ok();
+    env.add("fs-directory", "local/d", &d, &[]).ok();
     let repo = env.path("repo");
     git_repo(&repo);
-    env.run(&[
-        "resource",
-        "add",
-        "git-checkout",
-        "local/r",
-        "--path",
-        repo.to_str().unwrap(),
-        "--branch",
-        "main",
-    ])
-    .ok();
+    env.add("git-checkout", "local/r", &repo, &["--branch", "main"])
+        .ok();
     let mut watch = Watching::start(&env, &[]);
     watch.wait_for("watching 2 locations");
     // A file appears.

@@ -96,6 +96,20 @@ impl Env {
         cmd
     }
 
+    /// `agents resource add TYPE NAME --path PATH EXTRA…`.
+    pub fn add(&self, type_name: &str, name: &str, path: &Path, extra: &[&str]) -> Run {
+        let mut args = vec![
+            "resource",
+            "add",
+            type_name,
+            name,
+            "--path",
+            path.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        self.run(&args)
+    }
+
     /// Run `agents --home <temp> ARGS…`.
     pub fn run(&self, args: &[&str]) -> Run {
         Run::from(self.command().args(args).output().unwrap())
@@ -175,6 +189,18 @@ impl Env {
     pub fn state(&self) -> (String, String) {
         (self.snapshot(), self.digest())
     }
+}
+
+/// The strings of a JSON array, sorted.
+pub fn sorted(list: &serde_json::Value) -> Vec<String> {
+    let mut out: Vec<String> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    out.sort();
+    out
 }
 
 /// A compiled component from `plugins/` (built by build.rs).
