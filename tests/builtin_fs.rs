@@ -2,8 +2,8 @@
 //! what the filesystem itself says (`std::fs`), and a plugin's git view
 //! scoped to its own repository.
 
-mod common;
-use common::{Env, faulty_home, git, rich_repo};
+use crate::common;
+use crate::common::{Env, faulty_home, git, rich_repo};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;

@@ -3,8 +3,7 @@
 //! (`for-each-ref`, `remote -v`, `stash list`, `submodule status`,
 //! `ls-tree`, `hash-object`).
 
-mod common;
-use common::{Env, git, rich_repo};
+use crate::common::{Env, git, rich_repo};
 use serde_json::Value;
 use std::collections::BTreeSet;
 

@@ -7,8 +7,8 @@
 //! outcome — the labelled error, the exit, the registry unchanged — never
 //! by how long they took.
 
-mod common;
-use common::{Env, faulty_home, wasm};
+use crate::common;
+use crate::common::{Env, faulty_home, wasm};
 use std::os::unix::fs::symlink;
 use std::process::Command;
 

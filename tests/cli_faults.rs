@@ -3,10 +3,10 @@
 //! names module, class and operation; the process exits normally (1, not a
 //! signal); and the registry is byte-for-byte what it was.
 
-mod common;
-use common::{Env, wasm};
+use crate::common;
+use crate::common::{Env, wasm};
 
-use common::faulty_home;
+use crate::common::faulty_home;
 
 /// `resource add` of the class's type, with a short deadline for the
 /// class that loops (the others must fail for their own reason, not the

@@ -1,8 +1,8 @@
 //! Plugin-backed custom types end to end with the real binary and the
 //! example component compiled from `plugins/examples/python-package`.
 
-mod common;
-use common::{Env, wasm};
+use crate::common;
+use crate::common::{Env, wasm};
 
 const TYPE_FILE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

@@ -1,8 +1,8 @@
 //! `agents resource …` end to end: the reference's "Working with
 //! Resources" examples, every refusal, and concurrent writers.
 
-mod common;
-use common::{Env, PYTHON_PACKAGE_YAML, git_repo};
+use crate::common;
+use crate::common::{Env, PYTHON_PACKAGE_YAML, git_repo};
 
 /// The reference's walkthrough: register a checkout and a directory, list,
 /// filter, show, tree, link, remove.

@@ -1,7 +1,6 @@
 //! `agents resource type …` end to end: the real binary on a temp home.
 
-mod common;
-use common::{Env, PYTHON_PACKAGE_YAML};
+use crate::common::{Env, PYTHON_PACKAGE_YAML};
 
 const BUILTINS: &[&str] = &[
     "git",

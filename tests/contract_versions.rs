@@ -3,8 +3,8 @@
 //! purpose) loads and answers every operation, through the runtime and
 //! through the `agents` binary, whatever newer versions the host serves.
 
-mod common;
-mod plugin_support;
+use crate::common;
+use crate::plugin_support;
 
 use plugin_support::{Host, canonical, grant, view};
 use resource_host::plugin::{CONTRACT_PACKAGE, ContractVersion, Limits};

@@ -4,8 +4,8 @@
 //! what its configuration (JSON with comments) says; edits are followed
 //! by `refresh`.
 
-mod common;
-use common::{Env, git, git_repo};
+use crate::common;
+use crate::common::{Env, git, git_repo};
 use serde_json::Value;
 
 fn show(env: &Env, name: &str) -> Value {

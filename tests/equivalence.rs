@@ -2,8 +2,7 @@
 //! one from the other share commit, branch, tag and remote identities —
 //! each exactly once, kept in step by refresh and removal.
 
-mod common;
-use common::{Env, git, git_repo};
+use crate::common::{Env, git, git_repo};
 use serde_json::Value;
 
 fn list(env: &Env, ty: &str) -> Vec<Value> {

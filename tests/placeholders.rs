@@ -2,8 +2,8 @@
 //! rules and no handler gets one placeholder child per rule, shown as
 //! such, and a handler's real entries replace them once the type has one.
 
-mod common;
-use common::Env;
+use crate::common;
+use crate::common::Env;
 use serde_json::Value;
 
 const RULES: &str = "name: myteam/docs

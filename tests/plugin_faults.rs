@@ -4,7 +4,7 @@
 //! the same runtime answers the next call normally. Also: what
 //! `describe` refuses at `agents plugin add`.
 
-mod plugin_support;
+use crate::plugin_support;
 
 use plugin_support::{Host, grant, keep_logs, logged, view, wasm};
 use resource_host::plugin::{

@@ -3,7 +3,7 @@
 //! content-hash and inspect on a real Python package; the compile cache;
 //! the plugin store's hash check.
 
-mod plugin_support;
+use crate::plugin_support;
 
 use plugin_support::{Host, canonical, grant, python_package, view, wasm};
 use resource_host::digest::sha256_hex;

@@ -3,8 +3,7 @@
 //! between commands; what it finds is compared with the filesystem and
 //! with git.
 
-mod common;
-use common::{Env, git, git_repo, wasm};
+use crate::common::{Env, git, git_repo, wasm};
 use serde_json::Value;
 use std::collections::BTreeSet;
 

@@ -3,8 +3,7 @@
 //! for the line that reports each change (a bounded wait on the event,
 //! never a sleep standing in for it); Ctrl-C stops it cleanly.
 
-mod common;
-use common::{Env, git, git_repo};
+use crate::common::{Env, git, git_repo};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
 use std::sync::mpsc;

@@ -1,0 +1,30 @@
+//! The integration tests, as one test binary.
+//!
+//! Each suite is a module in its own file beside this one. One binary
+//! instead of one per file: every test binary links the whole host
+//! (wasmtime and Cranelift included), so each extra one cost a link and
+//! tens of megabytes of disk. `tests/timeouts.rs` stays its own binary: it
+//! counts the process's threads and descriptors, which other tests running
+//! beside it would change.
+//!
+//! Run one suite with `cargo test --test integration refresh::`.
+
+mod common;
+mod plugin_support;
+
+mod builtin_fs;
+mod builtin_git;
+mod cli_containment;
+mod cli_faults;
+mod cli_plugins;
+mod cli_resources;
+mod cli_types;
+mod contract_versions;
+mod devcontainer;
+mod embedding;
+mod equivalence;
+mod placeholders;
+mod plugin_faults;
+mod plugin_runtime;
+mod refresh;
+mod watch;
