@@ -191,8 +191,21 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
             emit(ctx.format, &resources, || resource_table(&resources))
         }
         ResourceCommand::Show { key } => {
-            let resource = ctx.open()?.show_resource(&key)?;
-            emit(ctx.format, &resource, || show(&resource))
+            let registry = ctx.open()?;
+            let resource = registry.show_resource(&key)?;
+            emit(ctx.format, &resource, || {
+                // People read the equivalents' names; JSON keeps the ids.
+                let equivalents: Vec<String> = resource
+                    .equivalents
+                    .iter()
+                    .map(|id| {
+                        registry
+                            .show_resource(&ResourceKey::Id(*id))
+                            .map_or_else(|_| id.to_string(), |r| r.label())
+                    })
+                    .collect();
+                show(&resource, &equivalents)
+            })
         }
         ResourceCommand::Tree {
             depth,
@@ -305,8 +318,8 @@ fn resource_table(resources: &[Resource]) -> String {
     table(&["NAME", "TYPE", "LOCATION", "ID"], &rows)
 }
 
-fn show(r: &Resource) -> String {
-    let mut text = fields(&[
+fn show(r: &Resource, equivalents: &[String]) -> String {
+    let mut pairs = vec![
         ("resource_id", r.resource_id.to_string()),
         ("name", or_dash(r.name.as_ref())),
         ("resource_type_name", r.resource_type_name.to_string()),
@@ -322,13 +335,14 @@ fn show(r: &Resource) -> String {
         ("read_only", r.read_only.to_string()),
         ("created_at", r.created_at.clone()),
         ("updated_at", r.updated_at.clone()),
-    ]);
-    if !r.equivalents.is_empty() {
-        text.push_str(&fields(&[("equivalents", list(&r.equivalents))]));
+    ];
+    if !equivalents.is_empty() {
+        pairs.push(("equivalents", list(equivalents)));
     }
     if let Some(reason) = &r.stale {
-        text.push_str(&fields(&[("stale", escape_line(reason).into_owned())]));
+        pairs.push(("stale", escape_line(reason).into_owned()));
     }
+    let mut text = fields(&pairs);
     text.push_str(&output::bold("properties:"));
     text.push('\n');
     if r.properties.is_empty() {

@@ -210,6 +210,28 @@ pub struct Equivalence {
     /// Property keys whose equal values make two resources equivalent.
     #[serde(rename = "match")]
     pub match_on: Vec<String>,
+    /// Which resources of the linked types take part at all: each key's
+    /// property must hold one of the listed values (`entry-kind: [file]`
+    /// keeps a git tree entry that is a symlink out of `file`). Empty:
+    /// every resource of the linked types does. Our extension of the
+    /// spec's free-form `equivalence` dict.
+    #[serde(
+        default,
+        rename = "where",
+        skip_serializing_if = "std::collections::BTreeMap::is_empty"
+    )]
+    pub filter: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+impl Equivalence {
+    /// Whether a resource whose `filter` keys hold `values` (in the map's
+    /// key order; `None` where the property is missing) takes part.
+    pub fn admits(&self, values: &[Option<String>]) -> bool {
+        self.filter
+            .values()
+            .zip(values)
+            .all(|(allowed, v)| v.as_ref().is_some_and(|v| allowed.contains(v)))
+    }
 }
 
 /// Which collection fields a subtype replaces instead of merging.

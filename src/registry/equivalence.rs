@@ -39,9 +39,23 @@ pub(super) fn reconcile(
             continue;
         };
         let members_of: Vec<TypeName> = member_types(types, &eq.links)?;
+        // The match keys, then the `where` keys: a member must have them all.
+        let keys: Vec<String> = eq
+            .match_on
+            .iter()
+            .chain(eq.filter.keys())
+            .cloned()
+            .collect();
         let mut groups: BTreeMap<Vec<String>, Vec<ResourceId>> = BTreeMap::new();
-        for (id, key) in w.resources_with_properties(&members_of, &eq.match_on)? {
-            groups.entry(key).or_default().push(id);
+        for (id, mut key) in w.resources_with_properties(&members_of, &keys)? {
+            let selected: Vec<Option<String>> = key
+                .split_off(eq.match_on.len())
+                .into_iter()
+                .map(Some)
+                .collect();
+            if eq.admits(&selected) {
+                groups.entry(key).or_default().push(id);
+            }
         }
         groups.retain(|_, members| members.len() >= 2);
         // The identities there are, by their key.

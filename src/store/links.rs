@@ -303,7 +303,7 @@ impl Reader<'_> {
             extracts.join(", "),
             extracts
                 .iter()
-                .map(|e| format!("{e} IS NOT NULL AND {e} != ''"))
+                .map(|e| format!("{e} IS NOT NULL"))
                 .collect::<Vec<_>>()
                 .join(" AND ")
         );

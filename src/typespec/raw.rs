@@ -85,6 +85,8 @@ pub(super) struct RawEquivalence {
     pub links: Vec<String>,
     #[serde(rename = "match")]
     pub match_on: Vec<String>,
+    #[serde(default, rename = "where")]
+    pub filter: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// `handler`, in either form the spec shows: `"module:Class"` or a

@@ -263,9 +263,34 @@ fn equivalence(raw: RawEquivalence, at: &Site<'_>) -> Result<Equivalence, SpecEr
             ));
         }
     }
+    for (key, values) in &raw.filter {
+        let at_key = format!("equivalence.where.{key}");
+        if key.is_empty() || key.chars().any(char::is_whitespace) {
+            return Err(at.refuse(
+                at_key,
+                format!("{key:?} is not a property key: it must be non-empty, without spaces"),
+            ));
+        }
+        if raw.match_on.contains(key) {
+            return Err(at.refuse(
+                at_key,
+                format!(
+                    "{key:?} is also in equivalence.match: a key either makes resources the \
+                     same or selects which take part, not both"
+                ),
+            ));
+        }
+        if values.is_empty() || values.iter().any(String::is_empty) {
+            return Err(at.refuse(
+                at_key,
+                "list the values that take part (e.g. [file]), none of them empty",
+            ));
+        }
+    }
     Ok(Equivalence {
         links,
         match_on: raw.match_on,
+        filter: raw.filter,
     })
 }
 

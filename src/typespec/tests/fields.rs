@@ -269,3 +269,30 @@ fn equivalence_refuses_bad_or_repeated_entries() {
         &["duplicate key \"a\""],
     );
 }
+
+#[test]
+fn equivalence_where_selects_members_by_listed_values() {
+    let spec = parsed(&format!(
+        "{VIRTUAL}equivalence: {{links: [fs-file], match: [a], where: {{entry-kind: [file, hardlink]}}}}\n"
+    ));
+    let eq = spec.equivalence.unwrap();
+    assert_eq!(eq.filter["entry-kind"], ["file", "hardlink"]);
+    assert!(eq.admits(&[Some("hardlink".to_owned())]));
+    assert!(!eq.admits(&[Some("symlink".to_owned())]));
+    assert!(!eq.admits(&[None]));
+    refused(
+        &format!("{VIRTUAL}equivalence: {{links: [fs-file], match: [a], where: {{k: []}}}}\n"),
+        "equivalence.where.k",
+        &["list the values"],
+    );
+    refused(
+        &format!("{VIRTUAL}equivalence: {{links: [fs-file], match: [a], where: {{a: [x]}}}}\n"),
+        "equivalence.where.a",
+        &["also in equivalence.match"],
+    );
+    refused(
+        &format!("{VIRTUAL}equivalence: {{links: [fs-file], match: [a], where: {{'b c': [x]}}}}\n"),
+        "equivalence.where.b c",
+        &["not a property key"],
+    );
+}

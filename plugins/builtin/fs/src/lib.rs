@@ -100,6 +100,45 @@ fn inside(location: &str, file: &str) -> Result<String, HandlerError> {
     Ok(format!("{}/{file}", location.trim_end_matches('/')))
 }
 
+/// Where a directory lies in a repository's work tree: a checkout gives
+/// its work tree `repository` (the git directory) and `relative-path`
+/// `""`, and each directory hands them down with its entries' paths. A
+/// directory registered on its own has none. With `entry-kind`, they are
+/// what the `file`, `directory` and `symlink` identities match an entry
+/// on disk with the git tree entry at the same path (git names paths
+/// with `/`, and so does this).
+struct RepositoryPosition<'r> {
+    repository: &'r str,
+    relative_path: &'r str,
+}
+
+impl<'r> RepositoryPosition<'r> {
+    fn of(r: &'r ResourceView) -> Option<Self> {
+        Some(Self {
+            repository: r.property("repository")?,
+            relative_path: r.property("relative-path")?,
+        })
+    }
+
+    /// `child` (the entry `facts`), placed one level below this one.
+    fn place(&self, child: Discovered, facts: &Facts) -> Discovered {
+        let path = if self.relative_path.is_empty() {
+            facts.name.clone()
+        } else {
+            format!("{}/{}", self.relative_path, facts.name)
+        };
+        let kind = match facts.kind {
+            Kind::Directory => "directory",
+            Kind::Symlink => "symlink",
+            Kind::File | Kind::Hardlink | Kind::Other => "file",
+        };
+        child
+            .with_property("repository", self.repository)
+            .with_property("relative-path", path)
+            .with_property("entry-kind", kind)
+    }
+}
+
 pub struct FsDirectoryHandler;
 
 impl Handler for FsDirectoryHandler {
@@ -121,6 +160,7 @@ impl Handler for FsDirectoryHandler {
 
     fn discover(r: &ResourceView) -> Result<Vec<Discovered>, HandlerError> {
         let location = r.location()?;
+        let position = RepositoryPosition::of(r);
         let mut children: Vec<Discovered> = entries(location, true)?
             .into_iter()
             .map(|facts| {
@@ -129,6 +169,9 @@ impl Handler for FsDirectoryHandler {
                     .at(facts.path.clone());
                 if let Some(hash) = facts.hash() {
                     child = child.with_hash(hash);
+                }
+                if let Some(position) = &position {
+                    child = position.place(child, &facts);
                 }
                 facts
                     .properties()

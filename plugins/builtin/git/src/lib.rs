@@ -134,11 +134,13 @@ impl Handler for GitCheckoutHandler {
             Discovered::new("git")
                 .named("git")
                 .at(git_at)
-                .with_property("git-dir", repo.git_dir),
+                .with_property("git-dir", repo.git_dir.clone()),
             Discovered::new("fs-directory")
                 .named("worktree")
                 .at(location)
-                .with_property("worktree-of", r.label()),
+                .with_property("worktree-of", r.label())
+                .with_property(objects::REPOSITORY, repo.git_dir)
+                .with_property("relative-path", ""),
         ];
         children.extend(builtin_common::devcontainer::detect(r, location));
         Ok(children)
@@ -207,6 +209,7 @@ impl Handler for GitRepositoryHandler {
                 "a remote repository (no location) is not discovered".to_owned(),
             ));
         };
+        let git_dir = r.property("git-dir");
         let mut found = Vec::new();
         for remote in git::remotes()? {
             let mut child = Discovered::new("git-remote")
@@ -234,6 +237,9 @@ impl Handler for GitRepositoryHandler {
                         .with_hash(r.target.clone())
                         .with_property("branch-name", r.short_name)
                         .with_property("head-sha", r.target);
+                    if let Some(repo) = git_dir {
+                        child = child.with_property(objects::REPOSITORY, repo);
+                    }
                     if let Some(upstream) = r.upstream {
                         child = child.with_property("upstream", upstream);
                     }
@@ -254,6 +260,9 @@ impl Handler for GitRepositoryHandler {
                         .with_property("annotated", annotated.to_string());
                     if annotated {
                         child = child.with_property("tag-object", r.target);
+                    }
+                    if let Some(repo) = git_dir {
+                        child = child.with_property(objects::REPOSITORY, repo);
                     }
                     child
                 }

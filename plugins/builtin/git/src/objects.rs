@@ -18,6 +18,21 @@ fn described(text: String, r: &ResourceView) -> Inspection {
     out
 }
 
+/// The property naming the repository an object was read from (its git
+/// directory), recorded on branches, tags, commits, trees and tree
+/// entries: with `relative-path`, it places a tree or entry in its
+/// repository, which the `file`, `directory` and `symlink` identities
+/// match on.
+pub const REPOSITORY: &str = "repository";
+
+/// `child`, in the same repository as `r` (when `r` records one).
+fn in_repository_of(child: Discovered, r: &ResourceView) -> Discovered {
+    match r.property(REPOSITORY) {
+        Some(repo) => child.with_property(REPOSITORY, repo),
+        None => child,
+    }
+}
+
 fn prop<'r>(r: &'r ResourceView, key: &str) -> Result<&'r str, HandlerError> {
     r.property(key)
         .ok_or_else(|| HandlerError::InvalidArgs(format!("{} has no `{key}` property", r.label())))
@@ -45,7 +60,10 @@ impl Handler for GitBranchHandler {
     const DESCRIPTION: &'static str = "A branch: its head commit";
 
     fn discover(r: &ResourceView) -> Result<Vec<Discovered>, HandlerError> {
-        Ok(vec![commit_child(prop(r, "head-sha")?, r.location()?)?])
+        Ok(vec![in_repository_of(
+            commit_child(prop(r, "head-sha")?, r.location()?)?,
+            r,
+        )])
     }
 
     fn content_hash(r: &ResourceView) -> Result<String, HandlerError> {
@@ -104,14 +122,15 @@ impl Handler for GitCommitHandler {
     const DESCRIPTION: &'static str = "A commit: its root tree";
 
     fn discover(r: &ResourceView) -> Result<Vec<Discovered>, HandlerError> {
-        Ok(vec![
+        Ok(vec![in_repository_of(
             Discovered::new("git-tree")
                 .named("tree")
                 .at(r.location()?)
                 .with_hash(prop(r, "tree-sha")?)
                 .with_property("tree-sha", prop(r, "tree-sha")?)
                 .with_property("relative-path", ""),
-        ])
+            r,
+        )])
     }
 
     fn content_hash(r: &ResourceView) -> Result<String, HandlerError> {
@@ -161,15 +180,17 @@ impl Handler for GitTreeHandler {
                 }
                 EntryKind::Blob | EntryKind::Commit => Discovered::new("git-tree-entry")
                     .with_property("blob-sha", e.id.clone())
-                    .with_property("mode", format!("{:o}", e.mode)),
+                    .with_property("mode", format!("{:o}", e.mode))
+                    .with_property("entry-kind", entry_kind(e.mode)),
             };
-            found.push(
+            found.push(in_repository_of(
                 child
                     .named(name_part(&e.name))
                     .at(location)
                     .with_hash(e.id.clone())
                     .with_property("relative-path", join(&e.name)),
-            );
+                r,
+            ));
         }
         Ok(found)
     }
@@ -204,11 +225,7 @@ impl Handler for GitTreeEntryHandler {
 
     fn inspect(r: &ResourceView, _file: Option<&str>) -> Result<Inspection, HandlerError> {
         let mode = prop(r, "mode")?;
-        let kind = match mode {
-            "120000" => "symlink",
-            "160000" => "submodule",
-            _ => "file",
-        };
+        let kind = entry_kind(u32::from_str_radix(mode, 8).unwrap_or(0));
         let text = format!(
             "{kind} {}\nmode {mode}\nobject {}\n",
             prop(r, "relative-path")?,
@@ -284,5 +301,15 @@ impl Handler for GitSubmoduleHandler {
             r.property("commit-sha").unwrap_or("(not recorded)")
         );
         Ok(described(text, r))
+    }
+}
+
+/// What a tree entry of `mode` is, in the words the filesystem side uses
+/// (`entry-kind` on `fs-file` and `fs-symlink`).
+fn entry_kind(mode: u32) -> &'static str {
+    match mode {
+        0o120000 => "symlink",
+        0o160000 => "submodule",
+        _ => "file",
     }
 }
