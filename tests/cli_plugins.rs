@@ -360,7 +360,7 @@ fn a_tampered_plugin_file_is_refused_with_both_hashes() {
 fn registering_with_a_warm_cache_compiles_nothing() {
     let env = plugin_home();
     let cache = env.home.path().join("cache/components");
-    let entries = || std::fs::read_dir(&cache).map(|d| d.count()).unwrap_or(0);
+    let entries = || compiled(&cache).len();
     // `plugin add` compiled the component once, into the cache.
     assert_eq!(entries(), 1);
     // The built-in fs handler the registration also runs is compiled once.
@@ -394,4 +394,92 @@ fn registering_with_a_warm_cache_compiles_nothing() {
         out.stderr
     );
     assert!(!out.stderr.contains("compiled"), "{}", out.stderr);
+}
+
+/// The compile cache's entries (`<wasm sha256>-<engine>.cwasm`), by the
+/// wasm's sha256.
+fn compiled(cache: &std::path::Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(cache)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    let sha = name.strip_suffix(".cwasm")?.split('-').next()?.to_owned();
+                    assert!(
+                        cache.join(format!("{name}.seal")).is_file(),
+                        "{name} is sealed"
+                    );
+                    Some(sha)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+#[test]
+fn replacing_or_removing_a_plugin_removes_its_compiled_forms() {
+    let env = Env::new();
+    let cache = env.home.path().join("cache/components");
+    let sha = |module: &str| {
+        env.run(&["plugin", "show", module, "-o", "json"]).json()["sha256"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let python = wasm("python_package.wasm");
+    let faulty = wasm("faulty.wasm");
+    env.run(&[
+        "plugin",
+        "add",
+        python.to_str().unwrap(),
+        "--module",
+        "acme.py",
+    ])
+    .ok();
+    env.run(&[
+        "plugin",
+        "add",
+        python.to_str().unwrap(),
+        "--module",
+        "acme.same",
+    ])
+    .ok();
+    let old = sha("acme.py");
+    assert_eq!(compiled(&cache), [old.as_str()]);
+    // Replaced while another module still uses the old bytes: kept.
+    env.run(&[
+        "plugin",
+        "add",
+        faulty.to_str().unwrap(),
+        "--module",
+        "acme.py",
+        "--replace",
+    ])
+    .ok();
+    let new = sha("acme.py");
+    let mut both = vec![old.clone(), new.clone()];
+    both.sort();
+    assert_eq!(compiled(&cache), both);
+    // The last user of the old bytes goes: so do their compiled forms.
+    env.run(&["plugin", "remove", "acme.same"]).ok();
+    assert_eq!(compiled(&cache), [new.as_str()]);
+    // Replaced by the old bytes again, then removed: nothing left.
+    env.run(&[
+        "plugin",
+        "add",
+        python.to_str().unwrap(),
+        "--module",
+        "acme.py",
+        "--replace",
+    ])
+    .ok();
+    assert_eq!(compiled(&cache), [old]);
+    env.run(&["plugin", "remove", "acme.py"]).ok();
+    assert!(compiled(&cache).is_empty());
+    assert!(
+        std::fs::read_dir(&cache).unwrap().next().is_none(),
+        "no seal left behind"
+    );
 }

@@ -2,28 +2,30 @@
 //! kept and trusted.
 //!
 //! An entry is `<cache_dir>/<wasm sha256>-<engine compat digest>.cwasm`,
-//! so a component is compiled once per engine configuration. Deserializing
+//! exactly the bytes `Component::serialize` wrote, so a component is
+//! compiled once per engine configuration and an entry can be mapped
+//! straight from the file (`Component::deserialize_file`: no copy, and the
+//! component's initial memory image is a copy-on-write view of the file —
+//! what makes an 18 MB Python component cheap to load). Deserializing
 //! compiled code is `unsafe` (it is trusted machine code), so only our own
 //! files are read: the exact name derived from the key, written by us via
-//! temp file + rename, with a header holding a magic tag, the sha256 of
-//! the wasm it was compiled from and the sha256 of the compiled bytes,
-//! checked before wasmtime sees them. The wasm digest binds the entry to
-//! the verified plugin: an entry copied over from another component (a
-//! sound entry under the wrong name) is refused, never run under the
-//! verified plugin's hash. Any unusable entry is logged and recompiled,
-//! never fatal; failing to write the cache only costs speed. The cache
-//! directory must be private (`trust`): code is only loaded from a
-//! directory nobody else can write.
+//! temp file + rename (never changed in place, so a mapping another
+//! process holds stays whole), and *sealed* (`seal`): the seal binds the
+//! entry to the verified wasm it was compiled from and records the sha256
+//! of the compiled bytes and the file's identity, so an entry copied over
+//! from another component is refused, and one changed since it was sealed
+//! is hashed again and refused unless its bytes are still the sealed ones.
+//! Any unusable entry is logged and recompiled, never fatal; failing to
+//! write the cache only costs speed. The cache directory must be private
+//! (`trust`): code is only loaded from a directory nobody else can write.
 
 use super::error::PluginError;
 use super::files::write_atomic;
-use sha2::{Digest, Sha256};
+use super::seal::{self, SealError};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use wasmtime::Engine;
 use wasmtime::component::Component;
-
-const MAGIC: &[u8; 8] = b"rhcwasm2";
-const HEADER: usize = MAGIC.len() + 32 + 32;
 
 /// Where a loaded component's code came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +37,9 @@ pub enum LoadOrigin {
     /// Already loaded by this runtime.
     Memory,
 }
+
+/// The bytes of the component to compile, fetched only on a cache miss.
+pub(crate) type WasmSource<'a> = &'a dyn Fn() -> Result<Cow<'a, [u8]>, PluginError>;
 
 /// The compile cache of one runtime: a private directory, or none (a
 /// runtime without a home compiles every component it loads).
@@ -52,19 +57,26 @@ impl CompileCache {
         Some(self.dir.as_ref()?.join(format!("{sha256}-{compat}.cwasm")))
     }
 
-    /// The component for `wasm` (whose hash is `sha256`), from the cache if
-    /// a sound entry exists, else compiled and cached.
+    /// The component whose wasm hashes to `sha256`, from the cache if a
+    /// sound entry exists, else compiled from `wasm()` (checked by
+    /// `classify` first) and cached.
     pub fn component(
         &self,
         engine: &Engine,
         compat: &str,
         sha256: &str,
-        wasm: &[u8],
+        wasm: WasmSource<'_>,
+        classify: fn(&[u8]) -> Result<(), PluginError>,
     ) -> Result<(Component, LoadOrigin), PluginError> {
-        let compile =
-            || Component::new(engine, wasm).map_err(|e| PluginError::Invalid(format!("{e:#}")));
+        let compile = || -> Result<(Component, Cow<'_, [u8]>), PluginError> {
+            let bytes = wasm()?;
+            classify(&bytes)?;
+            let component = Component::new(engine, &bytes)
+                .map_err(|e| PluginError::Invalid(format!("{e:#}")))?;
+            Ok((component, bytes))
+        };
         let (Some(dir), Some(path)) = (&self.dir, self.entry_path(sha256, compat)) else {
-            return Ok((compile()?, LoadOrigin::Compiled));
+            return Ok((compile()?.0, LoadOrigin::Compiled));
         };
         super::trust::check_private_dir(dir)?;
         match load_entry(engine, &path, sha256) {
@@ -76,126 +88,141 @@ impl CompileCache {
                 path.display()
             ),
         }
-        let component = compile()?;
+        let (component, _) = compile()?;
         match component.serialize() {
-            Ok(code) => {
-                if let Err(e) = write_atomic(&path, &entry_bytes(sha256, &code), false) {
+            Ok(code) => match write_atomic(&path, &code, false) {
+                Ok(()) => seal::seal(&path, sha256, &crate::digest::sha256_hex(&code)),
+                Err(e) => {
                     log::warn!(target: "plugin", "cannot write compile cache {}: {e}", path.display());
                 }
-            }
+            },
             Err(e) => log::warn!(target: "plugin", "cannot serialize a compiled component: {e:#}"),
         }
         Ok((component, LoadOrigin::Compiled))
     }
 }
 
-/// Header (magic, the wasm's sha256, the code's sha256) + the code.
-fn entry_bytes(wasm_sha256: &str, code: &[u8]) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(HEADER + code.len());
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&digest_bytes(wasm_sha256));
-    bytes.extend_from_slice(&Sha256::digest(code));
-    bytes.extend_from_slice(code);
-    bytes
-}
-
-/// The 32 bytes of a hex sha256 (zeros for text that is not one, which
-/// then matches no entry).
-fn digest_bytes(hex: &str) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    if crate::digest::is_sha256_hex(hex) {
-        for (i, byte) in out.iter_mut().enumerate() {
-            *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap_or(0);
+impl CompileCache {
+    /// Remove every entry compiled from the wasm `sha256`, whatever engine
+    /// compiled it (best effort: a leftover entry only costs disk).
+    pub fn forget(&self, sha256: &str) {
+        let Some(dir) = &self.dir else { return };
+        if !crate::digest::is_sha256_hex(sha256) {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let prefix = format!("{sha256}-");
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with(&prefix)
+                && (name.ends_with(".cwasm") || name.ends_with(".cwasm.seal"))
+                && let Err(e) = std::fs::remove_file(entry.path())
+            {
+                log::warn!(target: "plugin", "cannot remove compile cache entry {name}: {e}");
+            }
         }
     }
-    out
 }
 
-/// `Ok(None)`: no entry. `Err`: an entry that must not be used.
+/// `Ok(None)`: no usable entry (none, or never sealed). `Err`: an entry
+/// that must not be used.
 fn load_entry(
     engine: &Engine,
     path: &Path,
     wasm_sha256: &str,
 ) -> Result<Option<Component>, String> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.to_string()),
-    };
-    let code = verified_code(&bytes, wasm_sha256)?;
-    deserialize_verified(engine, code)
+    match seal::check(path, wasm_sha256, None) {
+        Ok(_) => {}
+        Err(SealError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(SealError::Unsealed) => return Ok(None),
+        Err(SealError::Io(e)) => return Err(e.to_string()),
+        Err(SealError::Mismatch { .. }) => {
+            return Err("its contents changed since it was written".into());
+        }
+    }
+    deserialize_verified(engine, path)
         .map(Some)
         .map_err(|e| format!("{e:#}"))
 }
 
-/// The compiled code of an entry whose header is sound and names the
-/// component `wasm_sha256`.
-fn verified_code<'b>(bytes: &'b [u8], wasm_sha256: &str) -> Result<&'b [u8], String> {
-    if bytes.len() < HEADER || &bytes[..MAGIC.len()] != MAGIC {
-        return Err("not a resource-host cache file".into());
-    }
-    let (wasm, rest) = bytes[MAGIC.len()..].split_at(32);
-    if wasm != digest_bytes(wasm_sha256) {
-        return Err(format!(
-            "it was compiled from another component (sha256 {}), not from {wasm_sha256}",
-            crate::digest::hex(wasm)
-        ));
-    }
-    let (digest, code) = rest.split_at(32);
-    if Sha256::digest(code).as_slice() != digest {
-        return Err("its checksum does not match its contents".into());
-    }
-    Ok(code)
-}
-
-/// Turn verified cache bytes back into a component.
+/// Map a verified cache entry as a component.
 #[allow(unsafe_code)]
-fn deserialize_verified(engine: &Engine, code: &[u8]) -> wasmtime::Result<Component> {
-    // SAFETY: `code` comes from a file under our private cache dir (no one
-    // else may write it, checked) whose name is derived from the wasm's
-    // sha256 and this engine's compatibility digest; we wrote it (temp file
-    // + rename) from `Component::serialize` of an engine with the same
-    // configuration; its header names the verified wasm it was compiled
-    // from and its sha256 was just checked against the header, so these
-    // are exactly the bytes wasmtime produced for this component. wasmtime
-    // additionally checks its own header and engine compatibility before
-    // using them.
-    unsafe { Component::deserialize(engine, code) }
+fn deserialize_verified(engine: &Engine, path: &Path) -> wasmtime::Result<Component> {
+    // SAFETY: `path` is a file under our private cache dir (no one else
+    // may write it, checked) whose name is derived from the wasm's sha256
+    // and this engine's compatibility digest; we wrote it (temp file +
+    // rename, never in place) from `Component::serialize` of an engine
+    // with the same configuration; its seal, checked just now, binds it to
+    // the verified wasm and vouches that its bytes are the ones written
+    // (or they were hashed again), so these are exactly the bytes wasmtime
+    // produced for this component. wasmtime additionally checks its own
+    // header and engine compatibility before using them. The file is
+    // mapped: it is never modified in place (replacing it is a rename,
+    // which leaves this mapping on the old file).
+    unsafe { Component::deserialize_file(engine, path) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const A: &str = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
-    const B: &str = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824";
+    fn engine() -> Engine {
+        let mut config = wasmtime::Config::new();
+        config.wasm_component_model(true);
+        Engine::new(&config).unwrap()
+    }
 
-    #[test]
-    fn an_entry_round_trips_through_its_header() {
-        let bytes = entry_bytes(A, b"compiled code");
-        assert_eq!(verified_code(&bytes, A).unwrap(), b"compiled code");
+    /// The smallest component there is.
+    const EMPTY: &[u8] = b"\0asm\x0d\0\x01\0";
+
+    fn ok(_: &[u8]) -> Result<(), PluginError> {
+        Ok(())
     }
 
     #[test]
-    fn a_flipped_byte_in_an_entry_is_detected() {
-        let mut bytes = entry_bytes(A, b"compiled code");
-        *bytes.last_mut().unwrap() ^= 1;
-        assert_eq!(
-            verified_code(&bytes, A).unwrap_err(),
-            "its checksum does not match its contents"
-        );
+    fn an_entry_is_written_sealed_and_then_mapped_from_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CompileCache::new(Some(dir.path().join("cache")));
+        let engine = engine();
+        let sha = crate::digest::sha256_hex(EMPTY);
+        let wasm = || Ok(Cow::Borrowed(EMPTY));
+        let (_, origin) = cache.component(&engine, "c", &sha, &wasm, ok).unwrap();
+        assert_eq!(origin, LoadOrigin::Compiled);
+        let never = || -> Result<Cow<'_, [u8]>, PluginError> { panic!("the wasm was read") };
+        let (_, origin) = cache.component(&engine, "c", &sha, &never, ok).unwrap();
+        assert_eq!(origin, LoadOrigin::DiskCache);
     }
 
     #[test]
-    fn an_entry_of_another_component_is_refused() {
-        let bytes = entry_bytes(B, b"compiled code");
-        let err = verified_code(&bytes, A).unwrap_err();
-        assert!(err.contains("compiled from another component"), "{err}");
-        assert!(err.contains(B), "{err}");
-    }
-
-    #[test]
-    fn a_file_that_is_not_ours_is_never_trusted() {
-        assert!(verified_code(b"\x7fELF....", A).is_err());
+    fn an_entry_of_another_component_or_changed_in_place_is_recompiled() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CompileCache::new(Some(dir.path().join("cache")));
+        let engine = engine();
+        let sha = crate::digest::sha256_hex(EMPTY);
+        let wasm = || Ok(Cow::Borrowed(EMPTY));
+        cache.component(&engine, "c", &sha, &wasm, ok).unwrap();
+        let entry = cache.entry_path(&sha, "c").unwrap();
+        // Entry and seal copied under another component's name.
+        let other = "0".repeat(64);
+        let copy = cache.entry_path(&other, "c").unwrap();
+        std::fs::copy(&entry, &copy).unwrap();
+        std::fs::copy(
+            entry.with_extension("cwasm.seal"),
+            copy.with_extension("cwasm.seal"),
+        )
+        .unwrap();
+        assert!(load_entry(&engine, &copy, &other).unwrap().is_none());
+        // A byte flipped in place.
+        let mut bytes = std::fs::read(&entry).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&entry, &bytes).unwrap();
+        let err = load_entry(&engine, &entry, &sha).unwrap_err();
+        assert!(err.contains("changed since it was written"), "{err}");
+        let (_, origin) = cache.component(&engine, "c", &sha, &wasm, ok).unwrap();
+        assert_eq!(origin, LoadOrigin::Compiled);
     }
 }

@@ -3,9 +3,11 @@
 //! Files live under one directory (`<home>/plugins`), each named by the
 //! sha256 of its bytes (`<sha256>.wasm`), so a name says what the content
 //! must be. Import writes a temp file and renames it into place (never a
-//! half-written plugin); every read hashes the bytes again and refuses a
-//! file whose hash differs, naming both hashes. The rows that say which
-//! module a file provides are the registry's, not this module's.
+//! half-written plugin) and seals it (`seal`); a load checks the file
+//! against its seal (one `stat` while the file is unchanged) and hashes it
+//! again when the seal does not vouch for it, refusing a file whose hash
+//! differs and naming both hashes. The rows that say which module a file
+//! provides are the registry's, not this module's.
 
 use super::error::PluginError;
 use crate::digest::{is_sha256_hex, sha256_hex};
@@ -60,6 +62,7 @@ impl PluginFiles {
                 source,
             })?;
         }
+        super::seal::seal(&path, &sha256, &sha256);
         Ok(StoredFile { sha256, path })
     }
 
@@ -71,6 +74,7 @@ impl PluginFiles {
     /// Delete the stored file `sha256` (absent already is fine).
     pub fn remove(&self, sha256: &str) -> Result<(), PluginError> {
         let path = self.path_of(sha256)?;
+        super::seal::unseal(&path);
         match std::fs::remove_file(&path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(PluginError::Io {
                 what: "removing plugin file",
@@ -79,6 +83,32 @@ impl PluginFiles {
             }),
             _ => Ok(()),
         }
+    }
+}
+
+/// Check that the plugin file `path` (in a private directory) holds the
+/// bytes whose hash is `sha256`: by its seal, or by hashing it (the bytes
+/// are returned then, so a caller that needs them reads the file once).
+/// A mismatch is [`PluginError::Tampered`] with both hashes.
+pub(crate) fn check_stored(path: &Path, sha256: &str) -> Result<Option<Vec<u8>>, PluginError> {
+    use super::seal::{Checked, SealError};
+    if let Some(dir) = path.parent() {
+        super::trust::check_private_dir(dir)?;
+    }
+    match super::seal::check(path, sha256, Some(sha256)) {
+        Ok(Checked::Sealed) => Ok(None),
+        Ok(Checked::Hashed(bytes)) => Ok(Some(bytes)),
+        Err(SealError::Mismatch { expected, actual }) => Err(PluginError::Tampered {
+            path: path.to_path_buf(),
+            expected,
+            actual,
+        }),
+        Err(SealError::Io(source)) => Err(PluginError::Io {
+            what: "reading plugin file",
+            path: path.to_path_buf(),
+            source,
+        }),
+        Err(SealError::Unsealed) => unreachable!("the digest is given"),
     }
 }
 

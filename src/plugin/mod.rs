@@ -34,6 +34,7 @@ mod limits;
 mod location;
 mod runtime;
 mod sandbox;
+mod seal;
 mod trust;
 mod types;
 

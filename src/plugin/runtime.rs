@@ -8,17 +8,19 @@
 //! `handler` interface at our version; its imports are satisfiable in the
 //! sandbox; `describe()` answers acceptably.
 
+use super::cache::WasmSource;
 use super::cache::{CompileCache, LoadOrigin};
 use super::contract::{Answer, Call, ContractVersion, HandlerPre};
 use super::engine::EngineState;
 use super::error::{CallError, CallErrorKind, PluginError};
-use super::files::read_verified;
+use super::files::{check_stored, read_verified};
 use super::git::{GitMemo, GitSnapshot, MemoSlot};
 use super::limits::Limits;
 use super::sandbox::Label;
 use super::types::{Operation, PluginInfo};
 use crate::digest::sha256_hex;
 use crate::model::ModuleName;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -158,26 +160,34 @@ impl PluginRuntime {
         Ok(self.cache.entry_path(sha256, &self.engine()?.compat))
     }
 
+    /// Remove the compiled forms of the component `sha256` from the
+    /// on-disk cache (when no plugin uses it any more).
+    pub fn forget_compiled(&self, sha256: &str) {
+        self.cache.forget(sha256);
+    }
+
     /// For `agents plugin add`: is `wasm` a component of our world and
     /// version, and what does its `describe()` answer? Compiles it into
     /// the cache, so the first real load is fast.
     pub fn describe(&self, wasm: &[u8]) -> Result<PluginInfo, PluginError> {
         let sha256 = sha256_hex(wasm);
         let anonymous = format!("sha256:{}", &sha256[..12]);
-        let (pre, _, engine) = self.prepare(wasm, &sha256)?;
+        let (pre, _, engine) = self.prepare(&|| Ok(Cow::Borrowed(wasm)), &sha256)?;
         self.call_describe(&pre, &engine, &anonymous)
     }
 
     /// Compile (or load from the on-disk cache) and prepare a component;
     /// a component already loaded under the same name and hash is reused.
     pub fn load(&self, source: ComponentSource<'_>) -> Result<LoadedModule, PluginError> {
-        let (module, bytes, sha256) = match source {
+        let (pre, origin, engine, module, sha256) = match source {
             ComponentSource::Embedded { module, bytes } => {
                 let key = (module.clone(), "embedded".to_owned());
                 if let Some(m) = self.reuse(&key) {
                     return Ok(m);
                 }
-                (module, std::borrow::Cow::Borrowed(bytes), sha256_hex(bytes))
+                let sha256 = sha256_hex(bytes);
+                let (pre, origin, engine) = self.prepare(&|| Ok(Cow::Borrowed(bytes)), &sha256)?;
+                (pre, origin, engine, module, sha256)
             }
             ComponentSource::Stored {
                 module,
@@ -187,11 +197,18 @@ impl PluginRuntime {
                 if let Some(m) = self.reuse(&(module.clone(), sha256.to_owned())) {
                     return Ok(m);
                 }
-                let bytes = read_verified(path, sha256)?;
-                (module, std::borrow::Cow::Owned(bytes), sha256.to_owned())
+                // The file is checked (tampering refused) whether or not
+                // its compiled form is cached; it is read only when it
+                // must be compiled, or when its seal did not vouch for it.
+                let checked = check_stored(path, sha256)?;
+                let wasm = || match &checked {
+                    Some(bytes) => Ok(Cow::Borrowed(bytes.as_slice())),
+                    None => read_verified(path, sha256).map(Cow::Owned),
+                };
+                let (pre, origin, engine) = self.prepare(&wasm, sha256)?;
+                (pre, origin, engine, module, sha256.to_owned())
             }
         };
-        let (pre, origin, engine) = self.prepare(&bytes, &sha256)?;
         let info = self.call_describe(&pre, &engine, module.as_str())?;
         let loaded = LoadedModule(Arc::new(Loaded {
             module: module.clone(),
@@ -237,14 +254,13 @@ impl PluginRuntime {
     /// was built for, and build the `InstancePre`.
     fn prepare(
         &self,
-        wasm: &[u8],
+        wasm: WasmSource<'_>,
         sha256: &str,
     ) -> Result<(HandlerPre, LoadOrigin, Arc<EngineState>), PluginError> {
-        classify(wasm)?;
         let state = self.engine()?;
         let (component, origin) =
             self.cache
-                .component(&state.engine, &state.compat, sha256, wasm)?;
+                .component(&state.engine, &state.compat, sha256, wasm, classify)?;
         let version = contract_version(&state, &component)?;
         let pre = state
             .linker

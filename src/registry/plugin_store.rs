@@ -87,6 +87,9 @@ impl Registry {
         let info = plugins.runtime.describe(&bytes).map_err(refused)?;
         let module = module.unwrap_or(&info.module).clone();
         if module.is_reserved() {
+            plugins
+                .runtime
+                .forget_compiled(&crate::digest::sha256_hex(&bytes));
             return Err(RegistryError::ReservedModule { module });
         }
         // The file goes in first (atomically, named by its hash); if the
@@ -227,8 +230,8 @@ impl Registry {
         Ok(removed)
     }
 
-    /// Remove a store file no row names any more (best effort: a leftover
-    /// file is harmless, it is content-addressed).
+    /// Remove a store file no row names any more, and its compiled forms
+    /// (best effort: a leftover file is harmless, it is content-addressed).
     fn forget_file_if_unused(&self, sha256: &str) {
         let Some(plugins) = &self.plugins else { return };
         let still_used = self
@@ -236,8 +239,11 @@ impl Registry {
             .read(|r| r.plugins())
             .map(|rows| rows.iter().any(|p| p.sha256 == sha256))
             .unwrap_or(true);
-        if !still_used
-            && let Some(files) = &plugins.files
+        if still_used {
+            return;
+        }
+        plugins.runtime.forget_compiled(sha256);
+        if let Some(files) = &plugins.files
             && let Err(e) = files.remove(sha256)
         {
             log::warn!("could not remove unused plugin file {sha256}: {e}");

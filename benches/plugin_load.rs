@@ -1,0 +1,243 @@
+//! What loading a plugin costs (issue 11), for a small component (the Rust
+//! example, `python_package.wasm`) and a big one (a trivial Python handler
+//! built with componentize-py, ~18 MB: `benches/data/python-trivial/`).
+//! Run: `cargo bench --bench plugin_load`.
+//!
+//! 1. In process: a load from the on-disk compile cache in a fresh runtime
+//!    (engine already made), median of 7, and the first load that compiles.
+//! 2. Whole process, the real `agents` binary on a warm home: `resource
+//!    inspect` of a resource whose handler is the big component, the same
+//!    for the small one, and `resource list` (no handler at all: the floor
+//!    of any command), interleaved, median of 11, with the peak memory of
+//!    each (`/usr/bin/time -f %M`).
+//!
+//! The Python component needs componentize-py (`target/py-venv/bin/`,
+//! `$COMPONENTIZE_PY` or `PATH`, as the tests find it); without it the big
+//! rows are skipped with a message. The build is cached under
+//! `target/bench-python/` by the source's hash. Figures, not asserts.
+
+use resource_host::model::ModuleName;
+use resource_host::plugin::{ComponentSource, Limits, LoadOrigin, PluginFiles, PluginRuntime};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const LOADS: usize = 7;
+const RUNS: usize = 11;
+const AGENTS: &str = env!("CARGO_BIN_EXE_agents");
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+fn componentize_py() -> Option<PathBuf> {
+    let venv = root().join("target/py-venv/bin/componentize-py");
+    if venv.is_file() {
+        return Some(venv);
+    }
+    if let Some(p) = std::env::var_os("COMPONENTIZE_PY") {
+        return Some(PathBuf::from(p));
+    }
+    let found = Command::new("componentize-py")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    found.then(|| PathBuf::from("componentize-py"))
+}
+
+/// The trivial Python handler, built (once per source change).
+fn python_component() -> Option<PathBuf> {
+    let src = root().join("benches/data/python-trivial");
+    let app = std::fs::read(src.join("app.py")).unwrap();
+    let wit = std::fs::read(root().join("wit/v0.2.0/resource.wit")).unwrap();
+    let key = resource_host::digest::sha256_hex(&[app, wit].concat());
+    let out = root().join(format!("target/bench-python/{}.wasm", &key[..16]));
+    if out.is_file() {
+        return Some(out);
+    }
+    let Some(tool) = componentize_py() else {
+        eprintln!(
+            "componentize-py not found (target/py-venv, $COMPONENTIZE_PY, PATH): \
+             skipping the big component"
+        );
+        return None;
+    };
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let status = Command::new(tool)
+        .arg("-d")
+        .arg(root().join("wit/v0.2.0"))
+        .args(["-w", "resource-handler", "componentize", "app", "-o"])
+        .arg(&out)
+        .current_dir(&src)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "componentize-py failed");
+    Some(out)
+}
+
+/// One load in a fresh runtime over `cache` (engine made before timing).
+fn timed_load(cache: &Path, file: &Path, sha256: &str, module: &str) -> (Duration, LoadOrigin) {
+    let rt = PluginRuntime::new(cache.to_path_buf(), Limits::default());
+    rt.cache_entry_path(sha256).unwrap(); // creates the engine
+    let module = ModuleName::parse(module).unwrap();
+    let start = Instant::now();
+    let m = rt
+        .load(ComponentSource::Stored {
+            module: &module,
+            path: file,
+            sha256,
+        })
+        .unwrap();
+    (start.elapsed(), m.origin())
+}
+
+struct Component {
+    label: &'static str,
+    wasm: PathBuf,
+    module: &'static str,
+    type_file: PathBuf,
+    type_name: &'static str,
+}
+
+fn agents(home: &Path, args: &[&str]) -> (Duration, u64) {
+    let start = Instant::now();
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(AGENTS)
+        .args(args)
+        .env("AGENTS_HOME", home)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "agents {args:?}: {stderr}");
+    let kib = stderr
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or(0);
+    (took, kib)
+}
+
+fn main() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tmp = std::fs::canonicalize(tmp.path()).unwrap();
+    let mut components = vec![Component {
+        label: "small: Rust example",
+        wasm: Path::new(env!("RESOURCE_HOST_WASM_DIR")).join("python_package.wasm"),
+        module: "myteam.python",
+        type_file: root().join("plugins/examples/python-package/python-package.yaml"),
+        type_name: "myteam/python-package",
+    }];
+    if let Some(wasm) = python_component() {
+        components.push(Component {
+            label: "big: trivial Python",
+            wasm,
+            module: "bench.python",
+            type_file: root().join("benches/data/python-trivial/type.yaml"),
+            type_name: "bench/trivial",
+        });
+    }
+
+    println!("# plugin load\n");
+    println!(
+        "| component | size | first load (compile) | cached load, in process (median of {LOADS}) |"
+    );
+    println!("|---|---|---|---|");
+    for c in &components {
+        let files = PluginFiles::new(tmp.join(format!("store-{}", c.module)));
+        let stored = files.import(&std::fs::read(&c.wasm).unwrap()).unwrap();
+        let cache = tmp.join(format!("cache-{}", c.module));
+        let (first, origin) = timed_load(&cache, &stored.path, &stored.sha256, c.module);
+        assert_eq!(origin, LoadOrigin::Compiled);
+        let cached: Vec<Duration> = (0..LOADS)
+            .map(|_| {
+                let (took, origin) = timed_load(&cache, &stored.path, &stored.sha256, c.module);
+                assert_eq!(origin, LoadOrigin::DiskCache);
+                took
+            })
+            .collect();
+        println!(
+            "| {} | {:.1} MB | {:.0} ms | {:.1} ms |",
+            c.label,
+            std::fs::metadata(&c.wasm).unwrap().len() as f64 / 1e6,
+            first.as_secs_f64() * 1e3,
+            median(cached).as_secs_f64() * 1e3
+        );
+    }
+
+    // A warm home with one resource per component.
+    let home = tmp.join("home");
+    let pkg = tmp.join("pkg");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(
+        pkg.join("pyproject.toml"),
+        "[project]\nname = \"demo\"\nversion = \"1.0\"\n",
+    )
+    .unwrap();
+    let mut commands: Vec<(String, Vec<String>)> = Vec::new();
+    for (i, c) in components.iter().enumerate() {
+        let started = Instant::now();
+        agents(&home, &["plugin", "add", c.wasm.to_str().unwrap()]);
+        let added = started.elapsed();
+        agents(
+            &home,
+            &["resource", "type", "add", c.type_file.to_str().unwrap()],
+        );
+        let name = format!("local/r{i}");
+        agents(
+            &home,
+            &[
+                "resource",
+                "add",
+                c.type_name,
+                &name,
+                "--path",
+                pkg.to_str().unwrap(),
+            ],
+        );
+        println!(
+            "\n`agents plugin add` ({}), whole process: {:.2} s",
+            c.label,
+            added.as_secs_f64()
+        );
+        commands.push((
+            format!("`resource inspect` ({})", c.label),
+            vec!["resource".into(), "inspect".into(), name],
+        ));
+    }
+    commands.push((
+        "`resource list` (no handler)".into(),
+        vec!["resource".into(), "list".into()],
+    ));
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); commands.len()];
+    let mut peaks: Vec<u64> = vec![0; commands.len()];
+    for _ in 0..RUNS {
+        for (i, (_, args)) in commands.iter().enumerate() {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (took, kib) = agents(&home, &args);
+            times[i].push(took);
+            peaks[i] = peaks[i].max(kib);
+        }
+    }
+    println!("\n| whole process, warm home (median of {RUNS}) | time | peak memory |");
+    println!("|---|---|---|");
+    for (i, (label, _)) in commands.iter().enumerate() {
+        println!(
+            "| {label} | {:.1} ms | {:.0} MB |",
+            median(times[i].clone()).as_secs_f64() * 1e3,
+            peaks[i] as f64 / 1024.0
+        );
+    }
+}
