@@ -22,6 +22,7 @@ use crate::model::ModuleName;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 use wasmtime::component::Component;
 
 /// Where a component's bytes come from.
@@ -39,6 +40,31 @@ pub enum ComponentSource<'a> {
         path: &'a Path,
         sha256: &'a str,
     },
+}
+
+/// What accepting a component found: everything `agents plugin add`
+/// checks, as `agents plugin check` reports it.
+#[derive(Debug, Clone)]
+pub struct Accepted {
+    /// The component's sha256 (hex).
+    pub sha256: String,
+    /// Its checked `describe()` answer (module, version, classes, and the
+    /// contract version it was built against).
+    pub info: PluginInfo,
+    /// What it imports, each satisfied by the sandbox.
+    pub imports: Vec<String>,
+    /// How long compiling took (or reading the compile cache: `origin`).
+    pub compile_time: Duration,
+    pub origin: LoadOrigin,
+}
+
+/// A component compiled and bound to its contract version.
+struct Prepared {
+    pre: HandlerPre,
+    origin: LoadOrigin,
+    engine: Arc<EngineState>,
+    imports: Vec<String>,
+    compile_time: Duration,
 }
 
 /// Runs handler components: one engine, one compile cache, one
@@ -158,14 +184,27 @@ impl PluginRuntime {
         Ok(self.cache.entry_path(sha256, &self.engine()?.compat))
     }
 
-    /// For `agents plugin add`: is `wasm` a component of our world and
-    /// version, and what does its `describe()` answer? Compiles it into
-    /// the cache, so the first real load is fast.
-    pub fn describe(&self, wasm: &[u8]) -> Result<PluginInfo, PluginError> {
+    /// For `agents plugin add` and `check`: is `wasm` a component of a
+    /// served contract version whose imports the sandbox satisfies, and
+    /// what does its `describe()` answer? Compiles it into the cache (if
+    /// the runtime has one), so the first real load is fast.
+    pub fn accept(&self, wasm: &[u8]) -> Result<Accepted, PluginError> {
         let sha256 = sha256_hex(wasm);
         let anonymous = format!("sha256:{}", &sha256[..12]);
-        let (pre, _, engine) = self.prepare(wasm, &sha256)?;
-        self.call_describe(&pre, &engine, &anonymous)
+        let prepared = self.prepare(wasm, &sha256)?;
+        let info = self.call_describe(&prepared.pre, &prepared.engine, &anonymous)?;
+        Ok(Accepted {
+            sha256,
+            info,
+            imports: prepared.imports,
+            compile_time: prepared.compile_time,
+            origin: prepared.origin,
+        })
+    }
+
+    /// [`accept`](Self::accept)'s `describe()` answer alone.
+    pub fn describe(&self, wasm: &[u8]) -> Result<PluginInfo, PluginError> {
+        self.accept(wasm).map(|a| a.info)
     }
 
     /// Compile (or load from the on-disk cache) and prepare a component;
@@ -191,7 +230,12 @@ impl PluginRuntime {
                 (module, std::borrow::Cow::Owned(bytes), sha256.to_owned())
             }
         };
-        let (pre, origin, engine) = self.prepare(&bytes, &sha256)?;
+        let Prepared {
+            pre,
+            origin,
+            engine,
+            ..
+        } = self.prepare(&bytes, &sha256)?;
         let info = self.call_describe(&pre, &engine, module.as_str())?;
         let loaded = LoadedModule(Arc::new(Loaded {
             module: module.clone(),
@@ -235,22 +279,33 @@ impl PluginRuntime {
 
     /// Classify, compile (or read the cache), find the contract version it
     /// was built for, and build the `InstancePre`.
-    fn prepare(
-        &self,
-        wasm: &[u8],
-        sha256: &str,
-    ) -> Result<(HandlerPre, LoadOrigin, Arc<EngineState>), PluginError> {
+    fn prepare(&self, wasm: &[u8], sha256: &str) -> Result<Prepared, PluginError> {
         classify(wasm)?;
         let state = self.engine()?;
+        // A figure for people (`plugin check`), not a decision: the
+        // process clock is fine here.
+        let started = Instant::now();
         let (component, origin) =
             self.cache
                 .component(&state.engine, &state.compat, sha256, wasm)?;
+        let compile_time = started.elapsed();
         let version = contract_version(&state, &component)?;
+        let imports = component
+            .component_type()
+            .imports(&state.engine)
+            .map(|(name, _)| name.to_owned())
+            .collect();
         let pre = state
             .linker
             .instantiate_pre(&component)
             .map_err(|e| PluginError::Imports(format!("{e:#}")))?;
-        Ok((HandlerPre::new(version, pre)?, origin, state))
+        Ok(Prepared {
+            pre: HandlerPre::new(version, pre)?,
+            origin,
+            engine: state,
+            imports,
+            compile_time,
+        })
     }
 
     fn call_describe(
