@@ -16,7 +16,8 @@ impl Class for @@CLASS@@ {
         let entries = std::fs::read_dir(path)
             .map_err(|e| HandlerError::InvalidArgs(format!("{path} is not a directory: {e}")))?
             .count();
-        log(LogLevel::Info, &format!("@@CLASS@@: {path} holds {entries} entries"));
+        let message = format!("{}: {path} holds {entries} entries", self.name());
+        log(LogLevel::Info, &message);
         Ok(vec![property("entries", entries.to_string())])
     }
 
@@ -31,7 +32,7 @@ impl Class for @@CLASS@@ {
     fn inspect(&self, r: &ResourceView, _file: Option<&str>) -> Result<Inspection, HandlerError> {
         let location = r.location.clone().unwrap_or_default();
         Ok(Inspection {
-            text: format!("@@CLASS@@ at {location}\n"),
+            text: format!("{} at {location}\n", self.name()),
             fields: vec![property("location", location)],
         })
     }

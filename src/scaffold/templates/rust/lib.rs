@@ -79,13 +79,17 @@ fn unsupported(class: &str, operation: &str) -> HandlerError {
 
 /// The class called `name`, or `unsupported` listing the classes there are.
 fn class(name: &str) -> Result<&'static dyn Class, HandlerError> {
-    CLASSES.iter().copied().find(|c| c.name() == name).ok_or_else(|| {
-        let names: Vec<&str> = CLASSES.iter().map(|c| c.name()).collect();
-        HandlerError::Unsupported(format!(
-            "{MODULE} has no class {name}; it has {}",
-            names.join(", ")
-        ))
-    })
+    CLASSES
+        .iter()
+        .copied()
+        .find(|c| c.name() == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = CLASSES.iter().map(|c| c.name()).collect();
+            HandlerError::Unsupported(format!(
+                "{MODULE} has no class {name}; it has {}",
+                names.join(", ")
+            ))
+        })
 }
 
 /// The contract's `handler` interface: dispatch by class name.
