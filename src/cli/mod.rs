@@ -6,6 +6,7 @@
 //! result; nothing here decides what is allowed.
 
 mod add;
+mod authoring;
 mod keeping;
 mod logger;
 mod output;

@@ -1,5 +1,7 @@
-//! `agents plugin …`: add, list, show, remove.
+//! `agents plugin …`: add, list, show, remove; new, check and wit (for
+//! authors, in `authoring`) need no registry.
 
+use super::authoring::{self, CheckArgs, NewArgs, WitArgs};
 use super::output::{emit, fields, list, table};
 use super::{Context, Outcome};
 use clap::Subcommand;
@@ -33,9 +35,24 @@ pub enum PluginCommand {
     /// Remove a module no type uses.
     #[command(after_help = "Examples:\n  agents plugin remove myteam.python")]
     Remove { module: ModuleName },
+    /// Scaffold a plugin project (Rust or Python) in a new directory.
+    #[command(after_help = authoring::new_help())]
+    New(NewArgs),
+    /// Check a component as `plugin add` would, without a registry.
+    #[command(after_help = authoring::check_help())]
+    Check(CheckArgs),
+    /// Print or write the handler contract (WIT) this binary serves.
+    #[command(after_help = authoring::wit_help())]
+    Wit(WitArgs),
 }
 
 pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
+    let cmd = match cmd {
+        PluginCommand::New(args) => return authoring::new(ctx, args),
+        PluginCommand::Check(args) => return authoring::check(ctx, args),
+        PluginCommand::Wit(args) => return authoring::wit(ctx, args),
+        registry_verb => registry_verb,
+    };
     let mut registry = ctx.open()?;
     match cmd {
         PluginCommand::Add {
@@ -88,6 +105,9 @@ pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
             emit(ctx.format, &view, || {
                 format!("removed plugin {}\n", view.module)
             })
+        }
+        PluginCommand::New(_) | PluginCommand::Check(_) | PluginCommand::Wit(_) => {
+            unreachable!("answered above without a registry")
         }
     }
 }

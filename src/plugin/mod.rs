@@ -45,7 +45,7 @@ pub use error::{CallError, CallErrorKind, PluginError};
 pub use files::{PluginFiles, StoredFile, read_verified};
 pub use git::GitSnapshot;
 pub use limits::{AnswerBounds, Limits};
-pub use runtime::{ComponentSource, LoadedModule, PluginRuntime};
+pub use runtime::{Accepted, ComponentSource, LoadedModule, PluginRuntime};
 pub use types::{
     ClassInfo, Discovered, Grant, HandlerError, Inspected, Operation, PluginInfo, ResourceView,
 };

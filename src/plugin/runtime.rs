@@ -24,6 +24,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 use wasmtime::component::Component;
 
 /// Where a component's bytes come from.
@@ -41,6 +42,31 @@ pub enum ComponentSource<'a> {
         path: &'a Path,
         sha256: &'a str,
     },
+}
+
+/// What accepting a component found: everything `agents plugin add`
+/// checks, as `agents plugin check` reports it.
+#[derive(Debug, Clone)]
+pub struct Accepted {
+    /// The component's sha256 (hex).
+    pub sha256: String,
+    /// Its checked `describe()` answer (module, version, classes, and the
+    /// contract version it was built against).
+    pub info: PluginInfo,
+    /// What it imports, each satisfied by the sandbox.
+    pub imports: Vec<String>,
+    /// How long compiling took (or reading the compile cache: `origin`).
+    pub compile_time: Duration,
+    pub origin: LoadOrigin,
+}
+
+/// A component compiled and bound to its contract version.
+struct Prepared {
+    pre: HandlerPre,
+    origin: LoadOrigin,
+    engine: Arc<EngineState>,
+    imports: Vec<String>,
+    compile_time: Duration,
 }
 
 /// Runs handler components: one engine, one compile cache, one
@@ -166,14 +192,27 @@ impl PluginRuntime {
         self.cache.forget(sha256);
     }
 
-    /// For `agents plugin add`: is `wasm` a component of our world and
-    /// version, and what does its `describe()` answer? Compiles it into
-    /// the cache, so the first real load is fast.
-    pub fn describe(&self, wasm: &[u8]) -> Result<PluginInfo, PluginError> {
+    /// For `agents plugin add` and `check`: is `wasm` a component of a
+    /// served contract version whose imports the sandbox satisfies, and
+    /// what does its `describe()` answer? Compiles it into the cache (if
+    /// the runtime has one), so the first real load is fast.
+    pub fn accept(&self, wasm: &[u8]) -> Result<Accepted, PluginError> {
         let sha256 = sha256_hex(wasm);
         let anonymous = format!("sha256:{}", &sha256[..12]);
-        let (pre, _, engine) = self.prepare(&|| Ok(Cow::Borrowed(wasm)), &sha256)?;
-        self.call_describe(&pre, &engine, &anonymous)
+        let prepared = self.prepare(&|| Ok(Cow::Borrowed(wasm)), &sha256)?;
+        let info = self.call_describe(&prepared.pre, &prepared.engine, &anonymous)?;
+        Ok(Accepted {
+            sha256,
+            info,
+            imports: prepared.imports,
+            compile_time: prepared.compile_time,
+            origin: prepared.origin,
+        })
+    }
+
+    /// [`accept`](Self::accept)'s `describe()` answer alone.
+    pub fn describe(&self, wasm: &[u8]) -> Result<PluginInfo, PluginError> {
+        self.accept(wasm).map(|a| a.info)
     }
 
     /// Compile (or load from the on-disk cache) and prepare a component;
@@ -186,7 +225,12 @@ impl PluginRuntime {
                     return Ok(m);
                 }
                 let sha256 = sha256_hex(bytes);
-                let (pre, origin, engine) = self.prepare(&|| Ok(Cow::Borrowed(bytes)), &sha256)?;
+                let Prepared {
+                    pre,
+                    origin,
+                    engine,
+                    ..
+                } = self.prepare(&|| Ok(Cow::Borrowed(bytes)), &sha256)?;
                 (pre, origin, engine, module, sha256)
             }
             ComponentSource::Stored {
@@ -205,7 +249,12 @@ impl PluginRuntime {
                     Some(bytes) => Ok(Cow::Borrowed(bytes.as_slice())),
                     None => read_verified(path, sha256).map(Cow::Owned),
                 };
-                let (pre, origin, engine) = self.prepare(&wasm, sha256)?;
+                let Prepared {
+                    pre,
+                    origin,
+                    engine,
+                    ..
+                } = self.prepare(&wasm, sha256)?;
                 (pre, origin, engine, module, sha256.to_owned())
             }
         };
@@ -252,21 +301,32 @@ impl PluginRuntime {
 
     /// Classify, compile (or read the cache), find the contract version it
     /// was built for, and build the `InstancePre`.
-    fn prepare(
-        &self,
-        wasm: WasmSource<'_>,
-        sha256: &str,
-    ) -> Result<(HandlerPre, LoadOrigin, Arc<EngineState>), PluginError> {
+    fn prepare(&self, wasm: WasmSource<'_>, sha256: &str) -> Result<Prepared, PluginError> {
         let state = self.engine()?;
+        // A figure for people (`plugin check`), not a decision: the
+        // process clock is fine here.
+        let started = Instant::now();
         let (component, origin) =
             self.cache
                 .component(&state.engine, &state.compat, sha256, wasm, classify)?;
+        let compile_time = started.elapsed();
         let version = contract_version(&state, &component)?;
+        let imports = component
+            .component_type()
+            .imports(&state.engine)
+            .map(|(name, _)| name.to_owned())
+            .collect();
         let pre = state
             .linker
             .instantiate_pre(&component)
             .map_err(|e| PluginError::Imports(format!("{e:#}")))?;
-        Ok((HandlerPre::new(version, pre)?, origin, state))
+        Ok(Prepared {
+            pre: HandlerPre::new(version, pre)?,
+            origin,
+            engine: state,
+            imports,
+            compile_time,
+        })
     }
 
     fn call_describe(

@@ -24,6 +24,7 @@
 //! | `discovery` | rediscovery (`agents resource discover`) |
 //! | `inspect` | `agents resource inspect` |
 //! | `plugin_store` | `agents plugin add/list/show/remove` |
+//! | `plugin_check` | accepting a plugin file: `plugin add`'s checks, and `agents plugin check` |
 //! | `views` | the JSON/YAML views and their mapping to the spec's field names |
 
 pub mod args;
@@ -35,6 +36,7 @@ mod handlers;
 mod inspect;
 mod links;
 mod lookup;
+mod plugin_check;
 mod plugin_store;
 mod refresh;
 mod register;
@@ -49,6 +51,7 @@ pub use error::{ChildRefusal, NoHandlerReason, NotAddable, RegistryError, Strate
 pub use inspect::Inspection;
 pub use links::TreeView;
 pub use lookup::ResourceFilter;
+pub use plugin_check::{PluginCheckView, check_plugin};
 pub use plugin_store::{ClassView, PluginView};
 pub use refresh::{ChangedResource, RefreshProgress, RefreshReport, StaleResource};
 pub use register::{NewResource, RegistrationForm};

@@ -11,9 +11,10 @@
 //! a type names it.
 
 use super::handlers::find_plugin;
+use super::plugin_check::{Acceptance, accept};
 use super::{Registry, RegistryError};
 use crate::model::{ClassName, ModuleName, TypeName};
-use crate::plugin::{ComponentSource, builtin_component, builtin_components};
+use crate::plugin::{Accepted, ComponentSource, builtin_component, builtin_components};
 use crate::store::{PluginRow, Reader};
 use serde::Serialize;
 use std::path::Path;
@@ -78,20 +79,12 @@ impl Registry {
             path: path.to_owned(),
             source,
         };
-        let bytes = std::fs::read(path).map_err(|source| RegistryError::ReadFile {
-            what: "plugin file",
-            path: path.to_owned(),
-            source,
-        })?;
         let plugins = self.plugins("cannot add a plugin")?;
-        let info = plugins.runtime.describe(&bytes).map_err(refused)?;
-        let module = module.unwrap_or(&info.module).clone();
-        if module.is_reserved() {
-            plugins
-                .runtime
-                .forget_compiled(&crate::digest::sha256_hex(&bytes));
-            return Err(RegistryError::ReservedModule { module });
-        }
+        let Acceptance {
+            bytes,
+            module,
+            accepted: Accepted { info, .. },
+        } = accept(&plugins.runtime, path, module)?;
         // The file goes in first (atomically, named by its hash); if the
         // row is then refused, an unused file is removed again.
         let files = plugins.files("cannot add a plugin")?;

@@ -353,3 +353,22 @@ pub fn faulty_home(classes: &[&str]) -> Env {
     env.write("loc/file.txt", "hello\n");
     env
 }
+
+/// componentize-py, for the Python plugin tests: where `.ci/run` installs
+/// it (`<repo>/target/py-venv/bin/componentize-py`), else
+/// `$COMPONENTIZE_PY`, else the first on `PATH`.
+pub fn componentize_py() -> Option<PathBuf> {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/py-venv/bin/componentize-py");
+    if venv.is_file() {
+        return Some(venv);
+    }
+    if let Some(given) = std::env::var_os("COMPONENTIZE_PY").map(PathBuf::from)
+        && given.is_file()
+    {
+        return Some(given);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("componentize-py"))
+        .find(|candidate| candidate.is_file())
+}

@@ -52,11 +52,41 @@ impl ContractVersion {
     /// Every served version, oldest first.
     pub const ALL: [ContractVersion; 2] = [Self::V0_1_0, Self::V0_2_0];
 
+    /// The newest version ([`CONTRACT_VERSION`]).
+    pub const CURRENT: ContractVersion = Self::V0_2_0;
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::V0_1_0 => "0.1.0",
             Self::V0_2_0 => "0.2.0",
         }
+    }
+
+    /// The directory of this version under `wit/` (`v0.2.0`).
+    pub fn dir_name(self) -> String {
+        format!("v{}", self.as_str())
+    }
+
+    /// This version's WIT files (name, text) exactly as `wit/v<version>/`
+    /// holds them, built into the binary so authors get the contract from
+    /// `agents plugin wit` and `agents plugin new` rather than from this
+    /// repository.
+    pub fn wit_files(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Self::V0_1_0 => &[(
+                "resource.wit",
+                include_str!("../../../wit/v0.1.0/resource.wit"),
+            )],
+            Self::V0_2_0 => &[(
+                "resource.wit",
+                include_str!("../../../wit/v0.2.0/resource.wit"),
+            )],
+        }
+    }
+
+    /// The version named `text` (`0.2.0`), if served.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.as_str() == text)
     }
 
     /// The interface a component of this version exports.
@@ -187,5 +217,31 @@ impl HandlerPre {
             Self::V0_1_0(pre) => v0_1_0::call(pre, store, call).await,
             Self::V0_2_0(pre) => v0_2_0::call(pre, store, call).await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_current_version_is_the_newest_served_one() {
+        assert_eq!(ContractVersion::CURRENT.as_str(), CONTRACT_VERSION);
+        assert_eq!(ContractVersion::ALL.last(), Some(&ContractVersion::CURRENT));
+    }
+
+    #[test]
+    fn each_version_s_embedded_wit_declares_that_version_s_package() {
+        for v in ContractVersion::ALL {
+            let package = format!("package cleveragents:%resource@{};", v.as_str());
+            assert!(
+                v.wit_files()
+                    .iter()
+                    .any(|(_, text)| text.contains(&package)),
+                "{v}"
+            );
+            assert_eq!(ContractVersion::parse(v.as_str()), Some(v));
+        }
+        assert_eq!(ContractVersion::parse("9.9.9"), None);
     }
 }

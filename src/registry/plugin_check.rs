@@ -1,0 +1,121 @@
+//! Accepting a plugin file: the one home of what `agents plugin add`
+//! checks before the registry's own rules, and of `agents plugin check`,
+//! which runs exactly those checks without a registry.
+//!
+//! Both go through [`accept`]: the file is read, the runtime accepts it
+//! (WebAssembly, a component, a served contract version, imports the
+//! sandbox satisfies, a sound `describe()` answer — see
+//! [`PluginRuntime::accept`]) and the module it will be registered under
+//! must not be reserved. So a file `check` passes is one `add` accepts,
+//! except for what only a registry knows (a module of that name already
+//! added, a replacement dropping a class a type uses), and a refusal reads
+//! word for word the same: `cannot add plugin FILE: …`.
+
+use super::RegistryError;
+use super::plugin_store::ClassView;
+use crate::model::ModuleName;
+use crate::plugin::{Accepted, ContractVersion, Limits, PluginRuntime};
+use serde::Serialize;
+use std::path::Path;
+
+/// A file that passed [`accept`]: its bytes, the module it will be
+/// registered under, and what the runtime found.
+#[derive(Debug)]
+pub(super) struct Acceptance {
+    pub bytes: Vec<u8>,
+    pub module: ModuleName,
+    pub accepted: Accepted,
+}
+
+/// Read `path` and accept it as a plugin registered under `module` (else
+/// the name it reports).
+pub(super) fn accept(
+    runtime: &PluginRuntime,
+    path: &Path,
+    module: Option<&ModuleName>,
+) -> Result<Acceptance, RegistryError> {
+    let bytes = std::fs::read(path).map_err(|source| RegistryError::ReadFile {
+        what: "plugin file",
+        path: path.to_owned(),
+        source,
+    })?;
+    let accepted = runtime
+        .accept(&bytes)
+        .map_err(|source| RegistryError::PluginRefused {
+            path: path.to_owned(),
+            source,
+        })?;
+    let module = module.unwrap_or(&accepted.info.module).clone();
+    if module.is_reserved() {
+        // Accepting compiled it into the cache: nothing will use that.
+        runtime.forget_compiled(&accepted.sha256);
+        return Err(RegistryError::ReservedModule { module });
+    }
+    Ok(Acceptance {
+        bytes,
+        module,
+        accepted,
+    })
+}
+
+/// What `agents plugin check` reports: every fact `plugin add` checked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PluginCheckView {
+    /// The file as given.
+    pub file: String,
+    pub sha256: String,
+    pub size_bytes: u64,
+    /// The module it would be added as.
+    pub module: ModuleName,
+    /// The module's own version (from `describe()`).
+    pub version: String,
+    /// The contract version it was built against (`0.2.0`).
+    pub contract: String,
+    /// Whether that is the newest version this binary serves.
+    pub contract_current: bool,
+    /// The contract interface it exports (`cleveragents:resource/handler@0.2.0`).
+    pub exports: String,
+    /// What it imports; the sandbox provides each.
+    pub imports: Vec<String>,
+    pub classes: Vec<ClassView>,
+    /// Milliseconds spent compiling it (what its first `plugin add` costs).
+    pub compile_ms: u64,
+}
+
+/// Check the component at `path` as `agents plugin add` would, in a
+/// runtime of its own without a compile cache: no home, no registry,
+/// nothing written.
+pub fn check_plugin(
+    path: &Path,
+    module: Option<&ModuleName>,
+    limits: Limits,
+) -> Result<PluginCheckView, RegistryError> {
+    let runtime = PluginRuntime::without_cache(limits);
+    let Acceptance {
+        bytes,
+        module,
+        accepted,
+    } = accept(&runtime, path, module)?;
+    let contract = accepted.info.contract;
+    Ok(PluginCheckView {
+        file: path.display().to_string(),
+        sha256: accepted.sha256,
+        size_bytes: bytes.len() as u64,
+        module,
+        version: accepted.info.version,
+        contract: contract.as_str().to_owned(),
+        contract_current: contract == ContractVersion::CURRENT,
+        exports: contract.handler_export().to_owned(),
+        imports: accepted.imports,
+        classes: accepted
+            .info
+            .classes
+            .into_iter()
+            .map(|c| ClassView {
+                name: c.name,
+                description: c.description,
+            })
+            .collect(),
+        compile_ms: u64::try_from(accepted.compile_time.as_millis()).unwrap_or(u64::MAX),
+    })
+}
