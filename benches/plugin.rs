@@ -7,7 +7,8 @@
 //!   that does nothing (`Healthy.validate`, no filesystem) and for the
 //!   example's `validate` on a tiny package (WASI file reads).
 //!
-//! Figures, not asserts: printed as a table.
+//! Figures, not asserts: printed as a table. For a profiler:
+//! `BENCH_ONLY=call BENCH_CALLS=50000` runs (almost) only the calls.
 
 use resource_host::plugin::{
     ComponentSource, Grant, Limits, LoadOrigin, LoadedModule, PluginFiles, PluginRuntime,
@@ -19,6 +20,14 @@ use std::time::{Duration, Instant};
 
 const LOADS: usize = 7;
 const CALLS: usize = 2_000;
+
+/// Calls per figure: `CALLS`, or `BENCH_CALLS` (more, for a profiler).
+fn calls() -> usize {
+    std::env::var("BENCH_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(CALLS)
+}
 
 fn wasm(name: &str) -> Vec<u8> {
     std::fs::read(Path::new(env!("RESOURCE_HOST_WASM_DIR")).join(format!("{name}.wasm"))).unwrap()
@@ -56,10 +65,10 @@ fn per_call(mut f: impl FnMut()) -> Duration {
         f();
     }
     let start = Instant::now();
-    for _ in 0..CALLS {
+    for _ in 0..calls() {
         f();
     }
-    start.elapsed() / CALLS as u32
+    start.elapsed() / calls() as u32
 }
 
 /// What the example's `validate` does, natively: look for the metadata
@@ -90,7 +99,13 @@ fn main() {
     let python = files.import(&wasm("python_package")).unwrap();
     let faulty = files.import(&wasm("faulty")).unwrap();
 
-    let compile: Vec<Duration> = (0..LOADS)
+    // `BENCH_ONLY=call` skips the loads (for a profiler: only calls run).
+    let loads = if std::env::var("BENCH_ONLY").as_deref() == Ok("call") {
+        1
+    } else {
+        LOADS
+    };
+    let compile: Vec<Duration> = (0..loads)
         .map(|i| {
             timed_load(
                 &home.path().join(format!("cold-{i}")),
@@ -100,7 +115,7 @@ fn main() {
         })
         .collect();
     let warm_cache = home.path().join("cold-0");
-    let cached: Vec<Duration> = (0..LOADS)
+    let cached: Vec<Duration> = (0..loads)
         .map(|_| timed_load(&warm_cache, &python, LoadOrigin::DiskCache))
         .collect();
 
