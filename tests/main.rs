@@ -26,5 +26,6 @@ mod equivalence;
 mod placeholders;
 mod plugin_faults;
 mod plugin_runtime;
+mod python_plugin;
 mod refresh;
 mod watch;

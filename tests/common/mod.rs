@@ -353,3 +353,20 @@ pub fn faulty_home(classes: &[&str]) -> Env {
     env.write("loc/file.txt", "hello\n");
     env
 }
+
+/// The `componentize-py` that builds Python handlers: the one `.ci/run`
+/// installs (`target/py-venv/bin/componentize-py`), else
+/// `$COMPONENTIZE_PY`, else the first on `PATH`; `None` when there is none.
+pub fn componentize_py() -> Option<PathBuf> {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/py-venv/bin/componentize-py");
+    let from_env = std::env::var_os("COMPONENTIZE_PY").map(PathBuf::from);
+    let on_path = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("componentize-py"))
+            .find(|p| p.is_file())
+    });
+    [Some(venv), from_env, on_path]
+        .into_iter()
+        .flatten()
+        .find(|p| p.is_file())
+}

@@ -79,21 +79,18 @@ class NodePackageHandler:
         root = location(r)
         children = []
         for rel in workspace_packages(root, read_manifest(root)):
-            child = read_manifest(join(root, rel))
-            children.append(Discovered(TYPE, name_path(rel), rel, summary(child), None))
+            path = join(root, rel)
+            child = read_manifest(path)
+            # Its hash, too: the host then need not ask for it.
+            digest = package_hash(path, child)
+            children.append(Discovered(TYPE, name_path(rel), rel, summary(child), digest))
         host.log(host.LogLevel.INFO, f"{len(children)} workspace packages under {root}")
         return children
 
     @staticmethod
     def content_hash(r: ResourceView) -> str:
-        # What validate and discover read: this manifest, and the
-        # manifests of the workspace packages its patterns match now.
         root = location(r)
-        h = hashlib.sha256()
-        for rel in ["."] + workspace_packages(root, read_manifest(root)):
-            digest = host.sha256_file(join(join(root, rel), MANIFEST))
-            h.update(f"{rel}\0{digest}\n".encode())
-        return "sha256:" + h.hexdigest()
+        return package_hash(root, read_manifest(root))
 
     @staticmethod
     def inspect(r: ResourceView, file: Optional[str]) -> Inspection:
@@ -209,6 +206,16 @@ def workspace_packages(root: str, m: dict) -> List[str]:
                     if fnmatch.fnmatchcase(e, segment)]
         found.update(d for d in dirs if is_file(join(join(root, d), MANIFEST)))
     return sorted(found)
+
+
+def package_hash(root: str, m: dict) -> str:
+    """What validate and discover read: this manifest, and the manifests
+    of the workspace packages its patterns match now."""
+    h = hashlib.sha256()
+    for rel in ["."] + workspace_packages(root, m):
+        digest = host.sha256_file(join(join(root, rel), MANIFEST))
+        h.update(f"{rel}\0{digest}\n".encode())
+    return "sha256:" + h.hexdigest()
 
 
 def inspect_file(root: str, file: str) -> Inspection:
