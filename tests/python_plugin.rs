@@ -234,6 +234,12 @@ fn a_python_handler_validates_discovers_inspects_and_refreshes() {
         "{}",
         refreshed.stdout
     );
+    // The children's hashes came with discover: they read as unchanged.
+    assert!(
+        !refreshed.stdout.contains("changed local/mono/packages/api"),
+        "{}",
+        refreshed.stdout
+    );
     let shown = env
         .run(&["resource", "show", "local/mono", "-o", "json"])
         .json();
