@@ -28,5 +28,6 @@ mod plugin_check;
 mod plugin_faults;
 mod plugin_runtime;
 mod plugin_scaffold;
+mod python_plugin;
 mod refresh;
 mod watch;

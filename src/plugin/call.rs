@@ -12,14 +12,12 @@ use super::answer;
 use super::contract::{Answer, Call, HandlerPre};
 use super::engine::{EngineState, deadline_ticks};
 use super::error::{CallError, CallErrorKind};
+use super::guest_error::last_error;
 use super::runtime::{LoadedModule, PluginRuntime};
 use super::sandbox::{CallState, Label};
 use super::types::{Discovered, Grant, HandlerError, Inspected, Operation, ResourceView};
 use std::sync::Arc;
-use wasmtime::{Store, Trap};
-
-/// Bytes of the guest's last stderr lines quoted in a trap message.
-const STDERR_QUOTE: usize = 300;
+use wasmtime::{Store, Trap, WasmBacktrace};
 
 impl PluginRuntime {
     /// Check and normalise registration arguments into properties.
@@ -182,7 +180,7 @@ impl PluginRuntime {
         let timeout = self.limits.timeout;
         let outcome = engine
             .block_on(async { tokio::time::timeout(timeout, pre.call(&mut store, call)).await });
-        let stderr_tail = store.data_mut().finish();
+        let stderr = store.data_mut().finish(!matches!(outcome, Ok(Ok(_))));
         match outcome {
             // The guest was waiting in a host call at the deadline: the
             // future (and with it the call) is dropped; the store goes too.
@@ -193,20 +191,27 @@ impl PluginRuntime {
             }
             Ok(Ok(answer)) => Ok(answer),
             Ok(Err(err)) => {
-                let kind = self.classify(&err, store.data().memory.hit, stderr_tail);
+                let kind = self.classify(&err, store.data().memory.hit, &stderr);
                 let error = fail(kind);
-                log::debug!(target: "plugin", "{error}: {err:?}");
+                // The guest's stack, not the host's: `{err:?}` would add
+                // the host's own backtrace (~40 frames of wasmtime and
+                // tokio) whenever RUST_BACKTRACE is set.
+                if let Some(trace) = err.downcast_ref::<WasmBacktrace>() {
+                    log::debug!(target: "plugin", "{label}: the guest's stack when it failed:");
+                    let text = trace.to_string();
+                    let frames = text
+                        .lines()
+                        .filter(|l| !l.trim().is_empty() && !l.ends_with("wasm backtrace:"));
+                    for frame in frames {
+                        log::debug!(target: "plugin", "{label}:   {}", frame.trim());
+                    }
+                }
                 Err(error)
             }
         }
     }
 
-    fn classify(
-        &self,
-        err: &wasmtime::Error,
-        memory_cap_hit: bool,
-        stderr_tail: Option<String>,
-    ) -> CallErrorKind {
+    fn classify(&self, err: &wasmtime::Error, memory_cap_hit: bool, stderr: &str) -> CallErrorKind {
         if memory_cap_hit {
             return CallErrorKind::OutOfMemory {
                 limit: self.limits.memory_bytes,
@@ -217,8 +222,10 @@ impl PluginRuntime {
             Some(trap) => trap.to_string(),
             None => format!("{err:#}"),
         };
-        CallErrorKind::Trap(match stderr_tail {
-            Some(tail) => format!("{message} (stderr: {})", quote(&tail)),
+        // What the guest said went wrong first: a Python exception, a
+        // Rust panic; the trap itself (`unreachable`) after it.
+        CallErrorKind::Trap(match last_error(stderr) {
+            Some(guest) => format!("{guest} ({message})"),
             None => message,
         })
     }
@@ -231,15 +238,4 @@ fn refused(m: &LoadedModule, class: &str, operation: Operation, why: String) -> 
         operation,
         kind: CallErrorKind::RefusedResult(why),
     }
-}
-
-fn quote(line: &str) -> String {
-    if line.len() <= STDERR_QUOTE {
-        return line.to_owned();
-    }
-    let mut cut = STDERR_QUOTE;
-    while !line.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}…", &line[..cut])
 }

@@ -83,7 +83,9 @@ pub struct CallError {
 /// What went wrong in a call; each is its own outcome.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CallErrorKind {
-    /// The guest trapped (a panic, `unreachable`, a bad memory access).
+    /// The guest trapped (a panic, an escaped Python exception,
+    /// `unreachable`, a bad memory access): the guest's own last error
+    /// from its stderr, when it wrote one, then the trap.
     Trap(String),
     /// The wall-clock deadline passed.
     Timeout(Duration),

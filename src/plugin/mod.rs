@@ -30,6 +30,7 @@ mod error;
 mod files;
 mod fs_guard;
 mod git;
+mod guest_error;
 mod limits;
 mod location;
 mod runtime;

@@ -39,10 +39,6 @@ use wasmtime_wasi::{FsPerms, ResourceTable, WasiCtx, WasiCtxBuilder, WasiCtxView
 /// few hundred); also the pooled table slot size.
 pub(crate) const MAX_TABLE_ELEMENTS: usize = 20_000;
 
-/// Lines of stderr a failed call quotes (a Rust panic takes three: where,
-/// what, and the backtrace note).
-const STDERR_TAIL_LINES: usize = 3;
-
 /// Who is being called, for every log line and error.
 #[derive(Debug, Clone)]
 pub(crate) struct Label {
@@ -161,9 +157,11 @@ impl CallState {
         log::log!(target: "plugin", level, "{}: {message}", self.label);
     }
 
-    /// Send captured output and drop counts to the log; answer the last
-    /// few lines of stderr (where a panicking guest leaves its message).
-    pub fn finish(&mut self) -> Option<String> {
+    /// Send captured output and drop counts to the log; answer what the
+    /// guest wrote to stderr (where it says why it failed). Output is
+    /// logged at debug (`-vv`), but a failed call's at info, so `-v` shows
+    /// the whole stderr of the call that failed, once.
+    pub fn finish(&mut self, failed: bool) -> String {
         let label = &self.label;
         if self.log_dropped > 0 {
             log::warn!(
@@ -173,18 +171,17 @@ impl CallState {
                 self.log_lines
             );
         }
-        let mut stderr_tail: Vec<String> = Vec::new();
+        let level = if failed {
+            log::Level::Info
+        } else {
+            log::Level::Debug
+        };
+        let mut stderr = String::new();
         for (stream, capture) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
             let captured = capture.take();
             let text = String::from_utf8_lossy(&captured.kept);
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
-                log::debug!(target: "plugin", "{label} {stream}: {line}");
-                if stream == "stderr" {
-                    if stderr_tail.len() == STDERR_TAIL_LINES {
-                        stderr_tail.remove(0);
-                    }
-                    stderr_tail.push(line.trim().to_owned());
-                }
+                log::log!(target: "plugin", level, "{label} {stream}: {line}");
             }
             if captured.dropped > 0 {
                 log::warn!(
@@ -194,8 +191,11 @@ impl CallState {
                     human_bytes(captured.kept.len() as u64)
                 );
             }
+            if stream == "stderr" {
+                stderr = text.into_owned();
+            }
         }
-        (!stderr_tail.is_empty()).then(|| stderr_tail.join(" | "))
+        stderr
     }
 }
 
