@@ -313,7 +313,10 @@ fn cache_entry(env: &Env, sha256: &str) -> std::path::PathBuf {
     std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_str().unwrap().starts_with(sha256))
+        .find(|p| {
+            let name = p.file_name().unwrap().to_str().unwrap();
+            name.starts_with(sha256) && name.ends_with(".cwasm")
+        })
         .unwrap_or_else(|| panic!("no cache entry for {sha256} in {}", dir.display()))
 }
 
@@ -331,10 +334,27 @@ fn a_cache_entry_swapped_in_from_another_module_never_runs() {
         cache_entry(&env, python["sha256"].as_str().unwrap()),
         cache_entry(&env, faulty["sha256"].as_str().unwrap()),
     );
+    // The entry alone, then the entry with its seal: neither runs.
     std::fs::copy(&theirs, &mine).unwrap();
     let out = add(&env, "test/healthy", "local/h", "loc", &["-o", "json"]);
     assert!(
-        out.stderr.contains("compiled from another component"),
+        out.stderr.contains("changed since it was written"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.json()["properties"]["report"], "healthy validate");
+    let seal = |p: &std::path::Path| p.with_extension("cwasm.seal");
+    std::fs::copy(&theirs, &mine).unwrap();
+    std::fs::copy(seal(&theirs), seal(&mine)).unwrap();
+    let out = add(
+        &env,
+        "test/healthy",
+        "local/h2",
+        "loc",
+        &["-vv", "-o", "json"],
+    );
+    assert!(
+        out.stderr.contains("handler module test.faulty compiled"),
         "{}",
         out.stderr
     );
