@@ -2,7 +2,7 @@
 //! them opens a registry or needs a home: `new` and `wit --out` write
 //! only where they are told, `check` writes nothing.
 
-use super::output::{emit, fields, list};
+use super::output::{self, emit, fields, list};
 use super::{Context, Outcome};
 use clap::{Args, ValueEnum};
 use resource_host::model::{ClassName, ModuleName};
@@ -94,7 +94,10 @@ pub fn new(ctx: &Context, args: NewArgs) -> Outcome {
 }
 
 pub fn check(ctx: &Context, args: CheckArgs) -> Outcome {
-    let view = check_plugin(&args.file, args.module.as_ref(), ctx.limits.clone())?;
+    let view = {
+        let _ticker = output::Ticker::start(super::plugins::compiling(&args.file));
+        check_plugin(&args.file, args.module.as_ref(), ctx.limits.clone())?
+    };
     emit(ctx.format, &view, || show_check(&view))
 }
 

@@ -177,3 +177,56 @@ impl Progress {
         }
     }
 }
+
+/// A line on stderr that counts the seconds of one long blocking step
+/// (compiling a component has no progress to report), only when stderr
+/// is a terminal; erased when dropped.
+#[derive(Debug)]
+pub struct Ticker {
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Ticker {
+    /// Start counting after a short grace (a fast step shows nothing).
+    pub fn start(what: String) -> Self {
+        if !std::io::stderr().is_terminal() {
+            return Self {
+                stop: None,
+                thread: None,
+            };
+        }
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let started = std::time::Instant::now();
+            let mut shown = false;
+            let tick = std::time::Duration::from_millis(250);
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(tick) {
+                let mut err = std::io::stderr().lock();
+                let _ = write!(
+                    err,
+                    "\r\x1b[2K{what}: {:.0} s",
+                    started.elapsed().as_secs_f64().floor()
+                );
+                let _ = err.flush();
+                shown = true;
+            }
+            if shown {
+                let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+            }
+        });
+        Self {
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! authors, in `authoring`) need no registry.
 
 use super::authoring::{self, CheckArgs, NewArgs, WitArgs};
-use super::output::{emit, fields, list, table};
+use super::output::{self, emit, fields, list, table};
 use super::{Context, Outcome};
 use clap::Subcommand;
 use resource_host::model::ModuleName;
@@ -60,7 +60,10 @@ pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
             module,
             replace,
         } => {
-            let view = registry.add_plugin(&file, module.as_ref(), replace)?;
+            let view = {
+                let _ticker = output::Ticker::start(compiling(&file));
+                registry.add_plugin(&file, module.as_ref(), replace)?
+            };
             emit(ctx.format, &view, || {
                 format!(
                     "added plugin {} {} (classes: {}; sha256 {})\n",
@@ -138,5 +141,15 @@ fn add_help() -> String {
          Examples:\n  agents plugin add plugins/target/wasm32-wasip2/release/python_package.wasm\n  \
          agents plugin add my_handler.wasm --module myteam.handlers\n  \
          agents plugin add --replace my_handler.wasm"
+    )
+}
+
+/// The ticker's text while `file` is checked and compiled.
+pub(super) fn compiling(file: &std::path::Path) -> String {
+    let size = std::fs::metadata(file).map_or(0, |m| m.len());
+    format!(
+        "checking and compiling {} ({:.1} MB)",
+        resource_host::text::escape_line(&file.display().to_string()),
+        size as f64 / 1e6
     )
 }
