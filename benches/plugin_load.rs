@@ -11,6 +11,10 @@
 //!    of any command), interleaved, median of 11, with the peak memory of
 //!    each (`/usr/bin/time -f %M`).
 //!
+//! `BENCH_AGENTS_BEFORE=/path/to/other/agents` adds the same whole-process
+//! rows for another build (each binary with its own home), interleaved
+//! with this one's: a before/after in one run.
+//!
 //! The Python component needs componentize-py (`target/py-venv/bin/`,
 //! `$COMPONENTIZE_PY` or `PATH`, as the tests find it); without it the big
 //! rows are skipped with a message. The build is cached under
@@ -107,11 +111,11 @@ struct Component {
     type_name: &'static str,
 }
 
-fn agents(home: &Path, args: &[&str]) -> (Duration, u64) {
+fn agents(binary: &Path, home: &Path, args: &[&str]) -> (Duration, u64) {
     let start = Instant::now();
     let out = Command::new("/usr/bin/time")
         .args(["-f", "%M"])
-        .arg(AGENTS)
+        .arg(binary)
         .args(args)
         .env("AGENTS_HOME", home)
         .env("NO_COLOR", "1")
@@ -177,8 +181,13 @@ fn main() {
         );
     }
 
-    // A warm home with one resource per component.
-    let home = tmp.join("home");
+    // A warm home per binary with one resource per component: this build,
+    // and `BENCH_AGENTS_BEFORE` (another build's `agents`, for a
+    // before/after in one run) if given.
+    let mut binaries: Vec<(String, PathBuf)> = vec![("".into(), PathBuf::from(AGENTS))];
+    if let Some(before) = std::env::var_os("BENCH_AGENTS_BEFORE") {
+        binaries.push((" [before]".into(), PathBuf::from(before)));
+    }
     let pkg = tmp.join("pkg");
     std::fs::create_dir_all(&pkg).unwrap();
     std::fs::write(
@@ -186,54 +195,64 @@ fn main() {
         "[project]\nname = \"demo\"\nversion = \"1.0\"\n",
     )
     .unwrap();
-    let mut commands: Vec<(String, Vec<String>)> = Vec::new();
-    for (i, c) in components.iter().enumerate() {
-        let started = Instant::now();
-        agents(&home, &["plugin", "add", c.wasm.to_str().unwrap()]);
-        let added = started.elapsed();
-        agents(
-            &home,
-            &["resource", "type", "add", c.type_file.to_str().unwrap()],
-        );
-        let name = format!("local/r{i}");
-        agents(
-            &home,
-            &[
-                "resource",
-                "add",
-                c.type_name,
-                &name,
-                "--path",
-                pkg.to_str().unwrap(),
-            ],
-        );
-        println!(
-            "\n`agents plugin add` ({}), whole process: {:.2} s",
-            c.label,
-            added.as_secs_f64()
-        );
+    // (label, binary, home, args)
+    let mut commands: Vec<(String, PathBuf, PathBuf, Vec<String>)> = Vec::new();
+    for (b, (tag, binary)) in binaries.iter().enumerate() {
+        let home = tmp.join(format!("home-{b}"));
+        for (i, c) in components.iter().enumerate() {
+            let started = Instant::now();
+            agents(binary, &home, &["plugin", "add", c.wasm.to_str().unwrap()]);
+            let added = started.elapsed();
+            agents(
+                binary,
+                &home,
+                &["resource", "type", "add", c.type_file.to_str().unwrap()],
+            );
+            let name = format!("local/r{i}");
+            agents(
+                binary,
+                &home,
+                &[
+                    "resource",
+                    "add",
+                    c.type_name,
+                    &name,
+                    "--path",
+                    pkg.to_str().unwrap(),
+                ],
+            );
+            println!(
+                "\n`agents plugin add` ({}){tag}, whole process: {:.2} s",
+                c.label,
+                added.as_secs_f64()
+            );
+            commands.push((
+                format!("`resource inspect` ({}){tag}", c.label),
+                binary.clone(),
+                home.clone(),
+                vec!["resource".into(), "inspect".into(), name],
+            ));
+        }
         commands.push((
-            format!("`resource inspect` ({})", c.label),
-            vec!["resource".into(), "inspect".into(), name],
+            format!("`resource list` (no handler){tag}"),
+            binary.clone(),
+            home.clone(),
+            vec!["resource".into(), "list".into()],
         ));
     }
-    commands.push((
-        "`resource list` (no handler)".into(),
-        vec!["resource".into(), "list".into()],
-    ));
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); commands.len()];
     let mut peaks: Vec<u64> = vec![0; commands.len()];
     for _ in 0..RUNS {
-        for (i, (_, args)) in commands.iter().enumerate() {
+        for (i, (_, binary, home, args)) in commands.iter().enumerate() {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let (took, kib) = agents(&home, &args);
+            let (took, kib) = agents(binary, home, &args);
             times[i].push(took);
             peaks[i] = peaks[i].max(kib);
         }
     }
     println!("\n| whole process, warm home (median of {RUNS}) | time | peak memory |");
     println!("|---|---|---|");
-    for (i, (label, _)) in commands.iter().enumerate() {
+    for (i, (label, ..)) in commands.iter().enumerate() {
         println!(
             "| {label} | {:.1} ms | {:.0} MB |",
             median(times[i].clone()).as_secs_f64() * 1e3,
