@@ -8,7 +8,8 @@
 //!   example's `validate` on a tiny package (WASI file reads).
 //!
 //! Figures, not asserts: printed as a table. For a profiler:
-//! `BENCH_ONLY=call BENCH_CALLS=50000` runs (almost) only the calls.
+//! `BENCH_ONLY=call BENCH_CALLS=50000` runs (almost) only the calls,
+//! `BENCH_ONLY=trivial` only the trivial one.
 
 use resource_host::plugin::{
     ComponentSource, Grant, Limits, LoadOrigin, LoadedModule, PluginFiles, PluginRuntime,
@@ -100,7 +101,10 @@ fn main() {
     let faulty = files.import(&wasm("faulty")).unwrap();
 
     // `BENCH_ONLY=call` skips the loads (for a profiler: only calls run).
-    let loads = if std::env::var("BENCH_ONLY").as_deref() == Ok("call") {
+    let loads = if matches!(
+        std::env::var("BENCH_ONLY").as_deref(),
+        Ok("call" | "trivial")
+    ) {
         1
     } else {
         LOADS
@@ -142,7 +146,11 @@ fn main() {
             format!("healthy {}", black_box("validate")),
         )]);
     });
+    let trivial_only = std::env::var("BENCH_ONLY").as_deref() == Ok("trivial");
     let wasm_validate = per_call(|| {
+        if trivial_only {
+            return;
+        }
         black_box(
             rt.validate(&py, "PythonPackageHandler", &args, &grant)
                 .unwrap(),

@@ -38,6 +38,13 @@ use wasmtime::{Config, Enabled, Engine, PoolingAllocationConfig};
 /// warm call takes no page faults for them.
 const KEEP_RESIDENT: usize = 2 << 20;
 
+/// Bytes of each pooled table kept resident between calls (reset with
+/// `memset`): the whole table. Without it every call's tables were given
+/// back with `madvise`, whose TLB shootdowns across the process's threads
+/// were half of a trivial call (48 µs → 21–25 µs with it; see the README's
+/// figures). A funcref element is at most 16 bytes.
+const TABLE_KEEP_RESIDENT: usize = MAX_TABLE_ELEMENTS * 16;
+
 /// Bytes at the top of each pooled async stack kept resident between
 /// calls: a call's stack frames live there, so a warm call takes no page
 /// faults for them.
@@ -79,6 +86,7 @@ impl EngineState {
             .table_elements(MAX_TABLE_ELEMENTS)
             .max_memory_size(usize::try_from(limits.memory_bytes).unwrap_or(usize::MAX))
             .linear_memory_keep_resident(KEEP_RESIDENT)
+            .table_keep_resident(TABLE_KEEP_RESIDENT)
             .pagemap_scan(Enabled::Auto)
             .total_stacks(slots)
             .async_stack_keep_resident(STACK_KEEP_RESIDENT);
