@@ -5,7 +5,10 @@
 //!
 //! 1. In process: a load from the on-disk compile cache in a fresh runtime
 //!    (engine already made), median of 7, and the first load that compiles.
-//! 2. Whole process, the real `agents` binary on a warm home: `resource
+//! 2. A warm trivial call in process (a fresh instance from the
+//!    `InstancePre`, as every call): a Rust handler doing nothing vs the
+//!    Python one doing nothing.
+//! 3. Whole process, the real `agents` binary on a warm home: `resource
 //!    inspect` of a resource whose handler is the big component, the same
 //!    for the small one, and `resource list` (no handler at all: the floor
 //!    of any command), interleaved, median of 11, with the peak memory of
@@ -21,13 +24,16 @@
 //! `target/bench-python/` by the source's hash. Figures, not asserts.
 
 use resource_host::model::ModuleName;
-use resource_host::plugin::{ComponentSource, Limits, LoadOrigin, PluginFiles, PluginRuntime};
+use resource_host::plugin::{
+    ComponentSource, Grant, Limits, LoadOrigin, PluginFiles, PluginRuntime,
+};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const LOADS: usize = 7;
 const RUNS: usize = 11;
+const CALLS: usize = 500;
 const AGENTS: &str = env!("CARGO_BIN_EXE_agents");
 
 fn root() -> PathBuf {
@@ -179,6 +185,48 @@ fn main() {
             first.as_secs_f64() * 1e3,
             median(cached).as_secs_f64() * 1e3
         );
+    }
+
+    // A warm trivial call, in process: a Rust handler that does nothing
+    // (the faulty fixture's `Healthy.validate`) vs the trivial Python one.
+    let mut trivial: Vec<(&str, PathBuf, &str, &str)> = vec![(
+        "Rust (`test.faulty` `Healthy.validate`)",
+        Path::new(env!("RESOURCE_HOST_WASM_DIR")).join("faulty.wasm"),
+        "test.faulty",
+        "Healthy",
+    )];
+    if let Some(big) = components.get(1) {
+        trivial.push((
+            "Python (`bench.python` `TrivialHandler.validate`)",
+            big.wasm.clone(),
+            "bench.python",
+            "TrivialHandler",
+        ));
+    }
+    println!("\n| warm trivial call, in process (mean of {CALLS}, fresh instance each) | time |");
+    println!("|---|---|");
+    for (label, wasm, module, class) in trivial {
+        let files = PluginFiles::new(tmp.join(format!("store-call-{module}")));
+        let stored = files.import(&std::fs::read(&wasm).unwrap()).unwrap();
+        let rt = PluginRuntime::new(tmp.join(format!("cache-{module}")), Limits::default());
+        let module = ModuleName::parse(module).unwrap();
+        let m = rt
+            .load(ComponentSource::Stored {
+                module: &module,
+                path: &stored.path,
+                sha256: &stored.sha256,
+            })
+            .unwrap();
+        let none = Grant::none();
+        for _ in 0..20 {
+            rt.validate(&m, class, &[], &none).unwrap();
+        }
+        let start = Instant::now();
+        for _ in 0..CALLS {
+            std::hint::black_box(rt.validate(&m, class, &[], &none).unwrap());
+        }
+        let per = start.elapsed() / CALLS as u32;
+        println!("| {label} | {:.1} µs |", per.as_secs_f64() * 1e6);
     }
 
     // A warm home per binary with one resource per component: this build,
