@@ -10,7 +10,10 @@
 //! the key's values as properties — linked to each member by a *derived*
 //! link. [`reconcile`] brings the identities in line with the members in
 //! the caller's transaction, after every write that can change members
-//! (registration, discovery, refresh, removal): a member that stops
+//! (registration, discovery, refresh, removal) — only for the virtual
+//! types whose member types the transaction wrote (the store records
+//! which; a registry with 10,000 file identities would otherwise pay a
+//! full pass on every write) — : a member that stops
 //! matching is unlinked, an identity left with fewer than two members
 //! goes, and running it twice changes nothing. Derived links never keep a
 //! member alive (see `dag::removal` and `store::links`).
@@ -33,12 +36,18 @@ pub(super) fn reconcile(
     new_id: &dyn Fn() -> ResourceId,
     now: &str,
 ) -> Result<(), RegistryError> {
+    // Only what this transaction wrote can have changed a group: a virtual
+    // type none of whose member types was written is left as it is.
+    let written = w.written_types()?;
     for virtual_type in virtual_types(types)? {
         let ty = types.resolve(&virtual_type)?;
         let Some(eq) = ty.equivalence_config() else {
             continue;
         };
         let members_of: Vec<TypeName> = member_types(types, &eq.links)?;
+        if !members_of.iter().any(|t| written.contains(t.as_str())) {
+            continue;
+        }
         // The match keys, then the `where` keys: a member must have them all.
         let keys: Vec<String> = eq
             .match_on
@@ -47,23 +56,31 @@ pub(super) fn reconcile(
             .cloned()
             .collect();
         let mut groups: BTreeMap<Vec<String>, Vec<ResourceId>> = BTreeMap::new();
-        for (id, mut key) in w.resources_with_properties(&members_of, &keys)? {
-            let selected: Vec<Option<String>> = key
-                .split_off(eq.match_on.len())
-                .into_iter()
-                .map(Some)
-                .collect();
-            if eq.admits(&selected) {
+        for (id, mut values) in w.resources_with_properties(&members_of, &keys)? {
+            let selected = values.split_off(eq.match_on.len());
+            let key: Option<Vec<String>> = values.into_iter().collect();
+            if let Some(key) = key
+                && eq.admits(&selected)
+            {
                 groups.entry(key).or_default().push(id);
             }
         }
         groups.retain(|_, members| members.len() >= 2);
-        // The identities there are, by their key.
-        let mut existing: BTreeMap<Vec<String>, ResourceRow> = w
-            .resources(Some(std::slice::from_ref(&virtual_type)))?
-            .into_iter()
-            .map(|row| (key_of(&row, &eq.match_on), row))
-            .collect();
+        // The identities there are, by their key (read as the members are:
+        // only the key's properties, not whole rows). One missing a key
+        // (made under an older `match`) stands for nothing now: it goes.
+        let mut existing: BTreeMap<Vec<String>, ResourceId> = BTreeMap::new();
+        let mut orphans: Vec<ResourceId> = Vec::new();
+        for (id, values) in
+            w.resources_with_properties(std::slice::from_ref(&virtual_type), &eq.match_on)?
+        {
+            match values.into_iter().collect::<Option<Vec<String>>>() {
+                Some(key) => {
+                    existing.insert(key, id);
+                }
+                None => orphans.push(id),
+            }
+        }
         // Every identity's members, in one read.
         let mut linked: BTreeMap<ResourceId, BTreeSet<ResourceId>> = BTreeMap::new();
         for (identity, member) in w.derived_links_of_type(&virtual_type)? {
@@ -71,7 +88,7 @@ pub(super) fn reconcile(
         }
         for (key, members) in &groups {
             let identity = match existing.remove(key) {
-                Some(row) => row.id,
+                Some(id) => id,
                 None => {
                     let row = identity_row(&virtual_type, &eq.match_on, key, new_id(), now)?;
                     w.insert_resource(&row)?;
@@ -87,9 +104,10 @@ pub(super) fn reconcile(
                 w.insert_derived_link(identity, *new, now)?;
             }
         }
-        let orphans: Vec<ResourceId> = existing.values().map(|row| row.id).collect();
+        orphans.extend(existing.into_values());
         w.delete_resources(&orphans)?;
     }
+    w.forget_written_types()?;
     Ok(())
 }
 
@@ -115,18 +133,6 @@ fn member_types(types: &TypeSet, links: &[TypeName]) -> Result<Vec<TypeName>, Re
         }
     }
     Ok(out)
-}
-
-/// The key an identity stands for, from its properties.
-fn key_of(row: &ResourceRow, match_on: &[String]) -> Vec<String> {
-    match_on
-        .iter()
-        .map(|k| match row.properties.get(k) {
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
-            None => String::new(),
-        })
-        .collect()
 }
 
 /// A new identity for `key`.

@@ -278,14 +278,15 @@ impl Reader<'_> {
         })
     }
 
-    /// Resources of `types` that have every property of `keys`, with
-    /// those properties' values (as text) in `keys`' order — the
-    /// candidates of an equivalence. The filter runs in SQLite.
+    /// Resources of `types`, with the values (as text) of their properties
+    /// `keys`, in `keys`' order (`None` where a resource has no such
+    /// property) — the candidates of an equivalence, read without decoding
+    /// whole rows.
     pub fn resources_with_properties(
         &self,
         types: &[TypeName],
         keys: &[String],
-    ) -> Result<Vec<(ResourceId, Vec<String>)>, StoreError> {
+    ) -> Result<Vec<(ResourceId, Vec<Option<String>>)>, StoreError> {
         if types.is_empty() || keys.is_empty() {
             return Ok(Vec::new());
         }
@@ -298,14 +299,9 @@ impl Reader<'_> {
             .collect();
         let sql = format!(
             "SELECT resource_id, {} FROM resources
-             WHERE type_name IN (SELECT value FROM json_each(?1)) AND {}
+             WHERE type_name IN (SELECT value FROM json_each(?1))
              ORDER BY resource_id",
             extracts.join(", "),
-            extracts
-                .iter()
-                .map(|e| format!("{e} IS NOT NULL"))
-                .collect::<Vec<_>>()
-                .join(" AND ")
         );
         let type_list =
             serde_json::to_string(&types.iter().map(TypeName::as_str).collect::<Vec<_>>())
@@ -318,15 +314,26 @@ impl Reader<'_> {
                 .map(|i| {
                     let v: rusqlite::types::Value = c.get(i + 1)?;
                     Ok(match v {
-                        rusqlite::types::Value::Text(t) => t,
-                        rusqlite::types::Value::Integer(n) => n.to_string(),
-                        rusqlite::types::Value::Real(x) => x.to_string(),
-                        other => format!("{other:?}"),
+                        rusqlite::types::Value::Null => None,
+                        rusqlite::types::Value::Text(t) => Some(t),
+                        rusqlite::types::Value::Integer(n) => Some(n.to_string()),
+                        rusqlite::types::Value::Real(x) => Some(x.to_string()),
+                        other => Some(format!("{other:?}")),
                     })
                 })
                 .collect::<Result<Vec<_>, StoreError>>()?;
             Ok((id, values))
         })
+    }
+
+    /// The types of the resources written (inserted, deleted, properties
+    /// changed) on this connection since [`Writer::forget_written_types`].
+    pub fn written_types(&self) -> Result<std::collections::BTreeSet<String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT type_name FROM temp.written_types")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Links with an end whose type is one of `types`.
@@ -352,6 +359,14 @@ impl Reader<'_> {
 }
 
 impl Writer<'_> {
+    /// Forget the written types (the identities are in line with them).
+    pub fn forget_written_types(&self) -> Result<(), StoreError> {
+        self.conn()
+            .prepare_cached("DELETE FROM temp.written_types")?
+            .execute([])?;
+        Ok(())
+    }
+
     pub fn insert_link(
         &self,
         parent: ResourceId,

@@ -118,6 +118,7 @@ impl Store {
         configure(&conn, true).map_err(open_err)?;
         let mut store = Self { conn };
         store.migrate(path)?;
+        record_written_types(&store.conn).map_err(open_err)?;
         Ok(store)
     }
 
@@ -127,6 +128,7 @@ impl Store {
         configure(&conn, false)?;
         let mut store = Self { conn };
         store.migrate(Path::new(":memory:"))?;
+        record_written_types(&store.conn)?;
         Ok(store)
     }
 
@@ -242,6 +244,25 @@ fn refuse_newer(path: &Path, found: i64) -> Result<(), StoreError> {
         });
     }
     Ok(())
+}
+
+/// Record, per connection, the types of the resources a transaction
+/// inserts, deletes or changes the properties of (temporary triggers on
+/// a temporary table: nothing in the registry file). Identities are
+/// reconciled only for those types; see `registry::equivalence`. The
+/// table is transactional like everything else: a rolled-back write
+/// leaves no entry.
+fn record_written_types(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(
+        "CREATE TEMP TABLE IF NOT EXISTS written_types (type_name TEXT PRIMARY KEY) WITHOUT ROWID;
+         CREATE TEMP TRIGGER IF NOT EXISTS written_insert AFTER INSERT ON main.resources
+         BEGIN INSERT OR IGNORE INTO written_types VALUES (NEW.type_name); END;
+         CREATE TEMP TRIGGER IF NOT EXISTS written_delete AFTER DELETE ON main.resources
+         BEGIN INSERT OR IGNORE INTO written_types VALUES (OLD.type_name); END;
+         CREATE TEMP TRIGGER IF NOT EXISTS written_update
+         AFTER UPDATE OF properties_json, type_name ON main.resources
+         BEGIN INSERT OR IGNORE INTO written_types VALUES (NEW.type_name), (OLD.type_name); END;",
+    )
 }
 
 fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
