@@ -66,6 +66,10 @@ fn id(c: &Columns<'_, '_>) -> Result<ResourceId, StoreError> {
     c.parsed(0, ResourceId::parse)
 }
 
+/// Some properties' values of one resource, as text (`None`: it has no
+/// such property).
+pub type PropertyValues = Vec<Option<String>>;
+
 impl Reader<'_> {
     pub fn link_exists(&self, parent: ResourceId, child: ResourceId) -> Result<bool, StoreError> {
         Ok(self
@@ -286,7 +290,7 @@ impl Reader<'_> {
         &self,
         types: &[TypeName],
         keys: &[String],
-    ) -> Result<Vec<(ResourceId, Vec<Option<String>>)>, StoreError> {
+    ) -> Result<Vec<(ResourceId, PropertyValues)>, StoreError> {
         if types.is_empty() || keys.is_empty() {
             return Ok(Vec::new());
         }
