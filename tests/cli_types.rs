@@ -337,3 +337,56 @@ fn usage_errors_exit_two() {
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stderr.starts_with("agents: error:"), "{}", out.stderr);
 }
+
+#[test]
+fn the_spec_example_type_is_sandboxable_and_an_unisolated_resource_is_not_checkpointable() {
+    let env = Env::new();
+    let file = env.write("types/python-package.yaml", PYTHON_PACKAGE_YAML);
+    env.run(&["resource", "type", "add", file.to_str().unwrap()])
+        .ok();
+    // `copy_on_write` and no capabilities: sandbox and checkpoint by default.
+    let ty = env
+        .run(&[
+            "resource",
+            "type",
+            "show",
+            "myteam/python-package",
+            "-o",
+            "json",
+        ])
+        .json();
+    assert_eq!(ty["capabilities"]["sandbox"], true, "{ty}");
+    assert_eq!(ty["capabilities"]["checkpoint"], true, "{ty}");
+    let pkg = env.mkdir("pkg");
+    let added = env
+        .run(&[
+            "resource",
+            "add",
+            "myteam/python-package",
+            "local/pkg",
+            "--path",
+            pkg.to_str().unwrap(),
+            "-o",
+            "json",
+        ])
+        .json();
+    assert_eq!(added["capabilities"]["sandboxable"], true, "{added}");
+    assert_eq!(added["capabilities"]["checkpointable"], true, "{added}");
+    // A `git` repository: strategy `none`, so neither.
+    let repo = env.mkdir("repo");
+    crate::common::git(&repo, &["init", "-q"]);
+    let git = env
+        .run(&[
+            "resource",
+            "add",
+            "git",
+            "local/repo",
+            "--path",
+            repo.to_str().unwrap(),
+            "-o",
+            "json",
+        ])
+        .json();
+    assert_eq!(git["capabilities"]["sandboxable"], false, "{git}");
+    assert_eq!(git["capabilities"]["checkpointable"], false, "{git}");
+}

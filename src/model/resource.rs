@@ -27,7 +27,9 @@ impl ResourceCapabilities {
             readable: type_caps.read,
             writable: type_caps.write && !read_only,
             sandboxable: type_caps.sandbox && strategy != SandboxStrategy::None,
-            checkpointable: type_caps.checkpoint,
+            // Nothing to roll back to without isolation, and nothing to
+            // change in a read-only resource.
+            checkpointable: type_caps.checkpoint && strategy != SandboxStrategy::None && !read_only,
         }
     }
 
@@ -98,4 +100,26 @@ pub struct Link {
     pub child_id: ResourceId,
     pub auto_discovered: bool,
     pub created_at: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: TypeCapabilities = TypeCapabilities {
+        read: true,
+        write: true,
+        sandbox: true,
+        checkpoint: true,
+    };
+
+    #[test]
+    fn nothing_read_only_or_unisolated_is_checkpointable() {
+        let caps = |strategy, read_only| ResourceCapabilities::derive(ALL, strategy, read_only);
+        assert!(caps(SandboxStrategy::CopyOnWrite, false).checkpointable);
+        assert!(!caps(SandboxStrategy::CopyOnWrite, true).checkpointable);
+        assert!(!caps(SandboxStrategy::None, false).checkpointable);
+        assert!(!caps(SandboxStrategy::None, false).sandboxable);
+        assert!(!caps(SandboxStrategy::None, true).writable);
+    }
 }

@@ -120,13 +120,22 @@ fn merge(chain: &[TypeSpec]) -> Result<ResolvedType, InheritanceError> {
             ),
         });
     };
+    let sandbox_strategy = scalar(chain, |s| s.sandbox_strategy, SandboxStrategy::None);
+    // A type that isolates (a strategy of its own, not `none` or `inherit`)
+    // and says nothing about `sandbox` / `checkpoint` can be sandboxed and
+    // checkpointed: the registry doc's `myteam/python-package`
+    // (`copy_on_write`, no capabilities) is sandboxable.
+    let isolates = !matches!(
+        sandbox_strategy.value,
+        SandboxStrategy::None | SandboxStrategy::Inherit
+    );
     Ok(ResolvedType {
         name: own.name.clone(),
         chain: chain.iter().map(|s| s.name.clone()).collect(),
         built_in: own.built_in,
         description: scalar(chain, |s| s.description.clone(), String::new()),
         kind,
-        sandbox_strategy: scalar(chain, |s| s.sandbox_strategy, SandboxStrategy::None),
+        sandbox_strategy,
         user_addable: scalar(chain, |s| s.user_addable, false),
         cli_args: merge_args(chain),
         parent_types: merge_names(chain, |s| (s.replace.parent_types, &s.parent_types)),
@@ -135,8 +144,8 @@ fn merge(chain: &[TypeSpec]) -> Result<ResolvedType, InheritanceError> {
         capabilities: SourcedCapabilities {
             read: scalar(chain, |s| s.capabilities.read, true),
             write: scalar(chain, |s| s.capabilities.write, false),
-            sandbox: scalar(chain, |s| s.capabilities.sandbox, false),
-            checkpoint: scalar(chain, |s| s.capabilities.checkpoint, false),
+            sandbox: scalar(chain, |s| s.capabilities.sandbox, isolates),
+            checkpoint: scalar(chain, |s| s.capabilities.checkpoint, isolates),
         },
         auto_discovery: optional(chain, |s| s.auto_discovery.clone()),
         equivalence: optional(chain, |s| s.equivalence.clone()),

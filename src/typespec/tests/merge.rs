@@ -109,7 +109,8 @@ fn each_capability_flag_resolves_on_its_own() {
         TypeCapabilities {
             read: true,
             write: true,
-            sandbox: false,
+            // Said by no type: the default of a type that isolates.
+            sandbox: true,
             checkpoint: true
         }
     );
@@ -117,6 +118,34 @@ fn each_capability_flag_resolves_on_its_own() {
         origins(&t),
         [from("acme/base"), from("acme/sub"), None, from("acme/base")]
     );
+}
+
+#[test]
+fn a_type_that_isolates_and_says_nothing_can_be_sandboxed_and_checkpointed() {
+    let spec = |strategy: &str| {
+        format!(
+            "name: acme/t
+description: T
+resource_kind: physical
+sandbox_strategy: {strategy}
+"
+        )
+    };
+    for (strategy, isolates) in [
+        ("copy_on_write", true),
+        ("git_worktree", true),
+        ("transaction_rollback", true),
+        ("none", false),
+        ("inherit", false),
+    ] {
+        let types = Types::files(&[&spec(strategy)]);
+        let caps = types.resolved("acme/t").capabilities.values();
+        assert_eq!(
+            (caps.sandbox, caps.checkpoint),
+            (isolates, isolates),
+            "{strategy}"
+        );
+    }
 }
 
 #[test]
