@@ -13,6 +13,7 @@ pub mod home;
 pub mod model;
 pub mod plugin;
 pub mod registry;
+pub mod sandbox;
 pub mod scaffold;
 pub mod store;
 pub mod text;

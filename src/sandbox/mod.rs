@@ -1,0 +1,106 @@
+//! Sandboxes: let an agent change a copy of a resource's location,
+//! checkpoint it, roll it back, see what changed and apply it — the one
+//! home of how each `sandbox_strategy` isolates and undoes (issue 12).
+//!
+//! Host code only: handlers stay read-only. Each strategy is one
+//! implementation of [`Strategy`], working on paths alone; the registry
+//! (rows for sandboxes and checkpoints, which strategy a resource gets,
+//! the refusals) and the CLI are built on top of it.
+//!
+//! | strategy | sandbox | checkpoint | rollback | apply |
+//! |---|---|---|---|---|
+//! | `git_worktree` | a detached `git worktree` of the checkout's HEAD under the sandbox's area | a commit of the whole state (tracked, untracked, deletions) kept alive by a ref under `refs/agents/…` | `git reset --hard <sha>` plus removal of files created since | a branch the user can merge |
+//! | `copy_on_write` | a snapshot copy (reflinks where the filesystem has them) | a snapshot of the sandbox | restore contents, deletions, new files, modes and symlinks exactly | copy back, refused when the original changed since |
+//!
+//! (`overlay`, `transaction_rollback` and `none`: not yet.)
+
+use std::path::{Path, PathBuf};
+
+/// One sandbox as a strategy sees it: where the original is, the private
+/// area the sandbox owns (everything it writes lives below it), the
+/// working copy an agent changes, and what the strategy recorded at
+/// creation (`base`: the commit it started from, or the snapshot name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxPlace {
+    pub original: PathBuf,
+    pub area: PathBuf,
+    pub workdir: PathBuf,
+    pub base: String,
+}
+
+/// A checkpoint as its strategy names it (a commit id, a snapshot
+/// directory's name): opaque to everyone else.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CheckpointRef(pub String);
+
+/// What changed in a sandbox against the original, paths relative to the
+/// working copy (`/`-separated), each list sorted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SandboxDiff {
+    pub added: Vec<String>,
+    pub modified: Vec<String>,
+    pub deleted: Vec<String>,
+    /// `git_worktree`: the commits made in the sandbox since its base,
+    /// oldest first (`<sha> <summary>`).
+    pub commits: Vec<String>,
+}
+
+/// What `apply` did.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub enum Applied {
+    /// `git_worktree`: the sandbox's state is on this new branch of the
+    /// original repository; the user's own branches are untouched.
+    Branch(String),
+    /// `copy_on_write`: these paths were copied back (or removed) in the
+    /// original.
+    CopiedBack(SandboxDiff),
+}
+
+/// Why a sandbox operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("{what} {}: {source}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("git {args} failed in {}: {stderr}", dir.display())]
+    Git {
+        args: String,
+        dir: PathBuf,
+        stderr: String,
+    },
+    /// The original is not what the strategy needs (not a git work tree,
+    /// not a directory, …).
+    #[error("{0}")]
+    Unsuitable(String),
+    /// `apply` refused: the original changed since the sandbox was made.
+    #[error(
+        "the original changed since the sandbox was created; nothing was applied. Conflicting paths: {}",
+        .0.join(", ")
+    )]
+    Conflict(Vec<String>),
+    #[error("no checkpoint {0:?} in this sandbox")]
+    NoCheckpoint(String),
+}
+
+/// How one `sandbox_strategy` isolates and undoes. Every operation is all
+/// or nothing as far as the strategy can make it: a failure halfway
+/// leaves the sandbox usable (or says clearly that it is not), and the
+/// original is never written except by `apply`.
+pub trait Strategy {
+    /// Make a sandbox of `original` in `area` (an empty directory the
+    /// caller created and owns).
+    fn create(&self, original: &Path, area: &Path) -> Result<SandboxPlace, SandboxError>;
+    /// Record the working copy's whole state as a checkpoint.
+    fn checkpoint(&self, place: &SandboxPlace, label: &str) -> Result<CheckpointRef, SandboxError>;
+    /// Bring the working copy back to `to` exactly.
+    fn rollback(&self, place: &SandboxPlace, to: &CheckpointRef) -> Result<(), SandboxError>;
+    /// What changed against the original as it was at creation.
+    fn diff(&self, place: &SandboxPlace) -> Result<SandboxDiff, SandboxError>;
+    /// Promote the changes to the original.
+    fn apply(&self, place: &SandboxPlace) -> Result<Applied, SandboxError>;
+    /// Remove everything the sandbox made (its area, refs, worktrees).
+    fn destroy(&self, place: &SandboxPlace) -> Result<(), SandboxError>;
+}
