@@ -16,6 +16,9 @@
 
 use std::path::{Path, PathBuf};
 
+mod git_worktree;
+pub use git_worktree::GitWorktree;
+
 /// One sandbox as a strategy sees it: where the original is, the private
 /// area the sandbox owns (everything it writes lives below it), the
 /// working copy an agent changes, and what the strategy recorded at

@@ -1,0 +1,293 @@
+//! `git_worktree` against real repositories made in a temp directory.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::super::{Applied, SandboxError, SandboxPlace, Strategy};
+use super::GitWorktree;
+
+fn sh_git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn write(root: &Path, rel: &str, bytes: &[u8]) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// A repository with one commit, an ignored file, and a dirty work tree
+/// (an uncommitted edit and an untracked file) the sandbox must not see.
+fn repo(tmp: &Path) -> PathBuf {
+    let root = tmp.join("orig");
+    std::fs::create_dir(&root).unwrap();
+    sh_git(&root, &["init", "-q"]);
+    write(&root, ".gitignore", b"*.log\n");
+    write(&root, "README.md", b"hello\n");
+    write(&root, "src/lib.rs", b"pub fn f() {}\n");
+    write(&root, "doomed.txt", b"bye\n");
+    write(&root, "run.sh", b"#!/bin/sh\n");
+    sh_git(&root, &["add", "-A"]);
+    sh_git(&root, &["commit", "-q", "-m", "first"]);
+    write(&root, "README.md", b"hello, uncommitted\n");
+    write(&root, "scratch.txt", b"untracked in the original\n");
+    root
+}
+
+/// Path → kind (`f`, `d`, `l`), permission bits, bytes or link target.
+type Tree = BTreeMap<String, (char, u32, Vec<u8>)>;
+
+/// Every entry below `root` but `.git`.
+fn tree_of(root: &Path) -> Tree {
+    fn walk(root: &Path, dir: &Path, out: &mut Tree) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_string();
+            if rel == ".git" {
+                continue;
+            }
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            let mode = meta.permissions().mode() & 0o7777;
+            if meta.file_type().is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                out.insert(rel, ('l', 0, target.into_os_string().into_encoded_bytes()));
+            } else if meta.is_dir() {
+                out.insert(rel, ('d', mode, Vec::new()));
+                walk(root, &path, out);
+            } else {
+                out.insert(rel, ('f', mode, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// What "the original untouched" means: its work tree, status, HEAD and
+/// branches.
+fn original_state(root: &Path) -> (Tree, Vec<String>) {
+    let facts = [
+        sh_git(root, &["status", "--porcelain", "--untracked-files=all"]),
+        sh_git(root, &["symbolic-ref", "HEAD"]),
+        sh_git(root, &["rev-parse", "HEAD"]),
+        sh_git(root, &["for-each-ref", "refs/heads"]),
+    ];
+    (tree_of(root), facts.to_vec())
+}
+
+fn sandbox(tmp: &Path, original: &Path) -> SandboxPlace {
+    let area = tmp.join("01SANDBOX");
+    std::fs::create_dir(&area).unwrap();
+    GitWorktree::default().create(original, &area).unwrap()
+}
+
+/// The first round of changes: every kind the issue names.
+fn change_everything(work: &Path) {
+    write(work, "deep/nested/new.txt", b"new and nested\n");
+    write(work, "blob.bin", &[0u8, 159, 146, 150, 255, 0, 10, 13]);
+    std::fs::remove_file(work.join("doomed.txt")).unwrap();
+    write(work, "src/lib.rs", b"pub fn f() -> u8 { 1 }\n");
+    std::fs::set_permissions(work.join("run.sh"), PermissionsExt::from_mode(0o755)).unwrap();
+    symlink("src/lib.rs", work.join("link")).unwrap();
+    write(work, "build.log", b"ignored\n");
+}
+
+#[test]
+fn sandbox_starts_from_head_without_the_originals_uncommitted_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let place = sandbox(tmp.path(), &original);
+    assert_eq!(place.workdir, place.area.join("work"));
+    assert_eq!(place.base, sh_git(&original, &["rev-parse", "HEAD"]).trim());
+    assert_eq!(
+        std::fs::read(place.workdir.join("README.md")).unwrap(),
+        b"hello\n"
+    );
+    assert!(!place.workdir.join("scratch.txt").exists());
+    let head = sh_git(&place.workdir, &["rev-parse", "--abbrev-ref", "HEAD"]);
+    assert_eq!(head.trim(), "HEAD", "the worktree is detached");
+}
+
+#[test]
+fn rollback_restores_the_checkpointed_tree_byte_for_byte_and_the_original_stays_untouched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let before = original_state(&original);
+    let git = GitWorktree::default();
+    let place = sandbox(tmp.path(), &original);
+    let work = &place.workdir;
+
+    change_everything(work);
+    let first = git.checkpoint(&place, "first round").unwrap();
+    let at_first = tree_of(work);
+    let head_at_first = sh_git(work, &["rev-parse", "HEAD"]);
+
+    // More: a commit by the agent, edits, a new untracked tree, a deleted
+    // symlink, a mode back, a file where a directory was.
+    write(work, "committed.txt", b"agent commit\n");
+    sh_git(work, &["add", "committed.txt"]);
+    sh_git(work, &["commit", "-q", "-m", "agent work"]);
+    write(work, "blob.bin", b"overwritten");
+    write(work, "later/a/b.txt", b"created after the checkpoint\n");
+    std::fs::remove_file(work.join("link")).unwrap();
+    std::fs::set_permissions(work.join("run.sh"), PermissionsExt::from_mode(0o644)).unwrap();
+    std::fs::remove_dir_all(work.join("deep")).unwrap();
+    write(work, "deep", b"now a file\n");
+    write(work, "later.log", b"ignored, created later\n");
+    let second = git.checkpoint(&place, "second round").unwrap();
+    let at_second = tree_of(work);
+    assert_ne!(at_first, at_second);
+
+    write(work, "third.txt", b"even more\n");
+    git.rollback(&place, &second).unwrap();
+    assert_eq!(tree_of(work), at_second);
+
+    git.rollback(&place, &first).unwrap();
+    let mut expected = at_first.clone();
+    // Ignored files are outside checkpoints: neither restored nor removed.
+    expected.insert("later.log".into(), at_second["later.log"].clone());
+    assert_eq!(tree_of(work), expected);
+    assert_eq!(sh_git(work, &["rev-parse", "HEAD"]), head_at_first);
+
+    assert_eq!(original_state(&original), before);
+}
+
+#[test]
+fn rollback_refuses_a_commit_that_is_not_one_of_its_checkpoints() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let place = sandbox(tmp.path(), &original);
+    let not_ours = super::super::CheckpointRef(place.base.clone());
+    let err = GitWorktree::default()
+        .rollback(&place, &not_ours)
+        .unwrap_err();
+    assert!(matches!(err, SandboxError::NoCheckpoint(_)), "{err}");
+}
+
+#[test]
+fn diff_lists_exactly_the_changed_paths_and_the_sandboxs_commits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let git = GitWorktree::default();
+    let place = sandbox(tmp.path(), &original);
+    change_everything(&place.workdir);
+    write(&place.workdir, "committed.txt", b"agent commit\n");
+    sh_git(&place.workdir, &["add", "committed.txt"]);
+    sh_git(&place.workdir, &["commit", "-q", "-m", "agent work"]);
+
+    let diff = git.diff(&place).unwrap();
+    assert_eq!(
+        diff.added,
+        ["blob.bin", "committed.txt", "deep/nested/new.txt", "link"]
+    );
+    assert_eq!(diff.modified, ["run.sh", "src/lib.rs"]);
+    assert_eq!(diff.deleted, ["doomed.txt"]);
+    let head = sh_git(&place.workdir, &["rev-parse", "HEAD"]);
+    assert_eq!(diff.commits, [format!("{} agent work", head.trim())]);
+}
+
+#[test]
+fn apply_makes_a_branch_leaves_the_user_alone_and_refuses_a_second_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let before = original_state(&original);
+    let git = GitWorktree::default();
+    let place = sandbox(tmp.path(), &original);
+    change_everything(&place.workdir);
+
+    let applied = git.apply(&place).unwrap();
+    assert_eq!(applied, Applied::Branch("agents/sandbox-01SANDBOX".into()));
+    let files = sh_git(
+        &original,
+        &["ls-tree", "-r", "--name-only", "agents/sandbox-01SANDBOX"],
+    );
+    assert!(files.lines().any(|f| f == "deep/nested/new.txt"), "{files}");
+    assert!(!files.lines().any(|f| f == "doomed.txt" || f == "build.log"));
+    let parent = sh_git(&original, &["rev-parse", "agents/sandbox-01SANDBOX^"]);
+    assert_eq!(parent.trim(), place.base);
+
+    let (tree, mut facts) = original_state(&original);
+    let (tree_before, mut facts_before) = before.clone();
+    assert_eq!(tree, tree_before);
+    // The branch list gained exactly the new branch.
+    let branches = facts.remove(3);
+    facts_before.remove(3);
+    assert_eq!(facts, facts_before);
+    assert!(branches.contains("refs/heads/agents/sandbox-01SANDBOX"));
+
+    let err = git.apply(&place).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("branch agents/sandbox-01SANDBOX already exists"),
+        "{err}"
+    );
+}
+
+#[test]
+fn destroy_leaves_no_worktree_no_refs_and_no_area() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let git = GitWorktree::default();
+    let place = sandbox(tmp.path(), &original);
+    change_everything(&place.workdir);
+    git.checkpoint(&place, "one").unwrap();
+    git.checkpoint(&place, "two").unwrap();
+    let refs = sh_git(&original, &["for-each-ref", "refs/agents"]);
+    assert_eq!(refs.lines().count(), 2, "{refs}");
+
+    git.destroy(&place).unwrap();
+    let worktrees = sh_git(&original, &["worktree", "list", "--porcelain"]);
+    assert_eq!(worktrees.matches("worktree ").count(), 1, "{worktrees}");
+    assert_eq!(sh_git(&original, &["for-each-ref", "refs/agents"]), "");
+    assert!(!place.area.exists());
+}
+
+#[test]
+fn create_refuses_a_directory_that_is_not_a_git_checkout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    let area = tmp.path().join("area");
+    std::fs::create_dir(&area).unwrap();
+    let err = GitWorktree::default().create(&plain, &area).unwrap_err();
+    assert!(matches!(err, SandboxError::Unsuitable(_)), "{err}");
+    assert!(
+        err.to_string()
+            .contains("is not the root of a git work tree")
+            && err.to_string().contains("needs a git checkout"),
+        "{err}"
+    );
+}
+
+#[test]
+fn create_refuses_a_repository_without_commits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    sh_git(&empty, &["init", "-q"]);
+    let area = tmp.path().join("area");
+    std::fs::create_dir(&area).unwrap();
+    let err = GitWorktree::default().create(&empty, &area).unwrap_err();
+    assert!(err.to_string().contains("has no commits yet"), "{err}");
+}
