@@ -134,9 +134,11 @@ impl GitWorktree {
             dir: dir.to_path_buf(),
             stderr,
         };
-        let out = cmd
-            .output()
-            .map_err(|e| failed(format!("cannot run {}: {e}", self.program.display())))?;
+        let out = cmd.output().map_err(|source| SandboxError::Io {
+            what: "cannot run git",
+            path: self.program.clone(),
+            source,
+        })?;
         if !out.status.success() {
             return Err(failed(
                 String::from_utf8_lossy(&out.stderr).trim().to_string(),

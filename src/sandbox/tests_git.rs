@@ -291,3 +291,88 @@ fn create_refuses_a_repository_without_commits() {
     let err = GitWorktree::default().create(&empty, &area).unwrap_err();
     assert!(err.to_string().contains("has no commits yet"), "{err}");
 }
+
+#[test]
+fn checkpoint_leaves_the_agents_head_index_and_files_as_they_were() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let place = sandbox(tmp.path(), &original);
+    let work = &place.workdir;
+    change_everything(work);
+    sh_git(work, &["add", "src/lib.rs"]);
+    let status = sh_git(work, &["status", "--porcelain", "--untracked-files=all"]);
+    let head = sh_git(work, &["rev-parse", "HEAD"]);
+    let files = tree_of(work);
+
+    let first = GitWorktree::default().checkpoint(&place, "keep").unwrap();
+    assert_eq!(
+        sh_git(work, &["status", "--porcelain", "--untracked-files=all"]),
+        status
+    );
+    assert_eq!(sh_git(work, &["rev-parse", "HEAD"]), head);
+    assert_eq!(tree_of(work), files);
+    let message = sh_git(work, &["show", "-s", "--format=%B", &first.0]);
+    assert!(message.starts_with("keep\n"), "{message}");
+    let parent = sh_git(work, &["rev-parse", &format!("{}^", first.0)]);
+    assert_eq!(parent.trim(), place.base);
+}
+
+#[test]
+fn rollback_removes_files_that_only_a_later_ignore_rule_hid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let git = GitWorktree::default();
+    let place = sandbox(tmp.path(), &original);
+    let work = &place.workdir;
+    let point = git.checkpoint(&place, "clean").unwrap();
+    let at_point = tree_of(work);
+
+    write(work, ".gitignore", b"*.log\n*.tmp\n");
+    write(work, "hidden.tmp", b"not ignored at the checkpoint\n");
+    git.rollback(&place, &point).unwrap();
+    assert_eq!(tree_of(work), at_point);
+}
+
+#[test]
+fn destroy_copes_with_a_worktree_removed_by_hand() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let git = GitWorktree::default();
+    let place = sandbox(tmp.path(), &original);
+    git.checkpoint(&place, "one").unwrap();
+    std::fs::remove_dir_all(&place.workdir).unwrap();
+
+    git.destroy(&place).unwrap();
+    let worktrees = sh_git(&original, &["worktree", "list", "--porcelain"]);
+    assert_eq!(worktrees.matches("worktree ").count(), 1, "{worktrees}");
+    assert_eq!(sh_git(&original, &["for-each-ref", "refs/agents"]), "");
+    assert!(!place.area.exists());
+}
+
+#[test]
+fn create_refuses_an_area_whose_name_cannot_be_a_ref() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let area = tmp.path().join("two words");
+    std::fs::create_dir(&area).unwrap();
+    let err = GitWorktree::default().create(&original, &area).unwrap_err();
+    assert!(err.to_string().contains("becomes a git ref"), "{err}");
+    assert!(!area.join("work").exists());
+}
+
+#[test]
+fn a_git_that_cannot_run_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let area = tmp.path().join("area");
+    std::fs::create_dir(&area).unwrap();
+    let err = GitWorktree::new("/nonexistent/git")
+        .create(&original, &area)
+        .unwrap_err();
+    assert!(matches!(err, SandboxError::Io { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("cannot run git /nonexistent/git:"),
+        "{err}"
+    );
+}
