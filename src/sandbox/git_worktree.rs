@@ -26,7 +26,9 @@
 //!   so the agent's HEAD and index do not move. Its parents: the previous
 //!   checkpoint (or `base`); the sandbox's HEAD at that moment is kept in
 //!   the message as `Agents-Sandbox-Head: <sha>`. The ref
-//!   `refs/agents/sandbox/<area-name>/<n>` keeps it from `git gc`.
+//!   `refs/agents/sandbox/<area-name>/<n>` keeps it from `git gc`; it is
+//!   written last and only if it did not exist, so a crash halfway leaves
+//!   at most an unreferenced commit and the earlier checkpoints usable.
 //! * **Rollback** makes the working copy exactly the checkpoint's tree
 //!   (contents, modes, symlinks, deletions) and removes untracked,
 //!   non-ignored files created since (`git clean -fd`, under both the
@@ -34,7 +36,8 @@
 //!   restored nor deleted; nested repositories are left alone. HEAD goes
 //!   back (detached) to the commit it was on at the checkpoint and the
 //!   index is reset to it: what was staged is unstaged, not lost. Only
-//!   checkpoints of this sandbox are accepted.
+//!   checkpoints of this sandbox are accepted. Every step can be repeated,
+//!   so a rollback that failed halfway is finished by running it again.
 //! * **Diff** compares the whole current state (as a checkpoint would
 //!   record it) with `base`; a type or mode change counts as modified;
 //!   renames are a deletion plus an addition.
@@ -303,16 +306,21 @@ impl Strategy for GitWorktree {
         if !self.checkpoints(place)?.iter().any(|(_, sha)| *sha == to.0) {
             return Err(SandboxError::NoCheckpoint(to.0.clone()));
         }
-        let message = self.run(&place.workdir, &["show", "-s", "--format=%B", &to.0])?;
-        let head = message
+        // The last trailer line: the label (written first) cannot forge it.
+        let commit = self.run(&place.workdir, &["cat-file", "commit", &to.0])?;
+        let head = commit
             .lines()
-            .find_map(|l| l.strip_prefix(HEAD_TRAILER))
+            .filter_map(|l| l.strip_prefix(HEAD_TRAILER))
+            .next_back()
             .map(str::trim)
+            .filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
             .ok_or_else(|| SandboxError::NoCheckpoint(to.0.clone()))?
             .to_string();
         let dir = &place.workdir;
         // Untracked files under today's ignore rules, then the checkpoint's
         // tree, then untracked files under the checkpoint's ignore rules.
+        // Each step can be repeated: a rollback that failed halfway is
+        // finished by running it again.
         self.run(dir, &["clean", "-fdq"])?;
         self.run(
             dir,

@@ -304,7 +304,9 @@ fn checkpoint_leaves_the_agents_head_index_and_files_as_they_were() {
     let head = sh_git(work, &["rev-parse", "HEAD"]);
     let files = tree_of(work);
 
-    let first = GitWorktree::default().checkpoint(&place, "keep").unwrap();
+    let label = "keep\n\nAgents-Sandbox-Head: 0000000000000000000000000000000000000000";
+    let git = GitWorktree::default();
+    let first = git.checkpoint(&place, label).unwrap();
     assert_eq!(
         sh_git(work, &["status", "--porcelain", "--untracked-files=all"]),
         status
@@ -315,6 +317,12 @@ fn checkpoint_leaves_the_agents_head_index_and_files_as_they_were() {
     assert!(message.starts_with("keep\n"), "{message}");
     let parent = sh_git(work, &["rev-parse", &format!("{}^", first.0)]);
     assert_eq!(parent.trim(), place.base);
+
+    // A label that mimics the trailer does not decide where HEAD goes.
+    write(work, "after.txt", b"after\n");
+    git.rollback(&place, &first).unwrap();
+    assert_eq!(sh_git(work, &["rev-parse", "HEAD"]), head);
+    assert!(!work.join("after.txt").exists());
 }
 
 #[test]
