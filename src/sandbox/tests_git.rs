@@ -384,3 +384,50 @@ fn a_git_that_cannot_run_is_a_clear_error() {
         "{err}"
     );
 }
+
+#[test]
+fn a_checkpoint_that_failed_halfway_leaves_the_earlier_ones_usable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let git = GitWorktree::default();
+    let place = sandbox(tmp.path(), &original);
+    let work = &place.workdir;
+    write(work, "one.txt", b"one\n");
+    let first = git.checkpoint(&place, "one").unwrap();
+    let at_first = tree_of(work);
+
+    // A stale lock on the next checkpoint's ref: git refuses to write it
+    // after the commit was made.
+    let refs = original.join(".git/refs/agents/sandbox/01SANDBOX");
+    std::fs::write(refs.join("2.lock"), b"").unwrap();
+    write(work, "two.txt", b"two\n");
+    let err = git.checkpoint(&place, "two").unwrap_err();
+    assert!(matches!(err, SandboxError::Git { .. }), "{err}");
+    assert_eq!(
+        sh_git(
+            &original,
+            &["for-each-ref", "--format=%(refname)", "refs/agents"]
+        ),
+        "refs/agents/sandbox/01SANDBOX/1\n"
+    );
+    git.rollback(&place, &first).unwrap();
+    assert_eq!(tree_of(work), at_first);
+
+    std::fs::remove_file(refs.join("2.lock")).unwrap();
+    write(work, "two.txt", b"two\n");
+    let second = git.checkpoint(&place, "two").unwrap();
+    let parent = sh_git(work, &["rev-parse", &format!("{}^", second.0)]);
+    assert_eq!(parent.trim(), first.0);
+}
+
+#[test]
+fn apply_of_an_unchanged_sandbox_points_the_branch_at_its_head() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let git = GitWorktree::default();
+    let place = sandbox(tmp.path(), &original);
+    assert_eq!(git.diff(&place).unwrap(), Default::default());
+    git.apply(&place).unwrap();
+    let branch = sh_git(&original, &["rev-parse", "agents/sandbox-01SANDBOX"]);
+    assert_eq!(branch.trim(), place.base);
+}
