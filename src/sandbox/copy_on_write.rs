@@ -72,6 +72,15 @@ impl Strategy for CopyOnWrite {
                 original.display()
             )));
         }
+        let canonical = |p: &Path| fs::canonicalize(p).map_err(io_err("resolve", p));
+        if canonical(area)?.starts_with(canonical(original)?) {
+            return Err(SandboxError::Unsuitable(format!(
+                "the sandbox area {} is inside the original {}; a copy would contain itself: \
+                 put the area elsewhere",
+                area.display(),
+                original.display()
+            )));
+        }
         let tree = tree::scan(original, true)?;
         let workdir = area.join(WORK);
         tree::copy_tree(original, &workdir, &tree)?;

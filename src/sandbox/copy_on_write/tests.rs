@@ -265,3 +265,71 @@ fn destroy_removes_the_area_even_with_a_read_only_directory_inside() {
     assert!(!f.place.area.exists());
     assert!(f.original.join("README").exists());
 }
+
+#[test]
+fn apply_handles_new_nested_directories_and_entries_that_changed_kind() {
+    let f = fixture();
+    let work = &f.place.workdir;
+    // A directory becomes a file, a file becomes a directory, a new tree
+    // three levels deep, a symlink becomes a file.
+    fs::remove_dir_all(work.join("src")).unwrap();
+    write(work, "src", b"now a file");
+    fs::remove_file(work.join("README")).unwrap();
+    write(work, "README/inside", b"now a directory");
+    write(work, "a/b/c/d.txt", b"deep");
+    chmod(work, "a/b", 0o750);
+    fs::remove_file(work.join("link")).unwrap();
+    write(work, "link", b"no longer a link");
+    let diff = CopyOnWrite.diff(&f.place).unwrap();
+    assert_eq!(diff.modified, ["README", "link", "src"]);
+    assert_eq!(diff.deleted, ["src/lib", "src/lib/deep.rs"]);
+    CopyOnWrite.apply(&f.place).unwrap();
+    assert_eq!(state(&f.original), state(work));
+    let leftovers: Vec<_> = fs::read_dir(&f.original)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(".agents-apply-")
+        })
+        .collect();
+    assert!(leftovers.is_empty(), "the staging directory is removed");
+}
+
+#[test]
+fn a_checkpoint_left_half_written_by_a_crash_is_discarded_by_the_next() {
+    let f = fixture();
+    let first = CopyOnWrite.checkpoint(&f.place, "first").unwrap();
+    let half = f.place.area.join("checkpoints/2.tmp/tree");
+    write(&half, "partial", b"half a checkpoint");
+    let err = CopyOnWrite
+        .rollback(&f.place, &CheckpointRef("2".into()))
+        .unwrap_err();
+    assert!(matches!(err, SandboxError::NoCheckpoint(_)), "{err}");
+    write(&f.place.workdir, "README", b"second state");
+    let second = CopyOnWrite.checkpoint(&f.place, "second").unwrap();
+    assert_eq!(second, CheckpointRef("2".into()));
+    assert!(!f.place.area.join("checkpoints/2.tmp").exists());
+    CopyOnWrite.rollback(&f.place, &first).unwrap();
+    CopyOnWrite.rollback(&f.place, &second).unwrap();
+    assert_eq!(state(&f.place.workdir).get("partial"), None);
+    assert_eq!(
+        fs::read(f.place.workdir.join("README")).unwrap(),
+        b"second state"
+    );
+    let label = fs::read_to_string(f.place.area.join("checkpoints/2/label")).unwrap();
+    assert_eq!(label, "second");
+}
+
+#[test]
+fn create_refuses_an_area_inside_the_original() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = tmp.path().join("original");
+    write(&original, "a.txt", b"a");
+    let area = original.join("area");
+    fs::create_dir(&area).unwrap();
+    let err = CopyOnWrite.create(&original, &area).unwrap_err();
+    assert!(err.to_string().contains("is inside the original"), "{err}");
+    assert_eq!(fs::read_dir(&area).unwrap().count(), 0);
+}
