@@ -39,15 +39,20 @@
 //!   where a crash leaves some paths applied and a `.agents-apply-*`
 //!   directory behind. After a successful apply the manifest is the
 //!   original's new state, so a second apply sees no conflict.
-//! * Confinement: std with `symlink_metadata` everywhere rather than
-//!   `cap-std` `Dir` handles (time); paths come only from walks and from a
-//!   manifest whose paths are checked (no `.`, `..` or empty component).
+//! * Confinement: every write into the original (apply's commit phase)
+//!   goes through a `cap-std` `Dir` of it, so a path that would escape
+//!   (say a directory swapped for a symlink after the conflict check) is
+//!   refused. Walks, copies and writes inside the sandbox's own area use
+//!   std with `symlink_metadata` and `O_NOFOLLOW`; paths come only from
+//!   walks and from a manifest whose paths are checked (no `.`, `..` or
+//!   empty component).
 
 #[cfg(test)]
 mod tests;
 mod tree;
 
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::digest::sha256_hex;
@@ -233,19 +238,26 @@ fn copy_back(
         v.sort();
         v
     };
+    // Every write into the original goes through a capability on it:
+    // a path that would leave it (a directory swapped for a symlink since
+    // the conflict check) is refused by cap-std, not followed.
+    let root = cap_std::fs::Dir::open_ambient_dir(original, cap_std::ambient_authority())
+        .map_err(io_err("open", original))?;
     let staging = tempfile::Builder::new()
         .prefix(".agents-apply-")
         .tempdir_in(original)
         .map_err(io_err("create a staging directory in", original))?;
+    let staging_name = staging.path().file_name().unwrap_or_default().to_owned();
     let mut staged = Vec::new();
     for (i, path) in changed.iter().enumerate() {
         let entry = &now[*path];
         if entry.kind != Kind::Dir {
             let to = staging.path().join(i.to_string());
             tree::copy_entry(&place.workdir.join(path), &to, entry)?;
-            staged.push((to, original.join(path)));
+            staged.push((Path::new(&staging_name).join(i.to_string()), *path));
         }
     }
+    let in_original = |what: &'static str, path: &str| io_err(what, &original.join(path));
     // Commit: removals deepest first (a directory's children are deleted
     // entries too), then new directories, renames, directory modes.
     let kind_changed = |p: &String| {
@@ -259,13 +271,12 @@ fn copy_back(
         .collect();
     removals.sort_by_key(|p| std::cmp::Reverse(p.matches('/').count()));
     for path in removals {
-        let target = original.join(path);
         let result = if base[path].kind == Kind::Dir {
-            fs::remove_dir(&target)
+            root.remove_dir(path)
         } else {
-            fs::remove_file(&target)
+            root.remove_file(path)
         };
-        result.map_err(io_err("remove", &target))?;
+        result.map_err(in_original("remove", path))?;
     }
     let dirs: Vec<&&String> = changed
         .iter()
@@ -273,15 +284,18 @@ fn copy_back(
         .collect();
     for path in &dirs {
         if base.get(**path).is_none_or(|b| b.kind != Kind::Dir) {
-            let target = original.join(path);
-            fs::create_dir(&target).map_err(io_err("create directory", &target))?;
+            root.create_dir(path)
+                .map_err(in_original("create directory", path))?;
         }
     }
     for (from, to) in staged {
-        fs::rename(&from, &to).map_err(io_err("rename into place", &to))?;
+        root.rename(&from, &root, to)
+            .map_err(in_original("rename into place", to))?;
     }
     for path in dirs.iter().rev() {
-        tree::set_mode(&original.join(path), now[**path].mode)?;
+        let mode = fs::Permissions::from_mode(now[**path].mode);
+        root.set_permissions(path, cap_std::fs::Permissions::from_std(mode))
+            .map_err(in_original("set the mode of", path))?;
     }
     staging
         .close()

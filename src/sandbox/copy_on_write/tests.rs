@@ -333,3 +333,21 @@ fn create_refuses_an_area_inside_the_original() {
     assert!(err.to_string().contains("is inside the original"), "{err}");
     assert_eq!(fs::read_dir(&area).unwrap().count(), 0);
 }
+
+#[test]
+fn copy_back_never_writes_through_a_directory_swapped_for_a_symlink() {
+    let f = fixture();
+    write(&f.place.workdir, "src/lib/planted.txt", b"must stay inside");
+    let base = super::read_manifest(&f.place.area).unwrap();
+    let now = super::tree::scan(&f.place.workdir, true).unwrap();
+    let diff = super::compare(&base, &now);
+    // The race apply's conflict check cannot close: after it, someone
+    // replaces a directory of the original with a link leading outside.
+    let elsewhere = f._tmp.path().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    fs::rename(f.original.join("src/lib"), f._tmp.path().join("moved")).unwrap();
+    symlink(&elsewhere, f.original.join("src/lib")).unwrap();
+    let err = super::copy_back(&f.place, &base, &now, &diff).unwrap_err();
+    assert!(err.to_string().contains("src/lib/planted.txt"), "{err}");
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+}

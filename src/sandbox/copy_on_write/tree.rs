@@ -46,7 +46,7 @@ pub(super) type Tree = BTreeMap<String, Entry>;
 pub(super) fn io_err(
     what: &'static str,
     path: &Path,
-) -> impl FnOnce(std::io::Error) -> SandboxError {
+) -> impl FnOnce(std::io::Error) -> SandboxError + use<> {
     let path = path.to_path_buf();
     move |source| SandboxError::Io { what, path, source }
 }
