@@ -45,7 +45,13 @@
 //!   refused. Walks, copies and writes inside the sandbox's own area use
 //!   std with `symlink_metadata` and `O_NOFOLLOW`; paths come only from
 //!   walks and from a manifest whose paths are checked (no `.`, `..` or
-//!   empty component).
+//!   empty component). An area inside the original is refused at create
+//!   (the copy would contain itself).
+//! * Known limits: a change made to the original between apply's conflict
+//!   check and its commit is not detected (the check is not a lock); the
+//!   root directory's own mode is copied but not part of diff or apply;
+//!   nothing is fsynced, so the crash guarantees (renames) hold for a
+//!   process crash, not necessarily for a power loss.
 
 #[cfg(test)]
 mod tests;
