@@ -14,6 +14,10 @@
 //!
 //! (`overlay`, `transaction_rollback` and `none`: not yet.)
 
+mod copy_on_write;
+
+pub use copy_on_write::CopyOnWrite;
+
 use std::path::{Path, PathBuf};
 
 mod git_worktree;
