@@ -15,13 +15,12 @@
 //! (`overlay`, `transaction_rollback` and `none`: not yet.)
 
 mod copy_on_write;
+mod git_worktree;
 
 pub use copy_on_write::CopyOnWrite;
+pub use git_worktree::GitWorktree;
 
 use std::path::{Path, PathBuf};
-
-mod git_worktree;
-pub use git_worktree::GitWorktree;
 
 /// One sandbox as a strategy sees it: where the original is, the private
 /// area the sandbox owns (everything it writes lives below it), the
