@@ -118,7 +118,6 @@ impl Store {
         configure(&conn, true).map_err(open_err)?;
         let mut store = Self { conn };
         store.migrate(path)?;
-        record_written_types(&store.conn).map_err(open_err)?;
         Ok(store)
     }
 
@@ -128,7 +127,6 @@ impl Store {
         configure(&conn, false)?;
         let mut store = Self { conn };
         store.migrate(Path::new(":memory:"))?;
-        record_written_types(&store.conn)?;
         Ok(store)
     }
 
@@ -175,6 +173,10 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(StoreError::from)?;
+        // Inside the write lock, not at open: creating the temporary
+        // triggers reads the main schema, which a process racing to
+        // create a fresh home may hold.
+        record_written_types(&tx).map_err(StoreError::from)?;
         let out = f(&Writer {
             reader: Reader { conn: &tx },
         })?;
@@ -248,10 +250,11 @@ fn refuse_newer(path: &Path, found: i64) -> Result<(), StoreError> {
 
 /// Record, per connection, the types of the resources a transaction
 /// inserts, deletes or changes the properties of (temporary triggers on
-/// a temporary table: nothing in the registry file). Identities are
-/// reconciled only for those types; see `registry::equivalence`. The
-/// table is transactional like everything else: a rolled-back write
-/// leaves no entry.
+/// a temporary table: nothing in the registry file), created if missing
+/// at the start of every write transaction. Identities are reconciled
+/// only for those types; see `registry::equivalence`. The table is
+/// transactional like everything else: a rolled-back write leaves no
+/// entry (and, if it created them, no table and triggers either).
 fn record_written_types(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS written_types (type_name TEXT PRIMARY KEY) WITHOUT ROWID;
