@@ -9,6 +9,7 @@ pub mod builtin;
 pub mod dag;
 pub mod digest;
 pub mod effects;
+pub mod git_env;
 pub mod home;
 pub mod model;
 pub mod plugin;

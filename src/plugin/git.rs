@@ -547,18 +547,12 @@ async fn git_output(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    if let Some(path) = std::env::var_os("PATH") {
-        cmd.env("PATH", path);
-    }
+    cmd.envs(crate::git_env::hermetic());
+    // Reads only: take no optional locks, see the objects as they are.
     for (key, value) in [
-        ("GIT_CONFIG_NOSYSTEM", "1"),
-        ("GIT_CONFIG_GLOBAL", "/dev/null"),
-        ("HOME", "/nonexistent"),
-        ("GIT_TERMINAL_PROMPT", "0"),
         ("GIT_OPTIONAL_LOCKS", "0"),
         ("GIT_NO_REPLACE_OBJECTS", "1"),
         ("GIT_ATTR_NOSYSTEM", "1"),
-        ("LC_ALL", "C"),
     ] {
         cmd.env(key, value);
     }

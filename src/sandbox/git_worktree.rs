@@ -108,20 +108,13 @@ impl GitWorktree {
             ])
             .args(args)
             .stdin(Stdio::null());
-        // `git` itself is found on the caller's PATH (as in plugin::git).
-        if let Some(path) = std::env::var_os("PATH") {
-            cmd.env("PATH", path);
-        }
+        cmd.envs(crate::git_env::hermetic());
+        // The identity of the commits a sandbox makes.
         for (key, value) in [
-            ("GIT_CONFIG_NOSYSTEM", "1"),
-            ("GIT_CONFIG_GLOBAL", "/dev/null"),
-            ("HOME", "/nonexistent"),
-            ("GIT_TERMINAL_PROMPT", "0"),
             ("GIT_AUTHOR_NAME", "agents"),
             ("GIT_AUTHOR_EMAIL", "agents@localhost"),
             ("GIT_COMMITTER_NAME", "agents"),
             ("GIT_COMMITTER_EMAIL", "agents@localhost"),
-            ("LC_ALL", "C"),
         ] {
             cmd.env(key, value);
         }
