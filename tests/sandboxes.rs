@@ -381,3 +381,76 @@ fn interrupted_sandboxes_are_listed_and_destroyable() {
     assert!(!sb.workdir.exists());
     env.run(&["resource", "remove", "local/p"]).ok();
 }
+
+/// The same operations through the library, with typed errors an agent
+/// runtime can match on.
+#[test]
+fn the_library_hands_out_sandboxes_and_typed_refusals() {
+    use resource_host::home::Home;
+    use resource_host::model::{ResourceKey, SandboxStrategy};
+    use resource_host::registry::{NewResource, Registry, RegistryError, SandboxRefusal};
+    use resource_host::sandbox::Applied;
+
+    let env = Env::new();
+    let dir = project(&env);
+    let mut registry = Registry::open(&Home::new(env.home.path())).unwrap();
+    let add = |registry: &mut Registry, name: &str, read_only: bool| {
+        registry
+            .register_resource(NewResource {
+                type_name: "fs-directory".into(),
+                name: Some(name.into()),
+                args: vec![("path".into(), dir.display().to_string())],
+                read_only,
+                ..NewResource::default()
+            })
+            .unwrap()
+    };
+    add(&mut registry, "local/lib", false);
+    add(&mut registry, "local/frozen", true);
+    let key = |name: &str| ResourceKey::parse(name).unwrap();
+
+    let sb = registry.create_sandbox(&key("local/lib"), None).unwrap();
+    assert_eq!(sb.strategy, SandboxStrategy::CopyOnWrite);
+    let work = PathBuf::from(sb.workdir.as_ref().unwrap());
+    std::fs::write(work.join("README.md"), "# changed\n").unwrap();
+    let cp = registry
+        .checkpoint_sandbox(sb.sandbox_id, Some("one"))
+        .unwrap();
+    assert_eq!(cp.number, 1);
+    std::fs::write(work.join("README.md"), "# changed twice\n").unwrap();
+    registry.rollback_sandbox(sb.sandbox_id, None).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(work.join("README.md")).unwrap(),
+        "# changed\n"
+    );
+    match registry.apply_sandbox(sb.sandbox_id).unwrap() {
+        Applied::CopiedBack(diff) => assert_eq!(diff.modified, vec!["README.md".to_owned()]),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("README.md")).unwrap(),
+        "# changed\n"
+    );
+
+    let frozen = registry.create_sandbox(&key("local/frozen"), None).unwrap();
+    match registry.checkpoint_sandbox(frozen.sandbox_id, None) {
+        Err(RegistryError::SandboxRefused {
+            reason: SandboxRefusal::ReadOnly,
+            ..
+        }) => {}
+        other => panic!("{other:?}"),
+    }
+    match registry.remove_resource(&key("local/lib"), false) {
+        Err(RegistryError::HasSandboxes { sandboxes, .. }) => {
+            assert_eq!(sandboxes, vec![sb.sandbox_id]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // Rows survive a new registry on the same home.
+    drop(registry);
+    let mut again = Registry::open(&Home::new(env.home.path())).unwrap();
+    assert_eq!(again.list_sandboxes(None).unwrap().len(), 2);
+    again.destroy_sandbox(sb.sandbox_id).unwrap();
+    again.destroy_sandbox(frozen.sandbox_id).unwrap();
+    assert!(again.list_sandboxes(None).unwrap().is_empty());
+}
