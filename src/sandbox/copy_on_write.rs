@@ -120,21 +120,32 @@ impl Strategy for CopyOnWrite {
         let n = last + 1;
         let tmp = dir.join(format!("{n}.tmp"));
         fs::create_dir(&tmp).map_err(io_err("create directory", &tmp))?;
-        let snapshot = tree::scan(&place.workdir, false)?;
-        tree::copy_tree(&place.workdir, &tmp.join("tree"), &snapshot)?;
-        let label_path = tmp.join("label");
-        fs::write(&label_path, label).map_err(io_err("write", &label_path))?;
         let done = dir.join(n.to_string());
-        fs::rename(&tmp, &done).map_err(io_err("rename into place", &done))?;
-        Ok(CheckpointRef(n.to_string()))
+        let made = (|| {
+            let snapshot = tree::scan(&place.workdir, false)?;
+            tree::copy_tree(&place.workdir, &tmp.join("tree"), &snapshot)?;
+            let label_path = tmp.join("label");
+            fs::write(&label_path, label).map_err(io_err("write", &label_path))?;
+            fs::rename(&tmp, &done).map_err(io_err("rename into place", &done))
+        })();
+        if made.is_err() {
+            // A half copy must not hold the space (a full disk is the
+            // usual cause) the next rollback needs.
+            let _ = tree::remove_tree(&tmp);
+        }
+        made.map(|()| CheckpointRef(n.to_string()))
     }
 
     fn rollback(&self, place: &SandboxPlace, to: &CheckpointRef) -> Result<(), SandboxError> {
         let snap = checkpoint_tree(place, to)?;
         let restore = place.area.join(RESTORE);
         tree::remove_tree(&restore)?;
-        let snapshot = tree::scan(&snap, false)?;
-        tree::copy_tree(&snap, &restore, &snapshot)?;
+        let built = tree::scan(&snap, false)
+            .and_then(|snapshot| tree::copy_tree(&snap, &restore, &snapshot));
+        if built.is_err() {
+            let _ = tree::remove_tree(&restore);
+        }
+        built?;
         swap(&restore, &place.workdir)?;
         tree::remove_tree(&restore)
     }
