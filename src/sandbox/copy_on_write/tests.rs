@@ -1,3 +1,5 @@
+mod measure;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
