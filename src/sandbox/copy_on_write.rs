@@ -6,7 +6,7 @@
 //!
 //! * `work/`: the working copy an agent changes.
 //! * `base.manifest`: the original's state at creation, one line per entry
-//!   (`kind mode size sha256 path`, see `tree.rs`); `base` is its sha256.
+//!   (`kind mode size sha256 path`, see `manifest.rs`); `base` is its sha256.
 //!   `diff` compares the working copy with it, `apply` first checks that
 //!   the original still matches it (else `Conflict`, nothing written).
 //! * `checkpoints/<n>/{tree/,label}`: numbered snapshots, built as
@@ -53,6 +53,7 @@
 //!   nothing is fsynced, so the crash guarantees (renames) hold for a
 //!   process crash, not necessarily for a power loss.
 
+mod manifest;
 #[cfg(test)]
 mod tests;
 mod tree;
@@ -61,12 +62,10 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::digest::sha256_hex;
 use crate::sandbox::{Applied, CheckpointRef, SandboxDiff, SandboxError, SandboxPlace, Strategy};
 use tree::{Kind, Tree, io_err};
 
 const WORK: &str = "work";
-const MANIFEST: &str = "base.manifest";
 const CHECKPOINTS: &str = "checkpoints";
 const RESTORE: &str = "restore.tmp";
 
@@ -95,7 +94,7 @@ impl Strategy for CopyOnWrite {
         let tree = tree::scan(original, true)?;
         let workdir = area.join(WORK);
         tree::copy_tree(original, &workdir, &tree)?;
-        let base = write_manifest(area, &tree)?;
+        let base = manifest::write(area, &tree)?;
         Ok(SandboxPlace {
             original: original.to_path_buf(),
             area: area.to_path_buf(),
@@ -151,13 +150,13 @@ impl Strategy for CopyOnWrite {
     }
 
     fn diff(&self, place: &SandboxPlace) -> Result<SandboxDiff, SandboxError> {
-        let base = read_manifest(&place.area)?;
+        let base = manifest::read(&place.area)?;
         let now = tree::scan(&place.workdir, true)?;
         Ok(compare(&base, &now))
     }
 
     fn apply(&self, place: &SandboxPlace) -> Result<Applied, SandboxError> {
-        let base = read_manifest(&place.area)?;
+        let base = manifest::read(&place.area)?;
         let current = tree::scan(&place.original, true)?;
         let changed = compare(&base, &current);
         if changed != SandboxDiff::default() {
@@ -169,7 +168,7 @@ impl Strategy for CopyOnWrite {
         let now = tree::scan(&place.workdir, true)?;
         let diff = compare(&base, &now);
         copy_back(place, &base, &now, &diff)?;
-        write_manifest(&place.area, &tree::scan(&place.original, true)?)?;
+        manifest::write(&place.area, &tree::scan(&place.original, true)?)?;
         Ok(Applied::CopiedBack(diff))
     }
 
@@ -205,22 +204,6 @@ fn swap(a: &Path, b: &Path) -> Result<(), SandboxError> {
     fs::rename(b, &old).map_err(io_err("move aside", b))?;
     fs::rename(a, b).map_err(io_err("move into place", a))?;
     fs::rename(&old, a).map_err(io_err("move aside", &old))
-}
-
-/// Write the manifest of `tree` atomically; its sha256 is the sandbox's base.
-fn write_manifest(area: &Path, tree: &Tree) -> Result<String, SandboxError> {
-    let text = tree::render(tree);
-    let tmp = area.join(format!("{MANIFEST}.tmp"));
-    fs::write(&tmp, &text).map_err(io_err("write", &tmp))?;
-    let path = area.join(MANIFEST);
-    fs::rename(&tmp, &path).map_err(io_err("rename into place", &path))?;
-    Ok(sha256_hex(text.as_bytes()))
-}
-
-fn read_manifest(area: &Path) -> Result<Tree, SandboxError> {
-    let path = area.join(MANIFEST);
-    let text = fs::read_to_string(&path).map_err(io_err("read", &path))?;
-    tree::parse(&text, &path)
 }
 
 /// What differs from `base` in `now` (kind, mode, size or digest).

@@ -340,7 +340,7 @@ fn create_refuses_an_area_inside_the_original() {
 fn copy_back_never_writes_through_a_directory_swapped_for_a_symlink() {
     let f = fixture();
     write(&f.place.workdir, "src/lib/planted.txt", b"must stay inside");
-    let base = super::read_manifest(&f.place.area).unwrap();
+    let base = super::manifest::read(&f.place.area).unwrap();
     let now = super::tree::scan(&f.place.workdir, true).unwrap();
     let diff = super::compare(&base, &now);
     // The race apply's conflict check cannot close: after it, someone

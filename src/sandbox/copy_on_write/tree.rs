@@ -1,7 +1,6 @@
 //! The file trees `copy_on_write` reads and writes: the one home of how a
 //! directory is walked (never following a symlink), what an entry is
-//! (kind, mode, size, digest), how a tree is written as a text manifest,
-//! and how one is copied and removed.
+//! (kind, mode, size, digest), and how one is copied and removed.
 //!
 //! A walk refuses, before anything is written, what the strategy cannot
 //! copy faithfully: special files (FIFOs, devices, sockets), and names
@@ -26,6 +25,26 @@ pub(super) enum Kind {
     Dir,
     File,
     Symlink,
+}
+
+impl Kind {
+    /// How a manifest writes it.
+    pub(super) fn letter(self) -> char {
+        match self {
+            Kind::Dir => 'd',
+            Kind::File => 'f',
+            Kind::Symlink => 'l',
+        }
+    }
+
+    pub(super) fn from_letter(text: &str) -> Option<Kind> {
+        match text {
+            "d" => Some(Kind::Dir),
+            "f" => Some(Kind::File),
+            "l" => Some(Kind::Symlink),
+            _ => None,
+        }
+    }
 }
 
 /// One entry of a tree: a symlink's `mode` is 0 and its digest is that of
@@ -150,70 +169,12 @@ fn hash_file(path: &Path) -> Result<String, SandboxError> {
     Ok(hex(&hasher.finalize()))
 }
 
-const MANIFEST_HEADER: &str = "agents copy_on_write manifest 1";
-
-/// `kind mode size digest path`, one line per entry after a header line;
-/// kind `d`/`f`/`l`, mode in octal, path last so it may hold spaces.
-pub(super) fn render(tree: &Tree) -> String {
-    let mut text = format!("{MANIFEST_HEADER}\n");
-    for (path, e) in tree {
-        let kind = match e.kind {
-            Kind::Dir => 'd',
-            Kind::File => 'f',
-            Kind::Symlink => 'l',
-        };
-        text.push_str(&format!(
-            "{kind} {:o} {} {} {path}\n",
-            e.mode, e.size, e.digest
-        ));
-    }
-    text
-}
-
-/// Read back what [`render`] wrote; anything else (including a path with
-/// an empty, `.` or `..` component) is refused, never guessed at.
-pub(super) fn parse(text: &str, source: &Path) -> Result<Tree, SandboxError> {
-    let bad = |line: &str| {
-        SandboxError::Unsuitable(format!(
-            "{} is not a copy_on_write manifest (at {line:?}); the sandbox is damaged: destroy it",
-            source.display()
-        ))
-    };
-    let mut lines = text.lines();
-    if lines.next() != Some(MANIFEST_HEADER) {
-        return Err(bad("header"));
-    }
-    let mut tree = Tree::new();
-    for line in lines {
-        let fields: Vec<&str> = line.splitn(5, ' ').collect();
-        let [kind, mode, size, digest, path] = fields[..] else {
-            return Err(bad(line));
-        };
-        let kind = match kind {
-            "d" => Kind::Dir,
-            "f" => Kind::File,
-            "l" => Kind::Symlink,
-            _ => return Err(bad(line)),
-        };
-        let mode = u32::from_str_radix(mode, 8).map_err(|_| bad(line))?;
-        let size = size.parse().map_err(|_| bad(line))?;
-        if path
-            .split('/')
-            .any(|c| c.is_empty() || c == "." || c == "..")
-        {
-            return Err(bad(line));
-        }
-        tree.insert(
-            path.to_owned(),
-            Entry {
-                kind,
-                mode,
-                size,
-                digest: digest.to_owned(),
-            },
-        );
-    }
-    Ok(tree)
+/// A `/`-separated relative path with no empty, `.` or `..` component:
+/// the only kind a manifest may name.
+pub(super) fn is_plain_relative(path: &str) -> bool {
+    !path
+        .split('/')
+        .any(|c| c.is_empty() || c == "." || c == "..")
 }
 
 /// Copy one entry of `tree` from `src` to `dst` (the parent exists):

@@ -1,0 +1,85 @@
+//! `base.manifest`: the one home of how a tree is written as text and
+//! of the file that holds the original's state as the sandbox began
+//! (`diff` compares with it; `apply` checks the original against it).
+
+use std::fs;
+use std::path::Path;
+
+use super::tree::{Entry, Kind, Tree, io_err, is_plain_relative};
+use crate::digest::sha256_hex;
+use crate::sandbox::SandboxError;
+
+const MANIFEST: &str = "base.manifest";
+
+/// Write the manifest of `tree` in `area` atomically; its sha256 is the
+/// sandbox's base.
+pub(super) fn write(area: &Path, tree: &Tree) -> Result<String, SandboxError> {
+    let text = render(tree);
+    let tmp = area.join(format!("{MANIFEST}.tmp"));
+    fs::write(&tmp, &text).map_err(io_err("write", &tmp))?;
+    let path = area.join(MANIFEST);
+    fs::rename(&tmp, &path).map_err(io_err("rename into place", &path))?;
+    Ok(sha256_hex(text.as_bytes()))
+}
+
+pub(super) fn read(area: &Path) -> Result<Tree, SandboxError> {
+    let path = area.join(MANIFEST);
+    let text = fs::read_to_string(&path).map_err(io_err("read", &path))?;
+    parse(&text, &path)
+}
+
+const MANIFEST_HEADER: &str = "agents copy_on_write manifest 1";
+
+/// `kind mode size digest path`, one line per entry after a header line;
+/// kind `d`/`f`/`l`, mode in octal, path last so it may hold spaces.
+fn render(tree: &Tree) -> String {
+    let mut text = format!("{MANIFEST_HEADER}\n");
+    for (path, e) in tree {
+        text.push_str(&format!(
+            "{} {:o} {} {} {path}\n",
+            e.kind.letter(),
+            e.mode,
+            e.size,
+            e.digest
+        ));
+    }
+    text
+}
+
+/// Read back what [`render`] wrote; anything else (including a path with
+/// an empty, `.` or `..` component) is refused, never guessed at.
+fn parse(text: &str, source: &Path) -> Result<Tree, SandboxError> {
+    let bad = |line: &str| {
+        SandboxError::Unsuitable(format!(
+            "{} is not a copy_on_write manifest (at {line:?}); the sandbox is damaged: destroy it",
+            source.display()
+        ))
+    };
+    let mut lines = text.lines();
+    if lines.next() != Some(MANIFEST_HEADER) {
+        return Err(bad("header"));
+    }
+    let mut tree = Tree::new();
+    for line in lines {
+        let fields: Vec<&str> = line.splitn(5, ' ').collect();
+        let [kind, mode, size, digest, path] = fields[..] else {
+            return Err(bad(line));
+        };
+        let kind = Kind::from_letter(kind).ok_or_else(|| bad(line))?;
+        let mode = u32::from_str_radix(mode, 8).map_err(|_| bad(line))?;
+        let size = size.parse().map_err(|_| bad(line))?;
+        if !is_plain_relative(path) {
+            return Err(bad(line));
+        }
+        tree.insert(
+            path.to_owned(),
+            Entry {
+                kind,
+                mode,
+                size,
+                digest: digest.to_owned(),
+            },
+        );
+    }
+    Ok(tree)
+}
