@@ -9,9 +9,11 @@
 //!   (`kind mode size sha256 path`, see `manifest.rs`); `base` is its sha256.
 //!   `diff` compares the working copy with it, `apply` first checks that
 //!   the original still matches it (else `Conflict`, nothing written).
-//! * `checkpoints/<n>/{tree/,label}`: numbered snapshots, built as
+//! * `checkpoints/<n>/{tree/,stat,label}`: numbered snapshots, built as
 //!   `<n>.tmp` and renamed into place, so a crash leaves no half checkpoint
-//!   (a stale `*.tmp` is removed by the next checkpoint).
+//!   (a stale `*.tmp` is removed by the next checkpoint). `stat` is the
+//!   working copy's stat of every entry as the checkpoint copied it (see
+//!   `stat.rs`); checkpoints made before it existed have none.
 //!
 //! Decisions:
 //!
@@ -30,6 +32,17 @@
 //! * Rollback builds `restore.tmp` from the snapshot, then swaps it with
 //!   `work` atomically (`renameat2(RENAME_EXCHANGE)` on Linux; elsewhere
 //!   two renames, with `work.old` as the only crash window).
+//! * Checkpoints share unchanged files (`checkpoint.rs`): a file whose
+//!   stat is the one the previous checkpoint recorded (and not racily
+//!   clean there), with the same mode, is hard-linked to that snapshot's
+//!   file instead of copied. Hard links share a mode, hence the mode
+//!   condition. Snapshots are never written in place, which is what
+//!   makes sharing safe: checkpoints only add names, rollback copies out
+//!   of a snapshot (reflink or copy, never a link into the working copy),
+//!   and nothing else opens a snapshot file for writing.
+//! * Trust in a stat (`stat.rs`): a file whose device, inode, size, mode,
+//!   mtime and ctime are what the record holds is taken to hold what was
+//!   copied, as git takes its index.
 //! * Apply stages every new file and symlink in a hidden directory at the
 //!   original's root (same filesystem, so renames are atomic), then
 //!   removes deleted entries, creates directories, renames the staged
@@ -44,16 +57,24 @@
 //!   (say a directory swapped for a symlink after the conflict check) is
 //!   refused. Walks, copies and writes inside the sandbox's own area use
 //!   std with `symlink_metadata` and `O_NOFOLLOW`; paths come only from
-//!   walks and from a manifest whose paths are checked (no `.`, `..` or
-//!   empty component). An area inside the original is refused at create
+//!   walks and from manifests and stat records whose paths are checked
+//!   (no `.`, `..` or empty component). An area inside the original is refused at create
 //!   (the copy would contain itself).
 //! * Known limits: a change made to the original between apply's conflict
 //!   check and its commit is not detected (the check is not a lock); the
 //!   root directory's own mode is copied but not part of diff or apply;
 //!   nothing is fsynced, so the crash guarantees (renames) hold for a
-//!   process crash, not necessarily for a power loss.
+//!   process crash, not necessarily for a power loss. Stat trust is
+//!   git's, with git's limits: a change that leaves size, mtime and ctime
+//!   as they were (the clock stepped back onto a recorded time, a
+//!   filesystem that does not keep ctime) is not seen by checkpoint; a
+//!   snapshot edited by hand is not noticed either (and is edited in
+//!   every later snapshot that links to it); a file written less than 2 s
+//!   before a checkpoint is copied, not linked, by the next checkpoint.
 
+mod checkpoint;
 mod manifest;
+mod stat;
 #[cfg(test)]
 mod tests;
 mod tree;
@@ -67,6 +88,10 @@ use tree::{Kind, Tree, io_err};
 
 const WORK: &str = "work";
 const CHECKPOINTS: &str = "checkpoints";
+/// In a checkpoint's directory: the snapshot, its stat record, its label.
+const TREE: &str = "tree";
+const STAT: &str = "stat";
+const LABEL: &str = "label";
 const RESTORE: &str = "restore.tmp";
 
 /// The `copy_on_write` strategy (stateless: everything lives in the area).
@@ -104,35 +129,7 @@ impl Strategy for CopyOnWrite {
     }
 
     fn checkpoint(&self, place: &SandboxPlace, label: &str) -> Result<CheckpointRef, SandboxError> {
-        let dir = place.area.join(CHECKPOINTS);
-        fs::create_dir_all(&dir).map_err(io_err("create directory", &dir))?;
-        let mut last = 0u64;
-        for item in fs::read_dir(&dir).map_err(io_err("read directory", &dir))? {
-            let item = item.map_err(io_err("read directory", &dir))?;
-            let name = item.file_name().to_string_lossy().into_owned();
-            if name.ends_with(".tmp") {
-                tree::remove_tree(&item.path())?;
-            } else if let Ok(n) = name.parse::<u64>() {
-                last = last.max(n);
-            }
-        }
-        let n = last + 1;
-        let tmp = dir.join(format!("{n}.tmp"));
-        fs::create_dir(&tmp).map_err(io_err("create directory", &tmp))?;
-        let done = dir.join(n.to_string());
-        let made = (|| {
-            let snapshot = tree::scan(&place.workdir, false)?;
-            tree::copy_tree(&place.workdir, &tmp.join("tree"), &snapshot)?;
-            let label_path = tmp.join("label");
-            fs::write(&label_path, label).map_err(io_err("write", &label_path))?;
-            fs::rename(&tmp, &done).map_err(io_err("rename into place", &done))
-        })();
-        if made.is_err() {
-            // A half copy must not hold the space (a full disk is the
-            // usual cause) the next rollback needs.
-            let _ = tree::remove_tree(&tmp);
-        }
-        made.map(|()| CheckpointRef(n.to_string()))
+        checkpoint::checkpoint(place, label)
     }
 
     fn rollback(&self, place: &SandboxPlace, to: &CheckpointRef) -> Result<(), SandboxError> {
@@ -184,7 +181,7 @@ fn checkpoint_tree(place: &SandboxPlace, to: &CheckpointRef) -> Result<PathBuf, 
     if to.0.is_empty() || !to.0.bytes().all(|b| b.is_ascii_digit()) {
         return Err(missing());
     }
-    let snap = place.area.join(CHECKPOINTS).join(&to.0).join("tree");
+    let snap = place.area.join(CHECKPOINTS).join(&to.0).join(TREE);
     match fs::symlink_metadata(&snap) {
         Ok(meta) if meta.is_dir() => Ok(snap),
         _ => Err(missing()),

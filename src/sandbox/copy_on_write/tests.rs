@@ -1,4 +1,5 @@
 mod measure;
+mod stat_record;
 
 use std::collections::BTreeMap;
 use std::fs;

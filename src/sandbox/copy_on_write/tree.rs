@@ -1,11 +1,13 @@
 //! The file trees `copy_on_write` reads and writes: the one home of how a
 //! directory is walked (never following a symlink), what an entry is
-//! (kind, mode, size, digest), and how one is copied and removed.
+//! (kind, mode, size, digest), and how one is copied, compared and
+//! removed.
 //!
-//! A walk refuses, before anything is written, what the strategy cannot
-//! copy faithfully: special files (FIFOs, devices, sockets), and names
-//! that are not UTF-8 or hold a newline (the manifest is one line per
-//! entry, path last).
+//! A walk shows its visitor what a tree cannot hold (special files:
+//! FIFOs, devices, sockets; names that are not UTF-8 or hold a newline,
+//! since manifests and stat records are one line per entry, path last)
+//! as [`Found::Foreign`], with the refusal to give. Every walk that
+//! precedes a copy gives it, so nothing is written.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -28,7 +30,7 @@ pub(super) enum Kind {
 }
 
 impl Kind {
-    /// How a manifest writes it.
+    /// How a manifest or a stat record writes it.
     pub(super) fn letter(self) -> char {
         match self {
             Kind::Dir => 'd',
@@ -72,13 +74,50 @@ pub(super) fn io_err(
 
 /// Walk `root` (not itself recorded). `hash`: digest file contents and
 /// symlink targets (for manifests and diffs; copies do not need it).
+/// What a tree cannot hold is refused (see the module doc).
 pub(super) fn scan(root: &Path, hash: bool) -> Result<Tree, SandboxError> {
     let mut tree = Tree::new();
-    scan_dir(root, "", hash, &mut tree)?;
+    walk(root, &mut |found| match found {
+        Found::Foreign { refusal, .. } => Err(refusal),
+        Found::Entry {
+            rel,
+            path,
+            kind,
+            meta,
+        } => {
+            tree.insert(rel.to_owned(), entry(path, kind, meta, hash)?);
+            Ok(true)
+        }
+    })?;
     Ok(tree)
 }
 
-fn scan_dir(root: &Path, rel: &str, hash: bool, tree: &mut Tree) -> Result<(), SandboxError> {
+/// What a [`walk`] meets below its root.
+pub(super) enum Found<'a> {
+    /// An entry a tree can hold: `rel` is its `/`-separated path.
+    Entry {
+        rel: &'a str,
+        path: &'a Path,
+        kind: Kind,
+        meta: &'a fs::Metadata,
+    },
+    /// What a tree cannot hold: a special file, or a name that is not
+    /// UTF-8 or holds a newline (not descended into). `refusal` says why.
+    Foreign { refusal: SandboxError },
+}
+
+/// What a walk shows its visitor; for a directory, the visitor answers
+/// whether to go into it.
+pub(super) type Visit<'v> = dyn FnMut(Found<'_>) -> Result<bool, SandboxError> + 'v;
+
+/// Visit everything below `root` without following a symlink: names
+/// sorted, a directory before its contents, and read only after `visit`
+/// said to go into it (so a visitor may first make it readable).
+pub(super) fn walk(root: &Path, visit: &mut Visit<'_>) -> Result<(), SandboxError> {
+    walk_dir(root, "", visit)
+}
+
+fn walk_dir(root: &Path, rel: &str, visit: &mut Visit<'_>) -> Result<(), SandboxError> {
     let dir = root.join(rel);
     let mut names = Vec::new();
     for item in fs::read_dir(&dir).map_err(io_err("read directory", &dir))? {
@@ -86,67 +125,85 @@ fn scan_dir(root: &Path, rel: &str, hash: bool, tree: &mut Tree) -> Result<(), S
     }
     names.sort();
     for name in names {
+        let path = dir.join(&name);
+        let meta = fs::symlink_metadata(&path).map_err(io_err("inspect", &path))?;
         let Some(name) = name.to_str().filter(|n| !n.contains('\n')) else {
-            return Err(SandboxError::Unsuitable(format!(
+            let refusal = SandboxError::Unsuitable(format!(
                 "{}: a name that is not UTF-8 or holds a newline; copy_on_write records paths \
                  in a text manifest, so rename it first",
-                dir.join(&name).display()
-            )));
+                path.display()
+            ));
+            visit(Found::Foreign { refusal })?;
+            continue;
+        };
+        let file_type = meta.file_type();
+        let kind = if file_type.is_symlink() {
+            Kind::Symlink
+        } else if file_type.is_dir() {
+            Kind::Dir
+        } else if file_type.is_file() {
+            Kind::File
+        } else {
+            let refusal = SandboxError::Unsuitable(format!(
+                "{} is a special file (a FIFO, device or socket); copy_on_write copies only files, \
+                 directories and symlinks: remove it or choose another sandbox strategy",
+                path.display()
+            ));
+            visit(Found::Foreign { refusal })?;
+            continue;
         };
         let rel_path = if rel.is_empty() {
             name.to_owned()
         } else {
             format!("{rel}/{name}")
         };
-        let path = root.join(&rel_path);
-        let meta = fs::symlink_metadata(&path).map_err(io_err("inspect", &path))?;
-        let kind = meta.file_type();
-        let entry = if kind.is_symlink() {
-            let target = fs::read_link(&path).map_err(io_err("read symlink", &path))?;
-            let bytes = target.as_os_str().as_bytes();
-            let digest = if hash { sha256_hex(bytes) } else { "-".into() };
-            Entry {
-                kind: Kind::Symlink,
-                mode: 0,
-                size: bytes.len() as u64,
-                digest,
-            }
-        } else if kind.is_dir() {
-            Entry {
-                kind: Kind::Dir,
-                mode: meta.permissions().mode() & 0o7777,
-                size: 0,
-                digest: "-".into(),
-            }
-        } else if kind.is_file() {
-            let digest = if hash { hash_file(&path)? } else { "-".into() };
-            Entry {
-                kind: Kind::File,
-                mode: meta.permissions().mode() & 0o7777,
-                size: meta.len(),
-                digest,
-            }
-        } else {
-            return Err(SandboxError::Unsuitable(format!(
-                "{} is a special file (a FIFO, device or socket); copy_on_write copies only files, \
-                 directories and symlinks: remove it or choose another sandbox strategy",
-                path.display()
-            )));
-        };
-        let is_dir = entry.kind == Kind::Dir;
-        tree.insert(rel_path.clone(), entry);
-        if is_dir {
-            scan_dir(root, &rel_path, hash, tree)?;
+        let go_in = visit(Found::Entry {
+            rel: &rel_path,
+            path: &path,
+            kind,
+            meta: &meta,
+        })?;
+        if kind == Kind::Dir && go_in {
+            walk_dir(root, &rel_path, visit)?;
         }
     }
     Ok(())
 }
 
-/// sha256 of a regular file, opened without following a symlink and
+/// The entry for what a walk found at `path`.
+fn entry(path: &Path, kind: Kind, meta: &fs::Metadata, hash: bool) -> Result<Entry, SandboxError> {
+    Ok(match kind {
+        Kind::Symlink => {
+            let target = fs::read_link(path).map_err(io_err("read symlink", path))?;
+            let bytes = target.as_os_str().as_bytes();
+            let digest = if hash { sha256_hex(bytes) } else { "-".into() };
+            Entry {
+                kind,
+                mode: 0,
+                size: bytes.len() as u64,
+                digest,
+            }
+        }
+        Kind::Dir => Entry {
+            kind,
+            mode: meta.permissions().mode() & 0o7777,
+            size: 0,
+            digest: "-".into(),
+        },
+        Kind::File => Entry {
+            kind,
+            mode: meta.permissions().mode() & 0o7777,
+            size: meta.len(),
+            digest: if hash { hash_file(path)? } else { "-".into() },
+        },
+    })
+}
+
+/// A regular file opened for reading without following a symlink and
 /// without blocking (a FIFO swapped in since the walk is refused).
-fn hash_file(path: &Path) -> Result<String, SandboxError> {
+fn open_regular(path: &Path) -> Result<fs::File, SandboxError> {
     let flags = (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits();
-    let mut file = fs::OpenOptions::new()
+    let file = fs::OpenOptions::new()
         .read(true)
         .custom_flags(flags as i32)
         .open(path)
@@ -157,6 +214,12 @@ fn hash_file(path: &Path) -> Result<String, SandboxError> {
             path.display()
         )));
     }
+    Ok(file)
+}
+
+/// sha256 of a regular file.
+fn hash_file(path: &Path) -> Result<String, SandboxError> {
+    let mut file = open_regular(path)?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 64 * 1024];
     loop {
@@ -170,7 +233,7 @@ fn hash_file(path: &Path) -> Result<String, SandboxError> {
 }
 
 /// A `/`-separated relative path with no empty, `.` or `..` component:
-/// the only kind a manifest may name.
+/// the only kind a manifest or stat record may name.
 pub(super) fn is_plain_relative(path: &str) -> bool {
     !path
         .split('/')
@@ -203,9 +266,24 @@ pub(super) fn set_mode(path: &Path, mode: u32) -> Result<(), SandboxError> {
 /// Copy the whole of `tree` (a walk of `src`) to `dst`, which must not
 /// exist yet; `dst` gets `src`'s own mode too.
 pub(super) fn copy_tree(src: &Path, dst: &Path, tree: &Tree) -> Result<(), SandboxError> {
+    copy_tree_linking(src, dst, tree, &|_, _| false)
+}
+
+/// [`copy_tree`], except that `link(rel, to)` is offered every file first
+/// and may put it at `to` itself (a hard link to an identical file with
+/// the same mode); where it returns `false` the file is copied.
+pub(super) fn copy_tree_linking(
+    src: &Path,
+    dst: &Path,
+    tree: &Tree,
+    link: &dyn Fn(&str, &Path) -> bool,
+) -> Result<(), SandboxError> {
     fs::create_dir(dst).map_err(io_err("create directory", dst))?;
     for (rel, entry) in tree {
-        copy_entry(&src.join(rel), &dst.join(rel), entry)?;
+        let to = dst.join(rel);
+        if entry.kind != Kind::File || !link(rel, &to) {
+            copy_entry(&src.join(rel), &to, entry)?;
+        }
     }
     for (rel, entry) in tree.iter().rev().filter(|(_, e)| e.kind == Kind::Dir) {
         set_mode(&dst.join(rel), entry.mode)?;
