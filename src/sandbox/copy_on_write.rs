@@ -22,16 +22,32 @@
 //!   target (even one pointing outside the tree).
 //! * What is kept exactly: contents, permission bits (`0o7777`), symlink
 //!   targets, the set of entries. Not kept: owners, timestamps, xattrs,
-//!   hard-link sharing (each link becomes its own file).
+//!   hard-link sharing in the working copy (each link becomes its own
+//!   file in a snapshot; a rollback leaves alone the files it can trust,
+//!   so links among those survive it).
 //! * Special files (FIFOs, devices, sockets) and names that are not UTF-8
 //!   or hold a newline are refused with `Unsuitable` by the walk that
-//!   precedes every copy, so nothing is written.
+//!   precedes every copy, so nothing is written; rollback removes them
+//!   from the working copy (no snapshot holds one).
 //! * Directories are diff entries too (a new empty directory is `added`, a
 //!   directory whose mode changed is `modified`); a symlink retarget or a
 //!   mode change is `modified`.
-//! * Rollback builds `restore.tmp` from the snapshot, then swaps it with
-//!   `work` atomically (`renameat2(RENAME_EXCHANGE)` on Linux; elsewhere
-//!   two renames, with `work.old` as the only crash window).
+//! * Rollback is incremental (`rollback.rs`): it walks the working copy
+//!   and the snapshot, without hashing, and touches only what differs —
+//!   removes what the snapshot lacks (deepest first), recreates what is
+//!   missing or of another kind, puts back every file whose stat is not
+//!   the recorded one (a copy out of the snapshot to a temporary name,
+//!   renamed over), compares byte for byte the racily clean ones (git's
+//!   rule: recorded times within 2 s of the record's time), fixes modes,
+//!   compares symlink targets. Rolling back a small change costs a walk,
+//!   not a copy of the tree. The price: it is not atomic. A crash or
+//!   error halfway leaves the working copy partly restored (never a
+//!   half-written file under a real name); rollback is idempotent, so
+//!   running it again completes it. A checkpoint without a stat record
+//!   (made before records existed) still rolls back the old way: the whole
+//!   snapshot built in `restore.tmp` and swapped with `work` atomically
+//!   (`renameat2(RENAME_EXCHANGE)` on Linux; elsewhere two renames, with
+//!   `work.old` as the only crash window).
 //! * Checkpoints share unchanged files (`checkpoint.rs`): a file whose
 //!   stat is the one the previous checkpoint recorded (and not racily
 //!   clean there), with the same mode, is hard-linked to that snapshot's
@@ -42,7 +58,9 @@
 //!   and nothing else opens a snapshot file for writing.
 //! * Trust in a stat (`stat.rs`): a file whose device, inode, size, mode,
 //!   mtime and ctime are what the record holds is taken to hold what was
-//!   copied, as git takes its index.
+//!   copied, as git takes its index. A successful incremental rollback
+//!   refreshes its checkpoint's record (new time, new stats of what it
+//!   put back), so a second rollback copies nothing that did not change.
 //! * Apply stages every new file and symlink in a hidden directory at the
 //!   original's root (same filesystem, so renames are atomic), then
 //!   removes deleted entries, creates directories, renames the staged
@@ -67,13 +85,16 @@
 //!   process crash, not necessarily for a power loss. Stat trust is
 //!   git's, with git's limits: a change that leaves size, mtime and ctime
 //!   as they were (the clock stepped back onto a recorded time, a
-//!   filesystem that does not keep ctime) is not seen by checkpoint; a
-//!   snapshot edited by hand is not noticed either (and is edited in
-//!   every later snapshot that links to it); a file written less than 2 s
-//!   before a checkpoint is copied, not linked, by the next checkpoint.
+//!   filesystem that does not keep ctime) is not seen by rollback or
+//!   checkpoint; a snapshot edited by hand is not noticed either (and is
+//!   edited in every later snapshot that links to it). A file written
+//!   less than 2 s before a checkpoint is compared byte for byte by the
+//!   next rollback to it (once: that rollback refreshes the record) and
+//!   copied, not linked, by the next checkpoint.
 
 mod checkpoint;
 mod manifest;
+mod rollback;
 mod stat;
 #[cfg(test)]
 mod tests;
@@ -81,7 +102,7 @@ mod tree;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::sandbox::{Applied, CheckpointRef, SandboxDiff, SandboxError, SandboxPlace, Strategy};
 use tree::{Kind, Tree, io_err};
@@ -133,17 +154,7 @@ impl Strategy for CopyOnWrite {
     }
 
     fn rollback(&self, place: &SandboxPlace, to: &CheckpointRef) -> Result<(), SandboxError> {
-        let snap = checkpoint_tree(place, to)?;
-        let restore = place.area.join(RESTORE);
-        tree::remove_tree(&restore)?;
-        let built = tree::scan(&snap, false)
-            .and_then(|snapshot| tree::copy_tree(&snap, &restore, &snapshot));
-        if built.is_err() {
-            let _ = tree::remove_tree(&restore);
-        }
-        built?;
-        swap(&restore, &place.workdir)?;
-        tree::remove_tree(&restore)
+        rollback::rollback(place, to)
     }
 
     fn diff(&self, place: &SandboxPlace) -> Result<SandboxDiff, SandboxError> {
@@ -172,35 +183,6 @@ impl Strategy for CopyOnWrite {
     fn destroy(&self, place: &SandboxPlace) -> Result<(), SandboxError> {
         tree::remove_tree(&place.area)
     }
-}
-
-/// The snapshot directory of a checkpoint; a name that is not one of ours
-/// (not a number, or no such directory) is `NoCheckpoint`.
-fn checkpoint_tree(place: &SandboxPlace, to: &CheckpointRef) -> Result<PathBuf, SandboxError> {
-    let missing = || SandboxError::NoCheckpoint(to.0.clone());
-    if to.0.is_empty() || !to.0.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(missing());
-    }
-    let snap = place.area.join(CHECKPOINTS).join(&to.0).join(TREE);
-    match fs::symlink_metadata(&snap) {
-        Ok(meta) if meta.is_dir() => Ok(snap),
-        _ => Err(missing()),
-    }
-}
-
-/// Exchange two directories: atomically on Linux; elsewhere by two renames.
-fn swap(a: &Path, b: &Path) -> Result<(), SandboxError> {
-    #[cfg(target_os = "linux")]
-    {
-        use rustix::fs::{CWD, RenameFlags, renameat_with};
-        if renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).is_ok() {
-            return Ok(());
-        }
-    }
-    let old = b.with_extension("old");
-    fs::rename(b, &old).map_err(io_err("move aside", b))?;
-    fs::rename(a, b).map_err(io_err("move into place", a))?;
-    fs::rename(&old, a).map_err(io_err("move aside", &old))
 }
 
 /// What differs from `base` in `now` (kind, mode, size or digest).

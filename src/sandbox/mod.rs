@@ -10,7 +10,7 @@
 //! | strategy | sandbox | checkpoint | rollback | apply |
 //! |---|---|---|---|---|
 //! | `git_worktree` | a detached `git worktree` of the checkout's HEAD under the sandbox's area | a commit of the whole state (tracked, untracked, deletions) kept alive by a ref under `refs/agents/…` | the checkpoint's tree into the working copy (`git read-tree --reset -u`), removal of untracked files created since, HEAD back where it was | a branch the user can merge |
-//! | `copy_on_write` | a snapshot copy (reflinks where the filesystem has them) | a snapshot of the sandbox | restore contents, deletions, new files, modes and symlinks exactly | copy back, refused when the original changed since |
+//! | `copy_on_write` | a snapshot copy (reflinks where the filesystem has them) | a snapshot of the sandbox, hard-linking files unchanged since the previous one | restore contents, deletions, new files, modes and symlinks exactly, touching only what differs (stat records, git's racy rule) | copy back, refused when the original changed since |
 //!
 //! (`overlay`, `transaction_rollback` and `none`: not yet.)
 

@@ -22,7 +22,9 @@
 //! of the clock.
 //!
 //! The margin has a price: a file written less than 2 s before a
-//! checkpoint is copied, not linked, by the next checkpoint.
+//! checkpoint is compared by the next rollback to it and copied, not
+//! linked, by the next checkpoint. A rollback pays it once: a successful
+//! one refreshes the record, as git refreshes its index (`rollback.rs`).
 //!
 //! The ctime is what makes the rule hold: a change to a file's bytes or
 //! mode always sets it to the present and nobody can set it back

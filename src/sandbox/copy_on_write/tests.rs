@@ -1,4 +1,5 @@
 mod measure;
+mod rollback;
 mod stat_record;
 
 use std::collections::BTreeMap;

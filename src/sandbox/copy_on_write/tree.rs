@@ -7,7 +7,8 @@
 //! FIFOs, devices, sockets; names that are not UTF-8 or hold a newline,
 //! since manifests and stat records are one line per entry, path last)
 //! as [`Found::Foreign`], with the refusal to give. Every walk that
-//! precedes a copy gives it, so nothing is written.
+//! precedes a copy gives it, so nothing is written; rollback's walk of
+//! the working copy removes such entries instead (no snapshot has them).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -102,8 +103,13 @@ pub(super) enum Found<'a> {
         meta: &'a fs::Metadata,
     },
     /// What a tree cannot hold: a special file, or a name that is not
-    /// UTF-8 or holds a newline (not descended into). `refusal` says why.
-    Foreign { refusal: SandboxError },
+    /// UTF-8 or holds a newline (not descended into). `refusal` says why,
+    /// for a walk that must refuse it.
+    Foreign {
+        path: &'a Path,
+        is_dir: bool,
+        refusal: SandboxError,
+    },
 }
 
 /// What a walk shows its visitor; for a directory, the visitor answers
@@ -133,7 +139,12 @@ fn walk_dir(root: &Path, rel: &str, visit: &mut Visit<'_>) -> Result<(), Sandbox
                  in a text manifest, so rename it first",
                 path.display()
             ));
-            visit(Found::Foreign { refusal })?;
+            let is_dir = meta.is_dir();
+            visit(Found::Foreign {
+                path: &path,
+                is_dir,
+                refusal,
+            })?;
             continue;
         };
         let file_type = meta.file_type();
@@ -149,7 +160,11 @@ fn walk_dir(root: &Path, rel: &str, visit: &mut Visit<'_>) -> Result<(), Sandbox
                  directories and symlinks: remove it or choose another sandbox strategy",
                 path.display()
             ));
-            visit(Found::Foreign { refusal })?;
+            visit(Found::Foreign {
+                path: &path,
+                is_dir: false,
+                refusal,
+            })?;
             continue;
         };
         let rel_path = if rel.is_empty() {
@@ -230,6 +245,37 @@ fn hash_file(path: &Path) -> Result<String, SandboxError> {
         hasher.update(&buf[..n]);
     }
     Ok(hex(&hasher.finalize()))
+}
+
+/// Do two regular files hold the same bytes? Read both, never follow a
+/// symlink, stop at the first difference.
+pub(super) fn same_contents(a: &Path, b: &Path) -> Result<bool, SandboxError> {
+    let (mut fa, mut fb) = (open_regular(a)?, open_regular(b)?);
+    let (mut ba, mut bb) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    loop {
+        let na = read_full(&mut fa, &mut ba).map_err(io_err("read", a))?;
+        let nb = read_full(&mut fb, &mut bb).map_err(io_err("read", b))?;
+        if na != nb || ba[..na] != bb[..nb] {
+            return Ok(false);
+        }
+        if na == 0 {
+            return Ok(true);
+        }
+    }
+}
+
+/// Fill `buf` unless the end comes first; how much was read.
+fn read_full(file: &mut fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 /// A `/`-separated relative path with no empty, `.` or `..` component:
