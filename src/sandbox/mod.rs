@@ -22,8 +22,8 @@ mod transaction;
 pub use copy_on_write::CopyOnWrite;
 pub use git_worktree::GitWorktree;
 pub use transaction::{
-    ResultRows, RowCounts, SchemaChange, SchemaEdit, SqliteTransaction, StatementOutcome,
-    TxnChanges, TxnCheckpoint,
+    ResultRows, RowCounts, SchemaChange, SchemaEdit, ShellEnd, SqliteTransaction, StatementOutcome,
+    TxnChanges, TxnCheckpoint, shell,
 };
 
 use std::path::{Path, PathBuf};

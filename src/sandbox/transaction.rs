@@ -68,11 +68,13 @@
 mod changes;
 mod file;
 mod guard;
+mod shell;
 mod statements;
 #[cfg(test)]
 mod tests;
 
 pub use changes::{RowCounts, SchemaChange, SchemaEdit, TxnChanges};
+pub use shell::{ShellEnd, shell};
 pub use statements::{ResultRows, StatementOutcome};
 
 use std::path::{Path, PathBuf};
