@@ -17,7 +17,9 @@
 //! * every `PRAGMA` but a short list of questions ([`QUERY_PRAGMAS`] with
 //!   any argument, [`READ_PRAGMAS`] without a value): most pragmas change
 //!   the connection or the file outside the transaction (`journal_mode`,
-//!   `locking_mode`, `wal_checkpoint`, `writable_schema`, …).
+//!   `locking_mode`, `wal_checkpoint`, `writable_schema`, …). A pragma's
+//!   table-valued function (`SELECT * FROM pragma_optimize`) prepares the
+//!   pragma itself, so it meets the same rule.
 //!
 //! `VACUUM` needs no rule: SQLite itself refuses it inside a transaction.
 //! The authorizer is the first guard; the second is the sandbox checking

@@ -257,6 +257,21 @@ fn statements_that_would_end_or_escape_the_transaction_are_refused() {
             "PRAGMA \"locking_mode\" is refused",
         ),
         ("VACUUM", "cannot VACUUM from within a transaction"),
+        (
+            &format!("VACUUM INTO '{}'", other.display()),
+            "cannot VACUUM from within a transaction",
+        ),
+        // A pragma's table-valued function runs the pragma, which is
+        // prepared (and refused) like any other; journal_mode's argument
+        // there is a schema name, not a value.
+        (
+            "SELECT * FROM pragma_optimize",
+            "PRAGMA \"optimize\" is refused",
+        ),
+        (
+            "SELECT * FROM pragma_journal_mode('wal')",
+            "unknown database 'wal'",
+        ),
         ("SELECT ?1", "a statement with parameters"),
     ];
     for (sql, why) in refused {
@@ -274,7 +289,7 @@ fn statements_that_would_end_or_escape_the_transaction_are_refused() {
     assert!(!other.exists());
     assert_eq!(tx.checkpoints().len(), 1);
     // Questions are answered.
-    tx.execute("PRAGMA table_info(t); PRAGMA user_version; PRAGMA journal_mode;")
+    tx.execute("PRAGMA table_info(t); PRAGMA user_version; PRAGMA journal_mode; SELECT * FROM pragma_table_info('t');")
         .unwrap();
     tx.execute("INSERT INTO t VALUES (3, 'c')").unwrap();
     tx.rollback(None).unwrap();
