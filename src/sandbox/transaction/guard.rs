@@ -5,7 +5,8 @@
 //! The rule is decided on SQLite's own parse of each statement (its
 //! authorizer, called while a statement is prepared, so a refused
 //! statement never runs), not on the statement's text: comments, case,
-//! `EXPLAIN`-less tricks and odd spellings all reach the same callback.
+//! quoting and odd spellings (`END TRANSACTION` for `COMMIT`) all reach
+//! the same callback.
 //! Refused:
 //!
 //! * transaction control (`BEGIN`, `COMMIT`/`END`, `ROLLBACK`) and
