@@ -11,18 +11,26 @@
 //! |---|---|---|---|---|
 //! | `git_worktree` | a detached `git worktree` of the checkout's HEAD under the sandbox's area | a commit of the whole state (tracked, untracked, deletions) kept alive by a ref under `refs/agents/…` | the checkpoint's tree into the working copy (`git read-tree --reset -u`), removal of untracked files created since, HEAD back where it was | a branch the user can merge |
 //! | `copy_on_write` | a snapshot copy (reflinks where the filesystem has them) | a snapshot of the sandbox | restore contents, deletions, new files, modes and symlinks exactly | copy back, refused when the original changed since |
+//! | `transaction_rollback` | one connection to the SQLite database file, inside one transaction (`BEGIN IMMEDIATE`) that lives as long as its holder (an agent runtime, `agents sandbox shell`); not a [`Strategy`] | `SAVEPOINT agents_cp_<n>` | `ROLLBACK TO SAVEPOINT` (later checkpoints are gone) | `COMMIT`; dropping it without apply rolls back |
 //!
-//! (`overlay`, `transaction_rollback` and `none`: not yet.)
+//! | `none` | the original itself: no isolation (a warning at create) | refused | refused | nothing to apply |
+//!
+//! (`overlay`: not yet.)
 
 mod copy_on_write;
 mod git_worktree;
 mod held;
 mod none;
+mod transaction;
 
 pub use copy_on_write::CopyOnWrite;
 pub use git_worktree::GitWorktree;
 pub use held::{HeldTransaction, check_sqlite_file};
 pub use none::{NO_ISOLATION, NoIsolation};
+pub use transaction::{
+    ResultRows, RowCounts, SchemaChange, SchemaEdit, ShellEnd, SqliteTransaction, StatementOutcome,
+    TxnChanges, TxnCheckpoint, shell,
+};
 
 use crate::model::SandboxStrategy;
 
