@@ -159,9 +159,31 @@ pub fn run(ctx: &Context, cmd: SandboxCommand) -> Outcome {
     }
 }
 
+/// The session of a `transaction_rollback` sandbox: lines from stdin
+/// (a prompt only on a terminal), results on stdout.
 fn shell(ctx: &Context, id: SandboxId) -> Outcome {
-    let _ = (ctx, id);
-    Err(super::Failure::Usage("sandbox shell: not yet".to_owned()))
+    use std::io::IsTerminal;
+    let registry = ctx.open()?;
+    let tx = registry.open_transaction(id)?;
+    drop(registry);
+    let stdin = std::io::stdin();
+    let interactive = stdin.is_terminal();
+    if interactive {
+        eprintln!(
+            "sandbox {id}: one transaction on {}; type SQL, or help. End of input rolls back.",
+            escape_line(&tx.path().display().to_string())
+        );
+    }
+    let end = resource_host::sandbox::shell(tx, stdin.lock(), std::io::stdout(), interactive)?;
+    eprintln!(
+        "{}",
+        match end {
+            resource_host::sandbox::ShellEnd::Applied => "applied: the transaction was committed",
+            resource_host::sandbox::ShellEnd::Discarded =>
+                "discarded: the transaction was rolled back; the database is as it was",
+        }
+    );
+    Ok(())
 }
 
 fn is_empty(diff: &SandboxDiff) -> bool {

@@ -74,6 +74,7 @@ mod statements;
 mod tests;
 
 pub use changes::{RowCounts, SchemaChange, SchemaEdit, TxnChanges};
+pub use file::check_database_file;
 pub use shell::{ShellEnd, shell};
 pub use statements::{ResultRows, StatementOutcome};
 
@@ -86,7 +87,6 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 use crate::sandbox::SandboxError;
 use changes::{Counts, Schema, read_schema};
-use file::check_database_file;
 use statements::run_statements;
 
 /// How long `open` waits for another writer to finish before refusing.
