@@ -11,14 +11,17 @@
 //! |---|---|---|---|---|
 //! | `git_worktree` | a detached `git worktree` of the checkout's HEAD under the sandbox's area | a commit of the whole state (tracked, untracked, deletions) kept alive by a ref under `refs/agents/…` | the checkpoint's tree into the working copy (`git read-tree --reset -u`), removal of untracked files created since, HEAD back where it was | a branch the user can merge |
 //! | `copy_on_write` | a snapshot copy (reflinks where the filesystem has them) | a snapshot of the sandbox | restore contents, deletions, new files, modes and symlinks exactly | copy back, refused when the original changed since |
+//! | `overlay` | the kernel's overlayfs: an upper layer over the read-only original, mounted (where mounting is refused: a full copy, with a warning) | a copy of the upper layer only (user space: the changed entries and a list of deletions) | the checkpoint's upper layer swapped in (user space: the checkpoint's state rebuilt) | copy back from the upper layer, refused when the original changed since |
 //!
-//! (`overlay`, `transaction_rollback` and `none`: not yet.)
+//! (`transaction_rollback` and `none`: not yet.)
 
 mod copy_on_write;
 mod git_worktree;
+mod overlay;
 
 pub use copy_on_write::CopyOnWrite;
 pub use git_worktree::GitWorktree;
+pub use overlay::{Overlay, OverlayMode};
 
 use std::path::{Path, PathBuf};
 
