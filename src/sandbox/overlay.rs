@@ -90,6 +90,8 @@
 
 mod kernel;
 mod layer;
+#[cfg(test)]
+mod tests;
 mod user_space;
 
 use std::fs;
