@@ -38,6 +38,9 @@ pub(super) fn create(
     original: &Path,
     area: &Path,
 ) -> Result<Result<(), Unavailable>, SandboxError> {
+    if let Err(why) = in_the_initial_user_namespace() {
+        return Ok(Err(why));
+    }
     let made: Vec<PathBuf> = [UPPER, WORK, MERGED].iter().map(|d| area.join(d)).collect();
     for dir in &made {
         fs::create_dir(dir).map_err(io_err("create directory", dir))?;
@@ -133,17 +136,35 @@ pub(super) fn replace_upper(
             .map_err(io_err("create directory", &restore))
             .and_then(|()| tree::set_mode(&restore, mode_of(&upper)?)),
     };
-    if let Err(e) = made {
+    if let Err(e) = made.and_then(|()| unmount_merged(area)) {
         tree::remove_tree(&restore)?;
         return Err(e);
     }
-    unmount_merged(area)?;
     swap(&restore, &upper)?;
     tree::remove_tree(&restore)?;
     let work = area.join(WORK);
     tree::remove_tree(&work)?;
     fs::create_dir(&work).map_err(io_err("create directory", &work))?;
     ensure_mounted(original, area)
+}
+
+/// Overlayfs keeps its markers in `trusted.*` xattrs only for a mounter
+/// in the initial user namespace; elsewhere a mount may succeed but
+/// without them (or needs `userxattr`, which `layer.rs` does not read), so
+/// the kernel overlay is used only where `/proc/self/uid_map` is the
+/// identity map of all ids.
+fn in_the_initial_user_namespace() -> Result<(), Unavailable> {
+    let map = fs::read_to_string("/proc/self/uid_map")
+        .map_err(|e| Unavailable(format!("cannot read /proc/self/uid_map: {e}")))?;
+    if map.split_whitespace().eq(["0", "0", "4294967295"]) {
+        Ok(())
+    } else {
+        Err(Unavailable(
+            "this process runs in a user namespace, where overlayfs cannot keep its \
+             trusted.* markers"
+                .into(),
+        ))
+    }
 }
 
 /// `mount -t overlay` of `original` (lower, read-only) and the area's
