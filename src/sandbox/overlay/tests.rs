@@ -473,3 +473,47 @@ fn a_fifo_in_the_original_is_refused_at_create_before_anything_is_written() {
         "nothing written in the area"
     );
 }
+
+/// Keeps every `sandbox` warning this test binary logs.
+struct Warnings(std::sync::Mutex<Vec<String>>);
+
+impl log::Log for Warnings {
+    fn enabled(&self, meta: &log::Metadata<'_>) -> bool {
+        meta.target() == "sandbox" && meta.level() <= log::Level::Warn
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        if self.enabled(record.metadata()) {
+            self.0.lock().unwrap().push(record.args().to_string());
+        }
+    }
+    fn flush(&self) {}
+}
+
+static WARNINGS: Warnings = Warnings(std::sync::Mutex::new(Vec::new()));
+
+#[test]
+fn the_user_space_overlay_warns_once_at_create_what_it_costs() {
+    if log::set_logger(&WARNINGS).is_ok() {
+        log::set_max_level(log::LevelFilter::Warn);
+    }
+    let f = fixture(OverlayMode::UserSpace).unwrap();
+    f.strategy.checkpoint(&f.place, "one").unwrap();
+    f.strategy.diff(&f.place).unwrap();
+    let about_this: Vec<String> = WARNINGS
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|w| w.contains(&f.original.display().to_string()))
+        .cloned()
+        .collect();
+    assert_eq!(about_this.len(), 1, "{about_this:?}");
+    assert!(
+        about_this[0].contains("copies the whole original"),
+        "{about_this:?}"
+    );
+    assert!(
+        about_this[0].contains("does not see changes made to the original"),
+        "{about_this:?}"
+    );
+}
