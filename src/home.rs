@@ -34,6 +34,12 @@ impl Home {
         self.root.join("cache").join("components")
     }
 
+    /// `sandboxes/`: one private area per sandbox (`<id>/`) and its lock
+    /// file (`<id>.lock`).
+    pub fn sandboxes(&self) -> PathBuf {
+        self.root.join("sandboxes")
+    }
+
     /// `cache/views/`: the one-entry views handler calls on files get
     /// (private, short-lived).
     pub fn views(&self) -> PathBuf {

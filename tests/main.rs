@@ -30,4 +30,5 @@ mod plugin_runtime;
 mod plugin_scaffold;
 mod python_plugin;
 mod refresh;
+mod sandboxes;
 mod watch;

@@ -12,6 +12,7 @@ mod logger;
 mod output;
 mod plugins;
 mod resources;
+mod sandboxes;
 mod types;
 
 use clap::{Command, Parser, Subcommand};
@@ -67,6 +68,9 @@ enum Verb {
     /// Handler components (.wasm) in the plugin store.
     #[command(subcommand)]
     Plugin(plugins::PluginCommand),
+    /// Sandboxes: private copies of a resource to change, checkpoint, roll back and apply.
+    #[command(subcommand)]
+    Sandbox(sandboxes::SandboxCommand),
     /// Print a shell completion script (e.g. `agents completions bash > /etc/bash_completion.d/agents`).
     Completions {
         /// The shell to complete for.
@@ -169,6 +173,7 @@ fn run(cli: Cli) -> Outcome {
     match cli.command {
         Verb::Resource(cmd) => resources::run(&ctx, cmd),
         Verb::Plugin(cmd) => plugins::run(&ctx, cmd),
+        Verb::Sandbox(cmd) => sandboxes::run(&ctx, cmd),
         Verb::Completions { shell } => completions(&ctx, shell),
     }
 }

@@ -166,12 +166,17 @@ pub enum ResourceCommand {
     #[command(
         after_help = "Resources you registered yourself are never removed implicitly; \
         they only lose the link.\n\nExamples:\n  agents resource remove local/api-repo\n  \
-        agents resource remove --dry-run local/api-repo"
+        agents resource remove --dry-run local/api-repo\n\n\
+        A resource with live sandboxes (on it or on what would go with it) is not removed; \
+        --force destroys those sandboxes first."
     )]
     Remove {
         /// Only show what would be removed.
         #[arg(long)]
         dry_run: bool,
+        /// Destroy the sandboxes living on what goes, then remove.
+        #[arg(long, conflicts_with = "dry_run")]
+        force: bool,
         #[arg(value_name = "NAME_OR_ID")]
         key: ResourceKey,
     },
@@ -296,8 +301,23 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
                 text
             })
         }
-        ResourceCommand::Remove { dry_run, key } => {
-            let report = ctx.open()?.remove_resource(&key, dry_run)?;
+        ResourceCommand::Remove {
+            dry_run,
+            force,
+            key,
+        } => {
+            let mut registry = ctx.open()?;
+            if force {
+                for gone in registry.destroy_sandboxes_for_removal(&key)? {
+                    eprintln!(
+                        "destroyed sandbox {} ({} of {})",
+                        gone.sandbox_id,
+                        gone.strategy.as_str(),
+                        escape_line(&gone.resource)
+                    );
+                }
+            }
+            let report = registry.remove_resource(&key, dry_run)?;
             emit(ctx.format, &report, || removal(&report))
         }
     }
@@ -404,6 +424,11 @@ fn removal(report: &RemovalReport) -> String {
             "{verb} {} ({})\n",
             r.label(),
             r.resource_type_name
+        ));
+    }
+    for id in &report.sandboxes {
+        text.push_str(&format!(
+            "blocked by sandbox {id}: destroy it first, or remove with --force\n"
         ));
     }
     for r in &report.unlinked {

@@ -16,7 +16,8 @@ mod types;
 pub use handler::{BUILTIN_MODULE_PREFIX, ClassName, HandlerRef, ModuleName};
 pub(crate) use names::kebab_problem;
 pub use names::{
-    BUILTIN_NAMESPACE, NameError, ResourceId, ResourceKey, ResourceName, TypeName, resource_label,
+    BUILTIN_NAMESPACE, NameError, ResourceId, ResourceKey, ResourceName, SandboxId, TypeName,
+    resource_label,
 };
 pub use resource::{Link, PropertyMap, Resource, ResourceCapabilities};
 pub use types::{

@@ -33,6 +33,8 @@ pub enum NameError {
     ResourceName { name: String, reason: String },
     #[error("{} is not a resource id (a 26-character ULID): {reason}", quote(.text))]
     ResourceId { text: String, reason: String },
+    #[error("{} is not a sandbox id (a 26-character ULID): {reason}", quote(.text))]
+    SandboxId { text: String, reason: String },
     #[error(
         "{} is neither a resource id (a 26-character ULID) nor a resource name \
          (namespace/name, e.g. local/api-repo)",
@@ -223,6 +225,29 @@ impl ResourceId {
     }
 }
 
+/// A sandbox id: a ULID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SandboxId(ulid::Ulid);
+
+impl SandboxId {
+    pub fn parse(text: &str) -> Result<Self, NameError> {
+        let refuse = |reason: String| NameError::SandboxId {
+            text: text.to_owned(),
+            reason,
+        };
+        if text.len() != 26 {
+            return Err(refuse(format!("it has {} characters", text.len())));
+        }
+        ulid::Ulid::from_string(text)
+            .map(Self)
+            .map_err(|e| refuse(e.to_string()))
+    }
+
+    pub fn from_ulid(ulid: ulid::Ulid) -> Self {
+        Self(ulid)
+    }
+}
+
 /// How a resource is named on the command line and in the API: by its
 /// id or by its name. Parsed once, where the text comes in; a ULID has no
 /// `/` and a name always has one, so no text is both.
@@ -310,6 +335,7 @@ macro_rules! text_impls {
 text_impls!(TypeName);
 text_impls!(ResourceName);
 text_impls!(ResourceId);
+text_impls!(SandboxId);
 
 #[cfg(test)]
 mod tests;

@@ -448,6 +448,20 @@ pub(super) fn apply(
         }
     }
     let (removed, _) = what_goes(w, types, &orphans)?;
+    // A vanished child someone has a sandbox of is not dropped behind
+    // their back: the whole rediscovery is refused, naming it.
+    let stranded = super::removal::sandboxes_on(w, &removed)?;
+    if let Some(first) = stranded.first() {
+        let holder = w.sandbox(*first)?.map(|s| s.resource);
+        let resource = removed
+            .iter()
+            .find(|r| Some(r.resource_id) == holder)
+            .map_or_else(|| removed[0].label(), Resource::label);
+        return Err(RegistryError::HasSandboxes {
+            resource,
+            sandboxes: stranded,
+        });
+    }
     let gone: Vec<ResourceId> = removed.iter().map(|r| r.resource_id).collect();
     w.delete_resources(&gone)?;
     let mut inserter = w.resource_inserter()?;

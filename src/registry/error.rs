@@ -6,7 +6,7 @@
 use crate::dag::LinkTypeRefusal;
 use crate::model::{
     ClassName, HandlerRef, ModuleName, NameError, ResourceId, ResourceKey, ResourceKind,
-    ResourceName, TypeName,
+    ResourceName, SandboxId, SandboxStrategy, TypeName,
 };
 use crate::plugin::{CallError, PluginError};
 use crate::store::StoreError;
@@ -140,6 +140,61 @@ pub enum RegistryError {
         type_name: TypeName,
         strategy: String,
         reason: StrategyRefusal,
+    },
+
+    // ---- sandboxes ----
+    #[error("no sandbox {id}; `agents sandbox list` shows what exists")]
+    SandboxNotFound { id: SandboxId },
+    #[error(
+        "sandboxes live under a home directory; this registry has none (open it with \
+         Registry::open)"
+    )]
+    SandboxNeedsHome,
+    #[error("cannot {operation} a {strategy} sandbox of {resource}: {reason}")]
+    SandboxRefused {
+        operation: &'static str,
+        resource: String,
+        strategy: SandboxStrategy,
+        reason: SandboxRefusal,
+    },
+    #[error(
+        "sandbox {sandbox} is {state}, not active (a {state} sandbox was interrupted by a \
+         crash); `agents sandbox destroy {sandbox}` removes what is left of it"
+    )]
+    SandboxNotActive {
+        sandbox: SandboxId,
+        state: crate::store::SandboxState,
+    },
+    #[error("sandbox {sandbox} ({strategy} of {resource}): {operation} failed: {source}")]
+    SandboxFailed {
+        sandbox: SandboxId,
+        resource: String,
+        strategy: SandboxStrategy,
+        operation: &'static str,
+        #[source]
+        source: Box<crate::sandbox::SandboxError>,
+    },
+    #[error(
+        "sandbox {sandbox} has no checkpoint {wanted}{}",
+        if known.is_empty() { "; it has none yet (agents sandbox checkpoint ID)".to_owned() }
+        else { format!("; it has {}", known.join(", ")) }
+    )]
+    CheckpointNotFound {
+        sandbox: SandboxId,
+        wanted: String,
+        known: Vec<String>,
+    },
+    #[error("checkpoint label {} refused: {reason}", crate::text::quote(label))]
+    BadCheckpointLabel { label: String, reason: String },
+    #[error(
+        "cannot remove {resource}: it (or what would go with it) has {} ({}); destroy \
+         them first (agents sandbox destroy ID), or pass --force to destroy them",
+        if sandboxes.len() == 1 { "a live sandbox".to_owned() } else { format!("{} live sandboxes", sandboxes.len()) },
+        sandboxes.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    )]
+    HasSandboxes {
+        resource: String,
+        sandboxes: Vec<SandboxId>,
     },
 
     // ---- links ----
@@ -328,6 +383,10 @@ pub enum StrategyRefusal {
     Virtual,
     /// `git_worktree` isolates git checkouts only.
     GitWorktreeNeedsCheckout,
+    /// The copying strategies need a directory at the location.
+    NeedsDirectory,
+    /// `transaction_rollback` needs a SQLite database file (why not).
+    NeedsSqliteFile(String),
 }
 
 impl fmt::Display for StrategyRefusal {
@@ -344,6 +403,69 @@ impl fmt::Display for StrategyRefusal {
             Self::GitWorktreeNeedsCheckout => {
                 f.write_str("git_worktree isolates git checkouts (git-checkout and its subtypes)")
             }
+            Self::NeedsDirectory => f.write_str(
+                "its location is not a directory (a symlink is not followed), and this strategy \
+                 isolates a directory",
+            ),
+            Self::NeedsSqliteFile(why) => f.write_str(why),
+        }
+    }
+}
+
+/// Which rule refused a sandbox operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SandboxRefusal {
+    /// Virtual resources have no location to isolate.
+    Virtual,
+    /// A physical resource registered without a location.
+    NoLocation,
+    /// Strategy `inherit`: the resource is isolated with its parent.
+    Inherits { parents: Vec<String> },
+    /// The type does not declare the `sandbox` capability.
+    TypeNotSandboxable { type_name: TypeName },
+    /// The type does not declare the `checkpoint` capability.
+    TypeNotCheckpointable { type_name: TypeName },
+    /// A read-only resource: nothing may change, so nothing to
+    /// checkpoint or apply.
+    ReadOnly,
+    /// A `transaction_rollback` sandbox's transaction lives in the process
+    /// holding it.
+    HeldBySession,
+}
+
+impl fmt::Display for SandboxRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Virtual => f.write_str("virtual resources have no location to isolate"),
+            Self::NoLocation => f.write_str("it has no location to isolate"),
+            Self::Inherits { parents } if parents.is_empty() => f.write_str(
+                "its strategy is inherit: it is isolated as part of its parent's sandbox, and it \
+                 has no parent",
+            ),
+            Self::Inherits { parents } => write!(
+                f,
+                "its strategy is inherit: it is isolated as part of its parent's sandbox; create \
+                 a sandbox of {}",
+                parents.join(" or ")
+            ),
+            Self::TypeNotSandboxable { type_name } => write!(
+                f,
+                "type {type_name} does not have the sandbox capability (rule: a type that lists \
+                 capabilities must list sandbox to be sandboxed)"
+            ),
+            Self::TypeNotCheckpointable { type_name } => write!(
+                f,
+                "type {type_name} does not have the checkpoint capability"
+            ),
+            Self::ReadOnly => f.write_str(
+                "the resource is read-only (rule: a read_only resource is never checkpointable, \
+                 and its original is never written)",
+            ),
+            Self::HeldBySession => f.write_str(
+                "its transaction lives in the process holding it; run `agents sandbox shell ID` \
+                 (checkpoint, rollback and apply are commands there), or hold it through the \
+                 library (Registry::open_transaction)",
+            ),
         }
     }
 }

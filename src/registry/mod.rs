@@ -24,6 +24,7 @@
 //! | `discovery` | rediscovery (`agents resource discover`) |
 //! | `inspect` | `agents resource inspect` |
 //! | `plugin_store` | `agents plugin add/list/show/remove` |
+//! | `sandboxes` | `agents sandbox …`: which strategy, the refusals, the rows around each strategy call |
 //! | `plugin_check` | accepting a plugin file: `plugin add`'s checks, and `agents plugin check` |
 //! | `views` | the JSON/YAML views and their mapping to the spec's field names |
 
@@ -41,13 +42,16 @@ mod plugin_store;
 mod refresh;
 mod register;
 mod removal;
+mod sandboxes;
 mod type_set;
 mod types;
 mod views;
 mod watch;
 
 pub use discovery::{Depth, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH};
-pub use error::{ChildRefusal, NoHandlerReason, NotAddable, RegistryError, StrategyRefusal};
+pub use error::{
+    ChildRefusal, NoHandlerReason, NotAddable, RegistryError, SandboxRefusal, StrategyRefusal,
+};
 pub use inspect::Inspection;
 pub use links::TreeView;
 pub use lookup::ResourceFilter;
@@ -56,6 +60,7 @@ pub use plugin_store::{ClassView, PluginView};
 pub use refresh::{ChangedResource, RefreshProgress, RefreshReport, StaleResource};
 pub use register::{NewResource, RegistrationForm};
 pub use removal::RemovalReport;
+pub use sandboxes::{CheckpointView, SandboxView};
 pub use views::TypeView;
 pub use watch::{WatchEvent, WatchOptions};
 

@@ -160,6 +160,16 @@ impl Registry {
             .as_deref()
             .map(|s| check_strategy(&ty, name.as_ref(), s))
             .transpose()?;
+        // After the handler's own validation when there is one: its
+        // refusal says more about what is wrong with the location.
+        let fits = |row: &ResourceRow| {
+            check_location_fits(
+                &ty,
+                row.name.as_ref(),
+                strategy.unwrap_or(ty.sandbox_strategy()),
+                row.location.as_deref(),
+            )
+        };
         let stamp = at.text.clone();
         let mut row = ResourceRow {
             id: self.ids.next_id(at.time),
@@ -181,6 +191,7 @@ impl Registry {
         let mut placeholders = Vec::new();
         let found = match self.handler_for(&ty)? {
             None => {
+                fits(&row)?;
                 placeholders = self.placeholders(types, &ty, &row, &stamp);
                 if !placeholders.is_empty() {
                     row.discovered_at = Some(stamp.clone());
@@ -203,6 +214,7 @@ impl Registry {
                         row.properties.insert(key, Value::String(value));
                     }
                 }
+                fits(&row)?;
                 let depth = Depth::Levels(REGISTRATION_DEPTH);
                 let found = self.explore(types, row.clone(), false, None, depth, progress)?;
                 row.content_hash = found.root_hash.clone();
@@ -421,8 +433,43 @@ pub(super) fn insert_new(
     }
 }
 
+/// The strategy that will sandbox the resource must fit what is at its
+/// location: a directory for the copying strategies, a SQLite file for
+/// `transaction_rollback`. (Checked again when a sandbox is made: the
+/// location may change in between.)
+fn check_location_fits(
+    ty: &ResolvedType,
+    name: Option<&ResourceName>,
+    strategy: SandboxStrategy,
+    location: Option<&str>,
+) -> Result<(), RegistryError> {
+    let Some(location) = location else {
+        return Ok(());
+    };
+    let refuse = |reason| RegistryError::BadSandboxStrategy {
+        resource: name.map_or_else(|| "(unnamed)".to_owned(), ToString::to_string),
+        type_name: ty.name.clone(),
+        strategy: strategy.as_str().to_owned(),
+        reason,
+    };
+    let path = std::path::Path::new(location);
+    match strategy {
+        SandboxStrategy::GitWorktree | SandboxStrategy::CopyOnWrite | SandboxStrategy::Overlay => {
+            if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+                return Err(refuse(StrategyRefusal::NeedsDirectory));
+            }
+        }
+        SandboxStrategy::TransactionRollback => {
+            crate::sandbox::check_sqlite_file(path)
+                .map_err(|e| refuse(StrategyRefusal::NeedsSqliteFile(e.to_string())))?;
+        }
+        SandboxStrategy::None | SandboxStrategy::Inherit => {}
+    }
+    Ok(())
+}
+
 /// A per-resource sandbox override must be a strategy the resource can use.
-fn check_strategy(
+pub(super) fn check_strategy(
     ty: &ResolvedType,
     name: Option<&ResourceName>,
     text: &str,

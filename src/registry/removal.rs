@@ -19,6 +19,10 @@ pub struct RemovalReport {
     pub removed: Vec<Resource>,
     /// User-registered children that stay, only losing their link.
     pub unlinked: Vec<Resource>,
+    /// The sandboxes living on what goes: a removal is refused while any
+    /// exist (destroy them, or `--force`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sandboxes: Vec<crate::model::SandboxId>,
 }
 
 impl Registry {
@@ -32,10 +36,12 @@ impl Registry {
         let plan = |r: &Reader<'_>, types: &TypeSet| -> Result<RemovalReport, RegistryError> {
             let root = find_row(r, key)?;
             let (removed, unlinked) = what_goes(r, types, &[root.id])?;
+            let sandboxes = sandboxes_on(r, &removed)?;
             Ok(RemovalReport {
                 dry_run,
                 removed,
                 unlinked,
+                sandboxes,
             })
         };
         let cache = &self.types;
@@ -47,6 +53,12 @@ impl Registry {
         self.store.write(|w| {
             let types = cache.get(w)?;
             let report = plan(w, &types)?;
+            if !report.sandboxes.is_empty() {
+                return Err(RegistryError::HasSandboxes {
+                    resource: key.to_string(),
+                    sandboxes: report.sandboxes,
+                });
+            }
             let ids: Vec<ResourceId> = report.removed.iter().map(|r| r.resource_id).collect();
             w.delete_resources(&ids)?;
             // Identities left with fewer than two members go too.
@@ -54,6 +66,15 @@ impl Registry {
             Ok(report)
         })
     }
+}
+
+/// The sandboxes living on any of `resources`.
+pub(super) fn sandboxes_on(
+    r: &Reader<'_>,
+    resources: &[Resource],
+) -> Result<Vec<crate::model::SandboxId>, RegistryError> {
+    let ids: Vec<ResourceId> = resources.iter().map(|res| res.resource_id).collect();
+    Ok(r.sandboxes_of(&ids)?.into_iter().map(|s| s.id).collect())
 }
 
 /// What removing `roots` takes with it: (the resources that go, in the

@@ -49,7 +49,7 @@
 //!   (the copy would contain itself).
 //! * Shared with `overlay` (`pub(in crate::sandbox)`), so the two mean the
 //!   same by a diff and an apply: the walk and manifests (`tree.rs`),
-//!   checkpoint numbering, `compare`, the conflict check and `copy_back`
+//!   checkpoints (`make_checkpoint`), `compare`, the conflict check and `copy_back`
 //!   (which takes the root to copy from: a working copy or an upper layer).
 //! * Known limits: a change made to the original between apply's conflict
 //!   check and its commit is not detected (the check is not a lock); the
@@ -93,18 +93,22 @@ impl Strategy for CopyOnWrite {
     }
 
     fn checkpoint(&self, place: &SandboxPlace, label: &str) -> Result<CheckpointRef, SandboxError> {
-        let (tmp, done) = begin_checkpoint(&place.area.join(CHECKPOINTS), label)?;
-        let snapshot = tree::scan(&place.workdir, false)?;
-        tree::copy_tree(&place.workdir, &tmp.join("tree"), &snapshot)?;
-        finish_checkpoint(&tmp, &done)
+        make_checkpoint(&place.area.join(CHECKPOINTS), label, |tmp| {
+            let snapshot = tree::scan(&place.workdir, false)?;
+            tree::copy_tree(&place.workdir, &tmp.join("tree"), &snapshot)
+        })
     }
 
     fn rollback(&self, place: &SandboxPlace, to: &CheckpointRef) -> Result<(), SandboxError> {
         let snap = checkpoint_dir(&place.area.join(CHECKPOINTS), to)?.join("tree");
         let restore = place.area.join(RESTORE);
         tree::remove_tree(&restore)?;
-        let snapshot = tree::scan(&snap, false)?;
-        tree::copy_tree(&snap, &restore, &snapshot)?;
+        let built = tree::scan(&snap, false)
+            .and_then(|snapshot| tree::copy_tree(&snap, &restore, &snapshot));
+        if built.is_err() {
+            let _ = tree::remove_tree(&restore);
+        }
+        built?;
         swap(&restore, &place.workdir)?;
         tree::remove_tree(&restore)
     }
@@ -156,13 +160,16 @@ pub(in crate::sandbox) fn refuse_unsuitable(
     Ok(())
 }
 
-/// Start checkpoint `<n>` (one past the highest) in `dir`: remove what a
-/// crash left half written (`*.tmp`), create `<n>.tmp` holding `label`.
-/// Returns the directory to fill and where [`finish_checkpoint`] puts it.
-pub(in crate::sandbox) fn begin_checkpoint(
+/// Make checkpoint `<n>` (one past the highest) in `dir`: `fill` fills
+/// `<n>.tmp` (which already holds `label`), then it is renamed to `<n>`,
+/// its name the reference. A `*.tmp` a crash left is removed first, and
+/// one whose filling failed is removed at once: a half copy must not hold
+/// the space (a full disk is the usual cause) the next rollback needs.
+pub(in crate::sandbox) fn make_checkpoint(
     dir: &Path,
     label: &str,
-) -> Result<(PathBuf, PathBuf), SandboxError> {
+    fill: impl FnOnce(&Path) -> Result<(), SandboxError>,
+) -> Result<CheckpointRef, SandboxError> {
     fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
     let mut last = 0u64;
     for item in fs::read_dir(dir).map_err(io_err("read directory", dir))? {
@@ -177,19 +184,17 @@ pub(in crate::sandbox) fn begin_checkpoint(
     let n = last + 1;
     let tmp = dir.join(format!("{n}.tmp"));
     fs::create_dir(&tmp).map_err(io_err("create directory", &tmp))?;
+    let done = dir.join(n.to_string());
     let label_path = tmp.join("label");
-    fs::write(&label_path, label).map_err(io_err("write", &label_path))?;
-    Ok((tmp, dir.join(n.to_string())))
-}
-
-/// Rename a filled checkpoint into place; its name is its reference.
-pub(in crate::sandbox) fn finish_checkpoint(
-    tmp: &Path,
-    done: &Path,
-) -> Result<CheckpointRef, SandboxError> {
-    fs::rename(tmp, done).map_err(io_err("rename into place", done))?;
-    let name = done.file_name().unwrap_or_default().to_string_lossy();
-    Ok(CheckpointRef(name.into_owned()))
+    let made = fs::write(&label_path, label)
+        .map_err(io_err("write", &label_path))
+        .and_then(|()| fill(&tmp))
+        .and_then(|()| fs::rename(&tmp, &done).map_err(io_err("rename into place", &done)));
+    if made.is_err() {
+        // The error to report is the one that stopped the checkpoint.
+        let _ = tree::remove_tree(&tmp);
+    }
+    made.map(|()| CheckpointRef(n.to_string()))
 }
 
 /// The directory of checkpoint `to` in `dir`; a name that is not one of

@@ -17,11 +17,55 @@
 
 mod copy_on_write;
 mod git_worktree;
+mod held;
+mod none;
 mod overlay;
 
 pub use copy_on_write::CopyOnWrite;
 pub use git_worktree::GitWorktree;
+pub use held::{HeldTransaction, check_sqlite_file};
+pub use none::{NO_ISOLATION, NoIsolation};
 pub use overlay::{Overlay, OverlayMode};
+
+use crate::model::SandboxStrategy;
+
+/// The implementation of `strategy`; `None` for `inherit`, which has no
+/// sandbox of its own (the resource is isolated with its parent).
+pub fn implementation(strategy: SandboxStrategy) -> Option<Box<dyn Strategy>> {
+    Some(match strategy {
+        SandboxStrategy::GitWorktree => Box::new(GitWorktree::default()),
+        SandboxStrategy::CopyOnWrite => Box::new(CopyOnWrite),
+        SandboxStrategy::Overlay => Box::new(NotYet),
+        SandboxStrategy::TransactionRollback => Box::new(HeldTransaction),
+        SandboxStrategy::None => Box::new(NoIsolation),
+        SandboxStrategy::Inherit => return None,
+    })
+}
+
+/// Placeholder until the overlay strategy lands.
+#[derive(Debug)]
+struct NotYet;
+
+impl Strategy for NotYet {
+    fn create(&self, _: &Path, _: &Path) -> Result<SandboxPlace, SandboxError> {
+        Err(SandboxError::NotSupported("overlay: not yet".into()))
+    }
+    fn checkpoint(&self, _: &SandboxPlace, _: &str) -> Result<CheckpointRef, SandboxError> {
+        Err(SandboxError::NotSupported("overlay: not yet".into()))
+    }
+    fn rollback(&self, _: &SandboxPlace, _: &CheckpointRef) -> Result<(), SandboxError> {
+        Err(SandboxError::NotSupported("overlay: not yet".into()))
+    }
+    fn diff(&self, _: &SandboxPlace) -> Result<SandboxDiff, SandboxError> {
+        Err(SandboxError::NotSupported("overlay: not yet".into()))
+    }
+    fn apply(&self, _: &SandboxPlace) -> Result<Applied, SandboxError> {
+        Err(SandboxError::NotSupported("overlay: not yet".into()))
+    }
+    fn destroy(&self, _: &SandboxPlace) -> Result<(), SandboxError> {
+        Ok(())
+    }
+}
 
 use std::path::{Path, PathBuf};
 
@@ -56,6 +100,7 @@ pub struct SandboxDiff {
 
 /// What `apply` did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Applied {
     /// `git_worktree`: the sandbox's state is on this new branch of the
     /// original repository; the user's own branches are untouched.
@@ -92,6 +137,10 @@ pub enum SandboxError {
     Conflict(Vec<String>),
     #[error("no checkpoint {0:?} in this sandbox")]
     NoCheckpoint(String),
+    /// The operation does not exist for this strategy (the reason says
+    /// why: `none` isolates nothing, …).
+    #[error("{0}")]
+    NotSupported(String),
 }
 
 /// How one `sandbox_strategy` isolates and undoes. Every operation is all

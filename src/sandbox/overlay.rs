@@ -42,7 +42,8 @@
 //!   manifest the checkpoint is relative to; kernel mode keeps `upper/`, a
 //!   copy of the upper layer (whiteouts and opaque markers included), user
 //!   space keeps the difference (see `user_space.rs`). Built as `<n>.tmp`
-//!   and renamed into place, as in `copy_on_write`.
+//!   and renamed into place (removed at once when it fails), as in
+//!   `copy_on_write`.
 //!
 //! Decisions:
 //!
@@ -99,8 +100,7 @@ use std::path::Path;
 
 use crate::sandbox::copy_on_write::tree::{self, Tree, io_err};
 use crate::sandbox::copy_on_write::{
-    begin_checkpoint, checkpoint_dir, compare, copy_back, finish_checkpoint, refuse_conflicts,
-    refuse_unsuitable,
+    checkpoint_dir, compare, copy_back, make_checkpoint, refuse_conflicts, refuse_unsuitable,
 };
 use crate::sandbox::{Applied, CheckpointRef, SandboxDiff, SandboxError, SandboxPlace, Strategy};
 
@@ -269,14 +269,14 @@ impl Strategy for Overlay {
     fn checkpoint(&self, place: &SandboxPlace, label: &str) -> Result<CheckpointRef, SandboxError> {
         let mode = ready(place)?;
         let (lower, lower_sha) = read_lower(place)?;
-        let (tmp, done) = begin_checkpoint(&place.area.join(CHECKPOINTS), label)?;
-        let guard = tmp.join(CHECKPOINT_LOWER);
-        fs::write(&guard, &lower_sha).map_err(io_err("write", &guard))?;
-        match mode {
-            OverlayMode::Kernel => layer::copy(&place.area.join(UPPER), &tmp.join(UPPER))?,
-            OverlayMode::UserSpace => user_space::checkpoint(&place.workdir, &lower, &tmp)?,
-        }
-        finish_checkpoint(&tmp, &done)
+        make_checkpoint(&place.area.join(CHECKPOINTS), label, |tmp| {
+            let guard = tmp.join(CHECKPOINT_LOWER);
+            fs::write(&guard, &lower_sha).map_err(io_err("write", &guard))?;
+            match mode {
+                OverlayMode::Kernel => layer::copy(&place.area.join(UPPER), &tmp.join(UPPER)),
+                OverlayMode::UserSpace => user_space::checkpoint(&place.workdir, &lower, tmp),
+            }
+        })
     }
 
     fn rollback(&self, place: &SandboxPlace, to: &CheckpointRef) -> Result<(), SandboxError> {

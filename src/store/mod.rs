@@ -22,11 +22,13 @@ mod columns;
 mod links;
 mod plugins;
 mod resources;
+mod sandboxes;
 mod types;
 
 pub use links::{Subgraph, TreeEdge, TypedLink};
 pub use plugins::PluginRow;
 pub use resources::{ResourceInserter, ResourceRow};
+pub use sandboxes::{CheckpointRow, SandboxRow, SandboxState};
 pub use types::TypeRow;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
@@ -51,6 +53,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0004_refresh",
         include_str!("../../migrations/0004_refresh.sql"),
+    ),
+    (
+        "0005_sandboxes",
+        include_str!("../../migrations/0005_sandboxes.sql"),
     ),
 ];
 

@@ -1,0 +1,623 @@
+//! Sandboxes of registered resources (`agents sandbox …`): which strategy
+//! a resource gets, the rules that refuse, and the rows written around
+//! each strategy call. How a strategy isolates and undoes is `sandbox`'s.
+//!
+//! **Files, then rows — each step recoverable.** A strategy works on disk
+//! and cannot join a SQLite transaction, so every operation orders its
+//! writes so that a crash at any point leaves something the next command
+//! understands:
+//!
+//! * create: the row is written first (`creating`), then the strategy
+//!   makes the sandbox in its area, then the row becomes `active`. A
+//!   failure removes the area and the row; a crash leaves a `creating`
+//!   row that `destroy` cleans up.
+//! * checkpoint: the strategy finishes its checkpoint (renamed into place,
+//!   or a ref written) before the checkpoint's row is inserted, so a crash
+//!   leaves the previous checkpoints usable and no half-recorded one.
+//! * destroy: the row becomes `destroying`, the strategy removes what it
+//!   made, then the rows go; a crash leaves a `destroying` row that
+//!   `destroy` finishes.
+//!
+//! Operations on one sandbox are serialised across processes by an
+//! exclusive lock on `sandboxes/<id>.lock` under the home (two agents
+//! checkpointing one sandbox at once would otherwise race inside the
+//! strategy's files).
+
+use super::lookup::{find_row, load_one};
+use super::{Registry, RegistryError, SandboxRefusal};
+use crate::model::{
+    Resource, ResourceKey, ResourceKind, ResourceName, SandboxId, SandboxStrategy, TypeName,
+};
+use crate::sandbox::{self, Applied, CheckpointRef, SandboxDiff, SandboxPlace, Strategy};
+use crate::store::{CheckpointRow, SandboxRow, SandboxState};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// A sandbox as the registry hands it out (and `-o json` prints it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SandboxView {
+    pub sandbox_id: SandboxId,
+    pub resource_id: crate::model::ResourceId,
+    /// The resource's name, or its id when it has none.
+    pub resource: String,
+    pub strategy: SandboxStrategy,
+    pub state: SandboxState,
+    /// Does the strategy isolate? (`none` does not: the working copy is
+    /// the original.)
+    pub isolated: bool,
+    /// The resource's location when the sandbox was made.
+    pub original: String,
+    /// Where to work: the working copy (the original itself for `none`
+    /// and `transaction_rollback`, whose session holds the isolation).
+    pub workdir: Option<String>,
+    /// The directory the sandbox owns under the home.
+    pub area: String,
+    /// What the strategy started from (a commit, a manifest's hash).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    pub checkpoints: Vec<CheckpointView>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// One checkpoint of a sandbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckpointView {
+    pub number: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The strategy's own name for it (a commit id, a snapshot number).
+    pub reference: String,
+    pub created_at: String,
+}
+
+impl From<CheckpointRow> for CheckpointView {
+    fn from(row: CheckpointRow) -> Self {
+        Self {
+            number: row.number,
+            label: row.label,
+            reference: row.reference,
+            created_at: row.created_at,
+        }
+    }
+}
+
+impl CheckpointView {
+    /// How messages name it: `#2 (before-refactor)`.
+    pub fn label_text(&self) -> String {
+        match &self.label {
+            Some(label) => format!("#{} ({label})", self.number),
+            None => format!("#{}", self.number),
+        }
+    }
+}
+
+/// The longest checkpoint label kept.
+const LABEL_MAX: usize = 200;
+
+impl Registry {
+    /// Make a sandbox of a resource with its strategy — `strategy` if
+    /// given, else the resource's own override, else its type's.
+    pub fn create_sandbox(
+        &mut self,
+        key: &ResourceKey,
+        strategy: Option<SandboxStrategy>,
+    ) -> Result<SandboxView, RegistryError> {
+        let root = self.sandboxes_root()?;
+        let cache = &self.types;
+        let (resource, chosen) = self.store.read(|r| {
+            let types = cache.get(r)?;
+            let resource = load_one(r, &types, find_row(r, key)?)?;
+            let ty = types.resolve(&resource.resource_type_name)?;
+            let chosen = match strategy {
+                Some(s) => {
+                    super::register::check_strategy(&ty, resource.name.as_ref(), s.as_str())?
+                }
+                None => resource.sandbox_strategy.unwrap_or(ty.sandbox_strategy()),
+            };
+            let caps = ty.type_capabilities();
+            let refuse = |reason| RegistryError::SandboxRefused {
+                operation: "create",
+                resource: resource.label(),
+                strategy: chosen,
+                reason,
+            };
+            if resource.kind == ResourceKind::Virtual {
+                return Err(refuse(SandboxRefusal::Virtual));
+            }
+            if resource.location.is_none() {
+                return Err(refuse(SandboxRefusal::NoLocation));
+            }
+            if chosen == SandboxStrategy::Inherit {
+                let parents = parent_labels(r, &resource)?;
+                return Err(refuse(SandboxRefusal::Inherits { parents }));
+            }
+            if chosen != SandboxStrategy::None && !caps.sandbox {
+                return Err(refuse(SandboxRefusal::TypeNotSandboxable {
+                    type_name: ty.name.clone(),
+                }));
+            }
+            Ok((resource, chosen))
+        })?;
+        let location = resource.location.clone().unwrap_or_default();
+        let id = SandboxId::from_ulid(self.ids.next_id(self.clock.now()).ulid());
+        let area = root.join(id.to_string());
+        let now = self.now();
+        let mut row = SandboxRow {
+            id,
+            resource: resource.resource_id,
+            strategy: chosen,
+            state: SandboxState::Creating,
+            original: location.clone(),
+            area: area.to_string_lossy().into_owned(),
+            workdir: None,
+            base: None,
+            last_error: None,
+            created_at: now.clone(),
+            updated_at: now,
+        };
+        self.store.write(|w| w.insert_sandbox(&row))?;
+        let _lock = lock(&root, id)?;
+        let made = create_area(&area).and_then(|()| {
+            implementation(chosen)
+                .create(Path::new(&location), &area)
+                .map_err(|source| failed(&row, &resource.label(), "create", source))
+        });
+        let place = match made {
+            Ok(place) => place,
+            Err(err) => {
+                // Nothing half made stays behind: the strategy's partial
+                // files (a worktree, a copy) and the row.
+                let partial = place_of(&row);
+                let _ = implementation(chosen).destroy(&partial);
+                let _ = std::fs::remove_dir_all(&area);
+                self.store.write(|w| w.delete_sandbox(id))?;
+                let _ = std::fs::remove_file(lock_path(&root, id));
+                return Err(err);
+            }
+        };
+        row.state = SandboxState::Active;
+        row.workdir = Some(place.workdir.to_string_lossy().into_owned());
+        row.base = Some(place.base.clone());
+        row.updated_at = self.now();
+        self.store.write(|w| w.update_sandbox(&row))?;
+        Ok(view(row, resource.label(), Vec::new()))
+    }
+
+    /// Every sandbox, or those of one resource, oldest first.
+    pub fn list_sandboxes(
+        &self,
+        resource: Option<&ResourceKey>,
+    ) -> Result<Vec<SandboxView>, RegistryError> {
+        self.store.read(|r| {
+            let only = resource.map(|key| find_row(r, key)).transpose()?;
+            let rows = r.sandboxes(only.map(|row| row.id))?;
+            let mut views = Vec::with_capacity(rows.len());
+            for row in rows {
+                let label = resource_label(r, &row)?;
+                let checkpoints = r.checkpoints(row.id)?;
+                views.push(view(
+                    row,
+                    label,
+                    checkpoints.into_iter().map(Into::into).collect(),
+                ));
+            }
+            Ok(views)
+        })
+    }
+
+    pub fn show_sandbox(&self, id: SandboxId) -> Result<SandboxView, RegistryError> {
+        self.store.read(|r| {
+            let row = r
+                .sandbox(id)?
+                .ok_or(RegistryError::SandboxNotFound { id })?;
+            let label = resource_label(r, &row)?;
+            let checkpoints = r.checkpoints(id)?;
+            Ok(view(
+                row,
+                label,
+                checkpoints.into_iter().map(Into::into).collect(),
+            ))
+        })
+    }
+
+    /// Record the working copy's whole state as the next checkpoint.
+    pub fn checkpoint_sandbox(
+        &mut self,
+        id: SandboxId,
+        label: Option<&str>,
+    ) -> Result<CheckpointView, RegistryError> {
+        if let Some(label) = label {
+            check_label(label)?;
+        }
+        let label = label.map(str::to_owned);
+        let (row, resource) = self.active(id, "checkpoint")?;
+        let refuse = |reason| RegistryError::SandboxRefused {
+            operation: "checkpoint",
+            resource: resource.label(),
+            strategy: row.strategy,
+            reason,
+        };
+        if resource.read_only {
+            return Err(refuse(SandboxRefusal::ReadOnly));
+        }
+        let ty = resource.resource_type_name.clone();
+        if row.strategy != SandboxStrategy::None && !self.type_checkpointable(&ty)? {
+            return Err(refuse(SandboxRefusal::TypeNotCheckpointable {
+                type_name: ty,
+            }));
+        }
+        self.refuse_held(&row, &resource, "checkpoint")?;
+        let root = self.sandboxes_root()?;
+        let _lock = lock(&root, id)?;
+        let made = implementation(row.strategy)
+            .checkpoint(&place_of(&row), label.as_deref().unwrap_or(""))
+            .map_err(|source| failed(&row, &resource.label(), "checkpoint", source))?;
+        let now = self.now();
+        let number = self.store.write(|w| {
+            let number = w.insert_checkpoint(id, label.as_deref(), &made.0, &now)?;
+            w.update_sandbox(&SandboxRow {
+                updated_at: now.clone(),
+                ..row.clone()
+            })?;
+            Ok::<_, RegistryError>(number)
+        })?;
+        Ok(CheckpointView {
+            number,
+            label,
+            reference: made.0,
+            created_at: now,
+        })
+    }
+
+    /// Bring the working copy back to a checkpoint: `to` is its number or
+    /// label; the latest when `None`. Later checkpoints are kept.
+    pub fn rollback_sandbox(
+        &mut self,
+        id: SandboxId,
+        to: Option<&str>,
+    ) -> Result<CheckpointView, RegistryError> {
+        let (row, resource) = self.active(id, "roll back")?;
+        if row.strategy == SandboxStrategy::None {
+            return Err(failed(
+                &row,
+                &resource.label(),
+                "rollback",
+                sandbox::SandboxError::NotSupported(sandbox::NO_ISOLATION.to_owned()),
+            ));
+        }
+        self.refuse_held(&row, &resource, "roll back")?;
+        let checkpoints: Vec<CheckpointView> = self
+            .store
+            .read(|r| r.checkpoints(id))?
+            .into_iter()
+            .map(Into::into)
+            .collect();
+        let target = pick_checkpoint(id, &checkpoints, to)?;
+        let root = self.sandboxes_root()?;
+        let _lock = lock(&root, id)?;
+        implementation(row.strategy)
+            .rollback(&place_of(&row), &CheckpointRef(target.reference.clone()))
+            .map_err(|source| failed(&row, &resource.label(), "rollback", source))?;
+        let now = self.now();
+        self.store.write(|w| {
+            w.update_sandbox(&SandboxRow {
+                updated_at: now,
+                ..row.clone()
+            })
+        })?;
+        Ok(target)
+    }
+
+    /// What changed in the sandbox against the original.
+    pub fn diff_sandbox(&self, id: SandboxId) -> Result<SandboxDiff, RegistryError> {
+        let (row, resource) = self.active(id, "diff")?;
+        self.refuse_held(&row, &resource, "diff")?;
+        implementation(row.strategy)
+            .diff(&place_of(&row))
+            .map_err(|source| failed(&row, &resource.label(), "diff", source))
+    }
+
+    /// Promote the sandbox's changes to the original (a branch for git, a
+    /// copy-back refused on conflicts for directories) — all or nothing.
+    pub fn apply_sandbox(&mut self, id: SandboxId) -> Result<Applied, RegistryError> {
+        let (row, resource) = self.active(id, "apply")?;
+        if resource.read_only {
+            return Err(RegistryError::SandboxRefused {
+                operation: "apply",
+                resource: resource.label(),
+                strategy: row.strategy,
+                reason: SandboxRefusal::ReadOnly,
+            });
+        }
+        self.refuse_held(&row, &resource, "apply")?;
+        let root = self.sandboxes_root()?;
+        let _lock = lock(&root, id)?;
+        let applied = implementation(row.strategy)
+            .apply(&place_of(&row))
+            .map_err(|source| failed(&row, &resource.label(), "apply", source))?;
+        let now = self.now();
+        self.store.write(|w| {
+            w.update_sandbox(&SandboxRow {
+                updated_at: now,
+                ..row.clone()
+            })
+        })?;
+        Ok(applied)
+    }
+
+    /// Remove everything the sandbox made (its area, worktree, refs) and
+    /// its rows. Also finishes a sandbox a crash left `creating` or
+    /// `destroying`.
+    pub fn destroy_sandbox(&mut self, id: SandboxId) -> Result<SandboxView, RegistryError> {
+        let root = self.sandboxes_root()?;
+        let mut shown = self.show_sandbox(id)?;
+        let _lock = lock(&root, id)?;
+        let mut row = self
+            .store
+            .read(|r| r.sandbox(id))?
+            .ok_or(RegistryError::SandboxNotFound { id })?;
+        row.state = SandboxState::Destroying;
+        row.updated_at = self.now();
+        self.store.write(|w| w.update_sandbox(&row))?;
+        let place = place_of(&row);
+        if let Err(source) = implementation(row.strategy).destroy(&place) {
+            let err = failed(&row, &shown.resource, "destroy", source);
+            row.last_error = Some(crate::text::excerpt(&err.to_string(), 3000).into_owned());
+            self.store.write(|w| w.update_sandbox(&row))?;
+            return Err(err);
+        }
+        self.store.write(|w| w.delete_sandbox(id))?;
+        let _ = std::fs::remove_file(lock_path(&root, id));
+        shown.state = SandboxState::Destroying;
+        Ok(shown)
+    }
+
+    /// Destroy every sandbox of the resource and of what removing it would
+    /// take along (`agents resource remove --force`); answers them.
+    pub fn destroy_sandboxes_for_removal(
+        &mut self,
+        key: &ResourceKey,
+    ) -> Result<Vec<SandboxView>, RegistryError> {
+        let ids = self.sandboxes_blocking_removal(key)?;
+        ids.into_iter().map(|id| self.destroy_sandbox(id)).collect()
+    }
+
+    /// The sandboxes living on the resource or on what removing it takes.
+    pub(super) fn sandboxes_blocking_removal(
+        &self,
+        key: &ResourceKey,
+    ) -> Result<Vec<SandboxId>, RegistryError> {
+        let cache = &self.types;
+        self.store.read(|r| {
+            let types = cache.get(r)?;
+            let root = find_row(r, key)?;
+            let (removed, _) = super::removal::what_goes(r, &types, &[root.id])?;
+            super::removal::sandboxes_on(r, &removed)
+        })
+    }
+
+    fn sandboxes_root(&self) -> Result<PathBuf, RegistryError> {
+        let home = self.home.as_ref().ok_or(RegistryError::SandboxNeedsHome)?;
+        Ok(home.join("sandboxes"))
+    }
+
+    /// The sandbox's row and resource, refusing one that is not active.
+    fn active(
+        &self,
+        id: SandboxId,
+        _operation: &'static str,
+    ) -> Result<(SandboxRow, Resource), RegistryError> {
+        let cache = &self.types;
+        self.store.read(|r| {
+            let row = r
+                .sandbox(id)?
+                .ok_or(RegistryError::SandboxNotFound { id })?;
+            if row.state != SandboxState::Active {
+                return Err(RegistryError::SandboxNotActive {
+                    sandbox: id,
+                    state: row.state,
+                });
+            }
+            let types = cache.get(r)?;
+            let resource = load_one(r, &types, find_row(r, &ResourceKey::Id(row.resource))?)?;
+            Ok((row, resource))
+        })
+    }
+
+    fn type_checkpointable(&self, ty: &TypeName) -> Result<bool, RegistryError> {
+        let cache = &self.types;
+        self.store.read(|r| {
+            let types = cache.get(r)?;
+            Ok(types.resolve(ty)?.type_capabilities().checkpoint)
+        })
+    }
+
+    /// `transaction_rollback` keeps its transaction in the session that
+    /// holds it: outside one, its operations are refused with that reason.
+    fn refuse_held(
+        &self,
+        row: &SandboxRow,
+        resource: &Resource,
+        operation: &'static str,
+    ) -> Result<(), RegistryError> {
+        if row.strategy == SandboxStrategy::TransactionRollback {
+            return Err(RegistryError::SandboxRefused {
+                operation,
+                resource: resource.label(),
+                strategy: row.strategy,
+                reason: SandboxRefusal::HeldBySession,
+            });
+        }
+        Ok(())
+    }
+}
+
+fn implementation(strategy: SandboxStrategy) -> Box<dyn Strategy> {
+    // `inherit` never reaches a row: create refuses it.
+    sandbox::implementation(strategy).unwrap_or_else(|| Box::new(sandbox::NoIsolation))
+}
+
+fn failed(
+    row: &SandboxRow,
+    resource: &str,
+    operation: &'static str,
+    source: sandbox::SandboxError,
+) -> RegistryError {
+    RegistryError::SandboxFailed {
+        sandbox: row.id,
+        resource: resource.to_owned(),
+        strategy: row.strategy,
+        operation,
+        source: Box::new(source),
+    }
+}
+
+/// Where the strategy's files are. A row a crash left `creating` has no
+/// working copy recorded; strategies name theirs `work` under the area
+/// and tolerate its absence when destroying.
+fn place_of(row: &SandboxRow) -> SandboxPlace {
+    let area = PathBuf::from(&row.area);
+    SandboxPlace {
+        original: PathBuf::from(&row.original),
+        workdir: row
+            .workdir
+            .as_ref()
+            .map_or_else(|| area.join("work"), PathBuf::from),
+        area,
+        base: row.base.clone().unwrap_or_default(),
+    }
+}
+
+fn view(row: SandboxRow, resource: String, checkpoints: Vec<CheckpointView>) -> SandboxView {
+    SandboxView {
+        sandbox_id: row.id,
+        resource_id: row.resource,
+        resource,
+        isolated: row.strategy != SandboxStrategy::None,
+        strategy: row.strategy,
+        state: row.state,
+        original: row.original,
+        workdir: row.workdir,
+        area: row.area,
+        base: row.base.filter(|b| !b.is_empty()),
+        last_error: row.last_error,
+        checkpoints,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+    }
+}
+
+fn resource_label(r: &crate::store::Reader<'_>, row: &SandboxRow) -> Result<String, RegistryError> {
+    let found = r.resource_by_id(row.resource)?;
+    Ok(crate::model::resource_label(
+        found.as_ref().and_then(|f| f.name.as_ref()),
+        row.resource,
+    ))
+}
+
+fn parent_labels(
+    r: &crate::store::Reader<'_>,
+    resource: &Resource,
+) -> Result<Vec<String>, RegistryError> {
+    let mut labels = Vec::new();
+    for parent in &resource.parents {
+        let name: Option<ResourceName> = r.resource_by_id(*parent)?.and_then(|p| p.name);
+        labels.push(crate::model::resource_label(name.as_ref(), *parent));
+    }
+    Ok(labels)
+}
+
+/// The checkpoint `wanted` names (its number, `#N`, or its label), or the
+/// latest.
+fn pick_checkpoint(
+    id: SandboxId,
+    checkpoints: &[CheckpointView],
+    wanted: Option<&str>,
+) -> Result<CheckpointView, RegistryError> {
+    let not_found = |wanted: &str| RegistryError::CheckpointNotFound {
+        sandbox: id,
+        wanted: wanted.to_owned(),
+        known: checkpoints.iter().map(CheckpointView::label_text).collect(),
+    };
+    let Some(wanted) = wanted else {
+        return checkpoints
+            .last()
+            .cloned()
+            .ok_or_else(|| not_found("(latest)"));
+    };
+    let number = wanted
+        .strip_prefix('#')
+        .unwrap_or(wanted)
+        .parse::<i64>()
+        .ok();
+    checkpoints
+        .iter()
+        .rev()
+        .find(|c| Some(c.number) == number || c.label.as_deref() == Some(wanted))
+        .cloned()
+        .ok_or_else(|| not_found(wanted))
+}
+
+/// A label names a checkpoint in `rollback`, so it must not look like a
+/// number, and it is printed, so no control characters.
+fn check_label(label: &str) -> Result<(), RegistryError> {
+    let refuse = |reason: &str| RegistryError::BadCheckpointLabel {
+        label: label.to_owned(),
+        reason: reason.to_owned(),
+    };
+    if label.is_empty() || label.chars().count() > LABEL_MAX {
+        return Err(refuse("a label has 1 to 200 characters"));
+    }
+    if label.chars().any(char::is_control) {
+        return Err(refuse("it holds control characters"));
+    }
+    if label
+        .strip_prefix('#')
+        .unwrap_or(label)
+        .parse::<i64>()
+        .is_ok()
+    {
+        return Err(refuse(
+            "it reads as a checkpoint number; rollback could not tell them apart",
+        ));
+    }
+    Ok(())
+}
+
+fn create_area(area: &Path) -> Result<(), RegistryError> {
+    use std::os::unix::fs::DirBuilderExt;
+    let parent = area.parent().unwrap_or(area);
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(parent)
+        .and_then(|()| std::fs::DirBuilder::new().mode(0o700).create(area))
+        .map_err(|source| RegistryError::Home {
+            path: area.to_owned(),
+            source,
+        })
+}
+
+fn lock_path(root: &Path, id: SandboxId) -> PathBuf {
+    root.join(format!("{id}.lock"))
+}
+
+/// An exclusive lock on one sandbox, held until dropped.
+fn lock(root: &Path, id: SandboxId) -> Result<std::fs::File, RegistryError> {
+    let home_err = |source| RegistryError::Home {
+        path: root.to_owned(),
+        source,
+    };
+    std::fs::create_dir_all(root).map_err(home_err)?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(lock_path(root, id))
+        .map_err(home_err)?;
+    file.lock().map_err(home_err)?;
+    Ok(file)
+}

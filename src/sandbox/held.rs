@@ -1,0 +1,82 @@
+//! `transaction_rollback` as the registry sees it between sessions: the
+//! sandbox's row and area exist, but its transaction lives only in the
+//! process holding it (`agents sandbox shell`, or an agent runtime through
+//! the library), so checkpoint, rollback, diff and apply are session
+//! operations, refused here with that reason.
+
+use std::io::Read;
+use std::path::Path;
+
+use crate::sandbox::{Applied, CheckpointRef, SandboxDiff, SandboxError, SandboxPlace, Strategy};
+
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
+const HELD: &str = "a transaction_rollback sandbox's transaction lives in the process holding \
+     it: use `agents sandbox shell ID`, or hold it through the library";
+
+/// The `transaction_rollback` strategy outside a session.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct HeldTransaction;
+
+/// Is `path` a regular file (not followed through a symlink) that starts
+/// with SQLite's header? Reads 16 bytes; creates nothing.
+pub fn check_sqlite_file(path: &Path) -> Result<(), SandboxError> {
+    let io = |what| {
+        move |source| SandboxError::Io {
+            what,
+            path: path.to_path_buf(),
+            source,
+        }
+    };
+    let meta = std::fs::symlink_metadata(path).map_err(io("inspect"))?;
+    if !meta.is_file() {
+        return Err(SandboxError::Unsuitable(format!(
+            "{} is not a regular file (a symlink is not followed); transaction_rollback \
+             sandboxes a SQLite database file",
+            path.display()
+        )));
+    }
+    let mut header = [0u8; 16];
+    let mut file = std::fs::File::open(path).map_err(io("open"))?;
+    let read = file.read(&mut header).map_err(io("read"))?;
+    if read < header.len() || &header != SQLITE_HEADER {
+        return Err(SandboxError::Unsuitable(format!(
+            "{} is not a SQLite database (its first bytes are not \"SQLite format 3\"); \
+             transaction_rollback sandboxes a SQLite database file",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+impl Strategy for HeldTransaction {
+    fn create(&self, original: &Path, area: &Path) -> Result<SandboxPlace, SandboxError> {
+        check_sqlite_file(original)?;
+        Ok(SandboxPlace {
+            original: original.to_path_buf(),
+            area: area.to_path_buf(),
+            workdir: original.to_path_buf(),
+            base: String::new(),
+        })
+    }
+
+    fn checkpoint(&self, _: &SandboxPlace, _: &str) -> Result<CheckpointRef, SandboxError> {
+        Err(SandboxError::NotSupported(HELD.to_owned()))
+    }
+
+    fn rollback(&self, _: &SandboxPlace, _: &CheckpointRef) -> Result<(), SandboxError> {
+        Err(SandboxError::NotSupported(HELD.to_owned()))
+    }
+
+    fn diff(&self, _: &SandboxPlace) -> Result<SandboxDiff, SandboxError> {
+        Err(SandboxError::NotSupported(HELD.to_owned()))
+    }
+
+    fn apply(&self, _: &SandboxPlace) -> Result<Applied, SandboxError> {
+        Err(SandboxError::NotSupported(HELD.to_owned()))
+    }
+
+    fn destroy(&self, place: &SandboxPlace) -> Result<(), SandboxError> {
+        super::none::NoIsolation.destroy(place)
+    }
+}
