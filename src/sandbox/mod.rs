@@ -35,36 +35,11 @@ pub fn implementation(strategy: SandboxStrategy) -> Option<Box<dyn Strategy>> {
     Some(match strategy {
         SandboxStrategy::GitWorktree => Box::new(GitWorktree::default()),
         SandboxStrategy::CopyOnWrite => Box::new(CopyOnWrite),
-        SandboxStrategy::Overlay => Box::new(NotYet),
+        SandboxStrategy::Overlay => Box::new(Overlay::default()),
         SandboxStrategy::TransactionRollback => Box::new(HeldTransaction),
         SandboxStrategy::None => Box::new(NoIsolation),
         SandboxStrategy::Inherit => return None,
     })
-}
-
-/// Placeholder until the overlay strategy lands.
-#[derive(Debug)]
-struct NotYet;
-
-impl Strategy for NotYet {
-    fn create(&self, _: &Path, _: &Path) -> Result<SandboxPlace, SandboxError> {
-        Err(SandboxError::NotSupported("overlay: not yet".into()))
-    }
-    fn checkpoint(&self, _: &SandboxPlace, _: &str) -> Result<CheckpointRef, SandboxError> {
-        Err(SandboxError::NotSupported("overlay: not yet".into()))
-    }
-    fn rollback(&self, _: &SandboxPlace, _: &CheckpointRef) -> Result<(), SandboxError> {
-        Err(SandboxError::NotSupported("overlay: not yet".into()))
-    }
-    fn diff(&self, _: &SandboxPlace) -> Result<SandboxDiff, SandboxError> {
-        Err(SandboxError::NotSupported("overlay: not yet".into()))
-    }
-    fn apply(&self, _: &SandboxPlace) -> Result<Applied, SandboxError> {
-        Err(SandboxError::NotSupported("overlay: not yet".into()))
-    }
-    fn destroy(&self, _: &SandboxPlace) -> Result<(), SandboxError> {
-        Ok(())
-    }
 }
 
 use std::path::{Path, PathBuf};
