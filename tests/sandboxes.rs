@@ -183,6 +183,33 @@ fn copy_on_write_round_trip() {
     directory_cycle(&Env::new(), "copy_on_write");
 }
 
+/// The kernel's overlayfs where this process may mount it (every command
+/// a new process: the mount outlives each), else the user-space overlay.
+#[test]
+fn overlay_round_trip() {
+    let env = Env::new();
+    let _unmount = UnmountBelow(env.home.path().to_owned());
+    directory_cycle(&env, "overlay");
+}
+
+/// Lazily unmounts whatever is still mounted below a directory when a
+/// test ends (an overlay sandbox left by a failed assertion).
+struct UnmountBelow(PathBuf);
+
+impl Drop for UnmountBelow {
+    fn drop(&mut self) {
+        let Ok(table) = std::fs::read_to_string("/proc/self/mountinfo") else {
+            return;
+        };
+        let below = format!(" {}/", self.0.display());
+        for line in table.lines().filter(|l| l.contains(&below)) {
+            if let Some(point) = line.split(' ').nth(4) {
+                let _ = rustix::mount::unmount(point, rustix::mount::UnmountFlags::DETACH);
+            }
+        }
+    }
+}
+
 #[test]
 fn git_worktree_round_trip() {
     let env = Env::new();

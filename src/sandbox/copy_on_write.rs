@@ -47,6 +47,10 @@
 //!   walks and from a manifest whose paths are checked (no `.`, `..` or
 //!   empty component). An area inside the original is refused at create
 //!   (the copy would contain itself).
+//! * Shared with `overlay` (`pub(in crate::sandbox)`), so the two mean the
+//!   same by a diff and an apply: the walk and manifests (`tree.rs`),
+//!   checkpoints (`make_checkpoint`), `compare`, the conflict check and `copy_back`
+//!   (which takes the root to copy from: a working copy or an upper layer).
 //! * Known limits: a change made to the original between apply's conflict
 //!   check and its commit is not detected (the check is not a lock); the
 //!   root directory's own mode is copied but not part of diff or apply;
@@ -54,14 +58,13 @@
 //!   process crash, not necessarily for a power loss.
 
 #[cfg(test)]
-mod tests;
-mod tree;
+pub(in crate::sandbox) mod tests;
+pub(in crate::sandbox) mod tree;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::digest::sha256_hex;
 use crate::sandbox::{Applied, CheckpointRef, SandboxDiff, SandboxError, SandboxPlace, Strategy};
 use tree::{Kind, Tree, io_err};
 
@@ -76,22 +79,7 @@ pub struct CopyOnWrite;
 
 impl Strategy for CopyOnWrite {
     fn create(&self, original: &Path, area: &Path) -> Result<SandboxPlace, SandboxError> {
-        let meta = fs::symlink_metadata(original).map_err(io_err("inspect", original))?;
-        if !meta.is_dir() {
-            return Err(SandboxError::Unsuitable(format!(
-                "{} is not a directory (a symlink to one is not followed); copy_on_write sandboxes a directory",
-                original.display()
-            )));
-        }
-        let canonical = |p: &Path| fs::canonicalize(p).map_err(io_err("resolve", p));
-        if canonical(area)?.starts_with(canonical(original)?) {
-            return Err(SandboxError::Unsuitable(format!(
-                "the sandbox area {} is inside the original {}; a copy would contain itself: \
-                 put the area elsewhere",
-                area.display(),
-                original.display()
-            )));
-        }
+        refuse_unsuitable(original, area, "copy_on_write")?;
         let tree = tree::scan(original, true)?;
         let workdir = area.join(WORK);
         tree::copy_tree(original, &workdir, &tree)?;
@@ -105,39 +93,14 @@ impl Strategy for CopyOnWrite {
     }
 
     fn checkpoint(&self, place: &SandboxPlace, label: &str) -> Result<CheckpointRef, SandboxError> {
-        let dir = place.area.join(CHECKPOINTS);
-        fs::create_dir_all(&dir).map_err(io_err("create directory", &dir))?;
-        let mut last = 0u64;
-        for item in fs::read_dir(&dir).map_err(io_err("read directory", &dir))? {
-            let item = item.map_err(io_err("read directory", &dir))?;
-            let name = item.file_name().to_string_lossy().into_owned();
-            if name.ends_with(".tmp") {
-                tree::remove_tree(&item.path())?;
-            } else if let Ok(n) = name.parse::<u64>() {
-                last = last.max(n);
-            }
-        }
-        let n = last + 1;
-        let tmp = dir.join(format!("{n}.tmp"));
-        fs::create_dir(&tmp).map_err(io_err("create directory", &tmp))?;
-        let done = dir.join(n.to_string());
-        let made = (|| {
+        make_checkpoint(&place.area.join(CHECKPOINTS), label, |tmp| {
             let snapshot = tree::scan(&place.workdir, false)?;
-            tree::copy_tree(&place.workdir, &tmp.join("tree"), &snapshot)?;
-            let label_path = tmp.join("label");
-            fs::write(&label_path, label).map_err(io_err("write", &label_path))?;
-            fs::rename(&tmp, &done).map_err(io_err("rename into place", &done))
-        })();
-        if made.is_err() {
-            // A half copy must not hold the space (a full disk is the
-            // usual cause) the next rollback needs.
-            let _ = tree::remove_tree(&tmp);
-        }
-        made.map(|()| CheckpointRef(n.to_string()))
+            tree::copy_tree(&place.workdir, &tmp.join("tree"), &snapshot)
+        })
     }
 
     fn rollback(&self, place: &SandboxPlace, to: &CheckpointRef) -> Result<(), SandboxError> {
-        let snap = checkpoint_tree(place, to)?;
+        let snap = checkpoint_dir(&place.area.join(CHECKPOINTS), to)?.join("tree");
         let restore = place.area.join(RESTORE);
         tree::remove_tree(&restore)?;
         let built = tree::scan(&snap, false)
@@ -151,24 +114,17 @@ impl Strategy for CopyOnWrite {
     }
 
     fn diff(&self, place: &SandboxPlace) -> Result<SandboxDiff, SandboxError> {
-        let base = read_manifest(&place.area)?;
+        let (base, _) = read_manifest(&place.area)?;
         let now = tree::scan(&place.workdir, true)?;
         Ok(compare(&base, &now))
     }
 
     fn apply(&self, place: &SandboxPlace) -> Result<Applied, SandboxError> {
-        let base = read_manifest(&place.area)?;
-        let current = tree::scan(&place.original, true)?;
-        let changed = compare(&base, &current);
-        if changed != SandboxDiff::default() {
-            let mut paths: Vec<String> =
-                [changed.added, changed.modified, changed.deleted].concat();
-            paths.sort();
-            return Err(SandboxError::Conflict(paths));
-        }
+        let (base, _) = read_manifest(&place.area)?;
+        refuse_conflicts(&place.original, &base)?;
         let now = tree::scan(&place.workdir, true)?;
         let diff = compare(&base, &now);
-        copy_back(place, &base, &now, &diff)?;
+        copy_back(&place.original, &place.workdir, &base, &now, &diff)?;
         write_manifest(&place.area, &tree::scan(&place.original, true)?)?;
         Ok(Applied::CopiedBack(diff))
     }
@@ -178,22 +134,88 @@ impl Strategy for CopyOnWrite {
     }
 }
 
-/// The snapshot directory of a checkpoint; a name that is not one of ours
-/// (not a number, or no such directory) is `NoCheckpoint`.
-fn checkpoint_tree(place: &SandboxPlace, to: &CheckpointRef) -> Result<PathBuf, SandboxError> {
+/// Refuse an `original` that is not a directory, and an `area` inside it
+/// (a copy would contain itself); `strategy` names who refuses.
+pub(in crate::sandbox) fn refuse_unsuitable(
+    original: &Path,
+    area: &Path,
+    strategy: &str,
+) -> Result<(), SandboxError> {
+    let meta = fs::symlink_metadata(original).map_err(io_err("inspect", original))?;
+    if !meta.is_dir() {
+        return Err(SandboxError::Unsuitable(format!(
+            "{} is not a directory (a symlink to one is not followed); {strategy} sandboxes a directory",
+            original.display()
+        )));
+    }
+    let canonical = |p: &Path| fs::canonicalize(p).map_err(io_err("resolve", p));
+    if canonical(area)?.starts_with(canonical(original)?) {
+        return Err(SandboxError::Unsuitable(format!(
+            "the sandbox area {} is inside the original {}; the sandbox would contain itself: \
+             put the area elsewhere",
+            area.display(),
+            original.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Make checkpoint `<n>` (one past the highest) in `dir`: `fill` fills
+/// `<n>.tmp` (which already holds `label`), then it is renamed to `<n>`,
+/// its name the reference. A `*.tmp` a crash left is removed first, and
+/// one whose filling failed is removed at once: a half copy must not hold
+/// the space (a full disk is the usual cause) the next rollback needs.
+pub(in crate::sandbox) fn make_checkpoint(
+    dir: &Path,
+    label: &str,
+    fill: impl FnOnce(&Path) -> Result<(), SandboxError>,
+) -> Result<CheckpointRef, SandboxError> {
+    fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
+    let mut last = 0u64;
+    for item in fs::read_dir(dir).map_err(io_err("read directory", dir))? {
+        let item = item.map_err(io_err("read directory", dir))?;
+        let name = item.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".tmp") {
+            tree::remove_tree(&item.path())?;
+        } else if let Ok(n) = name.parse::<u64>() {
+            last = last.max(n);
+        }
+    }
+    let n = last + 1;
+    let tmp = dir.join(format!("{n}.tmp"));
+    fs::create_dir(&tmp).map_err(io_err("create directory", &tmp))?;
+    let done = dir.join(n.to_string());
+    let label_path = tmp.join("label");
+    let made = fs::write(&label_path, label)
+        .map_err(io_err("write", &label_path))
+        .and_then(|()| fill(&tmp))
+        .and_then(|()| fs::rename(&tmp, &done).map_err(io_err("rename into place", &done)));
+    if made.is_err() {
+        // The error to report is the one that stopped the checkpoint.
+        let _ = tree::remove_tree(&tmp);
+    }
+    made.map(|()| CheckpointRef(n.to_string()))
+}
+
+/// The directory of checkpoint `to` in `dir`; a name that is not one of
+/// ours (not a number, or no such directory) is `NoCheckpoint`.
+pub(in crate::sandbox) fn checkpoint_dir(
+    dir: &Path,
+    to: &CheckpointRef,
+) -> Result<PathBuf, SandboxError> {
     let missing = || SandboxError::NoCheckpoint(to.0.clone());
     if to.0.is_empty() || !to.0.bytes().all(|b| b.is_ascii_digit()) {
         return Err(missing());
     }
-    let snap = place.area.join(CHECKPOINTS).join(&to.0).join("tree");
-    match fs::symlink_metadata(&snap) {
-        Ok(meta) if meta.is_dir() => Ok(snap),
+    let path = dir.join(&to.0);
+    match fs::symlink_metadata(&path) {
+        Ok(meta) if meta.is_dir() => Ok(path),
         _ => Err(missing()),
     }
 }
 
 /// Exchange two directories: atomically on Linux; elsewhere by two renames.
-fn swap(a: &Path, b: &Path) -> Result<(), SandboxError> {
+pub(in crate::sandbox) fn swap(a: &Path, b: &Path) -> Result<(), SandboxError> {
     #[cfg(target_os = "linux")]
     {
         use rustix::fs::{CWD, RenameFlags, renameat_with};
@@ -209,22 +231,30 @@ fn swap(a: &Path, b: &Path) -> Result<(), SandboxError> {
 
 /// Write the manifest of `tree` atomically; its sha256 is the sandbox's base.
 fn write_manifest(area: &Path, tree: &Tree) -> Result<String, SandboxError> {
-    let text = tree::render(tree);
-    let tmp = area.join(format!("{MANIFEST}.tmp"));
-    fs::write(&tmp, &text).map_err(io_err("write", &tmp))?;
-    let path = area.join(MANIFEST);
-    fs::rename(&tmp, &path).map_err(io_err("rename into place", &path))?;
-    Ok(sha256_hex(text.as_bytes()))
+    tree::write_manifest(&area.join(MANIFEST), tree)
 }
 
-fn read_manifest(area: &Path) -> Result<Tree, SandboxError> {
-    let path = area.join(MANIFEST);
-    let text = fs::read_to_string(&path).map_err(io_err("read", &path))?;
-    tree::parse(&text, &path)
+fn read_manifest(area: &Path) -> Result<(Tree, String), SandboxError> {
+    tree::read_manifest(&area.join(MANIFEST))
+}
+
+/// Refuse with `Conflict` (naming every path) when `original` no longer
+/// matches `base`, the state a sandbox was made from.
+pub(in crate::sandbox) fn refuse_conflicts(
+    original: &Path,
+    base: &Tree,
+) -> Result<(), SandboxError> {
+    let changed = compare(base, &tree::scan(original, true)?);
+    if changed == SandboxDiff::default() {
+        return Ok(());
+    }
+    let mut paths: Vec<String> = [changed.added, changed.modified, changed.deleted].concat();
+    paths.sort();
+    Err(SandboxError::Conflict(paths))
 }
 
 /// What differs from `base` in `now` (kind, mode, size or digest).
-fn compare(base: &Tree, now: &Tree) -> SandboxDiff {
+pub(in crate::sandbox) fn compare(base: &Tree, now: &Tree) -> SandboxDiff {
     let mut diff = SandboxDiff::default();
     for (path, entry) in now {
         match base.get(path) {
@@ -241,15 +271,17 @@ fn compare(base: &Tree, now: &Tree) -> SandboxDiff {
     diff
 }
 
-/// Bring `diff` from the working copy into the original: stage, then
-/// commit by removals and renames (see the module doc for the window).
-fn copy_back(
-    place: &SandboxPlace,
+/// Bring `diff` into `original`, taking every added or modified entry of
+/// `now` from below `from` (the working copy, or an overlay's upper
+/// layer): stage, then commit by removals and renames (see the module doc
+/// for the window).
+pub(in crate::sandbox) fn copy_back(
+    original: &Path,
+    from: &Path,
     base: &Tree,
     now: &Tree,
     diff: &SandboxDiff,
 ) -> Result<(), SandboxError> {
-    let original = &place.original;
     let changed: Vec<&String> = {
         let mut v: Vec<&String> = diff.added.iter().chain(&diff.modified).collect();
         v.sort();
@@ -270,7 +302,7 @@ fn copy_back(
         let entry = &now[*path];
         if entry.kind != Kind::Dir {
             let to = staging.path().join(i.to_string());
-            tree::copy_entry(&place.workdir.join(path), &to, entry)?;
+            tree::copy_entry(&from.join(path), &to, entry)?;
             staged.push((Path::new(&staging_name).join(i.to_string()), *path));
         }
     }

@@ -1,7 +1,7 @@
-//! The file trees `copy_on_write` reads and writes: the one home of how a
-//! directory is walked (never following a symlink), what an entry is
-//! (kind, mode, size, digest), how a tree is written as a text manifest,
-//! and how one is copied and removed.
+//! The file trees `copy_on_write` and `overlay` read and write: the one
+//! home of how a directory is walked (never following a symlink), what an
+//! entry is (kind, mode, size, digest), how a tree is written as a text
+//! manifest, and how one is copied and removed.
 //!
 //! A walk refuses, before anything is written, what the strategy cannot
 //! copy faithfully: special files (FIFOs, devices, sockets), and names
@@ -22,7 +22,7 @@ use crate::sandbox::SandboxError;
 
 /// What an entry is. Symlinks are entries of their own, never followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
+pub(in crate::sandbox) enum Kind {
     Dir,
     File,
     Symlink,
@@ -32,7 +32,7 @@ pub(super) enum Kind {
 /// its target; a directory's size is 0 and its digest `-`; a walk without
 /// hashing leaves every digest `-`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Entry {
+pub(in crate::sandbox) struct Entry {
     pub kind: Kind,
     pub mode: u32,
     pub size: u64,
@@ -41,9 +41,9 @@ pub(super) struct Entry {
 
 /// Every entry below a root, by `/`-separated relative path; a parent
 /// sorts before its children.
-pub(super) type Tree = BTreeMap<String, Entry>;
+pub(in crate::sandbox) type Tree = BTreeMap<String, Entry>;
 
-pub(super) fn io_err(
+pub(in crate::sandbox) fn io_err(
     what: &'static str,
     path: &Path,
 ) -> impl FnOnce(std::io::Error) -> SandboxError + use<> {
@@ -53,67 +53,22 @@ pub(super) fn io_err(
 
 /// Walk `root` (not itself recorded). `hash`: digest file contents and
 /// symlink targets (for manifests and diffs; copies do not need it).
-pub(super) fn scan(root: &Path, hash: bool) -> Result<Tree, SandboxError> {
+pub(in crate::sandbox) fn scan(root: &Path, hash: bool) -> Result<Tree, SandboxError> {
     let mut tree = Tree::new();
     scan_dir(root, "", hash, &mut tree)?;
     Ok(tree)
 }
 
 fn scan_dir(root: &Path, rel: &str, hash: bool, tree: &mut Tree) -> Result<(), SandboxError> {
-    let dir = root.join(rel);
-    let mut names = Vec::new();
-    for item in fs::read_dir(&dir).map_err(io_err("read directory", &dir))? {
-        names.push(item.map_err(io_err("read directory", &dir))?.file_name());
-    }
-    names.sort();
-    for name in names {
-        let Some(name) = name.to_str().filter(|n| !n.contains('\n')) else {
-            return Err(SandboxError::Unsuitable(format!(
-                "{}: a name that is not UTF-8 or holds a newline; copy_on_write records paths \
-                 in a text manifest, so rename it first",
-                dir.join(&name).display()
-            )));
-        };
+    for name in names(&root.join(rel))? {
         let rel_path = if rel.is_empty() {
-            name.to_owned()
+            name
         } else {
             format!("{rel}/{name}")
         };
         let path = root.join(&rel_path);
         let meta = fs::symlink_metadata(&path).map_err(io_err("inspect", &path))?;
-        let kind = meta.file_type();
-        let entry = if kind.is_symlink() {
-            let target = fs::read_link(&path).map_err(io_err("read symlink", &path))?;
-            let bytes = target.as_os_str().as_bytes();
-            let digest = if hash { sha256_hex(bytes) } else { "-".into() };
-            Entry {
-                kind: Kind::Symlink,
-                mode: 0,
-                size: bytes.len() as u64,
-                digest,
-            }
-        } else if kind.is_dir() {
-            Entry {
-                kind: Kind::Dir,
-                mode: meta.permissions().mode() & 0o7777,
-                size: 0,
-                digest: "-".into(),
-            }
-        } else if kind.is_file() {
-            let digest = if hash { hash_file(&path)? } else { "-".into() };
-            Entry {
-                kind: Kind::File,
-                mode: meta.permissions().mode() & 0o7777,
-                size: meta.len(),
-                digest,
-            }
-        } else {
-            return Err(SandboxError::Unsuitable(format!(
-                "{} is a special file (a FIFO, device or socket); copy_on_write copies only files, \
-                 directories and symlinks: remove it or choose another sandbox strategy",
-                path.display()
-            )));
-        };
+        let entry = entry_from(&path, &meta, hash)?;
         let is_dir = entry.kind == Kind::Dir;
         tree.insert(rel_path.clone(), entry);
         if is_dir {
@@ -121,6 +76,69 @@ fn scan_dir(root: &Path, rel: &str, hash: bool, tree: &mut Tree) -> Result<(), S
         }
     }
     Ok(())
+}
+
+/// The names in `dir`, sorted; a name that is not UTF-8 or holds a
+/// newline is refused (manifests are one line per entry, path last).
+pub(in crate::sandbox) fn names(dir: &Path) -> Result<Vec<String>, SandboxError> {
+    let mut names = Vec::new();
+    for item in fs::read_dir(dir).map_err(io_err("read directory", dir))? {
+        let name = item.map_err(io_err("read directory", dir))?.file_name();
+        match name.to_str().filter(|n| !n.contains('\n')) {
+            Some(name) => names.push(name.to_owned()),
+            None => {
+                return Err(SandboxError::Unsuitable(format!(
+                    "{}: a name that is not UTF-8 or holds a newline; the sandbox records paths \
+                     in a text manifest, so rename it first",
+                    dir.join(&name).display()
+                )));
+            }
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// The entry at `path`, whose `symlink_metadata` is `meta`; a special file
+/// (FIFO, device, socket) is refused.
+pub(in crate::sandbox) fn entry_from(
+    path: &Path,
+    meta: &fs::Metadata,
+    hash: bool,
+) -> Result<Entry, SandboxError> {
+    let kind = meta.file_type();
+    if kind.is_symlink() {
+        let target = fs::read_link(path).map_err(io_err("read symlink", path))?;
+        let bytes = target.as_os_str().as_bytes();
+        let digest = if hash { sha256_hex(bytes) } else { "-".into() };
+        Ok(Entry {
+            kind: Kind::Symlink,
+            mode: 0,
+            size: bytes.len() as u64,
+            digest,
+        })
+    } else if kind.is_dir() {
+        Ok(Entry {
+            kind: Kind::Dir,
+            mode: meta.permissions().mode() & 0o7777,
+            size: 0,
+            digest: "-".into(),
+        })
+    } else if kind.is_file() {
+        let digest = if hash { hash_file(path)? } else { "-".into() };
+        Ok(Entry {
+            kind: Kind::File,
+            mode: meta.permissions().mode() & 0o7777,
+            size: meta.len(),
+            digest,
+        })
+    } else {
+        Err(SandboxError::Unsuitable(format!(
+            "{} is a special file (a FIFO, device or socket); the sandbox copies only files, \
+             directories and symlinks: remove it or choose another sandbox strategy",
+            path.display()
+        )))
+    }
 }
 
 /// sha256 of a regular file, opened without following a symlink and
@@ -154,7 +172,7 @@ const MANIFEST_HEADER: &str = "agents copy_on_write manifest 1";
 
 /// `kind mode size digest path`, one line per entry after a header line;
 /// kind `d`/`f`/`l`, mode in octal, path last so it may hold spaces.
-pub(super) fn render(tree: &Tree) -> String {
+pub(in crate::sandbox) fn render(tree: &Tree) -> String {
     let mut text = format!("{MANIFEST_HEADER}\n");
     for (path, e) in tree {
         let kind = match e.kind {
@@ -172,10 +190,10 @@ pub(super) fn render(tree: &Tree) -> String {
 
 /// Read back what [`render`] wrote; anything else (including a path with
 /// an empty, `.` or `..` component) is refused, never guessed at.
-pub(super) fn parse(text: &str, source: &Path) -> Result<Tree, SandboxError> {
+pub(in crate::sandbox) fn parse(text: &str, source: &Path) -> Result<Tree, SandboxError> {
     let bad = |line: &str| {
         SandboxError::Unsuitable(format!(
-            "{} is not a copy_on_write manifest (at {line:?}); the sandbox is damaged: destroy it",
+            "{} is not a sandbox manifest (at {line:?}); the sandbox is damaged: destroy it",
             source.display()
         ))
     };
@@ -216,11 +234,33 @@ pub(super) fn parse(text: &str, source: &Path) -> Result<Tree, SandboxError> {
     Ok(tree)
 }
 
+/// Write the manifest of `tree` to `path` atomically (via `<path>.tmp`);
+/// returns its sha256.
+pub(in crate::sandbox) fn write_manifest(path: &Path, tree: &Tree) -> Result<String, SandboxError> {
+    let text = render(tree);
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    fs::write(&tmp, &text).map_err(io_err("write", &tmp))?;
+    fs::rename(&tmp, path).map_err(io_err("rename into place", path))?;
+    Ok(sha256_hex(text.as_bytes()))
+}
+
+/// Read back what [`write_manifest`] wrote, and its sha256.
+pub(in crate::sandbox) fn read_manifest(path: &Path) -> Result<(Tree, String), SandboxError> {
+    let text = fs::read_to_string(path).map_err(io_err("read", path))?;
+    Ok((parse(&text, path)?, sha256_hex(text.as_bytes())))
+}
+
 /// Copy one entry of `tree` from `src` to `dst` (the parent exists):
 /// reflink or copy a file, recreate a symlink with the same target, make
 /// a directory. Modes of files are set here; of directories by the caller
 /// once their contents are in (a read-only directory must be filled first).
-pub(super) fn copy_entry(src: &Path, dst: &Path, entry: &Entry) -> Result<(), SandboxError> {
+pub(in crate::sandbox) fn copy_entry(
+    src: &Path,
+    dst: &Path,
+    entry: &Entry,
+) -> Result<(), SandboxError> {
     match entry.kind {
         Kind::Dir => fs::create_dir(dst).map_err(io_err("create directory", dst)),
         Kind::Symlink => {
@@ -234,14 +274,18 @@ pub(super) fn copy_entry(src: &Path, dst: &Path, entry: &Entry) -> Result<(), Sa
     }
 }
 
-pub(super) fn set_mode(path: &Path, mode: u32) -> Result<(), SandboxError> {
+pub(in crate::sandbox) fn set_mode(path: &Path, mode: u32) -> Result<(), SandboxError> {
     fs::set_permissions(path, fs::Permissions::from_mode(mode))
         .map_err(io_err("set the mode of", path))
 }
 
 /// Copy the whole of `tree` (a walk of `src`) to `dst`, which must not
 /// exist yet; `dst` gets `src`'s own mode too.
-pub(super) fn copy_tree(src: &Path, dst: &Path, tree: &Tree) -> Result<(), SandboxError> {
+pub(in crate::sandbox) fn copy_tree(
+    src: &Path,
+    dst: &Path,
+    tree: &Tree,
+) -> Result<(), SandboxError> {
     fs::create_dir(dst).map_err(io_err("create directory", dst))?;
     for (rel, entry) in tree {
         copy_entry(&src.join(rel), &dst.join(rel), entry)?;
@@ -259,7 +303,7 @@ pub(super) fn copy_tree(src: &Path, dst: &Path, tree: &Tree) -> Result<(), Sandb
 /// Remove a tree this strategy made, even where a copied directory is
 /// read-only (its owner's mode was copied faithfully). Symlinks are
 /// removed, never followed.
-pub(super) fn remove_tree(path: &Path) -> Result<(), SandboxError> {
+pub(in crate::sandbox) fn remove_tree(path: &Path) -> Result<(), SandboxError> {
     if fs::symlink_metadata(path).is_err() {
         return Ok(());
     }
