@@ -192,6 +192,23 @@ fn overlay_round_trip() {
     directory_cycle(&env, "overlay");
 }
 
+/// The user-space overlay, asked for with `AGENTS_OVERLAY=userspace`
+/// (what runs where the kernel's cannot be mounted).
+#[test]
+fn overlay_round_trip_in_user_space() {
+    let mut env = Env::new();
+    env.vars
+        .push(("AGENTS_OVERLAY".to_owned(), "userspace".to_owned()));
+    let mounts_before = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    directory_cycle(&env, "overlay");
+    let mounts_after = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let home = env.home.path().display().to_string();
+    assert!(
+        !mounts_after.contains(&home) && !mounts_before.contains(&home),
+        "user space mounts nothing"
+    );
+}
+
 /// Lazily unmounts whatever is still mounted below a directory when a
 /// test ends (an overlay sandbox left by a failed assertion).
 struct UnmountBelow(PathBuf);

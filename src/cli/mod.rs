@@ -232,8 +232,10 @@ impl Context {
     fn open(&self) -> Result<Registry, Failure> {
         let home = self.home()?;
         log::debug!("registry home: {}", home.root().display());
+        let overlay = std::env::var("AGENTS_OVERLAY").ok();
         let options = Options {
             limits: self.limits.clone(),
+            overlay: resource_host::sandbox::Overlay::from_env_value(overlay.as_deref()),
             ..Options::default()
         };
         Ok(Registry::open_with(&home, options)?)

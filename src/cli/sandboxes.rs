@@ -227,7 +227,13 @@ fn show(s: &SandboxView) -> String {
     let mut pairs = vec![
         ("sandbox_id", s.sandbox_id.to_string()),
         ("resource", s.resource.clone()),
-        ("strategy", s.strategy.as_str().to_owned()),
+        (
+            "strategy",
+            match s.overlay_mode {
+                Some(mode) => format!("{} ({mode})", s.strategy.as_str()),
+                None => s.strategy.as_str().to_owned(),
+            },
+        ),
         ("state", s.state.to_string()),
         ("isolated", s.isolated.to_string()),
         ("original", s.original.clone()),

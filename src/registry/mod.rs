@@ -86,6 +86,8 @@ pub struct Registry {
     /// The home directory, when there is one (a watch ignores its own
     /// files).
     home: Option<std::path::PathBuf>,
+    /// How `overlay` sandboxes are made.
+    overlay: crate::sandbox::Overlay,
 }
 
 /// What a registry is handed: its effects (defaults: the system clock,
@@ -95,6 +97,9 @@ pub struct Options {
     pub clock: Box<dyn Clock>,
     pub ids: Box<dyn IdSource>,
     pub limits: Limits,
+    /// How `overlay` sandboxes are made (default: the kernel's overlayfs
+    /// where it mounts, else the user-space fallback).
+    pub overlay: crate::sandbox::Overlay,
 }
 
 impl Default for Options {
@@ -103,6 +108,7 @@ impl Default for Options {
             clock: Box::new(SystemClock),
             ids: Box::new(UlidSource::default()),
             limits: Limits::default(),
+            overlay: crate::sandbox::Overlay::new(),
         }
     }
 }
@@ -155,6 +161,7 @@ impl Registry {
             plugins,
             types: TypeCache::default(),
             home: None,
+            overlay: options.overlay,
         };
         registry.bootstrap_builtin_types()?;
         Ok(registry)

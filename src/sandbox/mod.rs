@@ -34,13 +34,14 @@ pub use transaction::{
 
 use crate::model::SandboxStrategy;
 
-/// The implementation of `strategy`; `None` for `inherit`, which has no
-/// sandbox of its own (the resource is isolated with its parent).
-pub fn implementation(strategy: SandboxStrategy) -> Option<Box<dyn Strategy>> {
+/// The implementation of `strategy` (`overlay`: as configured); `None` for
+/// `inherit`, which has no sandbox of its own (the resource is isolated
+/// with its parent).
+pub fn implementation(strategy: SandboxStrategy, overlay: &Overlay) -> Option<Box<dyn Strategy>> {
     Some(match strategy {
         SandboxStrategy::GitWorktree => Box::new(GitWorktree::default()),
         SandboxStrategy::CopyOnWrite => Box::new(CopyOnWrite),
-        SandboxStrategy::Overlay => Box::new(Overlay::default()),
+        SandboxStrategy::Overlay => Box::new(overlay.clone()),
         SandboxStrategy::TransactionRollback => Box::new(HeldTransaction),
         SandboxStrategy::None => Box::new(NoIsolation),
         SandboxStrategy::Inherit => return None,

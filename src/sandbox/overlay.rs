@@ -25,8 +25,10 @@
 //!
 //! [`Overlay::new`] tries the kernel and falls back to user space;
 //! [`Overlay::kernel`] and [`Overlay::user_space`] insist on one;
-//! [`Overlay::default`] follows `AGENTS_OVERLAY` (`auto`, `kernel`,
-//! `userspace`; another value is refused at create).
+//! The CLI follows `AGENTS_OVERLAY` (`auto`, `kernel`, `userspace`;
+//! another value is refused at create) through [`Overlay::from_env_value`];
+//! the library itself reads no environment (an embedder picks a mode with
+//! the constructors, in `registry::Options`).
 //!
 //! Layout of a sandbox's area:
 //!
@@ -74,9 +76,6 @@
 //! * Every write into the original (apply) goes through cap-std; the
 //!   kernel mounts the original read-only as a lower layer and never
 //!   writes it (`index=off`).
-//! * `Overlay::default` reads `AGENTS_OVERLAY`: the one place the library
-//!   reads the environment, by request, so users and tests can force a
-//!   mode; [`Overlay::new`] and the other constructors do not.
 //! * Known limits: kernel mode needs the mount in this mount namespace
 //!   with `trusted.*` xattrs (root in the initial user namespace; a user
 //!   namespace gets user space); the copies of a layer keep the opaque
@@ -125,7 +124,7 @@ pub enum OverlayMode {
 }
 
 impl OverlayMode {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Self::Kernel => "kernel",
             Self::UserSpace => "userspace",
@@ -239,11 +238,10 @@ impl Overlay {
 }
 
 impl Default for Overlay {
-    /// [`Overlay::from_env_value`] of `AGENTS_OVERLAY` (see the module doc
-    /// for why the library reads the environment here).
+    /// [`Overlay::new`]: the kernel's overlayfs where it mounts, else
+    /// user space.
     fn default() -> Self {
-        let value = std::env::var_os(OVERLAY_ENV).map(|v| v.to_string_lossy().into_owned());
-        Self::from_env_value(value.as_deref())
+        Self::new()
     }
 }
 
