@@ -14,6 +14,7 @@ pub mod home;
 pub mod model;
 pub mod plugin;
 pub mod registry;
+pub mod routing;
 pub mod sandbox;
 pub mod scaffold;
 pub mod store;
