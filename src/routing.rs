@@ -260,8 +260,15 @@ fn chain(inputs: &RouteInputs) -> (Environment, Level, String) {
         );
     }
     if let Some(d) = &inputs.devcontainer {
-        let whose = if d.distance == 0 {
+        let is_itself =
+            matches!(&d.environment, Environment::Resource { name, .. } if *name == d.via);
+        let whose = if d.distance == 0 && is_itself {
             "the resource is a devcontainer".to_owned()
+        } else if d.distance == 0 {
+            format!(
+                "the resource itself holds a devcontainer ({})",
+                d.environment
+            )
         } else {
             format!(
                 "{} holds the nearest devcontainer ({} link{} up)",

@@ -142,6 +142,20 @@ pub enum RegistryError {
         reason: StrategyRefusal,
     },
 
+    // ---- execution environments ----
+    #[error(
+        "{environment} is not an execution environment: a setting names a container-instance \
+         (or a subtype, such as a devcontainer-instance) or host"
+    )]
+    NotAnEnvironment { environment: String },
+    #[error(
+        "plan name {} is not valid: 1 to 128 letters, digits, '-', '_' or '.'",
+        crate::text::quote(name)
+    )]
+    BadPlanName { name: String },
+    #[error(transparent)]
+    Route(#[from] crate::routing::RouteError),
+
     // ---- sandboxes ----
     #[error("no sandbox {id}; `agents sandbox list` shows what exists")]
     SandboxNotFound { id: SandboxId },

@@ -25,12 +25,14 @@
 //! | `inspect` | `agents resource inspect` |
 //! | `plugin_store` | `agents plugin add/list/show/remove` |
 //! | `sandboxes` | `agents sandbox …`: which strategy, the refusals, the rows around each strategy call |
+//! | `environments` | execution-environment settings, and the router's inputs (`agents env resolve`) |
 //! | `plugin_check` | accepting a plugin file: `plugin add`'s checks, and `agents plugin check` |
 //! | `views` | the JSON/YAML views and their mapping to the spec's field names |
 
 pub mod args;
 mod children;
 mod discovery;
+mod environments;
 mod equivalence;
 mod error;
 mod handlers;
@@ -49,6 +51,9 @@ mod views;
 mod watch;
 
 pub use discovery::{Depth, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH};
+pub use environments::{
+    DEFAULT_PLAN, DEVCONTAINER_TYPE, ENVIRONMENT_TYPE, EnvironmentKey, SettingView, ToolRequest,
+};
 pub use error::{
     ChildRefusal, NoHandlerReason, NotAddable, RegistryError, SandboxRefusal, StrategyRefusal,
 };

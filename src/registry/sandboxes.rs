@@ -534,7 +534,8 @@ fn place_of(row: &SandboxRow) -> SandboxPlace {
 }
 
 fn view(row: SandboxRow, resource: String, checkpoints: Vec<CheckpointView>) -> SandboxView {
-    let overlay_mode = (row.strategy == SandboxStrategy::Overlay && row.state == SandboxState::Active)
+    let overlay_mode = (row.strategy == SandboxStrategy::Overlay
+        && row.state == SandboxState::Active)
         .then(|| sandbox::Overlay::mode_of(&place_of(&row)).ok())
         .flatten()
         .map(sandbox::OverlayMode::name);
