@@ -22,6 +22,7 @@ mod cli_types;
 mod contract_versions;
 mod devcontainer;
 mod embedding;
+mod environments;
 mod equivalence;
 mod placeholders;
 mod plugin_check;
