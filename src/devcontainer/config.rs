@@ -203,7 +203,7 @@ pub fn config_hash(config_path: &Path) -> Result<String, DevcontainerError> {
 }
 
 /// The configuration and its [`config_hash`], from one read of the file.
-fn load_with_hash(
+pub(super) fn load_with_hash(
     config_path: &Path,
 ) -> Result<(DevcontainerConfig, String), DevcontainerError> {
     let (bytes, config) = read(config_path)?;

@@ -48,10 +48,16 @@
 //! the tail of its stderr, cut and escaped.
 
 mod config;
+mod detect;
+mod direct;
 mod jsonc;
+mod process;
+mod runtime;
 
 pub use config::{BuildConfig, DevcontainerConfig, LifecycleCommand, config_hash};
+pub use detect::{Detected, ENGINE_ENV_VARS, Found, Status, detect, detect_with};
 pub use jsonc::{parse_jsonc, strip_jsonc};
+pub use runtime::{ContainerState, Runtime};
 
 use std::path::PathBuf;
 use std::time::Duration;
