@@ -1,11 +1,13 @@
 //! The devcontainer lifecycle against stand-in `docker`, `podman` and
 //! `devcontainer` executables (`stand_in.sh`) on a `PATH` holding only
-//! them: each logs its argv and answers like the real tool.
+//! them: each logs its argv and answers like the real tool. One test uses
+//! the real docker when its daemon answers.
 
 mod configs;
 mod detection;
 mod direct;
 mod failures;
+mod real_docker;
 mod via_cli;
 
 use std::ffi::OsString;
