@@ -93,7 +93,7 @@ fn a_tool_past_its_deadline_is_killed_with_what_it_started() {
     let bench = Bench::new(&["docker"]);
     let runtime = bench.runtime().with_timeouts(Timeouts {
         up: Duration::from_secs(30),
-        quick: Duration::from_secs(2),
+        quick: Duration::from_secs(5),
     });
     bench.mark("hang-docker-stop", "");
     let err = runtime.stop("0123abcd").unwrap_err();
@@ -102,10 +102,10 @@ fn a_tool_past_its_deadline_is_killed_with_what_it_started() {
     };
     assert_eq!(
         (*limit, args.as_str()),
-        (Duration::from_secs(2), "stop 0123abcd")
+        (Duration::from_secs(5), "stop 0123abcd")
     );
     assert!(
-        err.to_string().contains("did not finish within 2s"),
+        err.to_string().contains("did not finish within 5s"),
         "{err}"
     );
     // The stand-in and its `sleep` (same process group) are gone: the

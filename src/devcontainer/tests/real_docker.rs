@@ -29,6 +29,7 @@ fn the_real_docker_runs_stops_and_removes_a_devcontainer() {
             ..
         })
     ) {
+        let found = found.to_string().trim_end().replace('\n', "; ");
         eprintln!(
             "SKIPPED the_real_docker_runs_stops_and_removes_a_devcontainer: no docker daemon answers ({found})"
         );
