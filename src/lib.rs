@@ -7,6 +7,7 @@
 
 pub mod builtin;
 pub mod dag;
+pub mod devcontainer;
 pub mod digest;
 pub mod effects;
 pub mod git_env;
