@@ -21,6 +21,7 @@ mod cli_resources;
 mod cli_types;
 mod contract_versions;
 mod devcontainer;
+mod devcontainer_lifecycle;
 mod embedding;
 mod environments;
 mod equivalence;

@@ -89,6 +89,10 @@ pub enum EnvCommand {
         /// The tool's preference: required:container, preferred:container or specific:NAME.
         #[arg(long, value_name = "PREFERENCE", value_parser = ToolRequest::parse)]
         tool_env: Option<ToolRequest>,
+        /// Also make the environment ready, as running a tool would: a
+        /// devcontainer that is not running is built and started.
+        #[arg(long)]
+        activate: bool,
     },
 }
 
@@ -135,11 +139,37 @@ pub fn run_env(ctx: &Context, cmd: EnvCommand) -> Outcome {
         key,
         plan,
         tool_env,
+        activate,
     } = cmd;
-    let registry = ctx.open()?;
-    let route =
-        registry.resolve_environment(&key, plan.as_deref(), &tool_env.unwrap_or_default())?;
-    emit(ctx.format, &route, || route_text(&route))
+    let mut registry = ctx.open()?;
+    let tool = tool_env.unwrap_or_default();
+    if !activate {
+        let route = registry.resolve_environment(&key, plan.as_deref(), &tool)?;
+        return emit(ctx.format, &route, || route_text(&route));
+    }
+    let (route, container) = registry.enter_environment(&key, plan.as_deref(), &tool)?;
+    #[derive(serde::Serialize)]
+    struct Entered<'a> {
+        #[serde(flatten)]
+        route: &'a Route,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        container: Option<resource_host::registry::ContainerView>,
+    }
+    let shown = Entered {
+        route: &route,
+        container: container.clone(),
+    };
+    emit(ctx.format, &shown, || {
+        let mut text = route_text(&route);
+        if let Some(c) = &container {
+            text.push_str(&format!(
+                "container:    {} ({})\n",
+                c.container_id.as_deref().unwrap_or("-"),
+                c.state
+            ));
+        }
+        text
+    })
 }
 
 fn set(ctx: &Context, scope: SettingScope, args: SettingArgs) -> Outcome {

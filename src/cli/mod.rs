@@ -246,9 +246,17 @@ impl Context {
         let home = self.home()?;
         log::debug!("registry home: {}", home.root().display());
         let overlay = std::env::var("AGENTS_OVERLAY").ok();
+        let container_tools = resource_host::registry::ContainerTools {
+            search_path: std::env::var_os("PATH"),
+            env: resource_host::devcontainer::ENGINE_ENV_VARS
+                .iter()
+                .filter_map(|k| std::env::var_os(k).map(|v| ((*k).into(), v)))
+                .collect(),
+        };
         let options = Options {
             limits: self.limits.clone(),
             overlay: resource_host::sandbox::Overlay::from_env_value(overlay.as_deref()),
+            container_tools,
             ..Options::default()
         };
         Ok(Registry::open_with(&home, options)?)

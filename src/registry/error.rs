@@ -155,6 +155,19 @@ pub enum RegistryError {
     BadPlanName { name: String },
     #[error(transparent)]
     Route(#[from] crate::routing::RouteError),
+    #[error("cannot {operation} {resource}: {reason}")]
+    ContainerRefused {
+        resource: String,
+        operation: &'static str,
+        reason: String,
+    },
+    #[error("cannot {operation} {resource}: {source}")]
+    ContainerFailed {
+        resource: String,
+        operation: &'static str,
+        #[source]
+        source: Box<crate::devcontainer::DevcontainerError>,
+    },
 
     // ---- sandboxes ----
     #[error("no sandbox {id}; `agents sandbox list` shows what exists")]

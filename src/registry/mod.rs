@@ -26,11 +26,13 @@
 //! | `plugin_store` | `agents plugin add/list/show/remove` |
 //! | `sandboxes` | `agents sandbox …`: which strategy, the refusals, the rows around each strategy call |
 //! | `environments` | execution-environment settings, and the router's inputs (`agents env resolve`) |
+//! | `containers` | the devcontainer lifecycle: start (lazy activation), stop, rebuild, states |
 //! | `plugin_check` | accepting a plugin file: `plugin add`'s checks, and `agents plugin check` |
 //! | `views` | the JSON/YAML views and their mapping to the spec's field names |
 
 pub mod args;
 mod children;
+mod containers;
 mod discovery;
 mod environments;
 mod equivalence;
@@ -50,6 +52,7 @@ mod types;
 mod views;
 mod watch;
 
+pub use containers::{ContainerTools, ContainerView};
 pub use discovery::{Depth, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH};
 pub use environments::{
     DEFAULT_PLAN, DEVCONTAINER_TYPE, ENVIRONMENT_TYPE, EnvironmentKey, SettingView, ToolRequest,
@@ -93,6 +96,8 @@ pub struct Registry {
     home: Option<std::path::PathBuf>,
     /// How `overlay` sandboxes are made.
     overlay: crate::sandbox::Overlay,
+    /// Where the container tools are looked for.
+    container_tools: ContainerTools,
 }
 
 /// What a registry is handed: its effects (defaults: the system clock,
@@ -105,6 +110,9 @@ pub struct Options {
     /// How `overlay` sandboxes are made (default: the kernel's overlayfs
     /// where it mounts, else the user-space fallback).
     pub overlay: crate::sandbox::Overlay,
+    /// Where devcontainers' tools are found (default: nowhere — starting
+    /// a devcontainer is refused until an embedder says where to look).
+    pub container_tools: ContainerTools,
 }
 
 impl Default for Options {
@@ -114,6 +122,7 @@ impl Default for Options {
             ids: Box::new(UlidSource::default()),
             limits: Limits::default(),
             overlay: crate::sandbox::Overlay::new(),
+            container_tools: ContainerTools::default(),
         }
     }
 }
@@ -167,6 +176,7 @@ impl Registry {
             types: TypeCache::default(),
             home: None,
             overlay: options.overlay,
+            container_tools: options.container_tools,
         };
         registry.bootstrap_builtin_types()?;
         Ok(registry)
