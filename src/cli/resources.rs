@@ -248,10 +248,17 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
                 text
             })
         }
-        ResourceCommand::Start { key } => lifecycle(ctx, "started", |r| r.start_container(&key)),
-        ResourceCommand::Stop { key } => lifecycle(ctx, "stopped", |r| r.stop_container(&key)),
+        ResourceCommand::Start { key } => {
+            let view = ctx.open()?.start_container(&key)?;
+            lifecycle(ctx, "started", &view)
+        }
+        ResourceCommand::Stop { key } => {
+            let view = ctx.open()?.stop_container(&key)?;
+            lifecycle(ctx, "stopped", &view)
+        }
         ResourceCommand::Rebuild { key } => {
-            lifecycle(ctx, "rebuilt", |r| r.rebuild_container(&key))
+            let view = ctx.open()?.rebuild_container(&key)?;
+            lifecycle(ctx, "rebuilt", &view)
         }
         ResourceCommand::Tree {
             depth,
@@ -374,16 +381,8 @@ struct Shown<'a> {
     container: Option<ContainerView>,
 }
 
-fn lifecycle(
-    ctx: &Context,
-    done: &str,
-    step: impl FnOnce(
-        &mut resource_host::registry::Registry,
-    ) -> Result<ContainerView, resource_host::registry::RegistryError>,
-) -> Outcome {
-    let mut registry = ctx.open()?;
-    let view = step(&mut registry)?;
-    emit(ctx.format, &view, || {
+fn lifecycle(ctx: &Context, done: &str, view: &ContainerView) -> Outcome {
+    emit(ctx.format, view, || {
         format!(
             "{done}: {} ({})\n",
             view.container_id.as_deref().unwrap_or("-"),
