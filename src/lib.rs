@@ -7,6 +7,7 @@
 
 pub mod builtin;
 pub mod dag;
+pub mod devcontainer;
 pub mod digest;
 pub mod effects;
 pub mod git_env;
@@ -14,6 +15,7 @@ pub mod home;
 pub mod model;
 pub mod plugin;
 pub mod registry;
+pub mod routing;
 pub mod sandbox;
 pub mod scaffold;
 pub mod store;

@@ -7,6 +7,7 @@
 
 mod add;
 mod authoring;
+mod environments;
 mod keeping;
 mod logger;
 mod output;
@@ -68,6 +69,15 @@ enum Verb {
     /// Handler components (.wasm) in the plugin store.
     #[command(subcommand)]
     Plugin(plugins::PluginCommand),
+    /// Project settings: where the project's tools run.
+    #[command(subcommand)]
+    Project(environments::ProjectCommand),
+    /// Plan settings: where a plan's tools run.
+    #[command(subcommand)]
+    Plan(environments::PlanCommand),
+    /// Execution environments: where a tool acting on a resource runs.
+    #[command(subcommand)]
+    Env(environments::EnvCommand),
     /// Sandboxes: private copies of a resource to change, checkpoint, roll back and apply.
     #[command(subcommand)]
     Sandbox(sandboxes::SandboxCommand),
@@ -174,6 +184,9 @@ fn run(cli: Cli) -> Outcome {
         Verb::Resource(cmd) => resources::run(&ctx, cmd),
         Verb::Plugin(cmd) => plugins::run(&ctx, cmd),
         Verb::Sandbox(cmd) => sandboxes::run(&ctx, cmd),
+        Verb::Project(cmd) => environments::run_project(&ctx, cmd),
+        Verb::Plan(cmd) => environments::run_plan(&ctx, cmd),
+        Verb::Env(cmd) => environments::run_env(&ctx, cmd),
         Verb::Completions { shell } => completions(&ctx, shell),
     }
 }
@@ -232,8 +245,18 @@ impl Context {
     fn open(&self) -> Result<Registry, Failure> {
         let home = self.home()?;
         log::debug!("registry home: {}", home.root().display());
+        let overlay = std::env::var("AGENTS_OVERLAY").ok();
+        let container_tools = resource_host::registry::ContainerTools {
+            search_path: std::env::var_os("PATH"),
+            env: resource_host::devcontainer::ENGINE_ENV_VARS
+                .iter()
+                .filter_map(|k| std::env::var_os(k).map(|v| ((*k).into(), v)))
+                .collect(),
+        };
         let options = Options {
             limits: self.limits.clone(),
+            overlay: resource_host::sandbox::Overlay::from_env_value(overlay.as_deref()),
+            container_tools,
             ..Options::default()
         };
         Ok(Registry::open_with(&home, options)?)

@@ -9,7 +9,7 @@ use super::types::{self, TypeCommand};
 use super::{Context, Outcome};
 use clap::Subcommand;
 use resource_host::model::{Resource, ResourceKey, resource_label};
-use resource_host::registry::{Depth, RemovalReport, ResourceFilter, TreeView};
+use resource_host::registry::{ContainerView, Depth, RemovalReport, ResourceFilter, TreeView};
 use resource_host::text::{escape_block, escape_line};
 
 /// Lines a discovery or refresh report lists for people (all in `-o json`).
@@ -162,6 +162,32 @@ pub enum ResourceCommand {
         #[arg(value_name = "NAME_OR_ID")]
         key: ResourceKey,
     },
+    /// Build and start a devcontainer (what the router's first selection does).
+    #[command(
+        after_help = "Uses the Dev Containers CLI (npm @devcontainers/cli) when it is \
+        installed, else docker or podman directly. Examples:\n  \
+        agents resource start local/my-repo-devcontainer"
+    )]
+    Start {
+        #[arg(value_name = "NAME_OR_ID")]
+        key: ResourceKey,
+    },
+    /// Stop a running devcontainer (it stays until started again or rebuilt).
+    #[command(after_help = "Examples:\n  agents resource stop local/my-repo-devcontainer")]
+    Stop {
+        #[arg(value_name = "NAME_OR_ID")]
+        key: ResourceKey,
+    },
+    /// Rebuild a devcontainer from its current devcontainer.json.
+    #[command(
+        after_help = "Removes the old container, builds and starts a new one. \
+        `agents resource show` says when the configuration changed since the last build.\n\n\
+        Examples:\n  agents resource rebuild local/my-repo-devcontainer"
+    )]
+    Rebuild {
+        #[arg(value_name = "NAME_OR_ID")]
+        key: ResourceKey,
+    },
     /// Remove a resource, its links, and the discovered resources only it kept.
     #[command(
         after_help = "Resources you registered yourself are never removed implicitly; \
@@ -198,7 +224,13 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         ResourceCommand::Show { key } => {
             let registry = ctx.open()?;
             let resource = registry.show_resource(&key)?;
-            emit(ctx.format, &resource, || {
+            // A devcontainer's lifecycle (other resources have none).
+            let container = registry.container_status(&key).ok();
+            let shown = Shown {
+                resource: &resource,
+                container: container.clone(),
+            };
+            emit(ctx.format, &shown, || {
                 // People read the equivalents' names; JSON keeps the ids.
                 let equivalents: Vec<String> = resource
                     .equivalents
@@ -209,8 +241,24 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
                             .map_or_else(|_| id.to_string(), |r| r.label())
                     })
                     .collect();
-                show(&resource, &equivalents)
+                let mut text = show(&resource, &equivalents);
+                if let Some(c) = &container {
+                    text.push_str(&container_text(c));
+                }
+                text
             })
+        }
+        ResourceCommand::Start { key } => {
+            let view = ctx.open()?.start_container(&key)?;
+            lifecycle(ctx, "started", &view)
+        }
+        ResourceCommand::Stop { key } => {
+            let view = ctx.open()?.stop_container(&key)?;
+            lifecycle(ctx, "stopped", &view)
+        }
+        ResourceCommand::Rebuild { key } => {
+            let view = ctx.open()?.rebuild_container(&key)?;
+            lifecycle(ctx, "rebuilt", &view)
         }
         ResourceCommand::Tree {
             depth,
@@ -321,6 +369,49 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
             emit(ctx.format, &report, || removal(&report))
         }
     }
+}
+
+/// `resource show`'s document: the resource, and a devcontainer's
+/// lifecycle beside it.
+#[derive(serde::Serialize)]
+struct Shown<'a> {
+    #[serde(flatten)]
+    resource: &'a Resource,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    container: Option<ContainerView>,
+}
+
+fn lifecycle(ctx: &Context, done: &str, view: &ContainerView) -> Outcome {
+    emit(ctx.format, view, || {
+        format!(
+            "{done}: {} ({})\n",
+            view.container_id.as_deref().unwrap_or("-"),
+            view.state
+        )
+    })
+}
+
+fn container_text(c: &ContainerView) -> String {
+    let mut text = output::bold("container:");
+    text.push('\n');
+    let mut line = |k: &str, v: &str| text.push_str(&format!("  {k}: {}\n", escape_line(v)));
+    line("state", c.state.as_str());
+    if let Some(id) = &c.container_id {
+        line("id", id);
+    }
+    if let Some(tool) = &c.tool {
+        line("tool", tool);
+    }
+    if c.out_of_date {
+        line(
+            "out of date",
+            "devcontainer.json changed since it was built: agents resource rebuild NAME",
+        );
+    }
+    if let Some(err) = &c.last_error {
+        line("last error", err);
+    }
+    text
 }
 
 fn resource_table(resources: &[Resource]) -> String {

@@ -159,9 +159,31 @@ pub fn run(ctx: &Context, cmd: SandboxCommand) -> Outcome {
     }
 }
 
+/// The session of a `transaction_rollback` sandbox: lines from stdin
+/// (a prompt only on a terminal), results on stdout.
 fn shell(ctx: &Context, id: SandboxId) -> Outcome {
-    let _ = (ctx, id);
-    Err(super::Failure::Usage("sandbox shell: not yet".to_owned()))
+    use std::io::IsTerminal;
+    let registry = ctx.open()?;
+    let tx = registry.open_transaction(id)?;
+    drop(registry);
+    let stdin = std::io::stdin();
+    let interactive = stdin.is_terminal();
+    if interactive {
+        eprintln!(
+            "sandbox {id}: one transaction on {}; type SQL, or help. End of input rolls back.",
+            escape_line(&tx.path().display().to_string())
+        );
+    }
+    let end = resource_host::sandbox::shell(tx, stdin.lock(), std::io::stdout(), interactive)?;
+    eprintln!(
+        "{}",
+        match end {
+            resource_host::sandbox::ShellEnd::Applied => "applied: the transaction was committed",
+            resource_host::sandbox::ShellEnd::Discarded =>
+                "discarded: the transaction was rolled back; the database is as it was",
+        }
+    );
+    Ok(())
 }
 
 fn is_empty(diff: &SandboxDiff) -> bool {
@@ -205,7 +227,13 @@ fn show(s: &SandboxView) -> String {
     let mut pairs = vec![
         ("sandbox_id", s.sandbox_id.to_string()),
         ("resource", s.resource.clone()),
-        ("strategy", s.strategy.as_str().to_owned()),
+        (
+            "strategy",
+            match s.overlay_mode {
+                Some(mode) => format!("{} ({mode})", s.strategy.as_str()),
+                None => s.strategy.as_str().to_owned(),
+            },
+        ),
         ("state", s.state.to_string()),
         ("isolated", s.isolated.to_string()),
         ("original", s.original.clone()),

@@ -142,6 +142,33 @@ pub enum RegistryError {
         reason: StrategyRefusal,
     },
 
+    // ---- execution environments ----
+    #[error(
+        "{environment} is not an execution environment: a setting names a container-instance \
+         (or a subtype, such as a devcontainer-instance) or host"
+    )]
+    NotAnEnvironment { environment: String },
+    #[error(
+        "plan name {} is not valid: 1 to 128 letters, digits, '-', '_' or '.'",
+        crate::text::quote(name)
+    )]
+    BadPlanName { name: String },
+    #[error(transparent)]
+    Route(#[from] crate::routing::RouteError),
+    #[error("cannot {operation} {resource}: {reason}")]
+    ContainerRefused {
+        resource: String,
+        operation: &'static str,
+        reason: String,
+    },
+    #[error("cannot {operation} {resource}: {source}")]
+    ContainerFailed {
+        resource: String,
+        operation: &'static str,
+        #[source]
+        source: Box<crate::devcontainer::DevcontainerError>,
+    },
+
     // ---- sandboxes ----
     #[error("no sandbox {id}; `agents sandbox list` shows what exists")]
     SandboxNotFound { id: SandboxId },

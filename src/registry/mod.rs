@@ -25,12 +25,16 @@
 //! | `inspect` | `agents resource inspect` |
 //! | `plugin_store` | `agents plugin add/list/show/remove` |
 //! | `sandboxes` | `agents sandbox …`: which strategy, the refusals, the rows around each strategy call |
+//! | `environments` | execution-environment settings, and the router's inputs (`agents env resolve`) |
+//! | `containers` | the devcontainer lifecycle: start (lazy activation), stop, rebuild, states |
 //! | `plugin_check` | accepting a plugin file: `plugin add`'s checks, and `agents plugin check` |
 //! | `views` | the JSON/YAML views and their mapping to the spec's field names |
 
 pub mod args;
 mod children;
+mod containers;
 mod discovery;
+mod environments;
 mod equivalence;
 mod error;
 mod handlers;
@@ -48,7 +52,11 @@ mod types;
 mod views;
 mod watch;
 
+pub use containers::{ContainerTools, ContainerView};
 pub use discovery::{Depth, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH};
+pub use environments::{
+    DEFAULT_PLAN, DEVCONTAINER_TYPE, ENVIRONMENT_TYPE, EnvironmentKey, SettingView, ToolRequest,
+};
 pub use error::{
     ChildRefusal, NoHandlerReason, NotAddable, RegistryError, SandboxRefusal, StrategyRefusal,
 };
@@ -86,6 +94,10 @@ pub struct Registry {
     /// The home directory, when there is one (a watch ignores its own
     /// files).
     home: Option<std::path::PathBuf>,
+    /// How `overlay` sandboxes are made.
+    overlay: crate::sandbox::Overlay,
+    /// Where the container tools are looked for.
+    container_tools: ContainerTools,
 }
 
 /// What a registry is handed: its effects (defaults: the system clock,
@@ -95,6 +107,12 @@ pub struct Options {
     pub clock: Box<dyn Clock>,
     pub ids: Box<dyn IdSource>,
     pub limits: Limits,
+    /// How `overlay` sandboxes are made (default: the kernel's overlayfs
+    /// where it mounts, else the user-space fallback).
+    pub overlay: crate::sandbox::Overlay,
+    /// Where devcontainers' tools are found (default: nowhere — starting
+    /// a devcontainer is refused until an embedder says where to look).
+    pub container_tools: ContainerTools,
 }
 
 impl Default for Options {
@@ -103,6 +121,8 @@ impl Default for Options {
             clock: Box::new(SystemClock),
             ids: Box::new(UlidSource::default()),
             limits: Limits::default(),
+            overlay: crate::sandbox::Overlay::new(),
+            container_tools: ContainerTools::default(),
         }
     }
 }
@@ -155,6 +175,8 @@ impl Registry {
             plugins,
             types: TypeCache::default(),
             home: None,
+            overlay: options.overlay,
+            container_tools: options.container_tools,
         };
         registry.bootstrap_builtin_types()?;
         Ok(registry)

@@ -52,6 +52,10 @@ pub struct SandboxView {
     pub workdir: Option<String>,
     /// The directory the sandbox owns under the home.
     pub area: String,
+    /// `overlay`: `kernel` (overlayfs mounted) or `userspace` (the
+    /// fallback's full copy).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overlay_mode: Option<&'static str>,
     /// What the strategy started from (a commit, a manifest's hash).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
@@ -161,7 +165,7 @@ impl Registry {
         self.store.write(|w| w.insert_sandbox(&row))?;
         let _lock = lock(&root, id)?;
         let made = create_area(&area).and_then(|()| {
-            implementation(chosen)
+            self.implementation(chosen)
                 .create(Path::new(&location), &area)
                 .map_err(|source| failed(&row, &resource.label(), "create", source))
         });
@@ -171,7 +175,7 @@ impl Registry {
                 // Nothing half made stays behind: the strategy's partial
                 // files (a worktree, a copy) and the row.
                 let partial = place_of(&row);
-                let _ = implementation(chosen).destroy(&partial);
+                let _ = self.implementation(chosen).destroy(&partial);
                 let _ = std::fs::remove_dir_all(&area);
                 self.store.write(|w| w.delete_sandbox(id))?;
                 let _ = std::fs::remove_file(lock_path(&root, id));
@@ -252,7 +256,8 @@ impl Registry {
         self.refuse_held(&row, &resource, "checkpoint")?;
         let root = self.sandboxes_root()?;
         let _lock = lock(&root, id)?;
-        let made = implementation(row.strategy)
+        let made = self
+            .implementation(row.strategy)
             .checkpoint(&place_of(&row), label.as_deref().unwrap_or(""))
             .map_err(|source| failed(&row, &resource.label(), "checkpoint", source))?;
         let now = self.now();
@@ -298,7 +303,7 @@ impl Registry {
         let target = pick_checkpoint(id, &checkpoints, to)?;
         let root = self.sandboxes_root()?;
         let _lock = lock(&root, id)?;
-        implementation(row.strategy)
+        self.implementation(row.strategy)
             .rollback(&place_of(&row), &CheckpointRef(target.reference.clone()))
             .map_err(|source| failed(&row, &resource.label(), "rollback", source))?;
         let now = self.now();
@@ -315,7 +320,7 @@ impl Registry {
     pub fn diff_sandbox(&self, id: SandboxId) -> Result<SandboxDiff, RegistryError> {
         let (row, resource) = self.active(id, "diff")?;
         self.refuse_held(&row, &resource, "diff")?;
-        implementation(row.strategy)
+        self.implementation(row.strategy)
             .diff(&place_of(&row))
             .map_err(|source| failed(&row, &resource.label(), "diff", source))
     }
@@ -335,7 +340,8 @@ impl Registry {
         self.refuse_held(&row, &resource, "apply")?;
         let root = self.sandboxes_root()?;
         let _lock = lock(&root, id)?;
-        let applied = implementation(row.strategy)
+        let applied = self
+            .implementation(row.strategy)
             .apply(&place_of(&row))
             .map_err(|source| failed(&row, &resource.label(), "apply", source))?;
         let now = self.now();
@@ -346,6 +352,39 @@ impl Registry {
             })
         })?;
         Ok(applied)
+    }
+
+    /// Hold a `transaction_rollback` sandbox: its one connection, inside
+    /// its transaction, for as long as the caller keeps it (dropping it
+    /// rolls back; `apply` commits). Refused for other strategies and for
+    /// a read-only resource (whose original is never written).
+    pub fn open_transaction(
+        &self,
+        id: SandboxId,
+    ) -> Result<sandbox::SqliteTransaction, RegistryError> {
+        let (row, resource) = self.active(id, "open")?;
+        if row.strategy != SandboxStrategy::TransactionRollback {
+            return Err(failed(
+                &row,
+                &resource.label(),
+                "open a transaction",
+                sandbox::SandboxError::NotSupported(format!(
+                    "a {} sandbox has no transaction to hold; only transaction_rollback \
+                     sandboxes do",
+                    row.strategy.as_str()
+                )),
+            ));
+        }
+        if resource.read_only {
+            return Err(RegistryError::SandboxRefused {
+                operation: "open",
+                resource: resource.label(),
+                strategy: row.strategy,
+                reason: SandboxRefusal::ReadOnly,
+            });
+        }
+        sandbox::SqliteTransaction::open(Path::new(&row.original))
+            .map_err(|source| failed(&row, &resource.label(), "open", source))
     }
 
     /// Remove everything the sandbox made (its area, worktree, refs) and
@@ -363,7 +402,7 @@ impl Registry {
         row.updated_at = self.now();
         self.store.write(|w| w.update_sandbox(&row))?;
         let place = place_of(&row);
-        if let Err(source) = implementation(row.strategy).destroy(&place) {
+        if let Err(source) = self.implementation(row.strategy).destroy(&place) {
             let err = failed(&row, &shown.resource, "destroy", source);
             row.last_error = Some(crate::text::excerpt(&err.to_string(), 3000).into_owned());
             self.store.write(|w| w.update_sandbox(&row))?;
@@ -455,9 +494,12 @@ impl Registry {
     }
 }
 
-fn implementation(strategy: SandboxStrategy) -> Box<dyn Strategy> {
-    // `inherit` never reaches a row: create refuses it.
-    sandbox::implementation(strategy).unwrap_or_else(|| Box::new(sandbox::NoIsolation))
+impl Registry {
+    fn implementation(&self, strategy: SandboxStrategy) -> Box<dyn Strategy> {
+        // `inherit` never reaches a row: create refuses it.
+        sandbox::implementation(strategy, &self.overlay)
+            .unwrap_or_else(|| Box::new(sandbox::NoIsolation))
+    }
 }
 
 fn failed(
@@ -492,7 +534,13 @@ fn place_of(row: &SandboxRow) -> SandboxPlace {
 }
 
 fn view(row: SandboxRow, resource: String, checkpoints: Vec<CheckpointView>) -> SandboxView {
+    let overlay_mode = (row.strategy == SandboxStrategy::Overlay
+        && row.state == SandboxState::Active)
+        .then(|| sandbox::Overlay::mode_of(&place_of(&row)).ok())
+        .flatten()
+        .map(sandbox::OverlayMode::name);
     SandboxView {
+        overlay_mode,
         sandbox_id: row.id,
         resource_id: row.resource,
         resource,

@@ -78,6 +78,12 @@
 //!   walks and from manifests and stat records whose paths are checked
 //!   (no `.`, `..` or empty component). An area inside the original is refused at create
 //!   (the copy would contain itself).
+//! * Shared with `overlay` (`pub(in crate::sandbox)`), so the two mean the
+//!   same by a diff and an apply: the walk (`tree.rs`), manifests
+//!   (`manifest.rs`), checkpoints (`make_checkpoint`), `compare`, the
+//!   conflict check and `copy_back` (which takes the root to copy from: a
+//!   working copy or an upper layer). Stat records, hard-linked
+//!   checkpoints and incremental rollback are `copy_on_write`'s alone.
 //! * Known limits: a change made to the original between apply's conflict
 //!   check and its commit is not detected (the check is not a lock); the
 //!   root directory's own mode is copied but not part of diff or apply;
@@ -93,21 +99,22 @@
 //!   copied, not linked, by the next checkpoint.
 
 mod checkpoint;
-mod manifest;
+pub(in crate::sandbox) mod manifest;
 mod rollback;
 mod stat;
 #[cfg(test)]
-mod tests;
-mod tree;
+pub(in crate::sandbox) mod tests;
+pub(in crate::sandbox) mod tree;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::sandbox::{Applied, CheckpointRef, SandboxDiff, SandboxError, SandboxPlace, Strategy};
 use tree::{Kind, Tree, io_err};
 
 const WORK: &str = "work";
+const MANIFEST: &str = "base.manifest";
 const CHECKPOINTS: &str = "checkpoints";
 /// In a checkpoint's directory: the snapshot, its stat record, its label.
 const TREE: &str = "tree";
@@ -121,26 +128,11 @@ pub struct CopyOnWrite;
 
 impl Strategy for CopyOnWrite {
     fn create(&self, original: &Path, area: &Path) -> Result<SandboxPlace, SandboxError> {
-        let meta = fs::symlink_metadata(original).map_err(io_err("inspect", original))?;
-        if !meta.is_dir() {
-            return Err(SandboxError::Unsuitable(format!(
-                "{} is not a directory (a symlink to one is not followed); copy_on_write sandboxes a directory",
-                original.display()
-            )));
-        }
-        let canonical = |p: &Path| fs::canonicalize(p).map_err(io_err("resolve", p));
-        if canonical(area)?.starts_with(canonical(original)?) {
-            return Err(SandboxError::Unsuitable(format!(
-                "the sandbox area {} is inside the original {}; a copy would contain itself: \
-                 put the area elsewhere",
-                area.display(),
-                original.display()
-            )));
-        }
+        refuse_unsuitable(original, area, "copy_on_write")?;
         let tree = tree::scan(original, true)?;
         let workdir = area.join(WORK);
         tree::copy_tree(original, &workdir, &tree)?;
-        let base = manifest::write(area, &tree)?;
+        let base = write_manifest(area, &tree)?;
         Ok(SandboxPlace {
             original: original.to_path_buf(),
             area: area.to_path_buf(),
@@ -158,25 +150,18 @@ impl Strategy for CopyOnWrite {
     }
 
     fn diff(&self, place: &SandboxPlace) -> Result<SandboxDiff, SandboxError> {
-        let base = manifest::read(&place.area)?;
+        let (base, _) = read_manifest(&place.area)?;
         let now = tree::scan(&place.workdir, true)?;
         Ok(compare(&base, &now))
     }
 
     fn apply(&self, place: &SandboxPlace) -> Result<Applied, SandboxError> {
-        let base = manifest::read(&place.area)?;
-        let current = tree::scan(&place.original, true)?;
-        let changed = compare(&base, &current);
-        if changed != SandboxDiff::default() {
-            let mut paths: Vec<String> =
-                [changed.added, changed.modified, changed.deleted].concat();
-            paths.sort();
-            return Err(SandboxError::Conflict(paths));
-        }
+        let (base, _) = read_manifest(&place.area)?;
+        refuse_conflicts(&place.original, &base)?;
         let now = tree::scan(&place.workdir, true)?;
         let diff = compare(&base, &now);
-        copy_back(place, &base, &now, &diff)?;
-        manifest::write(&place.area, &tree::scan(&place.original, true)?)?;
+        copy_back(&place.original, &place.workdir, &base, &now, &diff)?;
+        write_manifest(&place.area, &tree::scan(&place.original, true)?)?;
         Ok(Applied::CopiedBack(diff))
     }
 
@@ -185,8 +170,138 @@ impl Strategy for CopyOnWrite {
     }
 }
 
+/// Refuse an `original` that is not a directory, and an `area` inside it
+/// (a copy would contain itself); `strategy` names who refuses.
+pub(in crate::sandbox) fn refuse_unsuitable(
+    original: &Path,
+    area: &Path,
+    strategy: &str,
+) -> Result<(), SandboxError> {
+    let meta = fs::symlink_metadata(original).map_err(io_err("inspect", original))?;
+    if !meta.is_dir() {
+        return Err(SandboxError::Unsuitable(format!(
+            "{} is not a directory (a symlink to one is not followed); {strategy} sandboxes a directory",
+            original.display()
+        )));
+    }
+    let canonical = |p: &Path| fs::canonicalize(p).map_err(io_err("resolve", p));
+    if canonical(area)?.starts_with(canonical(original)?) {
+        return Err(SandboxError::Unsuitable(format!(
+            "the sandbox area {} is inside the original {}; the sandbox would contain itself: \
+             put the area elsewhere",
+            area.display(),
+            original.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Make checkpoint `<n>` (one past the highest) in `dir`: `fill` fills
+/// `<n>.tmp` (which already holds `label`), then it is renamed to `<n>`,
+/// its name the reference. A `*.tmp` a crash left is removed first, and
+/// one whose filling failed is removed at once: a half copy must not hold
+/// the space (a full disk is the usual cause) the next rollback needs.
+pub(in crate::sandbox) fn make_checkpoint(
+    dir: &Path,
+    label: &str,
+    fill: impl FnOnce(&Path) -> Result<(), SandboxError>,
+) -> Result<CheckpointRef, SandboxError> {
+    make_checkpoint_after(dir, label, |tmp, _| fill(tmp))
+}
+
+/// [`make_checkpoint`], also telling `fill` where the checkpoint before
+/// this one is (`<n-1>`, if any).
+fn make_checkpoint_after(
+    dir: &Path,
+    label: &str,
+    fill: impl FnOnce(&Path, Option<&Path>) -> Result<(), SandboxError>,
+) -> Result<CheckpointRef, SandboxError> {
+    fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
+    let mut last = 0u64;
+    for item in fs::read_dir(dir).map_err(io_err("read directory", dir))? {
+        let item = item.map_err(io_err("read directory", dir))?;
+        let name = item.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".tmp") {
+            tree::remove_tree(&item.path())?;
+        } else if let Ok(n) = name.parse::<u64>() {
+            last = last.max(n);
+        }
+    }
+    let n = last + 1;
+    let tmp = dir.join(format!("{n}.tmp"));
+    fs::create_dir(&tmp).map_err(io_err("create directory", &tmp))?;
+    let done = dir.join(n.to_string());
+    let previous = (last > 0).then(|| dir.join(last.to_string()));
+    let label_path = tmp.join(LABEL);
+    let made = fs::write(&label_path, label)
+        .map_err(io_err("write", &label_path))
+        .and_then(|()| fill(&tmp, previous.as_deref()))
+        .and_then(|()| fs::rename(&tmp, &done).map_err(io_err("rename into place", &done)));
+    if made.is_err() {
+        // The error to report is the one that stopped the checkpoint.
+        let _ = tree::remove_tree(&tmp);
+    }
+    made.map(|()| CheckpointRef(n.to_string()))
+}
+
+/// The directory of checkpoint `to` in `dir`; a name that is not one of
+/// ours (not a number, or no such directory) is `NoCheckpoint`.
+pub(in crate::sandbox) fn checkpoint_dir(
+    dir: &Path,
+    to: &CheckpointRef,
+) -> Result<PathBuf, SandboxError> {
+    let missing = || SandboxError::NoCheckpoint(to.0.clone());
+    if to.0.is_empty() || !to.0.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(missing());
+    }
+    let path = dir.join(&to.0);
+    match fs::symlink_metadata(&path) {
+        Ok(meta) if meta.is_dir() => Ok(path),
+        _ => Err(missing()),
+    }
+}
+
+/// Exchange two directories: atomically on Linux; elsewhere by two renames.
+pub(in crate::sandbox) fn swap(a: &Path, b: &Path) -> Result<(), SandboxError> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        if renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).is_ok() {
+            return Ok(());
+        }
+    }
+    let old = b.with_extension("old");
+    fs::rename(b, &old).map_err(io_err("move aside", b))?;
+    fs::rename(a, b).map_err(io_err("move into place", a))?;
+    fs::rename(&old, a).map_err(io_err("move aside", &old))
+}
+
+/// Write the manifest of `tree` atomically; its sha256 is the sandbox's base.
+fn write_manifest(area: &Path, tree: &Tree) -> Result<String, SandboxError> {
+    manifest::write_manifest(&area.join(MANIFEST), tree)
+}
+
+fn read_manifest(area: &Path) -> Result<(Tree, String), SandboxError> {
+    manifest::read_manifest(&area.join(MANIFEST))
+}
+
+/// Refuse with `Conflict` (naming every path) when `original` no longer
+/// matches `base`, the state a sandbox was made from.
+pub(in crate::sandbox) fn refuse_conflicts(
+    original: &Path,
+    base: &Tree,
+) -> Result<(), SandboxError> {
+    let changed = compare(base, &tree::scan(original, true)?);
+    if changed == SandboxDiff::default() {
+        return Ok(());
+    }
+    let mut paths: Vec<String> = [changed.added, changed.modified, changed.deleted].concat();
+    paths.sort();
+    Err(SandboxError::Conflict(paths))
+}
+
 /// What differs from `base` in `now` (kind, mode, size or digest).
-fn compare(base: &Tree, now: &Tree) -> SandboxDiff {
+pub(in crate::sandbox) fn compare(base: &Tree, now: &Tree) -> SandboxDiff {
     let mut diff = SandboxDiff::default();
     for (path, entry) in now {
         match base.get(path) {
@@ -203,15 +318,17 @@ fn compare(base: &Tree, now: &Tree) -> SandboxDiff {
     diff
 }
 
-/// Bring `diff` from the working copy into the original: stage, then
-/// commit by removals and renames (see the module doc for the window).
-fn copy_back(
-    place: &SandboxPlace,
+/// Bring `diff` into `original`, taking every added or modified entry of
+/// `now` from below `from` (the working copy, or an overlay's upper
+/// layer): stage, then commit by removals and renames (see the module doc
+/// for the window).
+pub(in crate::sandbox) fn copy_back(
+    original: &Path,
+    from: &Path,
     base: &Tree,
     now: &Tree,
     diff: &SandboxDiff,
 ) -> Result<(), SandboxError> {
-    let original = &place.original;
     let changed: Vec<&String> = {
         let mut v: Vec<&String> = diff.added.iter().chain(&diff.modified).collect();
         v.sort();
@@ -232,7 +349,7 @@ fn copy_back(
         let entry = &now[*path];
         if entry.kind != Kind::Dir {
             let to = staging.path().join(i.to_string());
-            tree::copy_entry(&place.workdir.join(path), &to, entry)?;
+            tree::copy_entry(&from.join(path), &to, entry)?;
             staged.push((Path::new(&staging_name).join(i.to_string()), *path));
         }
     }

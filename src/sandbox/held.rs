@@ -4,12 +4,9 @@
 //! the library), so checkpoint, rollback, diff and apply are session
 //! operations, refused here with that reason.
 
-use std::io::Read;
 use std::path::Path;
 
 use crate::sandbox::{Applied, CheckpointRef, SandboxDiff, SandboxError, SandboxPlace, Strategy};
-
-const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
 const HELD: &str = "a transaction_rollback sandbox's transaction lives in the process holding \
      it: use `agents sandbox shell ID`, or hold it through the library";
@@ -18,35 +15,10 @@ const HELD: &str = "a transaction_rollback sandbox's transaction lives in the pr
 #[derive(Debug, Default, Clone, Copy)]
 pub struct HeldTransaction;
 
-/// Is `path` a regular file (not followed through a symlink) that starts
-/// with SQLite's header? Reads 16 bytes; creates nothing.
+/// Is `path` an existing regular file (not followed through a symlink)
+/// that starts with SQLite's header? Creates nothing.
 pub fn check_sqlite_file(path: &Path) -> Result<(), SandboxError> {
-    let io = |what| {
-        move |source| SandboxError::Io {
-            what,
-            path: path.to_path_buf(),
-            source,
-        }
-    };
-    let meta = std::fs::symlink_metadata(path).map_err(io("inspect"))?;
-    if !meta.is_file() {
-        return Err(SandboxError::Unsuitable(format!(
-            "{} is not a regular file (a symlink is not followed); transaction_rollback \
-             sandboxes a SQLite database file",
-            path.display()
-        )));
-    }
-    let mut header = [0u8; 16];
-    let mut file = std::fs::File::open(path).map_err(io("open"))?;
-    let read = file.read(&mut header).map_err(io("read"))?;
-    if read < header.len() || &header != SQLITE_HEADER {
-        return Err(SandboxError::Unsuitable(format!(
-            "{} is not a SQLite database (its first bytes are not \"SQLite format 3\"); \
-             transaction_rollback sandboxes a SQLite database file",
-            path.display()
-        )));
-    }
-    Ok(())
+    super::transaction::check_database_file(path)
 }
 
 impl Strategy for HeldTransaction {

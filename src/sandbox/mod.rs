@@ -11,57 +11,41 @@
 //! |---|---|---|---|---|
 //! | `git_worktree` | a detached `git worktree` of the checkout's HEAD under the sandbox's area | a commit of the whole state (tracked, untracked, deletions) kept alive by a ref under `refs/agents/…` | the checkpoint's tree into the working copy (`git read-tree --reset -u`), removal of untracked files created since, HEAD back where it was | a branch the user can merge |
 //! | `copy_on_write` | a snapshot copy (reflinks where the filesystem has them) | a snapshot of the sandbox, hard-linking files unchanged since the previous one | restore contents, deletions, new files, modes and symlinks exactly, touching only what differs (stat records, git's racy rule) | copy back, refused when the original changed since |
-//!
-//! (`overlay`, `transaction_rollback` and `none`: not yet.)
+//! | `overlay` | the kernel's overlayfs: an upper layer over the read-only original, mounted (where mounting is refused: a full copy, with a warning) | a copy of the upper layer only (user space: the changed entries and a list of deletions) | the checkpoint's upper layer swapped in (user space: the checkpoint's state rebuilt) | copy back from the upper layer, refused when the original changed since |
+//! | `transaction_rollback` | one connection to the SQLite database file, inside one transaction (`BEGIN IMMEDIATE`) that lives as long as its holder (an agent runtime, `agents sandbox shell`); not a [`Strategy`] (between sessions the registry uses `HeldTransaction`) | `SAVEPOINT agents_cp_<n>` | `ROLLBACK TO SAVEPOINT` (later checkpoints are gone) | `COMMIT`; dropping it without apply rolls back |
+//! | `none` | the original itself: no isolation (a warning at create) | refused | refused | nothing to apply |
 
 mod copy_on_write;
 mod git_worktree;
 mod held;
 mod none;
+mod overlay;
+mod transaction;
 
 pub use copy_on_write::CopyOnWrite;
 pub use git_worktree::GitWorktree;
 pub use held::{HeldTransaction, check_sqlite_file};
 pub use none::{NO_ISOLATION, NoIsolation};
+pub use overlay::{Overlay, OverlayMode};
+pub use transaction::{
+    ResultRows, RowCounts, SchemaChange, SchemaEdit, ShellEnd, SqliteTransaction, StatementOutcome,
+    TxnChanges, TxnCheckpoint, shell,
+};
 
 use crate::model::SandboxStrategy;
 
-/// The implementation of `strategy`; `None` for `inherit`, which has no
-/// sandbox of its own (the resource is isolated with its parent).
-pub fn implementation(strategy: SandboxStrategy) -> Option<Box<dyn Strategy>> {
+/// The implementation of `strategy` (`overlay`: as configured); `None` for
+/// `inherit`, which has no sandbox of its own (the resource is isolated
+/// with its parent).
+pub fn implementation(strategy: SandboxStrategy, overlay: &Overlay) -> Option<Box<dyn Strategy>> {
     Some(match strategy {
         SandboxStrategy::GitWorktree => Box::new(GitWorktree::default()),
         SandboxStrategy::CopyOnWrite => Box::new(CopyOnWrite),
-        SandboxStrategy::Overlay => Box::new(NotYet),
+        SandboxStrategy::Overlay => Box::new(overlay.clone()),
         SandboxStrategy::TransactionRollback => Box::new(HeldTransaction),
         SandboxStrategy::None => Box::new(NoIsolation),
         SandboxStrategy::Inherit => return None,
     })
-}
-
-/// Placeholder until the overlay strategy lands.
-#[derive(Debug)]
-struct NotYet;
-
-impl Strategy for NotYet {
-    fn create(&self, _: &Path, _: &Path) -> Result<SandboxPlace, SandboxError> {
-        Err(SandboxError::NotSupported("overlay: not yet".into()))
-    }
-    fn checkpoint(&self, _: &SandboxPlace, _: &str) -> Result<CheckpointRef, SandboxError> {
-        Err(SandboxError::NotSupported("overlay: not yet".into()))
-    }
-    fn rollback(&self, _: &SandboxPlace, _: &CheckpointRef) -> Result<(), SandboxError> {
-        Err(SandboxError::NotSupported("overlay: not yet".into()))
-    }
-    fn diff(&self, _: &SandboxPlace) -> Result<SandboxDiff, SandboxError> {
-        Err(SandboxError::NotSupported("overlay: not yet".into()))
-    }
-    fn apply(&self, _: &SandboxPlace) -> Result<Applied, SandboxError> {
-        Err(SandboxError::NotSupported("overlay: not yet".into()))
-    }
-    fn destroy(&self, _: &SandboxPlace) -> Result<(), SandboxError> {
-        Ok(())
-    }
 }
 
 use std::path::{Path, PathBuf};

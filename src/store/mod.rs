@@ -19,12 +19,14 @@
 //! a transaction the store opened, so there is no unguarded write path.
 
 mod columns;
+mod environments;
 mod links;
 mod plugins;
 mod resources;
 mod sandboxes;
 mod types;
 
+pub use environments::{ContainerState, ContainerStateRow, SettingRow, SettingScope};
 pub use links::{Subgraph, TreeEdge, TypedLink};
 pub use plugins::PluginRow;
 pub use resources::{ResourceInserter, ResourceRow};
@@ -57,6 +59,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0005_sandboxes",
         include_str!("../../migrations/0005_sandboxes.sql"),
+    ),
+    (
+        "0006_environments",
+        include_str!("../../migrations/0006_environments.sql"),
     ),
 ];
 

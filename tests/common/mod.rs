@@ -9,6 +9,8 @@ use std::process::{Command, Output};
 pub struct Env {
     pub home: tempfile::TempDir,
     pub scratch: tempfile::TempDir,
+    /// Environment variables every `agents` run of this test gets.
+    pub vars: Vec<(String, String)>,
 }
 
 /// What one `agents` run did.
@@ -85,6 +87,7 @@ impl Env {
         Self {
             home: tempfile::tempdir().unwrap(),
             scratch: tempfile::tempdir().unwrap(),
+            vars: Vec::new(),
         }
     }
 
@@ -93,6 +96,7 @@ impl Env {
         cmd.arg("--home").arg(self.home.path());
         cmd.env_remove("AGENTS_HOME").env("NO_COLOR", "1");
         cmd.current_dir(self.scratch.path());
+        cmd.envs(self.vars.iter().map(|(k, v)| (k, v)));
         cmd
     }
 

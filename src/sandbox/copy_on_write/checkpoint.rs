@@ -3,12 +3,11 @@
 //! snapshot before it.
 //!
 //! A checkpoint is built as `checkpoints/<n>.tmp/{tree/,stat,label}` and
-//! renamed to `<n>` when whole, so a crash leaves no half checkpoint (a
-//! stale `*.tmp` is removed by the next checkpoint). The walk of the
-//! working copy comes first and refuses what cannot be copied before
-//! anything is written; its stats are the new checkpoint's stat record
-//! (`stat.rs`), taken before the copy, so a file that changes during the
-//! copy is not trusted afterwards.
+//! renamed to `<n>` when whole, by the `make_checkpoint` it shares with
+//! `overlay`. The walk of the working copy comes first and refuses what
+//! cannot be copied before anything is written; its stats are the new
+//! checkpoint's stat record (`stat.rs`), taken before the copy, so a file
+//! that changes during the copy is not trusted afterwards.
 //!
 //! A file the previous checkpoint's record says is unchanged (the same
 //! stat, not racily clean) and whose snapshot there is a file of the
@@ -25,51 +24,25 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::stat::{self, Record, Stat, Verdict};
-use super::tree::{self, Entry, Found, Tree, io_err};
-use super::{CHECKPOINTS, LABEL, STAT, TREE};
+use super::tree::{self, Entry, Found, Tree};
+use super::{CHECKPOINTS, STAT, TREE, make_checkpoint_after};
 use crate::sandbox::{CheckpointRef, SandboxError, SandboxPlace};
 
 pub(super) fn checkpoint(place: &SandboxPlace, label: &str) -> Result<CheckpointRef, SandboxError> {
-    let dir = place.area.join(CHECKPOINTS);
-    fs::create_dir_all(&dir).map_err(io_err("create directory", &dir))?;
-    let mut last = 0u64;
-    for item in fs::read_dir(&dir).map_err(io_err("read directory", &dir))? {
-        let item = item.map_err(io_err("read directory", &dir))?;
-        let name = item.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".tmp") {
-            tree::remove_tree(&item.path())?;
-        } else if let Ok(n) = name.parse::<u64>() {
-            last = last.max(n);
-        }
-    }
-    let n = last + 1;
-    let tmp = dir.join(format!("{n}.tmp"));
-    fs::create_dir(&tmp).map_err(io_err("create directory", &tmp))?;
-    let done = dir.join(n.to_string());
-    let made = (|| {
-        let time_ns = stat::clock(&tmp)?;
-        let previous = match last {
-            0 => None,
-            last => {
-                let at = dir.join(last.to_string());
-                Record::read(&at.join(STAT))?.map(|record| Previous {
-                    tree: at.join(TREE),
-                    record,
-                })
-            }
+    make_checkpoint_after(&place.area.join(CHECKPOINTS), label, |tmp, before| {
+        // `<n>.tmp` was made a moment ago, its label in it: its mtime is
+        // the filesystem's time before the walk.
+        let time_ns = stat::clock(tmp)?;
+        let previous = match before {
+            None => None,
+            Some(at) => Record::read(&at.join(STAT))?.map(|record| Previous {
+                tree: at.join(TREE),
+                record,
+            }),
         };
         let record = snapshot(&place.workdir, &tmp.join(TREE), time_ns, previous.as_ref())?;
-        record.write(&tmp.join(STAT))?;
-        let label_path = tmp.join(LABEL);
-        fs::write(&label_path, label).map_err(io_err("write", &label_path))?;
-        fs::rename(&tmp, &done).map_err(io_err("rename into place", &done))
-    })();
-    if made.is_err() {
-        // A half copy must not hold the space (a full disk is the
-        // usual cause) the next rollback needs.
-        let _ = tree::remove_tree(&tmp);
-    }
-    made.map(|()| CheckpointRef(n.to_string()))
+        record.write(&tmp.join(STAT))
+    })
 }
 
 /// The checkpoint before this one, when it has a stat record.

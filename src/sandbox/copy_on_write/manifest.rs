@@ -1,32 +1,13 @@
-//! `base.manifest`: the one home of how a tree is written as text and
-//! of the file that holds the original's state as the sandbox began
-//! (`diff` compares with it; `apply` checks the original against it).
+//! Manifests: the one home of how a tree is written as text (one line
+//! per entry, path last) and read back, and of writing one atomically.
+//! `copy_on_write`'s `base.manifest` and `overlay`'s manifests are these.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::tree::{Entry, Kind, Tree, io_err, is_plain_relative};
 use crate::digest::sha256_hex;
 use crate::sandbox::SandboxError;
-
-const MANIFEST: &str = "base.manifest";
-
-/// Write the manifest of `tree` in `area` atomically; its sha256 is the
-/// sandbox's base.
-pub(super) fn write(area: &Path, tree: &Tree) -> Result<String, SandboxError> {
-    let text = render(tree);
-    let tmp = area.join(format!("{MANIFEST}.tmp"));
-    fs::write(&tmp, &text).map_err(io_err("write", &tmp))?;
-    let path = area.join(MANIFEST);
-    fs::rename(&tmp, &path).map_err(io_err("rename into place", &path))?;
-    Ok(sha256_hex(text.as_bytes()))
-}
-
-pub(super) fn read(area: &Path) -> Result<Tree, SandboxError> {
-    let path = area.join(MANIFEST);
-    let text = fs::read_to_string(&path).map_err(io_err("read", &path))?;
-    parse(&text, &path)
-}
 
 const MANIFEST_HEADER: &str = "agents copy_on_write manifest 1";
 
@@ -51,7 +32,7 @@ fn render(tree: &Tree) -> String {
 fn parse(text: &str, source: &Path) -> Result<Tree, SandboxError> {
     let bad = |line: &str| {
         SandboxError::Unsuitable(format!(
-            "{} is not a copy_on_write manifest (at {line:?}); the sandbox is damaged: destroy it",
+            "{} is not a sandbox manifest (at {line:?}); the sandbox is damaged: destroy it",
             source.display()
         ))
     };
@@ -82,4 +63,22 @@ fn parse(text: &str, source: &Path) -> Result<Tree, SandboxError> {
         );
     }
     Ok(tree)
+}
+
+/// Write the manifest of `tree` to `path` atomically (via `<path>.tmp`);
+/// returns its sha256.
+pub(in crate::sandbox) fn write_manifest(path: &Path, tree: &Tree) -> Result<String, SandboxError> {
+    let text = render(tree);
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    fs::write(&tmp, &text).map_err(io_err("write", &tmp))?;
+    fs::rename(&tmp, path).map_err(io_err("rename into place", path))?;
+    Ok(sha256_hex(text.as_bytes()))
+}
+
+/// Read back what [`write_manifest`] wrote, and its sha256.
+pub(in crate::sandbox) fn read_manifest(path: &Path) -> Result<(Tree, String), SandboxError> {
+    let text = fs::read_to_string(path).map_err(io_err("read", path))?;
+    Ok((parse(&text, path)?, sha256_hex(text.as_bytes())))
 }

@@ -48,11 +48,11 @@ use std::path::{Path, PathBuf};
 
 use super::stat::{self, Record, Stat, Verdict};
 use super::tree::{self, Found, Kind, Tree, io_err};
-use super::{CHECKPOINTS, RESTORE, STAT, TREE};
+use super::{CHECKPOINTS, RESTORE, STAT, TREE, checkpoint_dir, swap};
 use crate::sandbox::{CheckpointRef, SandboxError, SandboxPlace};
 
 pub(super) fn rollback(place: &SandboxPlace, to: &CheckpointRef) -> Result<(), SandboxError> {
-    let at = checkpoint_dir(place, to)?;
+    let at = checkpoint_dir(&place.area.join(CHECKPOINTS), to)?;
     let snap = at.join(TREE);
     match Record::read(&at.join(STAT))? {
         Some(record) => {
@@ -67,20 +67,6 @@ pub(super) fn rollback(place: &SandboxPlace, to: &CheckpointRef) -> Result<(), S
     }
     // What a full rollback that crashed left behind.
     tree::remove_tree(&place.area.join(RESTORE))
-}
-
-/// The directory of a checkpoint; a name that is not one of ours (not a
-/// number, or no such snapshot) is `NoCheckpoint`.
-fn checkpoint_dir(place: &SandboxPlace, to: &CheckpointRef) -> Result<PathBuf, SandboxError> {
-    let missing = || SandboxError::NoCheckpoint(to.0.clone());
-    if to.0.is_empty() || !to.0.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(missing());
-    }
-    let at = place.area.join(CHECKPOINTS).join(&to.0);
-    match fs::symlink_metadata(at.join(TREE)) {
-        Ok(meta) if meta.is_dir() => Ok(at),
-        _ => Err(missing()),
-    }
 }
 
 /// Bring `work` back to the snapshot of the checkpoint at `at`, then
@@ -305,19 +291,4 @@ fn full(place: &SandboxPlace, snap: &Path) -> Result<(), SandboxError> {
     }
     built?;
     swap(&restore, &place.workdir)
-}
-
-/// Exchange two directories: atomically on Linux; elsewhere by two renames.
-fn swap(a: &Path, b: &Path) -> Result<(), SandboxError> {
-    #[cfg(target_os = "linux")]
-    {
-        use rustix::fs::{CWD, RenameFlags, renameat_with};
-        if renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).is_ok() {
-            return Ok(());
-        }
-    }
-    let old = b.with_extension("old");
-    fs::rename(b, &old).map_err(io_err("move aside", b))?;
-    fs::rename(a, b).map_err(io_err("move into place", a))?;
-    fs::rename(&old, a).map_err(io_err("move aside", &old))
 }

@@ -12,9 +12,9 @@ use crate::sandbox::{Applied, CheckpointRef, SandboxError, SandboxPlace, Strateg
 
 /// Everything a tree holds, read independently of the strategy's own walk:
 /// path → (kind, mode, contents or symlink target).
-type State = BTreeMap<String, (char, u32, Vec<u8>)>;
+pub(in crate::sandbox) type State = BTreeMap<String, (char, u32, Vec<u8>)>;
 
-fn state(root: &Path) -> State {
+pub(in crate::sandbox) fn state(root: &Path) -> State {
     fn walk(root: &Path, rel: &Path, out: &mut State) {
         for item in fs::read_dir(root.join(rel)).unwrap() {
             let item = item.unwrap();
@@ -39,13 +39,13 @@ fn state(root: &Path) -> State {
     out
 }
 
-fn write(root: &Path, rel: &str, bytes: &[u8]) {
+pub(in crate::sandbox) fn write(root: &Path, rel: &str, bytes: &[u8]) {
     let path = root.join(rel);
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, bytes).unwrap();
 }
 
-fn chmod(root: &Path, rel: &str, mode: u32) {
+pub(in crate::sandbox) fn chmod(root: &Path, rel: &str, mode: u32) {
     fs::set_permissions(root.join(rel), fs::Permissions::from_mode(mode)).unwrap();
 }
 
@@ -342,7 +342,7 @@ fn create_refuses_an_area_inside_the_original() {
 fn copy_back_never_writes_through_a_directory_swapped_for_a_symlink() {
     let f = fixture();
     write(&f.place.workdir, "src/lib/planted.txt", b"must stay inside");
-    let base = super::manifest::read(&f.place.area).unwrap();
+    let (base, _) = super::read_manifest(&f.place.area).unwrap();
     let now = super::tree::scan(&f.place.workdir, true).unwrap();
     let diff = super::compare(&base, &now);
     // The race apply's conflict check cannot close: after it, someone
@@ -351,7 +351,7 @@ fn copy_back_never_writes_through_a_directory_swapped_for_a_symlink() {
     fs::create_dir(&elsewhere).unwrap();
     fs::rename(f.original.join("src/lib"), f._tmp.path().join("moved")).unwrap();
     symlink(&elsewhere, f.original.join("src/lib")).unwrap();
-    let err = super::copy_back(&f.place, &base, &now, &diff).unwrap_err();
+    let err = super::copy_back(&f.original, &f.place.workdir, &base, &now, &diff).unwrap_err();
     assert!(err.to_string().contains("src/lib/planted.txt"), "{err}");
     assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
 }

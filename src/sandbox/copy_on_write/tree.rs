@@ -1,7 +1,7 @@
-//! The file trees `copy_on_write` reads and writes: the one home of how a
-//! directory is walked (never following a symlink), what an entry is
-//! (kind, mode, size, digest), and how one is copied, compared and
-//! removed.
+//! The file trees `copy_on_write` and `overlay` read and write: the one
+//! home of how a directory is walked (never following a symlink), what an
+//! entry is (kind, mode, size, digest), and how one is copied, compared
+//! and removed.
 //!
 //! A walk shows its visitor what a tree cannot hold (special files:
 //! FIFOs, devices, sockets; names that are not UTF-8 or hold a newline,
@@ -24,7 +24,7 @@ use crate::sandbox::SandboxError;
 
 /// What an entry is. Symlinks are entries of their own, never followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
+pub(in crate::sandbox) enum Kind {
     Dir,
     File,
     Symlink,
@@ -54,7 +54,7 @@ impl Kind {
 /// its target; a directory's size is 0 and its digest `-`; a walk without
 /// hashing leaves every digest `-`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Entry {
+pub(in crate::sandbox) struct Entry {
     pub kind: Kind,
     pub mode: u32,
     pub size: u64,
@@ -63,9 +63,9 @@ pub(super) struct Entry {
 
 /// Every entry below a root, by `/`-separated relative path; a parent
 /// sorts before its children.
-pub(super) type Tree = BTreeMap<String, Entry>;
+pub(in crate::sandbox) type Tree = BTreeMap<String, Entry>;
 
-pub(super) fn io_err(
+pub(in crate::sandbox) fn io_err(
     what: &'static str,
     path: &Path,
 ) -> impl FnOnce(std::io::Error) -> SandboxError + use<> {
@@ -76,17 +76,14 @@ pub(super) fn io_err(
 /// Walk `root` (not itself recorded). `hash`: digest file contents and
 /// symlink targets (for manifests and diffs; copies do not need it).
 /// What a tree cannot hold is refused (see the module doc).
-pub(super) fn scan(root: &Path, hash: bool) -> Result<Tree, SandboxError> {
+pub(in crate::sandbox) fn scan(root: &Path, hash: bool) -> Result<Tree, SandboxError> {
     let mut tree = Tree::new();
     walk(root, &mut |found| match found {
         Found::Foreign { refusal, .. } => Err(refusal),
         Found::Entry {
-            rel,
-            path,
-            kind,
-            meta,
+            rel, path, meta, ..
         } => {
-            tree.insert(rel.to_owned(), entry(path, kind, meta, hash)?);
+            tree.insert(rel.to_owned(), entry_from(path, meta, hash)?);
             Ok(true)
         }
     })?;
@@ -134,11 +131,7 @@ fn walk_dir(root: &Path, rel: &str, visit: &mut Visit<'_>) -> Result<(), Sandbox
         let path = dir.join(&name);
         let meta = fs::symlink_metadata(&path).map_err(io_err("inspect", &path))?;
         let Some(name) = name.to_str().filter(|n| !n.contains('\n')) else {
-            let refusal = SandboxError::Unsuitable(format!(
-                "{}: a name that is not UTF-8 or holds a newline; copy_on_write records paths \
-                 in a text manifest, so rename it first",
-                path.display()
-            ));
+            let refusal = odd_name(&path);
             let is_dir = meta.is_dir();
             visit(Found::Foreign {
                 path: &path,
@@ -155,11 +148,7 @@ fn walk_dir(root: &Path, rel: &str, visit: &mut Visit<'_>) -> Result<(), Sandbox
         } else if file_type.is_file() {
             Kind::File
         } else {
-            let refusal = SandboxError::Unsuitable(format!(
-                "{} is a special file (a FIFO, device or socket); copy_on_write copies only files, \
-                 directories and symlinks: remove it or choose another sandbox strategy",
-                path.display()
-            ));
+            let refusal = special_file(&path);
             visit(Found::Foreign {
                 path: &path,
                 is_dir: false,
@@ -185,33 +174,75 @@ fn walk_dir(root: &Path, rel: &str, visit: &mut Visit<'_>) -> Result<(), Sandbox
     Ok(())
 }
 
-/// The entry for what a walk found at `path`.
-fn entry(path: &Path, kind: Kind, meta: &fs::Metadata, hash: bool) -> Result<Entry, SandboxError> {
-    Ok(match kind {
-        Kind::Symlink => {
-            let target = fs::read_link(path).map_err(io_err("read symlink", path))?;
-            let bytes = target.as_os_str().as_bytes();
-            let digest = if hash { sha256_hex(bytes) } else { "-".into() };
-            Entry {
-                kind,
-                mode: 0,
-                size: bytes.len() as u64,
-                digest,
-            }
+/// The names in `dir`, sorted; a name that is not UTF-8 or holds a
+/// newline is refused (manifests are one line per entry, path last).
+pub(in crate::sandbox) fn names(dir: &Path) -> Result<Vec<String>, SandboxError> {
+    let mut names = Vec::new();
+    for item in fs::read_dir(dir).map_err(io_err("read directory", dir))? {
+        let name = item.map_err(io_err("read directory", dir))?.file_name();
+        match name.to_str().filter(|n| !n.contains('\n')) {
+            Some(name) => names.push(name.to_owned()),
+            None => return Err(odd_name(&dir.join(&name))),
         }
-        Kind::Dir => Entry {
-            kind,
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// The entry at `path`, whose `symlink_metadata` is `meta`; a special file
+/// (FIFO, device, socket) is refused.
+pub(in crate::sandbox) fn entry_from(
+    path: &Path,
+    meta: &fs::Metadata,
+    hash: bool,
+) -> Result<Entry, SandboxError> {
+    let kind = meta.file_type();
+    if kind.is_symlink() {
+        let target = fs::read_link(path).map_err(io_err("read symlink", path))?;
+        let bytes = target.as_os_str().as_bytes();
+        let digest = if hash { sha256_hex(bytes) } else { "-".into() };
+        Ok(Entry {
+            kind: Kind::Symlink,
+            mode: 0,
+            size: bytes.len() as u64,
+            digest,
+        })
+    } else if kind.is_dir() {
+        Ok(Entry {
+            kind: Kind::Dir,
             mode: meta.permissions().mode() & 0o7777,
             size: 0,
             digest: "-".into(),
-        },
-        Kind::File => Entry {
-            kind,
+        })
+    } else if kind.is_file() {
+        let digest = if hash { hash_file(path)? } else { "-".into() };
+        Ok(Entry {
+            kind: Kind::File,
             mode: meta.permissions().mode() & 0o7777,
             size: meta.len(),
-            digest: if hash { hash_file(path)? } else { "-".into() },
-        },
-    })
+            digest,
+        })
+    } else {
+        Err(special_file(path))
+    }
+}
+
+/// The refusal of a name a manifest cannot hold.
+fn odd_name(path: &Path) -> SandboxError {
+    SandboxError::Unsuitable(format!(
+        "{}: a name that is not UTF-8 or holds a newline; the sandbox records paths \
+         in a text manifest, so rename it first",
+        path.display()
+    ))
+}
+
+/// The refusal of a special file.
+fn special_file(path: &Path) -> SandboxError {
+    SandboxError::Unsuitable(format!(
+        "{} is a special file (a FIFO, device or socket); the sandbox copies only files, \
+         directories and symlinks: remove it or choose another sandbox strategy",
+        path.display()
+    ))
 }
 
 /// A regular file opened for reading without following a symlink and
@@ -290,7 +321,11 @@ pub(super) fn is_plain_relative(path: &str) -> bool {
 /// reflink or copy a file, recreate a symlink with the same target, make
 /// a directory. Modes of files are set here; of directories by the caller
 /// once their contents are in (a read-only directory must be filled first).
-pub(super) fn copy_entry(src: &Path, dst: &Path, entry: &Entry) -> Result<(), SandboxError> {
+pub(in crate::sandbox) fn copy_entry(
+    src: &Path,
+    dst: &Path,
+    entry: &Entry,
+) -> Result<(), SandboxError> {
     match entry.kind {
         Kind::Dir => fs::create_dir(dst).map_err(io_err("create directory", dst)),
         Kind::Symlink => {
@@ -304,14 +339,18 @@ pub(super) fn copy_entry(src: &Path, dst: &Path, entry: &Entry) -> Result<(), Sa
     }
 }
 
-pub(super) fn set_mode(path: &Path, mode: u32) -> Result<(), SandboxError> {
+pub(in crate::sandbox) fn set_mode(path: &Path, mode: u32) -> Result<(), SandboxError> {
     fs::set_permissions(path, fs::Permissions::from_mode(mode))
         .map_err(io_err("set the mode of", path))
 }
 
 /// Copy the whole of `tree` (a walk of `src`) to `dst`, which must not
 /// exist yet; `dst` gets `src`'s own mode too.
-pub(super) fn copy_tree(src: &Path, dst: &Path, tree: &Tree) -> Result<(), SandboxError> {
+pub(in crate::sandbox) fn copy_tree(
+    src: &Path,
+    dst: &Path,
+    tree: &Tree,
+) -> Result<(), SandboxError> {
     copy_tree_linking(src, dst, tree, &|_, _| false)
 }
 
@@ -344,7 +383,7 @@ pub(super) fn copy_tree_linking(
 /// Remove a tree this strategy made, even where a copied directory is
 /// read-only (its owner's mode was copied faithfully). Symlinks are
 /// removed, never followed.
-pub(super) fn remove_tree(path: &Path) -> Result<(), SandboxError> {
+pub(in crate::sandbox) fn remove_tree(path: &Path) -> Result<(), SandboxError> {
     if fs::symlink_metadata(path).is_err() {
         return Ok(());
     }

@@ -1,0 +1,304 @@
+//! `devcontainer.json` read into what the lifecycle uses, and the hash that
+//! says when a container is out of date.
+//!
+//! Reading is lenient about *which* keys a file has (the specification has
+//! many, and the Dev Containers CLI reads the file itself) and strict about
+//! the *types* of the keys read here: `"image": 5` is refused, an unknown
+//! key is kept in `other_keys` for the direct mode to refuse
+//! (`direct.rs`). Relative paths (`build.dockerfile`, `build.context`) are
+//! resolved against the file's folder, as the specification says.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use super::DevcontainerError;
+use super::jsonc::parse_jsonc;
+
+/// The largest configuration read.
+const MAX_CONFIG: u64 = 1024 * 1024;
+
+/// What a `devcontainer.json` says that the lifecycle uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DevcontainerConfig {
+    /// The file it was read from.
+    pub path: PathBuf,
+    pub name: Option<String>,
+    pub image: Option<String>,
+    /// `build` (or the older top-level `dockerFile` / `context`).
+    pub build: Option<BuildConfig>,
+    pub container_env: BTreeMap<String, String>,
+    /// Read, never applied by `up` (with either tool): it is for the
+    /// processes a caller starts in the container. `None` unsets.
+    pub remote_env: BTreeMap<String, Option<String>>,
+    pub post_create_command: Option<LifecycleCommand>,
+    pub workspace_folder: Option<String>,
+    /// `Some("")` means no workspace mount at all, as in the CLI.
+    pub workspace_mount: Option<String>,
+    pub run_args: Vec<String>,
+    /// Default true: the image's command is replaced by a keep-alive.
+    pub override_command: bool,
+    pub remote_user: Option<String>,
+    pub container_user: Option<String>,
+    /// Top-level keys not read into the fields above, sorted.
+    pub other_keys: Vec<String>,
+}
+
+/// How the image is built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildConfig {
+    /// The Dockerfile, resolved against the configuration's folder.
+    pub dockerfile: PathBuf,
+    /// The build context, resolved likewise (default: that folder).
+    pub context: PathBuf,
+    /// `--build-arg`s.
+    pub args: BTreeMap<String, String>,
+    /// Keys of `build` not read here (`target`, `cacheFrom`, `options`…).
+    pub other_keys: Vec<String>,
+}
+
+/// A lifecycle command in its three forms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LifecycleCommand {
+    /// A string: run by `/bin/sh -c`.
+    Shell(String),
+    /// An array: run as it is, no shell.
+    Exec(Vec<String>),
+    /// An object: each named command (a string or an array). The CLI
+    /// runs them in parallel; the direct mode runs them one after the
+    /// other, in name order, stopping at the first failure.
+    Each(BTreeMap<String, LifecycleCommand>),
+}
+
+/// Keys read into [`DevcontainerConfig`] (the rest are `other_keys`).
+const READ_KEYS: [&str; 15] = [
+    "name",
+    "image",
+    "build",
+    "dockerFile",
+    "context",
+    "containerEnv",
+    "remoteEnv",
+    "postCreateCommand",
+    "workspaceFolder",
+    "workspaceMount",
+    "runArgs",
+    "overrideCommand",
+    "remoteUser",
+    "containerUser",
+    "$schema",
+];
+
+impl DevcontainerConfig {
+    /// Reads and checks `path`.
+    pub fn load(path: &Path) -> Result<Self, DevcontainerError> {
+        Ok(read(path)?.1)
+    }
+
+    fn from_json(path: &Path, json: &Value) -> Result<Self, String> {
+        let top = json
+            .as_object()
+            .ok_or("the configuration must be a JSON object")?;
+        let folder = path.parent().unwrap_or(Path::new("."));
+        let build = match top.get("build") {
+            Some(build) => Some(build_config(folder, build)?),
+            // The older spelling, still read by the CLI.
+            None => match string(top, "dockerFile")? {
+                Some(dockerfile) => Some(BuildConfig {
+                    dockerfile: folder.join(dockerfile),
+                    context: folder.join(string(top, "context")?.unwrap_or_else(|| ".".into())),
+                    args: BTreeMap::new(),
+                    other_keys: Vec::new(),
+                }),
+                None => None,
+            },
+        };
+        let remote_env = match top.get("remoteEnv") {
+            None | Some(Value::Null) => BTreeMap::new(),
+            Some(Value::Object(map)) => map
+                .iter()
+                .map(|(k, v)| match v {
+                    Value::String(s) => Ok((k.clone(), Some(s.clone()))),
+                    Value::Null => Ok((k.clone(), None)),
+                    _ => Err(format!("\"remoteEnv\".{k:?} must be a string or null")),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err("\"remoteEnv\" must be an object".into()),
+        };
+        Ok(Self {
+            path: path.to_path_buf(),
+            name: string(top, "name")?,
+            image: string(top, "image")?,
+            build,
+            container_env: string_map(top, "containerEnv")?,
+            remote_env,
+            post_create_command: match top.get("postCreateCommand") {
+                None | Some(Value::Null) => None,
+                Some(v) => lifecycle(v, "postCreateCommand", true)?,
+            },
+            workspace_folder: string(top, "workspaceFolder")?,
+            workspace_mount: string(top, "workspaceMount")?,
+            run_args: string_list(top, "runArgs")?,
+            override_command: match top.get("overrideCommand") {
+                None | Some(Value::Null) => true,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Err("\"overrideCommand\" must be true or false".into()),
+            },
+            remote_user: string(top, "remoteUser")?,
+            container_user: string(top, "containerUser")?,
+            other_keys: top
+                .keys()
+                .filter(|k| !READ_KEYS.contains(&k.as_str()))
+                .cloned()
+                .collect(),
+        })
+    }
+}
+
+/// The configuration's bytes and what they say.
+fn read(path: &Path) -> Result<(Vec<u8>, DevcontainerConfig), DevcontainerError> {
+    let refused = |reason: String| DevcontainerError::Config {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let bytes = read_bounded(path)?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| refused(format!("not UTF-8 text ({e})")))?;
+    let json = parse_jsonc(text.trim_start_matches('\u{feff}')).map_err(&refused)?;
+    let config = DevcontainerConfig::from_json(path, &json).map_err(refused)?;
+    Ok((bytes, config))
+}
+
+fn read_bounded(path: &Path) -> Result<Vec<u8>, DevcontainerError> {
+    use std::io::Read;
+    let io = |source| DevcontainerError::Io {
+        what: "cannot read",
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(io)?
+        .take(MAX_CONFIG + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_CONFIG {
+        return Err(DevcontainerError::Config {
+            path: path.to_path_buf(),
+            reason: format!("larger than the {MAX_CONFIG} bytes read"),
+        });
+    }
+    Ok(bytes)
+}
+
+/// The hash that makes a container out of date: lowercase hex sha256 of
+/// the configuration file's bytes when it builds no Dockerfile (then equal
+/// to the `config-digest` detection records), else of the two files'
+/// digests, `"<config sha256>\n<Dockerfile sha256>\n"`, so editing either
+/// changes it. Other files of the build context (what the Dockerfile
+/// `COPY`s) and a Docker Compose file are not covered.
+pub fn config_hash(config_path: &Path) -> Result<String, DevcontainerError> {
+    Ok(load_with_hash(config_path)?.1)
+}
+
+/// The configuration and its [`config_hash`], from one read of the file.
+pub(super) fn load_with_hash(
+    config_path: &Path,
+) -> Result<(DevcontainerConfig, String), DevcontainerError> {
+    let (bytes, config) = read(config_path)?;
+    let config_digest = crate::digest::sha256_hex(&bytes);
+    let Some(build) = &config.build else {
+        return Ok((config, config_digest));
+    };
+    let dockerfile = std::fs::read(&build.dockerfile).map_err(|source| DevcontainerError::Io {
+        what: "cannot read the Dockerfile (build.dockerfile)",
+        path: build.dockerfile.clone(),
+        source,
+    })?;
+    let both = format!(
+        "{config_digest}\n{}\n",
+        crate::digest::sha256_hex(&dockerfile)
+    );
+    let hash = crate::digest::hex(&Sha256::digest(both.as_bytes()));
+    Ok((config, hash))
+}
+
+fn build_config(folder: &Path, build: &Value) -> Result<BuildConfig, String> {
+    let build = build.as_object().ok_or("\"build\" must be an object")?;
+    let dockerfile = string(build, "dockerfile")?.ok_or(
+        "\"build\" has no \"dockerfile\"; name it (\"dockerfile\": \"Dockerfile\", beside devcontainer.json) or use \"image\"",
+    )?;
+    Ok(BuildConfig {
+        dockerfile: folder.join(dockerfile),
+        context: folder.join(string(build, "context")?.unwrap_or_else(|| ".".into())),
+        args: string_map(build, "args")?,
+        other_keys: build
+            .keys()
+            .filter(|k| !["dockerfile", "context", "args"].contains(&k.as_str()))
+            .cloned()
+            .collect(),
+    })
+}
+
+/// A lifecycle command; `None` when it is empty (the CLI skips those).
+fn lifecycle(value: &Value, key: &str, nested: bool) -> Result<Option<LifecycleCommand>, String> {
+    match value {
+        Value::String(s) if s.trim().is_empty() => Ok(None),
+        Value::String(s) => Ok(Some(LifecycleCommand::Shell(s.clone()))),
+        Value::Array(items) if items.is_empty() => Ok(None),
+        Value::Array(items) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+            .map(|argv| Some(LifecycleCommand::Exec(argv)))
+            .ok_or_else(|| format!("{key}: an array command must hold only strings")),
+        Value::Object(map) if nested => {
+            let mut each = BTreeMap::new();
+            for (name, command) in map {
+                if let Some(command) = lifecycle(command, &format!("{key}.{name}"), false)? {
+                    each.insert(name.clone(), command);
+                }
+            }
+            Ok((!each.is_empty()).then_some(LifecycleCommand::Each(each)))
+        }
+        _ => Err(format!(
+            "{key} must be a string, an array of strings{}",
+            if nested { " or an object of those" } else { "" }
+        )),
+    }
+}
+
+fn string(map: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(format!("{key:?} must be a string")),
+    }
+}
+
+fn string_map(map: &Map<String, Value>, key: &str) -> Result<BTreeMap<String, String>, String> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(BTreeMap::new()),
+        Some(Value::Object(entries)) => entries
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k.clone(), s.clone())),
+                _ => Err(format!("{key:?}.{k:?} must be a string")),
+            })
+            .collect(),
+        Some(_) => Err(format!("{key:?} must be an object of strings")),
+    }
+}
+
+fn string_list(map: &Map<String, Value>, key: &str) -> Result<Vec<String>, String> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect::<Option<_>>()
+            .ok_or_else(|| format!("{key:?} must be an array of strings")),
+        Some(_) => Err(format!("{key:?} must be an array of strings")),
+    }
+}

@@ -1,0 +1,347 @@
+//! Execution-environment settings and routing: what `agents project
+//! context …`, `agents plan use` and `agents env resolve` stand on. The
+//! registry gathers the router's inputs (the settings, the nearest
+//! devcontainer above the resource, the tool's wish); `routing::route`
+//! decides.
+
+use super::lookup::find_row;
+use super::type_set::TypeSet;
+use super::{Registry, RegistryError};
+use crate::model::{ResourceId, ResourceKey, TypeName, resource_label};
+use crate::routing::{
+    self, Detected, Environment, Priority, Route, RouteInputs, Setting, ToolPreference,
+};
+use crate::store::{Reader, SettingRow, SettingScope};
+use serde::Serialize;
+use std::collections::{HashSet, VecDeque};
+
+/// The plan a command means when it names none.
+pub const DEFAULT_PLAN: &str = "default";
+
+/// The type every execution environment is (or inherits).
+pub const ENVIRONMENT_TYPE: &str = "container-instance";
+
+/// The type a detected devcontainer is (or inherits).
+pub const DEVCONTAINER_TYPE: &str = "devcontainer-instance";
+
+/// Where a setting points: the host, or a resource.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvironmentKey {
+    Host,
+    Resource(ResourceKey),
+}
+
+impl EnvironmentKey {
+    /// `host`, or a resource name or id.
+    pub fn parse(text: &str) -> Result<Self, crate::model::NameError> {
+        if text == "host" {
+            return Ok(Self::Host);
+        }
+        ResourceKey::parse(text).map(Self::Resource)
+    }
+}
+
+/// What a tool asks for (`--tool-env`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ToolRequest {
+    #[default]
+    None,
+    RequiredContainer,
+    PreferredContainer,
+    Specific(EnvironmentKey),
+}
+
+impl ToolRequest {
+    /// `required:container`, `preferred:container` or `specific:NAME`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text.split_once(':') {
+            Some(("required", "container")) => Ok(Self::RequiredContainer),
+            Some(("preferred", "container")) => Ok(Self::PreferredContainer),
+            Some(("specific", name)) => EnvironmentKey::parse(name)
+                .map(Self::Specific)
+                .map_err(|e| e.to_string()),
+            _ => Err(format!(
+                "{text:?} is not a tool environment preference; use required:container, \
+                 preferred:container or specific:NAME"
+            )),
+        }
+    }
+}
+
+/// A stored setting as the registry hands it out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SettingView {
+    /// `project` or `plan`.
+    pub scope: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
+    pub environment: Environment,
+    pub priority: Priority,
+    pub updated_at: String,
+}
+
+impl Registry {
+    /// Store the project's (or a plan's) execution environment. The
+    /// resource must exist and be an execution environment.
+    pub fn set_environment(
+        &mut self,
+        scope: SettingScope,
+        target: &EnvironmentKey,
+        priority: Priority,
+    ) -> Result<SettingView, RegistryError> {
+        check_scope(&scope)?;
+        let now = self.now();
+        let cache = &self.types;
+        self.store.write(|w| {
+            let types = cache.get(w)?;
+            let resource = match target {
+                EnvironmentKey::Host => None,
+                EnvironmentKey::Resource(key) => {
+                    let env = environment_of(w, &types, key)?;
+                    if !env.1 {
+                        return Err(not_an_environment(&env.0));
+                    }
+                    Some(resource_id_of(&env.0))
+                }
+            };
+            let row = SettingRow {
+                scope,
+                resource,
+                priority,
+                updated_at: now.clone(),
+            };
+            w.put_setting(&row)?;
+            setting_view(w, &row)
+        })
+    }
+
+    pub fn environment_setting(
+        &self,
+        scope: &SettingScope,
+    ) -> Result<Option<SettingView>, RegistryError> {
+        check_scope(scope)?;
+        self.store.read(|r| {
+            r.setting(scope)?
+                .map(|row| setting_view(r, &row))
+                .transpose()
+        })
+    }
+
+    /// Every stored setting: the project's, then the plans'.
+    pub fn environment_settings(&self) -> Result<Vec<SettingView>, RegistryError> {
+        self.store.read(|r| {
+            r.settings()?
+                .iter()
+                .map(|row| setting_view(r, row))
+                .collect()
+        })
+    }
+
+    /// Remove a setting; answers whether there was one.
+    pub fn unset_environment(&mut self, scope: &SettingScope) -> Result<bool, RegistryError> {
+        check_scope(scope)?;
+        self.store.write(|w| Ok(w.delete_setting(scope)?))
+    }
+
+    /// Where a tool acting on `key` runs (`plan`: the plan's name, else
+    /// the default plan), and which level decided. A pure answer: nothing
+    /// is built or started here.
+    pub fn resolve_environment(
+        &self,
+        key: &ResourceKey,
+        plan: Option<&str>,
+        tool: &ToolRequest,
+    ) -> Result<Route, RegistryError> {
+        let plan = plan.unwrap_or(DEFAULT_PLAN).to_owned();
+        let plan_scope = SettingScope::Plan(plan.clone());
+        check_scope(&plan_scope)?;
+        let cache = &self.types;
+        let inputs = self.store.read(|r| {
+            let types = cache.get(r)?;
+            let start = find_row(r, key)?;
+            let setting = |scope: &SettingScope| -> Result<Option<Setting>, RegistryError> {
+                r.setting(scope)?
+                    .map(|row| {
+                        Ok(Setting {
+                            environment: environment_at(r, &types, row.resource)?,
+                            priority: row.priority,
+                        })
+                    })
+                    .transpose()
+            };
+            let tool = match tool {
+                ToolRequest::None => ToolPreference::None,
+                ToolRequest::RequiredContainer => ToolPreference::RequiredContainer,
+                ToolRequest::PreferredContainer => ToolPreference::PreferredContainer,
+                ToolRequest::Specific(EnvironmentKey::Host) => ToolPreference::Specific {
+                    environment: Environment::Host,
+                    is_environment: true,
+                },
+                ToolRequest::Specific(EnvironmentKey::Resource(k)) => {
+                    let (environment, is_environment) = environment_of(r, &types, k)?;
+                    ToolPreference::Specific {
+                        environment,
+                        is_environment,
+                    }
+                }
+            };
+            Ok::<_, RegistryError>(RouteInputs {
+                plan: setting(&plan_scope)?.map(|s| (plan.clone(), s)),
+                project: setting(&SettingScope::Project)?,
+                devcontainer: nearest_devcontainer(r, &types, start.id)?,
+                tool,
+            })
+        })?;
+        Ok(routing::route(&inputs)?)
+    }
+}
+
+fn check_scope(scope: &SettingScope) -> Result<(), RegistryError> {
+    if let SettingScope::Plan(name) = scope {
+        let ok = !name.is_empty()
+            && name.len() <= 128
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if !ok {
+            return Err(RegistryError::BadPlanName { name: name.clone() });
+        }
+    }
+    Ok(())
+}
+
+fn resource_id_of(env: &Environment) -> ResourceId {
+    match env {
+        Environment::Resource { resource_id, .. } => *resource_id,
+        Environment::Host => unreachable!("a resource key names a resource"),
+    }
+}
+
+fn not_an_environment(env: &Environment) -> RegistryError {
+    RegistryError::NotAnEnvironment {
+        environment: env.to_string(),
+    }
+}
+
+/// The resource `key` as an environment, and whether it is one (a
+/// `container-instance` or a subtype).
+fn environment_of(
+    r: &Reader<'_>,
+    types: &TypeSet,
+    key: &ResourceKey,
+) -> Result<(Environment, bool), RegistryError> {
+    let row = find_row(r, key)?;
+    let ty = types.resolve(&row.type_name)?;
+    let is_env = ty.is_a(&environment_type());
+    Ok((
+        Environment::Resource {
+            resource_id: row.id,
+            name: resource_label(row.name.as_ref(), row.id),
+            resource_type_name: row.type_name.to_string(),
+        },
+        is_env,
+    ))
+}
+
+/// A stored setting's target (`None`: the host).
+fn environment_at(
+    r: &Reader<'_>,
+    types: &TypeSet,
+    id: Option<ResourceId>,
+) -> Result<Environment, RegistryError> {
+    match id {
+        None => Ok(Environment::Host),
+        Some(id) => Ok(environment_of(r, types, &ResourceKey::Id(id))?.0),
+    }
+}
+
+fn setting_view(r: &Reader<'_>, row: &SettingRow) -> Result<SettingView, RegistryError> {
+    let environment = match row.resource {
+        None => Environment::Host,
+        Some(id) => {
+            let found = r
+                .resource_by_id(id)?
+                .ok_or(RegistryError::ResourceNotFound {
+                    key: ResourceKey::Id(id),
+                })?;
+            Environment::Resource {
+                resource_id: id,
+                name: resource_label(found.name.as_ref(), id),
+                resource_type_name: found.type_name.to_string(),
+            }
+        }
+    };
+    let (scope, plan) = match &row.scope {
+        SettingScope::Project => ("project", None),
+        SettingScope::Plan(name) => ("plan", Some(name.clone())),
+    };
+    Ok(SettingView {
+        scope,
+        plan,
+        environment,
+        priority: row.priority,
+        updated_at: row.updated_at.clone(),
+    })
+}
+
+fn environment_type() -> TypeName {
+    TypeName::parse(ENVIRONMENT_TYPE).unwrap_or_else(|e| unreachable!("a built-in name: {e}"))
+}
+
+fn devcontainer_type() -> TypeName {
+    TypeName::parse(DEVCONTAINER_TYPE).unwrap_or_else(|e| unreachable!("a built-in name: {e}"))
+}
+
+/// The nearest devcontainer above `start`: walking up the DAG level by
+/// level (the resource itself at distance 0), a devcontainer is the
+/// resource itself or a devcontainer child of the resource reached. The
+/// nearest wins; at equal distance, the one registered first.
+fn nearest_devcontainer(
+    r: &Reader<'_>,
+    types: &TypeSet,
+    start: ResourceId,
+) -> Result<Option<Detected>, RegistryError> {
+    let dc = devcontainer_type();
+    let is_dc = |id: ResourceId| -> Result<bool, RegistryError> {
+        Ok(match r.resource_by_id(id)? {
+            Some(row) => types.resolve(&row.type_name)?.is_a(&dc),
+            None => false,
+        })
+    };
+    let mut seen = HashSet::from([start]);
+    let mut level = vec![start];
+    let mut distance = 0u32;
+    while !level.is_empty() {
+        let mut found: Vec<(ResourceId, ResourceId)> = Vec::new();
+        for &node in &level {
+            if is_dc(node)? {
+                found.push((node, node));
+            }
+            for child in r.children_of(node)? {
+                if child != node && is_dc(child)? {
+                    found.push((child, node));
+                }
+            }
+        }
+        if let Some(&(id, via)) = found.iter().min() {
+            let env = environment_of(r, types, &ResourceKey::Id(id))?.0;
+            let via_row = r.resource_by_id(via)?;
+            return Ok(Some(Detected {
+                environment: env,
+                via: resource_label(via_row.as_ref().and_then(|v| v.name.as_ref()), via),
+                distance,
+            }));
+        }
+        let mut next = VecDeque::new();
+        for &node in &level {
+            for parent in r.parents_of(node)? {
+                if seen.insert(parent) {
+                    next.push_back(parent);
+                }
+            }
+        }
+        level = next.into_iter().collect();
+        distance += 1;
+    }
+    Ok(None)
+}

@@ -1,0 +1,212 @@
+//! `environment_settings` and `container_states` rows: where tools run,
+//! and where each container resource is in its lifecycle (the rules are
+//! `routing`'s and `registry::environments`').
+
+use super::columns::{Columns, decode_all, decode_one};
+use super::{Reader, StoreError, Writer};
+use crate::model::ResourceId;
+use crate::routing::Priority;
+use rusqlite::params;
+use std::fmt;
+
+/// Whose setting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingScope {
+    Project,
+    Plan(String),
+}
+
+impl SettingScope {
+    fn columns(&self) -> (&'static str, &str) {
+        match self {
+            Self::Project => ("project", ""),
+            Self::Plan(name) => ("plan", name),
+        }
+    }
+}
+
+/// One stored setting; `resource: None` is the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingRow {
+    pub scope: SettingScope,
+    pub resource: Option<ResourceId>,
+    pub priority: Priority,
+    pub updated_at: String,
+}
+
+/// A container resource's lifecycle state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContainerState {
+    Detected,
+    Building,
+    Running,
+    Stopped,
+    Failed,
+}
+
+impl ContainerState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Detected => "detected",
+            Self::Building => "building",
+            Self::Running => "running",
+            Self::Stopped => "stopped",
+            Self::Failed => "failed",
+        }
+    }
+
+    fn parse(text: &str) -> Result<Self, String> {
+        Ok(match text {
+            "detected" => Self::Detected,
+            "building" => Self::Building,
+            "running" => Self::Running,
+            "stopped" => Self::Stopped,
+            "failed" => Self::Failed,
+            other => return Err(format!("unknown container state {other:?}")),
+        })
+    }
+}
+
+impl fmt::Display for ContainerState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One container's recorded state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerStateRow {
+    pub resource: ResourceId,
+    pub state: ContainerState,
+    pub container_id: Option<String>,
+    /// Which tool made it (`devcontainer`, `docker`, `podman`).
+    pub tool: Option<String>,
+    pub config_hash: Option<String>,
+    pub last_error: Option<String>,
+    pub updated_at: String,
+}
+
+fn decode_setting(c: &Columns<'_, '_>) -> Result<SettingRow, StoreError> {
+    let scope: String = c.get(0)?;
+    let plan: String = c.get(1)?;
+    Ok(SettingRow {
+        scope: if scope == "project" {
+            SettingScope::Project
+        } else {
+            SettingScope::Plan(plan)
+        },
+        resource: c.parsed_opt(2, ResourceId::parse)?,
+        priority: c.parsed(3, |t| {
+            Priority::parse(t).ok_or_else(|| format!("unknown priority {t:?}"))
+        })?,
+        updated_at: c.get(4)?,
+    })
+}
+
+fn decode_state(c: &Columns<'_, '_>) -> Result<ContainerStateRow, StoreError> {
+    Ok(ContainerStateRow {
+        resource: c.parsed(0, ResourceId::parse)?,
+        state: c.parsed(1, ContainerState::parse)?,
+        container_id: c.get(2)?,
+        tool: c.get(3)?,
+        config_hash: c.get(4)?,
+        last_error: c.get(5)?,
+        updated_at: c.get(6)?,
+    })
+}
+
+impl Reader<'_> {
+    pub fn setting(&self, scope: &SettingScope) -> Result<Option<SettingRow>, StoreError> {
+        let (scope_col, plan) = scope.columns();
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT scope, plan, resource_id, priority, updated_at
+               FROM environment_settings WHERE scope = ?1 AND plan = ?2",
+        )?;
+        decode_one(
+            &mut stmt,
+            [scope_col, plan],
+            "environment_settings",
+            1,
+            decode_setting,
+        )
+    }
+
+    /// Every setting: the project's first, then the plans by name.
+    pub fn settings(&self) -> Result<Vec<SettingRow>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT scope, plan, resource_id, priority, updated_at
+               FROM environment_settings ORDER BY scope DESC, plan",
+        )?;
+        decode_all(&mut stmt, [], "environment_settings", 1, decode_setting)
+    }
+
+    pub fn container_state(
+        &self,
+        resource: ResourceId,
+    ) -> Result<Option<ContainerStateRow>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT resource_id, state, container_id, tool, config_hash, last_error, updated_at
+               FROM container_states WHERE resource_id = ?1",
+        )?;
+        decode_one(
+            &mut stmt,
+            [resource.to_string()],
+            "container_states",
+            0,
+            decode_state,
+        )
+    }
+}
+
+impl Writer<'_> {
+    pub fn put_setting(&self, row: &SettingRow) -> Result<(), StoreError> {
+        let (scope, plan) = row.scope.columns();
+        self.conn().execute(
+            "INSERT INTO environment_settings (scope, plan, resource_id, priority, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (scope, plan) DO UPDATE SET resource_id = excluded.resource_id,
+                 priority = excluded.priority, updated_at = excluded.updated_at",
+            params![
+                scope,
+                plan,
+                row.resource.map(|r| r.to_string()),
+                row.priority.as_str(),
+                row.updated_at
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Remove a setting; answers whether there was one.
+    pub fn delete_setting(&self, scope: &SettingScope) -> Result<bool, StoreError> {
+        let (scope, plan) = scope.columns();
+        let n = self.conn().execute(
+            "DELETE FROM environment_settings WHERE scope = ?1 AND plan = ?2",
+            [scope, plan],
+        )?;
+        Ok(n > 0)
+    }
+
+    pub fn put_container_state(&self, row: &ContainerStateRow) -> Result<(), StoreError> {
+        self.conn().execute(
+            "INSERT INTO container_states
+                 (resource_id, state, container_id, tool, config_hash, last_error, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+             ON CONFLICT (resource_id) DO UPDATE SET state = excluded.state,
+                 container_id = excluded.container_id, tool = excluded.tool,
+                 config_hash = excluded.config_hash, last_error = excluded.last_error,
+                 updated_at = excluded.updated_at",
+            params![
+                row.resource.to_string(),
+                row.state.as_str(),
+                row.container_id,
+                row.tool,
+                row.config_hash,
+                row.last_error,
+                row.updated_at
+            ],
+        )?;
+        Ok(())
+    }
+}

@@ -1,0 +1,223 @@
+//! The devcontainer lifecycle through the real binary, against stand-in
+//! `docker` and `devcontainer` executables put first on `PATH` (these
+//! machines have a docker client but no daemon). The stand-in logs every
+//! argv and answers like the real tools (`src/devcontainer/tests/stand_in.sh`).
+
+use crate::common::{Env, git};
+use std::path::{Path, PathBuf};
+
+/// A directory of stand-ins: `names` link to the script.
+fn stand_ins(env: &Env, names: &[&str]) -> PathBuf {
+    let dir = env.mkdir("bin");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/devcontainer/tests/stand_in.sh");
+    for name in names {
+        let path = dir.join(name);
+        std::fs::copy(&script, &path).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    dir
+}
+
+/// Run with PATH = the stand-ins first, then the system (git, sh).
+fn with_path(env: &mut Env, first: &Path) {
+    let system = std::env::var("PATH").unwrap_or_default();
+    env.vars
+        .push(("PATH".to_owned(), format!("{}:{system}", first.display())));
+}
+
+fn repo(env: &Env, config: &str) -> PathBuf {
+    let repo = env.mkdir("repo");
+    env.write("repo/.devcontainer/devcontainer.json", config);
+    env.write("repo/README.md", "# repo\n");
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["add", "-A"]);
+    git(
+        &repo,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-qm",
+            "init",
+        ],
+    );
+    env.add("git-checkout", "local/my-repo", &repo, &[]).ok();
+    repo
+}
+
+const DC: &str = "local/my-repo-devcontainer";
+
+fn container(env: &Env) -> serde_json::Value {
+    env.run(&["resource", "show", DC, "-o", "json"]).json()["container"].clone()
+}
+
+fn log(bin: &Path) -> String {
+    std::fs::read_to_string(bin.join("log"))
+        .unwrap_or_default()
+        .replace('\u{1f}', " ")
+}
+
+#[test]
+fn a_devcontainer_starts_stops_and_rebuilds_through_docker() {
+    let mut env = Env::new();
+    let bin = stand_ins(&env, &["docker"]);
+    with_path(&mut env, &bin);
+    let repo = repo(
+        &env,
+        "{ \"image\": \"debian:12\", \"containerEnv\": { \"A\": \"1\" } }\n",
+    );
+    assert_eq!(container(&env)["state"], "detected");
+
+    // The reference's commands; start is the lazy activation's first step.
+    let started = env.run(&["resource", "start", DC, "-o", "json"]).json();
+    assert_eq!(started["state"], "running", "{started}");
+    assert_eq!(started["container_id"], "0123abcd");
+    assert_eq!(started["tool"], "docker");
+    let calls = log(&bin);
+    assert!(calls.contains("docker run"), "{calls}");
+    assert!(calls.contains("agents.resource="), "{calls}");
+    assert!(
+        calls.contains("debian:12") && calls.contains("A=1"),
+        "{calls}"
+    );
+
+    // A second start finds it running and builds nothing.
+    let runs = log(&bin).matches("docker run").count();
+    env.run(&["resource", "start", DC]).ok();
+    assert_eq!(log(&bin).matches("docker run").count(), runs);
+
+    env.run(&["resource", "stop", DC]).ok();
+    assert_eq!(container(&env)["state"], "stopped");
+    assert!(log(&bin).contains("docker stop 0123abcd"), "{}", log(&bin));
+
+    // devcontainer.json changed: show says so, rebuild brings it up to date.
+    std::fs::write(
+        repo.join(".devcontainer/devcontainer.json"),
+        "{ \"image\": \"debian:13\" }\n",
+    )
+    .unwrap();
+    assert_eq!(container(&env)["out_of_date"], true);
+    let human = env.run(&["resource", "show", DC]);
+    assert!(human.ok().contains("out of date"), "{}", human.stdout);
+    std::fs::write(bin.join("next-id"), "4567cdef\n").unwrap();
+    let rebuilt = env.run(&["resource", "rebuild", DC, "-o", "json"]).json();
+    assert_eq!(rebuilt["state"], "running");
+    assert_eq!(rebuilt["container_id"], "4567cdef");
+    assert_eq!(rebuilt["out_of_date"], false);
+    assert!(log(&bin).contains("docker rm"), "{}", log(&bin));
+}
+
+#[test]
+fn a_failed_build_is_recorded_and_retryable() {
+    let mut env = Env::new();
+    let bin = stand_ins(&env, &["docker"]);
+    with_path(&mut env, &bin);
+    env.write("repo/.devcontainer/Dockerfile", "FROM debian\n");
+    repo(
+        &env,
+        "{ \"build\": { \"dockerfile\": \"Dockerfile\" }, \"postCreateCommand\": \"echo hi\" }\n",
+    );
+    std::fs::write(
+        bin.join("fail-docker-build"),
+        "step 2/3: E: Unable to locate package nope\n",
+    )
+    .unwrap();
+    env.run(&["resource", "start", DC])
+        .refused(&["cannot start", "Unable to locate package"]);
+    let state = container(&env);
+    assert_eq!(state["state"], "failed", "{state}");
+    assert!(
+        state["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("Unable to locate"),
+        "{state}"
+    );
+
+    std::fs::remove_file(bin.join("fail-docker-build")).unwrap();
+    env.run(&["resource", "start", DC]).ok();
+    let state = container(&env);
+    assert_eq!(state["state"], "running", "{state}");
+    assert!(state.get("last_error").is_none(), "{state}");
+    assert!(
+        log(&bin).contains("echo hi"),
+        "postCreateCommand ran: {}",
+        log(&bin)
+    );
+}
+
+#[test]
+fn the_dev_containers_cli_is_preferred_when_installed() {
+    let mut env = Env::new();
+    let bin = stand_ins(&env, &["docker", "devcontainer"]);
+    with_path(&mut env, &bin);
+    repo(
+        &env,
+        "{ \"image\": \"debian:12\", \"features\": { \"ghcr.io/x/y:1\": {} } }\n",
+    );
+    let started = env.run(&["resource", "start", DC, "-o", "json"]).json();
+    assert_eq!(started["tool"], "devcontainer-cli", "{started}");
+    let calls = log(&bin);
+    assert!(
+        calls.contains("devcontainer up --workspace-folder"),
+        "{calls}"
+    );
+}
+
+#[test]
+fn the_router_activates_the_devcontainer_it_selects() {
+    let mut env = Env::new();
+    let bin = stand_ins(&env, &["docker"]);
+    with_path(&mut env, &bin);
+    repo(&env, "{ \"image\": \"debian:12\" }\n");
+    // Without --activate, resolve only answers.
+    let r = env
+        .run(&["env", "resolve", "local/my-repo", "-o", "json"])
+        .json();
+    assert_eq!(r["environment"]["name"], DC);
+    assert_eq!(container(&env)["state"], "detected");
+    let r = env
+        .run(&[
+            "env",
+            "resolve",
+            "local/my-repo",
+            "--activate",
+            "-o",
+            "json",
+        ])
+        .json();
+    assert_eq!(r["container"]["state"], "running", "{r}");
+    assert_eq!(container(&env)["state"], "running");
+}
+
+#[test]
+fn without_a_container_runtime_activation_is_refused_saying_what_to_install() {
+    let mut env = Env::new();
+    // git and sh, but no docker, podman or devcontainer.
+    let bin = env.mkdir("only-git");
+    for tool in ["git", "sh"] {
+        let found = std::process::Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .unwrap();
+        let path = String::from_utf8_lossy(&found.stdout).trim().to_owned();
+        std::os::unix::fs::symlink(path, bin.join(tool)).unwrap();
+    }
+    env.vars
+        .push(("PATH".to_owned(), bin.display().to_string()));
+    repo(&env, "{ \"image\": \"debian:12\" }\n");
+    env.run(&["resource", "start", DC])
+        .refused(&["no container runtime", "@devcontainers/cli"]);
+    assert_eq!(
+        container(&env)["state"],
+        "detected",
+        "a refusal changes no state"
+    );
+    env.run(&["resource", "stop", DC])
+        .refused(&["never started"]);
+    env.run(&["resource", "start", "local/my-repo"])
+        .refused(&["devcontainer-instance"]);
+}
