@@ -38,7 +38,7 @@
 //!   missing or of another kind, puts back every file whose stat is not
 //!   the recorded one (a copy out of the snapshot to a temporary name,
 //!   renamed over), compares byte for byte the racily clean ones (git's
-//!   rule: recorded times within 2 s of the record's time), fixes modes,
+//!   rule: recorded times within 10 ms of the record's time), fixes modes,
 //!   compares symlink targets. Rolling back a small change costs a walk,
 //!   not a copy of the tree. The price: it is not atomic. A crash or
 //!   error halfway leaves the working copy partly restored (never a
@@ -94,7 +94,7 @@
 //!   filesystem that does not keep ctime) is not seen by rollback or
 //!   checkpoint; a snapshot edited by hand is not noticed either (and is
 //!   edited in every later snapshot that links to it). A file written
-//!   less than 2 s before a checkpoint is compared byte for byte by the
+//!   less than 10 ms before a checkpoint is compared byte for byte by the
 //!   next rollback to it (once: that rollback refreshes the record) and
 //!   copied, not linked, by the next checkpoint.
 

@@ -17,11 +17,12 @@
 //! the walk. File times come from the same clock (with the same
 //! granularity, and on a network filesystem from the same server), and a
 //! time taken before the walk can only make more entries racy, never
-//! fewer. The margin (2 s, a FAT timestamp's granularity) covers what the
-//! shared clock does not: filesystems that round times, and small steps
-//! of the clock.
+//! fewer. With one monotonic clock git's own rule (`>=` the record's time)
+//! is sound; the margin (10 ms, a few kernel timer ticks) covers small
+//! steps of that clock. Filesystems coarser than that (FAT's 2 s) round
+//! the record's time and the files' alike, which `>=` already covers.
 //!
-//! The margin has a price: a file written less than 2 s before a
+//! The margin has a price: a file written less than 10 ms before a
 //! checkpoint is compared by the next rollback to it and copied, not
 //! linked, by the next checkpoint. A rollback pays it once: a successful
 //! one refreshes the record, as git refreshes its index (`rollback.rs`).
@@ -44,7 +45,7 @@ use crate::sandbox::SandboxError;
 
 /// How close to the record's time a recorded mtime or ctime makes an
 /// entry racily clean.
-pub(super) const RACY_MARGIN_NS: i128 = 2_000_000_000;
+pub(super) const RACY_MARGIN_NS: i128 = 10_000_000;
 
 const HEADER: &str = "agents copy_on_write stat 1";
 
