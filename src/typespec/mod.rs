@@ -70,10 +70,12 @@ mod args;
 mod coherence;
 mod load;
 mod raw;
+mod render;
 mod resolve;
 mod validate;
 
 pub use args::RESERVED_ARG_NAMES;
+pub use render::render_type_file;
 pub use resolve::MAX_CHAIN_DEPTH;
 
 use crate::model::{ResolvedType, TypeName, TypeSpec};
