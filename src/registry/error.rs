@@ -366,6 +366,10 @@ pub enum RegistryError {
     },
     #[error("{0}: this registry has no home, so no plugin store; open it on a home directory")]
     NoPluginStore(&'static str),
+
+    // ---- moving data (registry export / import) ----
+    #[error(transparent)]
+    Document(#[from] super::document::DocumentError),
 }
 
 impl From<CallError> for RegistryError {
@@ -561,11 +565,16 @@ impl fmt::Display for ChildRefusal {
 
 /// Names as `a, b, c`, for messages.
 pub(crate) fn join<T: fmt::Display>(names: &[T]) -> String {
-    names
+    join_with(names, ", ")
+}
+
+#[allow(dead_code)]
+fn join_with<T: fmt::Display>(items: &[T], separator: &str) -> String {
+    items
         .iter()
         .map(ToString::to_string)
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(separator)
 }
 
 /// " (did you mean …?)" for near misses, or a pointer to the list.

@@ -29,11 +29,13 @@
 //! | `containers` | the devcontainer lifecycle: start (lazy activation), stop, rebuild, states |
 //! | `plugin_check` | accepting a plugin file: `plugin add`'s checks, and `agents plugin check` |
 //! | `views` | the JSON/YAML views and their mapping to the spec's field names |
+//! | [`document`] | the registry document: the format `export` writes and `import` reads |
 
 pub mod args;
 mod children;
 mod containers;
 mod discovery;
+pub mod document;
 mod environments;
 mod equivalence;
 mod error;
@@ -54,6 +56,7 @@ mod watch;
 
 pub use containers::{ContainerTools, ContainerView};
 pub use discovery::{Depth, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH};
+pub use document::{DocumentError, RegistryDocument};
 pub use environments::{
     DEFAULT_PLAN, DEVCONTAINER_TYPE, ENVIRONMENT_TYPE, EnvironmentKey, SettingView, ToolRequest,
 };
