@@ -30,6 +30,8 @@
 //! | `plugin_check` | accepting a plugin file: `plugin add`'s checks, and `agents plugin check` |
 //! | `views` | the JSON/YAML views and their mapping to the spec's field names |
 //! | [`document`] | the registry document: the format `export` writes and `import` reads |
+//! | `export` | `agents registry export` (one read snapshot) and `info` |
+//! | `import` | `agents registry import`: a document in, all or nothing |
 
 pub mod args;
 mod children;
@@ -39,7 +41,9 @@ pub mod document;
 mod environments;
 mod equivalence;
 mod error;
+mod export;
 mod handlers;
+mod import;
 mod inspect;
 mod links;
 mod lookup;
@@ -63,6 +67,8 @@ pub use environments::{
 pub use error::{
     ChildRefusal, NoHandlerReason, NotAddable, RegistryError, SandboxRefusal, StrategyRefusal,
 };
+pub use export::RegistryInfo;
+pub use import::{ImportConflict, ImportReport, MissingPlugin, MissingType, Tally};
 pub use inspect::Inspection;
 pub use links::TreeView;
 pub use lookup::ResourceFilter;
