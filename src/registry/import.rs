@@ -29,7 +29,7 @@ pub use report::{ImportConflict, ImportReport, MissingPlugin, MissingType, Tally
 
 use super::document::RegistryDocument;
 use super::environments::{check_scope, environment_of, not_an_environment};
-use super::{Registry, RegistryError, equivalence, handlers, types};
+use super::{Registry, RegistryError, equivalence, handlers, register, types};
 use crate::dag;
 use crate::model::{ResourceKey, TypeName, TypeSpec};
 use crate::store::{LinkRow, Writer};
@@ -147,6 +147,15 @@ fn write_rows(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> {
     }
     let mut inserter = w.resource_inserter()?;
     for row in &plan.resources {
+        if let Some(strategy) = row.sandbox_strategy {
+            let ty = plan.next.resolve(&row.type_name)?;
+            register::check_strategy(&ty, row.name.as_ref(), strategy.as_str()).map_err(
+                |source| RegistryError::ImportRefused {
+                    item: format!("resource {}", row.label()),
+                    source: Box::new(source),
+                },
+            )?;
+        }
         inserter.insert(row)?;
     }
     Ok(())

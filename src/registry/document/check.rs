@@ -6,7 +6,7 @@
 
 use super::{DocumentError, FORMAT, PluginEntry, RegistryDocument, SettingKind, VERSION, base64};
 use crate::digest::{is_sha256_hex, sha256_hex};
-use crate::model::ResourceId;
+use crate::model::{ResourceId, ResourceKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The longest `content_hash` and `stale` reason the store keeps.
@@ -97,6 +97,9 @@ fn resources(doc: &RegistryDocument) -> Result<(), DocumentError> {
                 item(),
                 format!("content_hash is longer than {MAX_HASH} bytes"),
             ));
+        }
+        if r.classification == ResourceKind::Virtual && r.location.is_some() {
+            return Err(invalid(item(), "a virtual resource has no location"));
         }
         if r.stale.as_ref().is_some_and(|s| s.len() > MAX_STALE) {
             return Err(invalid(

@@ -158,6 +158,11 @@ fn a_document_that_contradicts_itself_is_refused_naming_the_item() {
         &text,
         &["environment_settings[1]", "a project setting has no plan"],
     );
+    let text = edited(|v| v["resources"][0]["classification"] = "virtual".into());
+    refused(
+        &text,
+        &["resources[0]", "a virtual resource has no location"],
+    );
     let text = edited(|v| v["plugins"][0]["sha256"] = "F".repeat(64).into());
     refused(&text, &["plugins[0] (acme.py)", "64 lowercase hex"]);
 }

@@ -223,3 +223,20 @@ fn info_counts_what_the_registry_holds() {
     assert_eq!(info.counts.links as usize, doc.links.len());
     assert_eq!(info.counts.plugins, 0);
 }
+
+#[test]
+fn a_sandbox_strategy_the_type_cannot_use_is_refused_naming_the_resource() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = exported(&source(dir.path()));
+    doc.resources[0].sandbox_strategy = Some(crate::model::SandboxStrategy::GitWorktree);
+    let mut target = Registry::open_in_memory().unwrap();
+    let err = target.import_document(&doc, false).unwrap_err();
+    let RegistryError::ImportRefused { item, source } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(item, "resource local/a");
+    assert!(
+        matches!(**source, RegistryError::BadSandboxStrategy { .. }),
+        "{err}"
+    );
+}
