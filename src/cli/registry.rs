@@ -25,7 +25,8 @@ pub enum RegistryCommand {
         /// Write the document to FILE (atomically) instead of stdout.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
-        /// The document's format (default: yaml for an --out ending in .yaml/.yml, else json).
+        /// The document's format (default: yaml for an --out ending in .yaml/.yml, or for stdout
+        /// with -o yaml; else json).
         #[arg(long, value_enum)]
         format: Option<DocumentFormat>,
         /// Embed each plugin component (base64), so the document alone can fill a new home.
@@ -92,13 +93,21 @@ fn export(
     with_plugins: bool,
 ) -> Outcome {
     let document = ctx.open()?.export_document(with_plugins)?;
-    let yaml_name = out
-        .and_then(Path::extension)
-        .is_some_and(|e| e == "yaml" || e == "yml");
-    let text = match format {
-        Some(DocumentFormat::Yaml) => document.to_yaml(),
-        None if yaml_name => document.to_yaml(),
-        _ => document.to_json() + "\n",
+    // Without --format: a file's extension says, and on stdout (where
+    // the document is the output) so does `-o yaml`.
+    let yaml = format.map_or_else(
+        || match out {
+            Some(out) => out
+                .extension()
+                .is_some_and(|e| e == "yaml" || e == "yml"),
+            None => ctx.format == super::output::Format::Yaml,
+        },
+        |f| f == DocumentFormat::Yaml,
+    );
+    let text = if yaml {
+        document.to_yaml()
+    } else {
+        document.to_json() + "\n"
     };
     let Some(out) = out else {
         let mut stdout = std::io::stdout().lock();
