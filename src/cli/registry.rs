@@ -97,9 +97,7 @@ fn export(
     // the document is the output) so does `-o yaml`.
     let yaml = format.map_or_else(
         || match out {
-            Some(out) => out
-                .extension()
-                .is_some_and(|e| e == "yaml" || e == "yml"),
+            Some(out) => out.extension().is_some_and(|e| e == "yaml" || e == "yml"),
             None => ctx.format == super::output::Format::Yaml,
         },
         |f| f == DocumentFormat::Yaml,

@@ -321,7 +321,7 @@ fn rows_written_verbatim_read_back_with_their_flags_and_timestamps() {
     store
         .read(|r| {
             assert_eq!(r.type_row(&custom.spec.name)?.as_ref(), Some(&custom));
-            assert_eq!(r.link_rows()?, [link.clone()]);
+            assert_eq!(r.link_rows()?, std::slice::from_ref(&link));
             assert_eq!(r.link_row(id(1), id(2))?, Some(link.clone()));
             assert_eq!(r.link_row(id(2), id(1))?, None);
             assert_eq!(r.schema_version()?, SCHEMA_VERSION);

@@ -29,7 +29,7 @@ pub fn encode(bytes: &[u8]) -> String {
 /// Decode `text`, refusing anything [`encode`] would not have written.
 pub fn decode(text: &str) -> Result<Vec<u8>, String> {
     let bytes = text.as_bytes();
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(format!(
             "base64 text of {} characters: a multiple of 4 is needed",
             bytes.len()
