@@ -300,7 +300,7 @@ fn a_link_that_would_close_a_cycle_here_is_refused_naming_it() {
         .ok();
     let before = home_state(&to);
     to.run(&["registry", "import", file]).refused(&[
-        "cannot import link local/docs → local/notes",
+        "cannot import the document's links: cannot link local/docs → local/notes",
         "would close a cycle",
         "nothing was imported",
     ]);

@@ -178,7 +178,7 @@ fn check_and_link(
         let row = LinkRow::from(*entry);
         let (parent, child) = (labels[&row.parent].clone(), labels[&row.child].clone());
         let refused = |source| RegistryError::ImportRefused {
-            item: format!("link {parent} → {child}"),
+            item: "the document's links".to_owned(),
             source: Box::new(source),
         };
         let (pt, ct) = (
@@ -187,16 +187,13 @@ fn check_and_link(
         );
         if let Err(rule) = dag::check_link_types(&pt, &ct) {
             return Err(refused(RegistryError::IncompatibleLink {
-                parent: parent.clone(),
-                child: child.clone(),
+                parent,
+                child,
                 rule: Box::new(rule),
             }));
         }
         if w.reaches(row.child, row.parent)? {
-            return Err(refused(RegistryError::Cycle {
-                parent: parent.clone(),
-                child: child.clone(),
-            }));
+            return Err(refused(RegistryError::Cycle { parent, child }));
         }
         w.insert_link_row(&row)?;
     }
