@@ -244,3 +244,44 @@ fn a_sandbox_strategy_the_type_cannot_use_is_refused_naming_the_resource() {
         "{err}"
     );
 }
+
+#[test]
+fn a_link_the_types_do_not_allow_is_refused_naming_the_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = exported(&source(dir.path()));
+    let find = |type_name: &str, name: &str| {
+        doc.resources
+            .iter()
+            .find(|r| {
+                r.resource_type_name.as_str() == type_name
+                    && r.name.as_ref().is_some_and(|n| n.as_str() == name)
+            })
+            .unwrap_or_else(|| panic!("no {type_name} {name}"))
+            .resource_id
+    };
+    let (file, b) = (
+        find("fs-file", "local/a/file.txt"),
+        find("fs-directory", "local/b"),
+    );
+    doc.links.push(crate::registry::document::LinkEntry {
+        parent_id: file,
+        child_id: b,
+        auto_discovered: false,
+        derived: false,
+        created_at: "2026-01-01T00:00:00.000Z".into(),
+    });
+    let mut target = Registry::open_in_memory().unwrap();
+    let err = target.import_document(&doc, false).unwrap_err();
+    let RegistryError::ImportRefused { source, .. } = &err else {
+        panic!("{err}")
+    };
+    assert!(
+        matches!(**source, RegistryError::IncompatibleLink { .. }),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("the types do not allow it"),
+        "{err}"
+    );
+    assert_eq!(exported(&target).resources, Vec::new());
+}
