@@ -23,7 +23,7 @@ use std::fmt;
 
 /// Whether a setting beats a detected devcontainer (`override`) or only
 /// stands in when there is none (`fallback`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Priority {
     Override,

@@ -32,5 +32,6 @@ mod plugin_runtime;
 mod plugin_scaffold;
 mod python_plugin;
 mod refresh;
+mod registry_export;
 mod sandboxes;
 mod watch;

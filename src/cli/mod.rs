@@ -12,6 +12,7 @@ mod keeping;
 mod logger;
 mod output;
 mod plugins;
+mod registry;
 mod resources;
 mod sandboxes;
 mod types;
@@ -81,6 +82,9 @@ enum Verb {
     /// Sandboxes: private copies of a resource to change, checkpoint, roll back and apply.
     #[command(subcommand)]
     Sandbox(sandboxes::SandboxCommand),
+    /// The registry itself: export, import (move or back up its data) and info.
+    #[command(subcommand)]
+    Registry(registry::RegistryCommand),
     /// Print a shell completion script (e.g. `agents completions bash > /etc/bash_completion.d/agents`).
     Completions {
         /// The shell to complete for.
@@ -184,6 +188,7 @@ fn run(cli: Cli) -> Outcome {
         Verb::Resource(cmd) => resources::run(&ctx, cmd),
         Verb::Plugin(cmd) => plugins::run(&ctx, cmd),
         Verb::Sandbox(cmd) => sandboxes::run(&ctx, cmd),
+        Verb::Registry(cmd) => registry::run(&ctx, cmd),
         Verb::Project(cmd) => environments::run_project(&ctx, cmd),
         Verb::Plan(cmd) => environments::run_plan(&ctx, cmd),
         Verb::Env(cmd) => environments::run_env(&ctx, cmd),

@@ -196,7 +196,7 @@ impl Registry {
     }
 }
 
-fn check_scope(scope: &SettingScope) -> Result<(), RegistryError> {
+pub(super) fn check_scope(scope: &SettingScope) -> Result<(), RegistryError> {
     if let SettingScope::Plan(name) = scope {
         let ok = !name.is_empty()
             && name.len() <= 128
@@ -217,7 +217,7 @@ fn resource_id_of(env: &Environment) -> ResourceId {
     }
 }
 
-fn not_an_environment(env: &Environment) -> RegistryError {
+pub(super) fn not_an_environment(env: &Environment) -> RegistryError {
     RegistryError::NotAnEnvironment {
         environment: env.to_string(),
     }
@@ -225,7 +225,7 @@ fn not_an_environment(env: &Environment) -> RegistryError {
 
 /// The resource `key` as an environment, and whether it is one (a
 /// `container-instance` or a subtype).
-fn environment_of(
+pub(super) fn environment_of(
     r: &Reader<'_>,
     types: &TypeSet,
     key: &ResourceKey,

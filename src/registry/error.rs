@@ -366,6 +366,35 @@ pub enum RegistryError {
     },
     #[error("{0}: this registry has no home, so no plugin store; open it on a home directory")]
     NoPluginStore(&'static str),
+
+    // ---- moving data (registry export / import) ----
+    #[error(transparent)]
+    Document(#[from] super::document::DocumentError),
+    #[error(
+        "the document conflicts with this registry in {} place(s); nothing was imported: {}",
+        .0.len(),
+        join_with(.0, "; ")
+    )]
+    ImportConflicts(Vec<super::ImportConflict>),
+    #[error(
+        "the document names plugins this home's plugin store does not hold: {}; export it \
+         with --with-plugins, or add those components first (agents plugin add FILE); \
+         nothing was imported",
+        join(missing)
+    )]
+    ImportPluginsMissing { missing: Vec<super::MissingPlugin> },
+    #[error(
+        "the document's resources are of types neither this registry nor the document has: \
+         {}; register them first; nothing was imported",
+        join(missing)
+    )]
+    ImportTypesMissing { missing: Vec<super::MissingType> },
+    #[error("cannot import {item}: {source}; nothing was imported")]
+    ImportRefused {
+        item: String,
+        #[source]
+        source: Box<RegistryError>,
+    },
 }
 
 impl From<CallError> for RegistryError {
@@ -561,11 +590,15 @@ impl fmt::Display for ChildRefusal {
 
 /// Names as `a, b, c`, for messages.
 pub(crate) fn join<T: fmt::Display>(names: &[T]) -> String {
-    names
+    join_with(names, ", ")
+}
+
+fn join_with<T: fmt::Display>(items: &[T], separator: &str) -> String {
+    items
         .iter()
         .map(ToString::to_string)
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(separator)
 }
 
 /// " (did you mean …?)" for near misses, or a pointer to the list.

@@ -29,15 +29,21 @@
 //! | `containers` | the devcontainer lifecycle: start (lazy activation), stop, rebuild, states |
 //! | `plugin_check` | accepting a plugin file: `plugin add`'s checks, and `agents plugin check` |
 //! | `views` | the JSON/YAML views and their mapping to the spec's field names |
+//! | [`document`] | the registry document: the format `export` writes and `import` reads |
+//! | `export` | `agents registry export` (one read snapshot) and `info` |
+//! | `import` | `agents registry import`: a document in, all or nothing |
 
 pub mod args;
 mod children;
 mod containers;
 mod discovery;
+pub mod document;
 mod environments;
 mod equivalence;
 mod error;
+mod export;
 mod handlers;
+mod import;
 mod inspect;
 mod links;
 mod lookup;
@@ -54,12 +60,15 @@ mod watch;
 
 pub use containers::{ContainerTools, ContainerView};
 pub use discovery::{Depth, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH};
+pub use document::{DocumentError, RegistryDocument};
 pub use environments::{
     DEFAULT_PLAN, DEVCONTAINER_TYPE, ENVIRONMENT_TYPE, EnvironmentKey, SettingView, ToolRequest,
 };
 pub use error::{
     ChildRefusal, NoHandlerReason, NotAddable, RegistryError, SandboxRefusal, StrategyRefusal,
 };
+pub use export::RegistryInfo;
+pub use import::{ImportConflict, ImportReport, MissingPlugin, MissingType, Tally};
 pub use inspect::Inspection;
 pub use links::TreeView;
 pub use lookup::ResourceFilter;

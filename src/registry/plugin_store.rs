@@ -225,7 +225,7 @@ impl Registry {
 
     /// Remove a store file no row names any more, and its compiled forms
     /// (best effort: a leftover file is harmless, it is content-addressed).
-    fn forget_file_if_unused(&self, sha256: &str) {
+    pub(super) fn forget_file_if_unused(&self, sha256: &str) {
         let Some(plugins) = &self.plugins else { return };
         let still_used = self
             .store

@@ -71,6 +71,17 @@ impl TypeSet {
         }
     }
 
+    /// The set with every row of `rows` added or replacing its namesake
+    /// (an import checks the world with all its types at once).
+    pub fn with_rows(&self, rows: impl IntoIterator<Item = TypeRow>) -> Self {
+        let mut all = self.rows.clone();
+        all.extend(rows.into_iter().map(|row| (row.spec.name.clone(), row)));
+        Self {
+            rows: all,
+            resolved: Mutex::default(),
+        }
+    }
+
     /// Look a type up by the text a user gave.
     pub fn find(&self, text: &str) -> Result<Arc<ResolvedType>, RegistryError> {
         let not_found = || RegistryError::TypeNotFound {

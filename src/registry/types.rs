@@ -21,7 +21,7 @@ use std::path::Path;
 
 /// The `registry_meta` key holding the fingerprint of the catalogue last
 /// bootstrapped: an unchanged catalogue costs one read at startup.
-const CATALOGUE_KEY: &str = "builtin_catalogue_sha256";
+pub(super) const CATALOGUE_KEY: &str = "builtin_catalogue_sha256";
 
 impl Registry {
     /// Register the built-in types (idempotent; a no-op read when the
@@ -159,7 +159,7 @@ impl Registry {
 /// The checks a new or replacing spec must pass in the set `next` that
 /// already contains it: it and everything below it resolve, and every
 /// type it names exists.
-fn check_type(next: &TypeSet, spec: &TypeSpec) -> Result<(), RegistryError> {
+pub(super) fn check_type(next: &TypeSet, spec: &TypeSpec) -> Result<(), RegistryError> {
     for name in next.with_subtypes(&spec.name) {
         next.resolve(&name)?;
     }

@@ -18,6 +18,7 @@
 //! `Reader` so a write can read its own transaction). Neither exists outside
 //! a transaction the store opened, so there is no unguarded write path.
 
+mod bulk;
 mod columns;
 mod environments;
 mod links;
@@ -26,6 +27,7 @@ mod resources;
 mod sandboxes;
 mod types;
 
+pub use bulk::{Counts, LinkRow};
 pub use environments::{ContainerState, ContainerStateRow, SettingRow, SettingScope};
 pub use links::{Subgraph, TreeEdge, TypedLink};
 pub use plugins::PluginRow;
@@ -69,6 +71,9 @@ const MIGRATIONS: &[(&str, &str)] = &[
 /// The schema version this binary writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
+/// Which kind of store this is, as `agents registry info` names it.
+pub const BACKEND: &str = "sqlite";
+
 /// How long a connection waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -109,6 +114,8 @@ pub enum StoreError {
 #[derive(Debug)]
 pub struct Store {
     conn: Connection,
+    /// The database file (`None`: in memory).
+    path: Option<PathBuf>,
 }
 
 impl Store {
@@ -128,7 +135,10 @@ impl Store {
         }
         let conn = Connection::open(path).map_err(open_err)?;
         configure(&conn, true).map_err(open_err)?;
-        let mut store = Self { conn };
+        let mut store = Self {
+            conn,
+            path: Some(path.to_owned()),
+        };
         store.migrate(path)?;
         Ok(store)
     }
@@ -137,7 +147,7 @@ impl Store {
     pub fn open_in_memory() -> Result<Self, StoreError> {
         let conn = Connection::open_in_memory()?;
         configure(&conn, false)?;
-        let mut store = Self { conn };
+        let mut store = Self { conn, path: None };
         store.migrate(Path::new(":memory:"))?;
         Ok(store)
     }
@@ -173,6 +183,30 @@ impl Store {
         let out = f(&Reader { conn: &tx })?;
         tx.finish().map_err(StoreError::from)?;
         Ok(out)
+    }
+
+    /// The database file (`None` for an in-memory store).
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// Run `f` in `BEGIN IMMEDIATE` like [`Store::write`], then roll back
+    /// whatever it did, `Ok` or not: a rehearsal (`--dry-run`) that meets
+    /// every check and constraint a real write would, and leaves nothing.
+    pub fn rehearse<T, E: From<StoreError>>(
+        &mut self,
+        f: impl FnOnce(&Writer<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(StoreError::from)?;
+        record_written_types(&tx).map_err(StoreError::from)?;
+        let out = f(&Writer {
+            reader: Reader { conn: &tx },
+        });
+        tx.rollback().map_err(StoreError::from)?;
+        out
     }
 
     /// Run `f` in `BEGIN IMMEDIATE`; commit when it returns `Ok`, roll back

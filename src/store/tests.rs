@@ -272,3 +272,63 @@ fn reads_by_many_ids_take_one_statement_past_sqlites_parameter_limit() {
         })
         .unwrap();
 }
+
+#[test]
+fn a_rehearsal_sees_its_own_writes_and_then_leaves_nothing() {
+    let mut store = Store::open_in_memory().unwrap();
+    let mut base = spec("fs-directory");
+    base.built_in = true;
+    let seen = store
+        .rehearse(|w| {
+            w.upsert_type(&base, "builtin", "t0")?;
+            w.insert_resource(&row(1, "fs-directory"))?;
+            Ok::<_, StoreError>(w.resources(None)?.len())
+        })
+        .unwrap();
+    assert_eq!(seen, 1);
+    assert!(store.read(|r| r.types()).unwrap().is_empty());
+    assert_eq!(store.read(|r| r.counts()).unwrap(), Counts::default());
+}
+
+#[test]
+fn rows_written_verbatim_read_back_with_their_flags_and_timestamps() {
+    let mut store = Store::open_in_memory().unwrap();
+    let mut base = spec("fs-directory");
+    base.built_in = true;
+    base.handler = None;
+    let custom = TypeRow {
+        spec: spec("myteam/python-package"),
+        source: "pkg.yaml".into(),
+        created_at: "2020-01-01T00:00:00.000Z".into(),
+        updated_at: "2021-01-01T00:00:00.000Z".into(),
+    };
+    let link = LinkRow {
+        parent: id(1),
+        child: id(2),
+        auto_discovered: true,
+        derived: true,
+        created_at: "2022-01-01T00:00:00.000Z".into(),
+    };
+    store
+        .write(|w| {
+            w.upsert_type(&base, "builtin", "t0")?;
+            w.insert_type_row(&custom)?;
+            w.insert_resource(&row(1, "fs-directory"))?;
+            w.insert_resource(&row(2, "fs-directory"))?;
+            w.insert_link_row(&link)
+        })
+        .unwrap();
+    store
+        .read(|r| {
+            assert_eq!(r.type_row(&custom.spec.name)?.as_ref(), Some(&custom));
+            assert_eq!(r.link_rows()?, std::slice::from_ref(&link));
+            assert_eq!(r.link_row(id(1), id(2))?, Some(link.clone()));
+            assert_eq!(r.link_row(id(2), id(1))?, None);
+            assert_eq!(r.schema_version()?, SCHEMA_VERSION);
+            let counts = r.counts()?;
+            assert_eq!((counts.builtin_types, counts.custom_types), (1, 1));
+            assert_eq!((counts.resources, counts.links), (2, 1));
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+}

@@ -37,6 +37,11 @@
 //! A parent that does not exist is its own error, saying to register it
 //! first.
 //!
+//! The way back, [`render_type_file`], writes a declared spec as the text
+//! of a type file that parses to an equal spec: how a registry, which
+//! keeps specs rather than files, hands a type on (`agents registry
+//! export`).
+//!
 //! # Field resolution
 //!
 //! Scalars: the most specific type that declares the field wins, and
@@ -70,10 +75,12 @@ mod args;
 mod coherence;
 mod load;
 mod raw;
+mod render;
 mod resolve;
 mod validate;
 
 pub use args::RESERVED_ARG_NAMES;
+pub use render::render_type_file;
 pub use resolve::MAX_CHAIN_DEPTH;
 
 use crate::model::{ResolvedType, TypeName, TypeSpec};

@@ -153,6 +153,9 @@ impl Env {
             "resource_links",
             "plugins",
             "registry_meta",
+            "environment_settings",
+            "sandboxes",
+            "container_states",
         ] {
             let mut stmt = conn
                 .prepare(&format!("SELECT * FROM {table} ORDER BY 1, 2"))
@@ -192,6 +195,19 @@ impl Env {
     /// Both views of "unchanged": every row, and the file's bytes.
     pub fn state(&self) -> (String, String) {
         (self.snapshot(), self.digest())
+    }
+
+    /// The names of the files in the home's plugin store, sorted (none
+    /// when it does not exist).
+    pub fn plugin_files(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.home.path().join("plugins"))
+            .map(|dir| {
+                dir.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
     }
 }
 

@@ -1,0 +1,316 @@
+//! The registry document: the one home of the format `agents registry
+//! export` writes and `import` reads — a versioned, backend-neutral
+//! picture of what a registry holds that is worth moving or keeping.
+//!
+//! ```text
+//! format: agents-registry      # refused unless exactly this
+//! version: 1                   # refused when newer than VERSION
+//! schema_version: 6            # the store schema it came from (information)
+//! exported_at / produced_by / builtin_catalogue   (information)
+//! types:     custom types only: name, source, timestamps, spec (type-file text)
+//! plugins:   module, version, sha256, classes, size, source, added_at,
+//!            component_base64 (only with --with-plugins)
+//! resources: every stored column, under the resource view's names
+//! links:     parent_id, child_id, auto_discovered, derived, created_at
+//! environment_settings: scope, plan, resource_id (null: the host), priority
+//! ```
+//!
+//! Nothing machine-local is carried: no sandboxes (their files live under
+//! one home), no container states (a container exists on one engine),
+//! no compile cache. Built-in types come with the binary, so only the
+//! catalogue's fingerprint is recorded.
+//!
+//! A type travels as the text of a type file
+//! ([`render_type_file`](crate::typespec::render_type_file)), so an import
+//! reads it through the same parser as `type add` and a person can save
+//! one and add it by hand.
+//!
+//! **Reading is checking.** [`RegistryDocument::parse`] looks at `format`
+//! and `version` before anything else (a newer document is refused as
+//! newer, not as malformed), reads every section item by item (a mistake
+//! is named `resources[12]: …`), refuses unknown keys, and then checks
+//! that the document agrees with itself ([`check`]): unique ids and
+//! names, links and settings that name resources it holds, components
+//! whose bytes hash to their sha256. What depends on the target registry
+//! is the import's to check. The text may be JSON or YAML (a document
+//! starting with `{` is read as JSON); the YAML read here is data, not a
+//! type spec, so this is not a second spec reader.
+
+mod base64;
+mod check;
+mod rows;
+
+use crate::model::{
+    ClassName, ModuleName, PropertyMap, ResourceId, ResourceKind, ResourceName, SandboxStrategy,
+    TypeName,
+};
+use crate::routing::Priority;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+/// What `format` must say.
+pub const FORMAT: &str = "agents-registry";
+
+/// The newest document version this binary reads and the one it writes.
+pub const VERSION: u64 = 1;
+
+/// A whole registry, as moved or kept (see the module doc).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RegistryDocument {
+    pub format: String,
+    pub version: u64,
+    pub schema_version: i64,
+    pub exported_at: String,
+    pub produced_by: String,
+    pub builtin_catalogue: Option<String>,
+    pub types: Vec<TypeEntry>,
+    pub plugins: Vec<PluginEntry>,
+    pub resources: Vec<ResourceEntry>,
+    pub links: Vec<LinkEntry>,
+    pub environment_settings: Vec<SettingEntry>,
+}
+
+/// The document's top-level scalars (the sections are read one by one).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Header {
+    format: String,
+    version: u64,
+    schema_version: i64,
+    exported_at: String,
+    produced_by: String,
+    builtin_catalogue: Option<String>,
+}
+
+/// One custom type: its declared spec as type-file text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TypeEntry {
+    pub name: TypeName,
+    /// Where it was registered from (`type list`'s `source`).
+    pub source: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub spec: String,
+}
+
+/// One plugin module of the store, by hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginEntry {
+    pub module: ModuleName,
+    pub version: String,
+    pub sha256: String,
+    pub classes: Vec<ClassEntry>,
+    pub size_bytes: i64,
+    pub source: String,
+    pub added_at: String,
+    /// The component itself (`--with-plugins`); absent, the target home's
+    /// plugin store must already hold the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub component_base64: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassEntry {
+    pub name: ClassName,
+    pub description: String,
+}
+
+/// One resource, every stored column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceEntry {
+    pub resource_id: ResourceId,
+    pub name: Option<ResourceName>,
+    pub resource_type_name: TypeName,
+    pub classification: ResourceKind,
+    pub location: Option<String>,
+    pub description: Option<String>,
+    pub read_only: bool,
+    pub auto_discovered: bool,
+    pub sandbox_strategy: Option<SandboxStrategy>,
+    pub content_hash: Option<String>,
+    pub properties: PropertyMap,
+    pub created_at: String,
+    pub updated_at: String,
+    pub discovered_at: Option<String>,
+    pub stale: Option<String>,
+}
+
+/// One link, both flags as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkEntry {
+    pub parent_id: ResourceId,
+    pub child_id: ResourceId,
+    pub auto_discovered: bool,
+    pub derived: bool,
+    pub created_at: String,
+}
+
+/// Whose execution-environment setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SettingKind {
+    Project,
+    Plan,
+}
+
+/// One execution-environment setting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingEntry {
+    pub scope: SettingKind,
+    /// The plan's name (`scope: plan` only).
+    pub plan: Option<String>,
+    /// The environment; `None` is the host.
+    pub resource_id: Option<ResourceId>,
+    pub priority: Priority,
+    pub updated_at: String,
+}
+
+/// Why a text is not a registry document this binary can import.
+#[derive(Debug, Error)]
+pub enum DocumentError {
+    #[error("not a registry document: {reason} (make one with `agents registry export`)")]
+    Unreadable { reason: String },
+    #[error(
+        "not a registry document: its format is {}, not \"{FORMAT}\"",
+        crate::text::quote(found)
+    )]
+    UnknownFormat { found: String },
+    #[error(
+        "the registry document has version {found}, newer than this agents binary reads (up \
+         to {VERSION}); import it with a newer agents"
+    )]
+    TooNew { found: u64 },
+    #[error(
+        "the registry document has version {found}, which no agents binary writes (1 is the first)"
+    )]
+    UnknownVersion { found: u64 },
+    #[error("the registry document is inconsistent: {item}: {reason}")]
+    Invalid { item: String, reason: String },
+}
+
+impl RegistryDocument {
+    /// Read a document from JSON or YAML text and check it (see the
+    /// module doc).
+    pub fn parse(text: &str) -> Result<Self, DocumentError> {
+        let unreadable = |reason: String| DocumentError::Unreadable { reason };
+        let value: Value = if text.trim_start().starts_with('{') {
+            serde_json::from_str(text).map_err(|e| unreadable(format!("invalid JSON: {e}")))?
+        } else {
+            serde_yaml::from_str(text).map_err(|e| unreadable(format!("invalid YAML: {e}")))?
+        };
+        let Value::Object(mut map) = value else {
+            return Err(unreadable(format!(
+                "expected a mapping (format: {FORMAT}, version: …), found {}",
+                kind_of(&value)
+            )));
+        };
+        match map.get("format") {
+            Some(Value::String(f)) if f == FORMAT => {}
+            Some(Value::String(f)) => {
+                return Err(DocumentError::UnknownFormat { found: f.clone() });
+            }
+            _ => return Err(unreadable(format!("no `format: {FORMAT}`"))),
+        }
+        match map.get("version").and_then(Value::as_u64) {
+            Some(found) if found > VERSION => return Err(DocumentError::TooNew { found }),
+            Some(0) => return Err(DocumentError::UnknownVersion { found: 0 }),
+            Some(_) => {}
+            None => return Err(unreadable("no `version` (a whole number)".to_owned())),
+        }
+        let types = section(&mut map, "types")?;
+        let plugins = section(&mut map, "plugins")?;
+        let resources = section(&mut map, "resources")?;
+        let links = section(&mut map, "links")?;
+        let environment_settings = section(&mut map, "environment_settings")?;
+        let header: Header =
+            serde_json::from_value(Value::Object(map)).map_err(|e| DocumentError::Invalid {
+                item: "(document)".to_owned(),
+                reason: e.to_string(),
+            })?;
+        let document = Self {
+            format: header.format,
+            version: header.version,
+            schema_version: header.schema_version,
+            exported_at: header.exported_at,
+            produced_by: header.produced_by,
+            builtin_catalogue: header.builtin_catalogue,
+            types,
+            plugins,
+            resources,
+            links,
+            environment_settings,
+        };
+        document.check()?;
+        Ok(document)
+    }
+
+    /// Check that the document agrees with itself (done by
+    /// [`RegistryDocument::parse`]; an import checks again, as a document
+    /// may also be built in code).
+    pub fn check(&self) -> Result<(), DocumentError> {
+        check::document(self)
+    }
+
+    /// The document as indented JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self)
+            .unwrap_or_else(|e| unreachable!("a document serializes: {e}"))
+    }
+
+    /// The document as YAML.
+    pub fn to_yaml(&self) -> String {
+        serde_yaml::to_string(self).unwrap_or_else(|e| unreachable!("a document serializes: {e}"))
+    }
+}
+
+/// Read the list under `key`, item by item, naming the item that is wrong.
+fn section<T: DeserializeOwned>(
+    map: &mut Map<String, Value>,
+    key: &str,
+) -> Result<Vec<T>, DocumentError> {
+    let invalid = |item: String, reason: String| DocumentError::Invalid { item, reason };
+    let items = match map.remove(key) {
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(invalid(
+                key.to_owned(),
+                format!("expected a list, found {}", kind_of(&other)),
+            ));
+        }
+        None => {
+            return Err(invalid(
+                key.to_owned(),
+                "missing (an empty list is `[]`)".into(),
+            ));
+        }
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            serde_json::from_value(item).map_err(|e| invalid(format!("{key}[{i}]"), e.to_string()))
+        })
+        .collect()
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "nothing",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,217 @@
+//! Does a document agree with itself? Everything that can be decided
+//! without a target registry: the header, unique keys, references inside
+//! the document, the limits the store's columns hold, and embedded
+//! components that are what their sha256 says. Each refusal names the
+//! item (`links[3]`, `plugins[0] (acme.py)`).
+
+use super::{DocumentError, FORMAT, PluginEntry, RegistryDocument, SettingKind, VERSION, base64};
+use crate::digest::{is_sha256_hex, sha256_hex};
+use crate::model::{ResourceId, ResourceKind};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The longest `content_hash` and `stale` reason the store keeps.
+const MAX_HASH: usize = 128;
+const MAX_STALE: usize = 4096;
+
+fn invalid(item: impl Into<String>, reason: impl Into<String>) -> DocumentError {
+    DocumentError::Invalid {
+        item: item.into(),
+        reason: reason.into(),
+    }
+}
+
+pub(super) fn document(doc: &RegistryDocument) -> Result<(), DocumentError> {
+    if doc.format != FORMAT {
+        return Err(DocumentError::UnknownFormat {
+            found: doc.format.clone(),
+        });
+    }
+    match doc.version {
+        0 => return Err(DocumentError::UnknownVersion { found: 0 }),
+        v if v > VERSION => return Err(DocumentError::TooNew { found: v }),
+        _ => {}
+    }
+    unique(
+        doc.types.iter().map(|t| t.name.to_string()).enumerate(),
+        "types",
+        "type",
+    )?;
+    unique(
+        doc.plugins.iter().map(|p| p.module.to_string()).enumerate(),
+        "plugins",
+        "module",
+    )?;
+    for (i, plugin) in doc.plugins.iter().enumerate() {
+        component(plugin).map_err(|e| match e {
+            DocumentError::Invalid { reason, .. } => {
+                invalid(format!("plugins[{i}] ({})", plugin.module), reason)
+            }
+            other => other,
+        })?;
+    }
+    resources(doc)?;
+    links(doc)?;
+    settings(doc)
+}
+
+/// Every key of `keys` (with its index in `section`) once; a repeat
+/// names both places.
+fn unique(
+    keys: impl Iterator<Item = (usize, String)>,
+    section: &str,
+    what: &str,
+) -> Result<(), DocumentError> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, key) in keys {
+        if let Some(first) = seen.insert(key.clone(), i) {
+            return Err(invalid(
+                format!("{section}[{i}]"),
+                format!("{what} {key} is already at {section}[{first}]"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn resources(doc: &RegistryDocument) -> Result<(), DocumentError> {
+    unique(
+        doc.resources
+            .iter()
+            .map(|r| r.resource_id.to_string())
+            .enumerate(),
+        "resources",
+        "resource id",
+    )?;
+    unique(
+        doc.resources
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((i, r.name.as_ref()?.to_string()))),
+        "resources",
+        "resource name",
+    )?;
+    for (i, r) in doc.resources.iter().enumerate() {
+        let item = || format!("resources[{i}] ({})", r.resource_id);
+        if r.content_hash.as_ref().is_some_and(|h| h.len() > MAX_HASH) {
+            return Err(invalid(
+                item(),
+                format!("content_hash is longer than {MAX_HASH} bytes"),
+            ));
+        }
+        if r.classification == ResourceKind::Virtual && r.location.is_some() {
+            return Err(invalid(item(), "a virtual resource has no location"));
+        }
+        if r.stale.as_ref().is_some_and(|s| s.len() > MAX_STALE) {
+            return Err(invalid(
+                item(),
+                format!("stale is longer than {MAX_STALE} bytes"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn links(doc: &RegistryDocument) -> Result<(), DocumentError> {
+    let ids: BTreeSet<ResourceId> = doc.resources.iter().map(|r| r.resource_id).collect();
+    let mut seen: BTreeMap<(ResourceId, ResourceId), usize> = BTreeMap::new();
+    for (i, l) in doc.links.iter().enumerate() {
+        let item = format!("links[{i}] ({} → {})", l.parent_id, l.child_id);
+        for end in [l.parent_id, l.child_id] {
+            if !ids.contains(&end) {
+                return Err(invalid(
+                    item,
+                    format!("resource {end} is not in the document's resources"),
+                ));
+            }
+        }
+        if l.parent_id == l.child_id {
+            return Err(invalid(item, "a resource cannot be its own child"));
+        }
+        if let Some(first) = seen.insert((l.parent_id, l.child_id), i) {
+            return Err(invalid(item, format!("the same link is at links[{first}]")));
+        }
+    }
+    Ok(())
+}
+
+fn settings(doc: &RegistryDocument) -> Result<(), DocumentError> {
+    let ids: BTreeSet<ResourceId> = doc.resources.iter().map(|r| r.resource_id).collect();
+    for (i, s) in doc.environment_settings.iter().enumerate() {
+        let item = format!("environment_settings[{i}]");
+        match (s.scope, &s.plan) {
+            (SettingKind::Project, Some(_)) => {
+                return Err(invalid(item, "a project setting has no plan"));
+            }
+            (SettingKind::Plan, None) => {
+                return Err(invalid(item, "a plan setting names its plan"));
+            }
+            _ => {}
+        }
+        if let Some(id) = s.resource_id
+            && !ids.contains(&id)
+        {
+            return Err(invalid(
+                item,
+                format!("resource {id} is not in the document's resources"),
+            ));
+        }
+    }
+    unique(
+        doc.environment_settings
+            .iter()
+            .map(|s| s.label())
+            .enumerate(),
+        "environment_settings",
+        "the setting of",
+    )
+}
+
+/// The embedded component of `plugin`, decoded and verified.
+pub(super) fn component(plugin: &PluginEntry) -> Result<Option<Vec<u8>>, DocumentError> {
+    let item = || format!("plugin {}", plugin.module);
+    if plugin.module.is_reserved() {
+        return Err(invalid(
+            item(),
+            format!(
+                "module names under {} are the built-in handlers', which come with the binary",
+                crate::model::BUILTIN_MODULE_PREFIX
+            ),
+        ));
+    }
+    if !is_sha256_hex(&plugin.sha256) {
+        return Err(invalid(
+            item(),
+            format!(
+                "sha256 {} is not 64 lowercase hex digits",
+                crate::text::quote(&plugin.sha256)
+            ),
+        ));
+    }
+    let Some(text) = &plugin.component_base64 else {
+        return Ok(None);
+    };
+    let bytes = base64::decode(text)
+        .map_err(|reason| invalid(item(), format!("component_base64: {reason}")))?;
+    let actual = sha256_hex(&bytes);
+    if actual != plugin.sha256 {
+        return Err(invalid(
+            item(),
+            format!(
+                "the embedded component hashes to {actual}, not to its recorded sha256 {}; the \
+                 document was changed or damaged",
+                plugin.sha256
+            ),
+        ));
+    }
+    if bytes.len() as i64 != plugin.size_bytes {
+        return Err(invalid(
+            item(),
+            format!(
+                "the embedded component is {} bytes, not its recorded {}",
+                bytes.len(),
+                plugin.size_bytes
+            ),
+        ));
+    }
+    Ok(Some(bytes))
+}

@@ -1,0 +1,119 @@
+//! `agents registry export` and `agents registry info`: what a registry
+//! holds, read in one snapshot.
+//!
+//! **One read transaction.** The export reads every section — types,
+//! plugins, resources, links, settings, the schema version — inside one
+//! [`Store::read`](crate::store::Store::read), so a registry written by
+//! another process meanwhile is exported as it was at one moment, never
+//! as a resource without its links. Embedded components
+//! (`--with-plugins`) are read from the plugin store in the same
+//! closure, each verified against the sha256 of the snapshot's row.
+
+use super::document::{PluginEntry, RegistryDocument, TypeEntry, VERSION};
+use super::types::CATALOGUE_KEY;
+use super::{Registry, RegistryError};
+use crate::store::{BACKEND, Counts, SCHEMA_VERSION};
+use crate::typespec::render_type_file;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// What `agents registry info` shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RegistryInfo {
+    /// `sqlite` (the only backend today).
+    pub backend: &'static str,
+    /// The database file (`None`: in memory).
+    pub database: Option<PathBuf>,
+    /// The schema version the database records.
+    pub schema_version: i64,
+    /// The schema version this binary writes.
+    pub supported_schema_version: i64,
+    /// The newest registry document version this binary reads and writes.
+    pub document_version: u64,
+    /// The database file's size, and its write-ahead log's (not yet
+    /// folded into the file).
+    pub size_bytes: Option<u64>,
+    pub wal_bytes: Option<u64>,
+    /// The fingerprint of the built-in catalogue last bootstrapped.
+    pub builtin_catalogue: Option<String>,
+    pub counts: Counts,
+}
+
+impl Registry {
+    /// Everything worth moving, as one document (see
+    /// [`document`](super::document)); `with_plugins` embeds each plugin
+    /// component (base64), so the document alone can fill a new home.
+    pub fn export_document(&self, with_plugins: bool) -> Result<RegistryDocument, RegistryError> {
+        let files = match (&self.plugins, with_plugins) {
+            (Some(p), true) => Some(p.files("cannot embed the plugin components")?),
+            (None, true) => return Err(RegistryError::NoPluginStore("cannot embed plugins")),
+            (_, false) => None,
+        };
+        let exported_at = self.now();
+        self.store.read(|r| {
+            let types = r
+                .types()?
+                .into_iter()
+                .filter(|row| !row.spec.built_in)
+                .map(|row| TypeEntry {
+                    name: row.spec.name.clone(),
+                    spec: render_type_file(&row.spec),
+                    source: row.source,
+                    created_at: row.created_at,
+                    updated_at: row.updated_at,
+                })
+                .collect();
+            let mut plugins = Vec::new();
+            for row in r.plugins()? {
+                let bytes = match files {
+                    Some(files) => Some(files.read(&row.sha256).map_err(|source| {
+                        RegistryError::PluginLoad {
+                            module: row.module.clone(),
+                            source,
+                        }
+                    })?),
+                    None => None,
+                };
+                plugins.push(PluginEntry::from_row(row, bytes.as_deref()));
+            }
+            Ok(RegistryDocument {
+                format: super::document::FORMAT.to_owned(),
+                version: VERSION,
+                schema_version: r.schema_version()?,
+                exported_at,
+                produced_by: concat!("agents ", env!("CARGO_PKG_VERSION")).to_owned(),
+                builtin_catalogue: r.meta(CATALOGUE_KEY)?,
+                types,
+                plugins,
+                resources: r.resources(None)?.into_iter().map(Into::into).collect(),
+                links: r.link_rows()?.into_iter().map(Into::into).collect(),
+                environment_settings: r.settings()?.into_iter().map(Into::into).collect(),
+            })
+        })
+    }
+
+    /// Which backend, where, which schema, how much (`agents registry info`).
+    pub fn info(&self) -> Result<RegistryInfo, RegistryError> {
+        let (schema_version, builtin_catalogue, counts) = self.store.read(|r| {
+            Ok::<_, RegistryError>((r.schema_version()?, r.meta(CATALOGUE_KEY)?, r.counts()?))
+        })?;
+        let database = self.store.path().map(ToOwned::to_owned);
+        let size = |path: PathBuf| std::fs::metadata(path).ok().map(|m| m.len());
+        let wal = |db: &PathBuf| {
+            let mut name = db.clone().into_os_string();
+            name.push("-wal");
+            PathBuf::from(name)
+        };
+        Ok(RegistryInfo {
+            backend: BACKEND,
+            size_bytes: database.clone().and_then(size),
+            wal_bytes: database.as_ref().map(wal).and_then(size),
+            database,
+            schema_version,
+            supported_schema_version: SCHEMA_VERSION,
+            document_version: VERSION,
+            builtin_catalogue,
+            counts,
+        })
+    }
+}

@@ -1,0 +1,226 @@
+//! `agents registry import`: a [`RegistryDocument`] into this registry,
+//! all or nothing.
+//!
+//! **One write transaction.** Inside one [`Store::write`](crate::store::Store::write)
+//! (a rehearsal that is rolled back for `--dry-run`), the import first
+//! sorts every item of the document ([`plan`]) — identical to what is
+//! here (left alone: importing a document twice is a no-op), new, or a
+//! conflict — and refuses with *every* conflict, missing plugin file and
+//! missing type at once. Then it writes, checking each new item by the
+//! rules its own verb applies: a type as `type add` checks it (it and its
+//! subtypes resolve, the types it names exist, its handler is real), a
+//! link by the DAG rules (`dag::check_link_types`, then the store's
+//! reachability walk against the graph as it grows, so no link closes a
+//! cycle), a setting as `project context set` does. The ids, timestamps
+//! and flags are the document's, so export → import round-trips exactly.
+//! Virtual identities are then reconciled like after any write.
+//!
+//! **Plugin files.** A component the document carries is verified against
+//! its sha256 when the document is read, and written into the plugin
+//! store (content-addressed, sealed) at the end of the transaction, just
+//! before it commits. If the commit fails, the files written are removed
+//! again unless a row names them; a leftover could only ever be loaded
+//! for a row with that exact sha256, so it is harmless either way.
+
+mod plan;
+mod report;
+
+pub use report::{ImportConflict, ImportReport, MissingPlugin, MissingType, Tally};
+
+use super::document::RegistryDocument;
+use super::environments::{check_scope, environment_of, not_an_environment};
+use super::{Registry, RegistryError, equivalence, handlers, register, types};
+use crate::dag;
+use crate::model::{ResourceKey, TypeName, TypeSpec};
+use crate::store::{LinkRow, Writer};
+use crate::typespec;
+use plan::Plan;
+use std::cell::RefCell;
+
+impl Registry {
+    /// Import `document` (see the module doc); `dry_run` checks and
+    /// rehearses everything and writes nothing.
+    pub fn import_document(
+        &mut self,
+        document: &RegistryDocument,
+        dry_run: bool,
+    ) -> Result<ImportReport, RegistryError> {
+        document.check()?;
+        let specs = parse_specs(document)?;
+        let components = document
+            .plugins
+            .iter()
+            .map(|p| p.component())
+            .collect::<Result<Vec<_>, _>>()?;
+        let catalogue = crate::builtin::fingerprint();
+        let now = self.now();
+        let written: RefCell<Vec<String>> = RefCell::default();
+        let (cache, plugins) = (&self.types, self.plugins.as_ref());
+        let (ids, clock) = (&self.ids, &self.clock);
+        let import = |w: &Writer<'_>| {
+            let current = cache.get(w)?;
+            let mut plan = plan::plan(w, &current, document, &specs, &components, plugins)?;
+            write_rows(w, &plan)?;
+            check_and_link(w, &plan, document)?;
+            write_settings(w, &plan)?;
+            equivalence::reconcile(w, &plan.next, &|| ids.next_id(clock.now()), &now)?;
+            if !dry_run {
+                for (entry, bytes) in &plan.plugins {
+                    let (Some(bytes), Some(files)) =
+                        (bytes, plugins.and_then(|p| p.files.as_ref()))
+                    else {
+                        continue;
+                    };
+                    let fresh = !files.path_of(&entry.sha256).is_ok_and(|p| p.exists());
+                    files
+                        .import(bytes)
+                        .map_err(|source| RegistryError::PluginLoad {
+                            module: entry.module.clone(),
+                            source,
+                        })?;
+                    if fresh {
+                        written.borrow_mut().push(entry.sha256.clone());
+                    }
+                }
+            }
+            plan.report.dry_run = dry_run;
+            plan.report.same_builtin_catalogue =
+                document.builtin_catalogue.as_deref() == Some(catalogue.as_str());
+            Ok(plan.report)
+        };
+        let result = if dry_run {
+            self.store.rehearse(import)
+        } else {
+            self.store.write(import)
+        };
+        if result.is_err() {
+            for sha256 in written.into_inner() {
+                self.forget_file_if_unused(&sha256);
+            }
+        }
+        result
+    }
+}
+
+/// Every type's spec, read as `type add` reads a file; a refusal names
+/// the type and its place in the document.
+fn parse_specs(document: &RegistryDocument) -> Result<Vec<TypeSpec>, RegistryError> {
+    document
+        .types
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| {
+            let refused = |source: RegistryError| RegistryError::ImportRefused {
+                item: format!("type {} (types[{i}])", entry.name),
+                source: Box::new(source),
+            };
+            let spec = typespec::parse_type_file(&entry.spec, &format!("types[{i}].spec"))
+                .map_err(|e| refused(e.into()))?;
+            if spec.name != entry.name {
+                return Err(refused(RegistryError::Document(
+                    super::document::DocumentError::Invalid {
+                        item: format!("types[{i}]"),
+                        reason: format!("its spec is named {}, not {}", spec.name, entry.name),
+                    },
+                )));
+            }
+            Ok(spec)
+        })
+        .collect()
+}
+
+/// Write the new plugins' rows, types (each checked as `type add` checks
+/// it) and resources, in that order (each names the one before).
+fn write_rows(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> {
+    for (entry, _) in &plan.plugins {
+        w.upsert_plugin(&entry.row())?;
+    }
+    for row in &plan.types {
+        let refused = |source| RegistryError::ImportRefused {
+            item: format!("type {}", row.spec.name),
+            source: Box::new(source),
+        };
+        types::check_type(&plan.next, &row.spec).map_err(refused)?;
+        let resolved = plan.next.resolve(&row.spec.name).map_err(refused)?;
+        handlers::check_handler(w, &plan.next, &resolved).map_err(refused)?;
+        w.insert_type_row(row)?;
+    }
+    let mut inserter = w.resource_inserter()?;
+    for row in &plan.resources {
+        if let Some(strategy) = row.sandbox_strategy {
+            let ty = plan.next.resolve(&row.type_name)?;
+            register::check_strategy(&ty, row.name.as_ref(), strategy.as_str()).map_err(
+                |source| RegistryError::ImportRefused {
+                    item: format!("resource {}", row.label()),
+                    source: Box::new(source),
+                },
+            )?;
+        }
+        inserter.insert(row)?;
+    }
+    Ok(())
+}
+
+/// Insert the new links one by one, each checked by the DAG rules against
+/// the graph as it stands with the links before it.
+fn check_and_link(
+    w: &Writer<'_>,
+    plan: &Plan<'_>,
+    document: &RegistryDocument,
+) -> Result<(), RegistryError> {
+    let labels = plan::labels(document);
+    let type_of = |id| -> Result<TypeName, RegistryError> {
+        Ok(w.resource_by_id(id)?
+            .unwrap_or_else(|| unreachable!("both ends were checked or written"))
+            .type_name)
+    };
+    for entry in &plan.links {
+        let row = LinkRow::from(*entry);
+        let (parent, child) = (labels[&row.parent].clone(), labels[&row.child].clone());
+        let refused = |source| RegistryError::ImportRefused {
+            item: "the document's links".to_owned(),
+            source: Box::new(source),
+        };
+        let (pt, ct) = (
+            plan.next.resolve(&type_of(row.parent)?)?,
+            plan.next.resolve(&type_of(row.child)?)?,
+        );
+        if let Err(rule) = dag::check_link_types(&pt, &ct) {
+            return Err(refused(RegistryError::IncompatibleLink {
+                parent,
+                child,
+                rule: Box::new(rule),
+            }));
+        }
+        if w.reaches(row.child, row.parent)? {
+            return Err(refused(RegistryError::Cycle { parent, child }));
+        }
+        w.insert_link_row(&row)?;
+    }
+    Ok(())
+}
+
+/// Write the new settings, each naming a plan name that is valid and an
+/// execution environment (or the host).
+fn write_settings(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> {
+    for entry in &plan.settings {
+        let refused = |source| RegistryError::ImportRefused {
+            item: format!("the {} environment setting", entry.label()),
+            source: Box::new(source),
+        };
+        let row = entry.row();
+        check_scope(&row.scope).map_err(refused)?;
+        if let Some(id) = row.resource {
+            let (env, is_env) =
+                environment_of(w, &plan.next, &ResourceKey::Id(id)).map_err(refused)?;
+            if !is_env {
+                return Err(refused(not_an_environment(&env)));
+            }
+        }
+        w.put_setting(&row)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

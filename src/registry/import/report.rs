@@ -1,0 +1,206 @@
+//! What an import answers, and what it lists when it refuses: every
+//! conflict, every missing plugin file, every missing type — all of
+//! them, not the first, so one attempt tells the whole story.
+
+use crate::model::{ModuleName, ResourceId, ResourceKind, ResourceName, TypeName};
+use crate::store::ResourceRow;
+use serde::Serialize;
+use std::fmt;
+
+/// What an import added, and what it found already there, identical.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ImportReport {
+    /// Nothing was written (`--dry-run`): this is what would be.
+    pub dry_run: bool,
+    pub types: Tally,
+    pub plugins: Tally,
+    pub resources: Tally,
+    pub links: Tally,
+    pub environment_settings: Tally,
+    /// The component files the import put into the plugin store (would
+    /// put, in a dry run), by sha256.
+    pub plugin_files: Vec<String>,
+    /// The document was exported by a binary with this binary's
+    /// built-in catalogue (when it is not, its resources of built-in
+    /// types are still checked against the types here).
+    pub same_builtin_catalogue: bool,
+}
+
+/// How many items of one section were added, and how many were already
+/// there exactly as the document has them (left as they are).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    pub added: usize,
+    pub unchanged: usize,
+}
+
+impl ImportReport {
+    /// Nothing to add: the registry already holds the whole document.
+    pub fn is_no_op(&self) -> bool {
+        [
+            self.types,
+            self.plugins,
+            self.resources,
+            self.links,
+            self.environment_settings,
+        ]
+        .iter()
+        .all(|t| t.added == 0)
+    }
+}
+
+/// Where the document and the registry disagree about the same thing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImportConflict {
+    /// A name the document gives one resource belongs to another here.
+    ResourceName {
+        name: ResourceName,
+        here: ResourceId,
+        document: ResourceId,
+    },
+    /// The same resource (same id) is here with other values.
+    ResourceChanged {
+        resource: String,
+        fields: Vec<&'static str>,
+    },
+    /// The document says a resource is of one kind, its type here another.
+    ResourceKind {
+        resource: String,
+        type_name: TypeName,
+        document: ResourceKind,
+        here: ResourceKind,
+    },
+    /// A type of that name is registered here with another spec.
+    Type { name: TypeName, here_source: String },
+    /// The module is added here with other bytes.
+    Plugin {
+        module: ModuleName,
+        here: String,
+        document: String,
+    },
+    /// The link is here with other flags.
+    Link {
+        parent: String,
+        child: String,
+        fields: Vec<&'static str>,
+    },
+    /// The setting is here with another value.
+    Setting { setting: String },
+}
+
+impl fmt::Display for ImportConflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ResourceName {
+                name,
+                here,
+                document,
+            } => write!(
+                f,
+                "resource name {name} is {here} here but {document} in the document"
+            ),
+            Self::ResourceChanged { resource, fields } => write!(
+                f,
+                "resource {resource} is here with other {}",
+                fields.join(", ")
+            ),
+            Self::ResourceKind {
+                resource,
+                type_name,
+                document,
+                here,
+            } => write!(
+                f,
+                "resource {resource} is {document} in the document, but type {type_name} is \
+                 {here} here"
+            ),
+            Self::Type { name, here_source } => write!(
+                f,
+                "type {name} is registered here with another spec (from {here_source})"
+            ),
+            Self::Plugin {
+                module,
+                here,
+                document,
+            } => write!(
+                f,
+                "plugin {module} is sha256 {} here but {} in the document",
+                short(here),
+                short(document)
+            ),
+            Self::Link {
+                parent,
+                child,
+                fields,
+            } => write!(
+                f,
+                "link {parent} → {child} is here with other {}",
+                fields.join(", ")
+            ),
+            Self::Setting { setting } => {
+                write!(
+                    f,
+                    "the {setting} environment setting is here with another value"
+                )
+            }
+        }
+    }
+}
+
+/// A plugin the document names by hash whose file the target's plugin
+/// store does not hold (and the document does not carry).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingPlugin {
+    pub module: ModuleName,
+    pub sha256: String,
+}
+
+impl fmt::Display for MissingPlugin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (sha256 {})", self.module, self.sha256)
+    }
+}
+
+/// A type some of the document's resources have that neither the
+/// registry nor the document defines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingType {
+    pub type_name: TypeName,
+    pub resources: usize,
+}
+
+impl fmt::Display for MissingType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({} resource(s))", self.type_name, self.resources)
+    }
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
+
+/// The columns in which two rows of the same resource differ.
+pub(super) fn differing_fields(a: &ResourceRow, b: &ResourceRow) -> Vec<&'static str> {
+    let checks: [(&'static str, bool); 15] = [
+        ("resource_id", a.id == b.id),
+        ("name", a.name == b.name),
+        ("resource_type_name", a.type_name == b.type_name),
+        ("classification", a.kind == b.kind),
+        ("location", a.location == b.location),
+        ("description", a.description == b.description),
+        ("read_only", a.read_only == b.read_only),
+        ("auto_discovered", a.auto_discovered == b.auto_discovered),
+        ("sandbox_strategy", a.sandbox_strategy == b.sandbox_strategy),
+        ("content_hash", a.content_hash == b.content_hash),
+        ("properties", a.properties == b.properties),
+        ("created_at", a.created_at == b.created_at),
+        ("updated_at", a.updated_at == b.updated_at),
+        ("discovered_at", a.discovered_at == b.discovered_at),
+        ("stale", a.stale == b.stale),
+    ];
+    checks
+        .into_iter()
+        .filter(|(_, same)| !same)
+        .map(|(name, _)| name)
+        .collect()
+}
