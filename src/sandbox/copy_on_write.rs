@@ -129,9 +129,21 @@ pub struct CopyOnWrite;
 impl Strategy for CopyOnWrite {
     fn create(&self, original: &Path, area: &Path) -> Result<SandboxPlace, SandboxError> {
         refuse_unsuitable(original, area, "copy_on_write")?;
-        let tree = tree::scan(original, true)?;
+        let listed = tree::scan(original, false)?;
         let workdir = area.join(WORK);
-        tree::copy_tree(original, &workdir, &tree)?;
+        // The manifest's digests are computed on a second thread while the
+        // copy runs (the copy is the kernel's work where it can be), so
+        // creating costs about the longer of the two, not their sum.
+        let (hashed, copied) = std::thread::scope(|s| {
+            let hasher = s.spawn(|| {
+                let mut tree = listed.clone();
+                tree::hash_entries(original, &mut tree).map(|()| tree)
+            });
+            let copied = tree::copy_tree(original, &workdir, &listed);
+            (hasher.join(), copied)
+        });
+        copied?;
+        let tree = hashed.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
         let base = write_manifest(area, &tree)?;
         Ok(SandboxPlace {
             original: original.to_path_buf(),

@@ -263,6 +263,23 @@ fn open_regular(path: &Path) -> Result<fs::File, SandboxError> {
     Ok(file)
 }
 
+/// Fill in the digests of a tree [`scan`]ned without them (files and
+/// symlink targets, read again below `root`).
+pub(super) fn hash_entries(root: &Path, tree: &mut Tree) -> Result<(), SandboxError> {
+    for (rel, entry) in tree.iter_mut() {
+        let path = root.join(rel);
+        match entry.kind {
+            Kind::File => entry.digest = hash_file(&path)?,
+            Kind::Symlink => {
+                let target = fs::read_link(&path).map_err(io_err("read symlink", &path))?;
+                entry.digest = sha256_hex(target.as_os_str().as_bytes());
+            }
+            Kind::Dir => {}
+        }
+    }
+    Ok(())
+}
+
 /// sha256 of a regular file.
 fn hash_file(path: &Path) -> Result<String, SandboxError> {
     let mut file = open_regular(path)?;
