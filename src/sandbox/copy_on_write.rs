@@ -6,7 +6,8 @@
 //!
 //! * `work/`: the working copy an agent changes.
 //! * `base.manifest`: the original's state at creation, one line per entry
-//!   (`kind mode size sha256 path`, see `manifest.rs`); `base` is its sha256.
+//!   (`kind mode size digest path`, the digest BLAKE3, see `manifest.rs`;
+//!   manifest format 2); `base` is the sha256 of the manifest's text.
 //!   `diff` compares the working copy with it, `apply` first checks that
 //!   the original still matches it (else `Conflict`, nothing written).
 //! * `checkpoints/<n>/{tree/,stat,label}`: numbered snapshots, built as

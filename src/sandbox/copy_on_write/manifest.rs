@@ -9,7 +9,7 @@ use super::tree::{Entry, Kind, Tree, io_err, is_plain_relative};
 use crate::digest::sha256_hex;
 use crate::sandbox::SandboxError;
 
-const MANIFEST_HEADER: &str = "agents copy_on_write manifest 1";
+const MANIFEST_HEADER: &str = "agents copy_on_write manifest 2";
 
 /// `kind mode size digest path`, one line per entry after a header line;
 /// kind `d`/`f`/`l`, mode in octal, path last so it may hold spaces.
