@@ -359,10 +359,56 @@ pub(in crate::sandbox) fn copy_entry(
             symlink(&target, dst).map_err(io_err("create symlink", dst))
         }
         Kind::File => {
-            reflink_copy::reflink_or_copy(src, dst).map_err(io_err("copy", src))?;
+            copy_file(src, dst).map_err(io_err("copy", src))?;
             set_mode(dst, entry.mode)
         }
     }
+}
+
+/// Whether reflinks work from one device to another, as far as this
+/// process has found out.
+static REFLINKS: std::sync::Mutex<BTreeMap<(u64, u64), bool>> =
+    std::sync::Mutex::new(BTreeMap::new());
+
+/// Clone `src` to the new file `dst` where the filesystem can (a reflink),
+/// else copy its bytes (`copy_file_range` in the kernel). A failed clone
+/// costs a create and an unlink, so the answer is remembered per pair of
+/// devices: on a filesystem without reflinks (ext4) only the first file
+/// of a process pays it.
+fn copy_file(src: &Path, dst: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let parent = dst.parent().unwrap_or(Path::new("."));
+    let key = (
+        fs::symlink_metadata(src)?.dev(),
+        fs::metadata(parent)?.dev(),
+    );
+    let known = REFLINKS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(&key)
+        .copied();
+    if known != Some(false) {
+        match reflink_copy::reflink(src, dst) {
+            Ok(()) => return Ok(()),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound
+                        | std::io::ErrorKind::PermissionDenied
+                        | std::io::ErrorKind::AlreadyExists
+                ) =>
+            {
+                return Err(e);
+            }
+            Err(_) => {
+                REFLINKS
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .insert(key, false);
+            }
+        }
+    }
+    fs::copy(src, dst).map(|_| ())
 }
 
 pub(in crate::sandbox) fn set_mode(path: &Path, mode: u32) -> Result<(), SandboxError> {
