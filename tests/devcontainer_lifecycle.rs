@@ -3,7 +3,7 @@
 //! machines have a docker client but no daemon). The stand-in logs every
 //! argv and answers like the real tools (`src/devcontainer/tests/stand_in.sh`).
 
-use crate::common::{Env, git};
+use crate::common::{Env, commit_all};
 use std::path::{Path, PathBuf};
 
 /// A directory of stand-ins: `names` link to the script.
@@ -30,20 +30,7 @@ fn repo(env: &Env, config: &str) -> PathBuf {
     let repo = env.mkdir("repo");
     env.write("repo/.devcontainer/devcontainer.json", config);
     env.write("repo/README.md", "# repo\n");
-    git(&repo, &["init", "-q", "-b", "main"]);
-    git(&repo, &["add", "-A"]);
-    git(
-        &repo,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "commit",
-            "-qm",
-            "init",
-        ],
-    );
+    commit_all(&repo);
     env.add("git-checkout", "local/my-repo", &repo, &[]).ok();
     repo
 }

@@ -2,7 +2,7 @@
 //! commands, `env resolve` at every level, nested devcontainers found by
 //! real discovery in a real git checkout.
 
-use crate::common::{Env, git};
+use crate::common::{Env, commit_all};
 use std::path::Path;
 
 /// A checkout with a devcontainer at its root and another in `sub/`.
@@ -18,20 +18,7 @@ fn repo_with_devcontainers(env: &Env) -> std::path::PathBuf {
     );
     env.write("repo/sub/deep/f.txt", "x\n");
     env.write("repo/top.txt", "x\n");
-    git(&repo, &["init", "-q", "-b", "main"]);
-    git(&repo, &["add", "-A"]);
-    git(
-        &repo,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "commit",
-            "-qm",
-            "init",
-        ],
-    );
+    commit_all(&repo);
     env.add("git-checkout", "local/repo", &repo, &[]).ok();
     env.run(&["resource", "discover", "--recursive", "local/repo/worktree"])
         .ok();

@@ -270,19 +270,8 @@ impl Registry {
     fn container_lock(&self, resource: &Resource) -> Result<std::fs::File, RegistryError> {
         let home = self.home.as_ref().ok_or(RegistryError::SandboxNeedsHome)?;
         let dir = home.join("containers");
-        let home_err = |source| RegistryError::Home {
-            path: dir.clone(),
-            source,
-        };
-        std::fs::create_dir_all(&dir).map_err(home_err)?;
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(dir.join(format!("{}.lock", resource.resource_id)))
-            .map_err(home_err)?;
-        file.lock().map_err(home_err)?;
-        Ok(file)
+        let path = dir.join(format!("{}.lock", resource.resource_id));
+        super::sandboxes::lock_file(&dir, &path)
     }
 }
 

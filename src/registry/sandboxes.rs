@@ -655,16 +655,23 @@ fn lock_path(root: &Path, id: SandboxId) -> PathBuf {
 
 /// An exclusive lock on one sandbox, held until dropped.
 fn lock(root: &Path, id: SandboxId) -> Result<std::fs::File, RegistryError> {
+    lock_file(root, &lock_path(root, id))
+}
+
+/// An exclusive lock on `path` (created, with `dir`, if missing), held
+/// across processes until the file is dropped: what serialises the steps
+/// on one sandbox or one container, which cannot join a transaction.
+pub(super) fn lock_file(dir: &Path, path: &Path) -> Result<std::fs::File, RegistryError> {
     let home_err = |source| RegistryError::Home {
-        path: root.to_owned(),
+        path: dir.to_owned(),
         source,
     };
-    std::fs::create_dir_all(root).map_err(home_err)?;
+    std::fs::create_dir_all(dir).map_err(home_err)?;
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(lock_path(root, id))
+        .open(path)
         .map_err(home_err)?;
     file.lock().map_err(home_err)?;
     Ok(file)

@@ -321,6 +321,25 @@ pub fn rich_repo(dir: &Path) {
     git(dir, &["stash", "push", "-q", "-m", "a stashed change"]);
 }
 
+/// Make `dir` (with whatever files it holds) a git repository whose one
+/// commit on `main` holds them all.
+pub fn commit_all(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["add", "-A"]);
+    git(
+        dir,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-qm",
+            "init",
+        ],
+    );
+}
+
 /// Make a real git repository at `dir` with one commit on `main`.
 pub fn git_repo(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
