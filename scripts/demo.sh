@@ -43,5 +43,20 @@ agents resource tree local/repo
 agents resource inspect local/repo
 agents resource inspect --file acme-tools/pyproject.toml local/repo
 agents resource list
+
+# A sandbox of the package (its type says copy_on_write): change it,
+# checkpoint, change more, roll back, see what differs from the original.
+sandbox=$("$agents_bin" --home "$home" sandbox create local/acme -o json |
+    sed -n 's/.*"sandbox_id":"\([0-9A-Z]*\)".*/\1/p')
+workdir=$("$agents_bin" --home "$home" sandbox show "$sandbox" -o json |
+    sed -n 's/.*"workdir":"\([^"]*\)".*/\1/p')
+printf '\n(the sandbox %s works in %s)\n' "$sandbox" "$workdir"
+echo '"""The acme CLI."""' > "$workdir/src/acme_cli/__init__.py"
+agents sandbox checkpoint "$sandbox" --label docstring
+rm -r "$workdir/docs"
+agents sandbox diff "$sandbox"
+agents sandbox rollback "$sandbox" docstring
+agents sandbox diff "$sandbox"
 agents resource remove --dry-run local/acme
+agents sandbox destroy "$sandbox"
 printf '\nregistry: %s (removed on exit)\n' "$home/registry.db"
