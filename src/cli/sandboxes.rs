@@ -16,7 +16,9 @@ pub enum SandboxCommand {
         after_help = "The strategy is --strategy if given, else the resource's own \
         sandbox_strategy, else its type's. The sandbox's working copy (`workdir`) is where an \
         agent changes things; the original is never written until `apply`, except with \
-        strategy none, which isolates nothing.\n\n\
+        strategy none, which isolates nothing. A git_worktree sandbox starts from the \
+        checkout's HEAD: uncommitted changes of the original are not carried over (commit or \
+        stash them first to have them).\n\n\
         Examples:\n  agents sandbox create local/api-repo\n  \
         agents sandbox create local/config-dir --strategy overlay"
     )]
