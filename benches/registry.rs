@@ -55,7 +55,7 @@ fn register(home: &Home, raw_db: &Path, n: usize) {
         "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
     )
     .expect("pragmas");
-    conn.execute_batch(include_str!("../migrations/0001_registry.sql"))
+    conn.execute_batch(include_str!("../migrations/sqlite/0001_registry.sql"))
         .expect("schema");
     conn.execute(
         "INSERT INTO resource_types (name, namespace, resource_kind, built_in, source, created_at, updated_at)

@@ -21,6 +21,8 @@ const HANDLER: &str = "handler myteam.node:NodePackageHandler";
 #[derive(Debug)]
 struct Built {
     template: PathBuf,
+    wasm: PathBuf,
+    yaml: PathBuf,
 }
 
 fn built() -> Option<&'static Built> {
@@ -78,7 +80,11 @@ fn build() -> Option<Built> {
     );
     let yaml = root.join("plugins/examples/node-package/node-package.yaml");
     agents(&["resource", "type", "add", yaml.to_str().unwrap()]);
-    Some(Built { template })
+    Some(Built {
+        template,
+        wasm,
+        yaml,
+    })
 }
 
 /// `target/tmp/python-plugin-<pid>`, fresh; those of earlier runs whose
@@ -105,6 +111,14 @@ fn home() -> Option<Env> {
     let built = built()?;
     let env = Env::new();
     copy_dir(&built.template, env.home.path());
+    if common::backend() == "postgres" {
+        // The template's rows are in its own registry; this test's schema
+        // starts empty (the copied compile cache still saves the compile).
+        env.run(&["plugin", "add", built.wasm.to_str().unwrap()])
+            .ok();
+        env.run(&["resource", "type", "add", built.yaml.to_str().unwrap()])
+            .ok();
+    }
     Some(env)
 }
 

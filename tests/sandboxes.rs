@@ -414,10 +414,7 @@ fn interrupted_sandboxes_are_listed_and_destroyable() {
     let dir = project(&env);
     env.add("fs-directory", "local/p", &dir, &[]).ok();
     let sb = create(&env, "local/p", &[]);
-    let conn = rusqlite::Connection::open(env.db()).unwrap();
-    conn.execute("UPDATE sandboxes SET state = 'creating'", [])
-        .unwrap();
-    drop(conn);
+    env.sql("UPDATE sandboxes SET state = 'creating'");
     let listed = env.run(&["sandbox", "list", "-o", "json"]).json();
     assert_eq!(listed[0]["state"], "creating");
     sandbox(&env, "checkpoint", &sb.id, &[]).refused(&["creating", "destroy"]);

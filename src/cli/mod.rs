@@ -37,13 +37,20 @@ use std::time::Duration;
         agents resource type list\n  \
         agents resource add git-checkout local/api-repo --path /repos/api --branch main\n  \
         agents resource tree local/api-repo\n\n\
-        The registry lives in --home, else $AGENTS_HOME, else $XDG_DATA_HOME/agents \
-        (~/.local/share/agents)."
+        The home is --home, else $AGENTS_HOME, else $XDG_DATA_HOME/agents \
+        (~/.local/share/agents); the registry is its registry.db unless --registry \
+        (or $AGENTS_REGISTRY) names a PostgreSQL server or another SQLite file."
 )]
 pub struct Cli {
     /// Home directory holding the registry (registry.db), plugins and caches.
     #[arg(long, global = true, env = "AGENTS_HOME", value_name = "DIR")]
     home: Option<PathBuf>,
+    /// The registry: postgres://user@host:5432/db?sslmode=require for a
+    /// team's shared server, or sqlite:///path/registry.db (default: the
+    /// home's registry.db). Plugins' compile cache, sandboxes and other
+    /// local files stay in the home.
+    #[arg(long, global = true, env = "AGENTS_REGISTRY", value_name = "URL")]
+    registry: Option<String>,
     /// Log more (-v info, -vv debug, -vvv trace); logs go to stderr.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
@@ -181,6 +188,7 @@ fn run(cli: Cli) -> Outcome {
     };
     let ctx = Context {
         home: cli.home,
+        registry: cli.registry,
         format: cli.output,
         limits,
     };
@@ -198,10 +206,11 @@ fn run(cli: Cli) -> Outcome {
 
 /// Print the completion script for `shell`. `resource add` completes the
 /// types that can be added and each type's own flags: those of the
-/// registry in the home (when it exists), else the built-in types.
+/// registry (`--registry`, or the home's when it exists), else the
+/// built-in types.
 fn completions(ctx: &Context, shell: clap_complete::Shell) -> Outcome {
     let registry = match ctx.home() {
-        Ok(home) if home.database().exists() => ctx.open()?,
+        Ok(home) if ctx.registry.is_some() || home.database().exists() => ctx.open()?,
         _ => Registry::open_in_memory()?,
     };
     let mut forms = Vec::new();
@@ -225,6 +234,7 @@ fn completions(ctx: &Context, shell: clap_complete::Shell) -> Outcome {
 #[derive(Debug)]
 pub struct Context {
     home: Option<PathBuf>,
+    registry: Option<String>,
     format: Format,
     limits: Limits,
 }
@@ -258,7 +268,15 @@ impl Context {
                 .filter_map(|k| std::env::var_os(k).map(|v| ((*k).into(), v)))
                 .collect(),
         };
+        let registry = match self.registry.as_deref().filter(|r| !r.is_empty()) {
+            Some(text) => Some(
+                resource_host::store::RegistryLocation::parse(text)
+                    .map_err(|e| Failure::Usage(e.to_string()))?,
+            ),
+            None => None,
+        };
         let options = Options {
+            registry,
             limits: self.limits.clone(),
             overlay: resource_host::sandbox::Overlay::from_env_value(overlay.as_deref()),
             container_tools,

@@ -217,10 +217,7 @@ fn show_info(info: &RegistryInfo) -> String {
     let bytes = |n: Option<u64>| or_dash(n.map(|n| format!("{n} bytes")));
     fields(&[
         ("backend", info.backend.to_owned()),
-        (
-            "database",
-            or_dash(info.database.as_ref().map(|p| p.display().to_string())),
-        ),
+        ("location", info.location.clone()),
         (
             "schema version",
             format!(

@@ -12,7 +12,7 @@
 use super::document::{PluginEntry, RegistryDocument, TypeEntry, VERSION};
 use super::types::CATALOGUE_KEY;
 use super::{Registry, RegistryError};
-use crate::store::{BACKEND, Counts, SCHEMA_VERSION};
+use crate::store::{Counts, SCHEMA_VERSION};
 use crate::typespec::render_type_file;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -20,9 +20,12 @@ use std::path::PathBuf;
 /// What `agents registry info` shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RegistryInfo {
-    /// `sqlite` (the only backend today).
+    /// `sqlite` or `postgres`.
     pub backend: &'static str,
-    /// The database file (`None`: in memory).
+    /// Where: the file, or the server, database and schema (without a
+    /// password).
+    pub location: String,
+    /// The database file (`None`: in memory, or on a server).
     pub database: Option<PathBuf>,
     /// The schema version the database records.
     pub schema_version: i64,
@@ -105,7 +108,8 @@ impl Registry {
             PathBuf::from(name)
         };
         Ok(RegistryInfo {
-            backend: BACKEND,
+            backend: self.store.backend(),
+            location: self.store.describe(),
             size_bytes: database.clone().and_then(size),
             wal_bytes: database.as_ref().map(wal).and_then(size),
             database,

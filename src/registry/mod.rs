@@ -113,6 +113,8 @@ pub struct Registry {
 /// monotonic ULIDs) and the limits every handler call runs under.
 #[derive(Debug)]
 pub struct Options {
+    /// Where the registry lives (default: the home's `registry.db`).
+    pub registry: Option<crate::store::RegistryLocation>,
     pub clock: Box<dyn Clock>,
     pub ids: Box<dyn IdSource>,
     pub limits: Limits,
@@ -127,6 +129,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Self {
+            registry: None,
             clock: Box::new(SystemClock),
             ids: Box::new(UlidSource::default()),
             limits: Limits::default(),
@@ -148,7 +151,10 @@ impl Registry {
             path: home.root().to_owned(),
             source,
         })?;
-        let store = Store::open(&home.database())?;
+        let store = match &options.registry {
+            Some(location) => Store::connect(location)?,
+            None => Store::open(&home.database())?,
+        };
         let plugins = Plugins {
             runtime: PluginRuntime::new(home.compile_cache(), options.limits.clone())
                 .with_views_dir(home.views()),

@@ -132,7 +132,6 @@ impl Registry {
                 check_types_unchanged(&current, p)?;
                 write_prepared(w, &mut inserter, p, &now)?;
             }
-            drop(inserter);
             equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
             Ok(prepared.iter().map(|p| p.row.id).collect())
         })

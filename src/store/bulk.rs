@@ -8,10 +8,10 @@
 //! The rules an imported row must meet are the registry's; these
 //! statements only store what passed them.
 
-use super::columns::{Columns, decode_all, decode_one};
-use super::{Reader, StoreError, TypeRow, Writer, to_json, user_version};
+use super::columns::Columns;
+use super::db::args;
+use super::{Reader, StoreError, TypeRow, Writer, schema_version, to_json};
 use crate::model::{ResourceId, ResourceKind, SandboxStrategy, TypeName};
-use rusqlite::params;
 
 /// One `resource_links` row, every column.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub struct Counts {
 
 const LINKS: &str = "resource_links";
 
-fn link(c: &Columns<'_, '_>) -> Result<LinkRow, StoreError> {
+fn link(c: &Columns<'_>) -> Result<LinkRow, StoreError> {
     Ok(LinkRow {
         parent: c.parsed(0, ResourceId::parse)?,
         child: c.parsed(1, ResourceId::parse)?,
@@ -51,19 +51,23 @@ fn link(c: &Columns<'_, '_>) -> Result<LinkRow, StoreError> {
 }
 
 impl Reader<'_> {
-    /// The schema version the database file records (`PRAGMA
-    /// user_version`), which [`super::SCHEMA_VERSION`] is compared with.
+    /// The schema version the database records (SQLite: `PRAGMA
+    /// user_version`; PostgreSQL: the migrations table), which
+    /// [`super::SCHEMA_VERSION`] is compared with.
     pub fn schema_version(&self) -> Result<i64, StoreError> {
-        Ok(user_version(self.conn)?)
+        schema_version(self.tx)
     }
 
     /// Every link, by parent then child.
     pub fn link_rows(&self) -> Result<Vec<LinkRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.tx.rows(
             "SELECT parent_id, child_id, auto_discovered, derived, created_at
              FROM resource_links ORDER BY parent_id, child_id",
-        )?;
-        decode_all(&mut stmt, [], LINKS, 0, link)
+            args![],
+            LINKS,
+            0,
+            link,
+        )
     }
 
     /// The link `parent` → `child`, if there is one.
@@ -72,13 +76,10 @@ impl Reader<'_> {
         parent: ResourceId,
         child: ResourceId,
     ) -> Result<Option<LinkRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.tx.row(
             "SELECT parent_id, child_id, auto_discovered, derived, created_at
              FROM resource_links WHERE parent_id = ?1 AND child_id = ?2",
-        )?;
-        decode_one(
-            &mut stmt,
-            [parent.to_string(), child.to_string()],
+            args![parent.to_string(), child.to_string()],
             LINKS,
             0,
             link,
@@ -87,27 +88,31 @@ impl Reader<'_> {
 
     /// Row counts, in one statement (one snapshot).
     pub fn counts(&self) -> Result<Counts, StoreError> {
-        Ok(self.conn.query_row(
-            "SELECT (SELECT count(*) FROM resource_types WHERE built_in = 1),
+        self.tx
+            .row(
+                "SELECT (SELECT count(*) FROM resource_types WHERE built_in = 1),
                     (SELECT count(*) FROM resource_types WHERE built_in = 0),
                     (SELECT count(*) FROM resources),
                     (SELECT count(*) FROM resource_links),
                     (SELECT count(*) FROM plugins),
                     (SELECT count(*) FROM sandboxes),
                     (SELECT count(*) FROM environment_settings)",
-            [],
-            |row| {
-                Ok(Counts {
-                    builtin_types: row.get(0)?,
-                    custom_types: row.get(1)?,
-                    resources: row.get(2)?,
-                    links: row.get(3)?,
-                    plugins: row.get(4)?,
-                    sandboxes: row.get(5)?,
-                    environment_settings: row.get(6)?,
-                })
-            },
-        )?)
+                args![],
+                "counts",
+                usize::MAX,
+                |row| {
+                    Ok(Counts {
+                        builtin_types: row.get(0)?,
+                        custom_types: row.get(1)?,
+                        resources: row.get(2)?,
+                        links: row.get(3)?,
+                        plugins: row.get(4)?,
+                        sandboxes: row.get(5)?,
+                        environment_settings: row.get(6)?,
+                    })
+                },
+            )
+            .map(Option::unwrap_or_default)
     }
 }
 
@@ -116,19 +121,17 @@ impl Writer<'_> {
     /// name must not exist: the primary key refuses it).
     pub fn insert_type_row(&self, row: &TypeRow) -> Result<(), StoreError> {
         let spec = &row.spec;
-        self.conn()
-            .prepare_cached(
-                "INSERT INTO resource_types (name, description, resource_kind, sandbox_strategy,
+        self.tx.execute(
+            "INSERT INTO resource_types (name, description, resource_kind, sandbox_strategy,
                    user_addable, built_in, handler, inherits, args_schema_json,
                    allowed_parent_types_json, allowed_child_types_json, auto_discover_json,
                    capabilities_json, equivalence_json, replace_json, source, created_at,
                    updated_at, namespace)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
                    ?17, ?18, ?19)",
-            )?
-            .execute(params![
+            args![
                 spec.name.as_str(),
-                spec.description,
+                &spec.description,
                 spec.kind.map(ResourceKind::as_str),
                 spec.sandbox_strategy.map(SandboxStrategy::as_str),
                 spec.user_addable,
@@ -142,28 +145,28 @@ impl Writer<'_> {
                 to_json(&spec.capabilities),
                 spec.equivalence.as_ref().map(to_json),
                 to_json(&spec.replace),
-                row.source,
-                row.created_at,
-                row.updated_at,
+                &row.source,
+                &row.created_at,
+                &row.updated_at,
                 spec.name.namespace(),
-            ])?;
+            ],
+        )?;
         Ok(())
     }
 
     /// Insert a link as it is, both flags and `created_at` included.
     pub fn insert_link_row(&self, row: &LinkRow) -> Result<(), StoreError> {
-        self.conn()
-            .prepare_cached(
-                "INSERT INTO resource_links (parent_id, child_id, auto_discovered, derived,
-                   created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?
-            .execute(params![
+        self.tx.execute(
+            "INSERT INTO resource_links (parent_id, child_id, auto_discovered, derived,
+               created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            args![
                 row.parent.to_string(),
                 row.child.to_string(),
                 row.auto_discovered,
                 row.derived,
-                row.created_at,
-            ])?;
+                &row.created_at,
+            ],
+        )?;
         Ok(())
     }
 }

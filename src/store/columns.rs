@@ -5,20 +5,23 @@
 //! row's key, never a panic or a silently wrong value.
 
 use super::StoreError;
-use rusqlite::types::FromSql;
-use rusqlite::{Params, Row, Statement};
+use super::db::{Cell, FromCell, RowCells};
 use std::fmt::Display;
 
 /// One row being decoded, with the name refusals give it (`resources[01J…]`).
-pub(super) struct Columns<'a, 'r> {
-    row: &'a Row<'r>,
+pub(super) struct Columns<'a> {
+    row: &'a dyn RowCells,
     what: String,
 }
 
-impl<'a, 'r> Columns<'a, 'r> {
+impl<'a> Columns<'a> {
     /// Name the row by `table` and the text of its key column `key`.
-    fn new(row: &'a Row<'r>, table: &str, key: usize) -> Self {
-        let key: String = row.get(key).unwrap_or_else(|_| "?".to_owned());
+    pub(super) fn new(row: &'a dyn RowCells, table: &str, key: usize) -> Self {
+        let key = match row.cell(key) {
+            Ok(Cell::Text(text)) => text,
+            Ok(Cell::Int(n)) => n.to_string(),
+            _ => "?".to_owned(),
+        };
         Self {
             row,
             what: format!("{table}[{key}]"),
@@ -32,9 +35,9 @@ impl<'a, 'r> Columns<'a, 'r> {
         }
     }
 
-    /// A column SQLite can convert itself (text, integers, booleans).
-    pub fn get<T: FromSql>(&self, i: usize) -> Result<T, StoreError> {
-        Ok(self.row.get(i)?)
+    /// A column as a plain value (text, integers, flags, bytes).
+    pub fn get<T: FromCell>(&self, i: usize) -> Result<T, StoreError> {
+        T::from_cell(self.row.cell(i)?).map_err(|e| self.corrupt(format!("column {i}: {e}")))
     }
 
     /// A text column parsed by `parse`.
@@ -43,7 +46,7 @@ impl<'a, 'r> Columns<'a, 'r> {
         i: usize,
         parse: impl FnOnce(&str) -> Result<T, E>,
     ) -> Result<T, StoreError> {
-        let text: String = self.row.get(i)?;
+        let text: String = self.get(i)?;
         parse(&text).map_err(|e| self.corrupt(format!("column {i}: {e}")))
     }
 
@@ -53,7 +56,7 @@ impl<'a, 'r> Columns<'a, 'r> {
         i: usize,
         parse: impl FnOnce(&str) -> Result<T, E>,
     ) -> Result<Option<T>, StoreError> {
-        let text: Option<String> = self.row.get(i)?;
+        let text: Option<String> = self.get(i)?;
         text.map(|t| parse(&t).map_err(|e| self.corrupt(format!("column {i}: {e}"))))
             .transpose()
     }
@@ -69,37 +72,5 @@ impl<'a, 'r> Columns<'a, 'r> {
         i: usize,
     ) -> Result<Option<T>, StoreError> {
         self.parsed_opt(i, |text| serde_json::from_str(text))
-    }
-}
-
-/// Run `stmt` and decode every row with `decode`; rows are named in
-/// refusals by `table` and the text of column `key`.
-pub(super) fn decode_all<T>(
-    stmt: &mut Statement<'_>,
-    params: impl Params,
-    table: &str,
-    key: usize,
-    decode: impl Fn(&Columns<'_, '_>) -> Result<T, StoreError>,
-) -> Result<Vec<T>, StoreError> {
-    let mut rows = stmt.query(params)?;
-    let mut out = Vec::new();
-    while let Some(row) = rows.next()? {
-        out.push(decode(&Columns::new(row, table, key))?);
-    }
-    Ok(out)
-}
-
-/// Like [`decode_all`] for a query that matches at most one row.
-pub(super) fn decode_one<T>(
-    stmt: &mut Statement<'_>,
-    params: impl Params,
-    table: &str,
-    key: usize,
-    decode: impl Fn(&Columns<'_, '_>) -> Result<T, StoreError>,
-) -> Result<Option<T>, StoreError> {
-    let mut rows = stmt.query(params)?;
-    match rows.next()? {
-        Some(row) => decode(&Columns::new(row, table, key)).map(Some),
-        None => Ok(None),
     }
 }

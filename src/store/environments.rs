@@ -2,11 +2,11 @@
 //! and where each container resource is in its lifecycle (the rules are
 //! `routing`'s and `registry::environments`').
 
-use super::columns::{Columns, decode_all, decode_one};
+use super::columns::Columns;
+use super::db::args;
 use super::{Reader, StoreError, Writer};
 use crate::model::ResourceId;
 use crate::routing::Priority;
-use rusqlite::params;
 use std::fmt;
 
 /// Whose setting.
@@ -87,7 +87,7 @@ pub struct ContainerStateRow {
     pub updated_at: String,
 }
 
-fn decode_setting(c: &Columns<'_, '_>) -> Result<SettingRow, StoreError> {
+fn decode_setting(c: &Columns<'_>) -> Result<SettingRow, StoreError> {
     let scope: String = c.get(0)?;
     let plan: String = c.get(1)?;
     Ok(SettingRow {
@@ -104,7 +104,7 @@ fn decode_setting(c: &Columns<'_, '_>) -> Result<SettingRow, StoreError> {
     })
 }
 
-fn decode_state(c: &Columns<'_, '_>) -> Result<ContainerStateRow, StoreError> {
+fn decode_state(c: &Columns<'_>) -> Result<ContainerStateRow, StoreError> {
     Ok(ContainerStateRow {
         resource: c.parsed(0, ResourceId::parse)?,
         state: c.parsed(1, ContainerState::parse)?,
@@ -119,13 +119,10 @@ fn decode_state(c: &Columns<'_, '_>) -> Result<ContainerStateRow, StoreError> {
 impl Reader<'_> {
     pub fn setting(&self, scope: &SettingScope) -> Result<Option<SettingRow>, StoreError> {
         let (scope_col, plan) = scope.columns();
-        let mut stmt = self.conn.prepare_cached(
+        self.tx.row(
             "SELECT scope, plan, resource_id, priority, updated_at
                FROM environment_settings WHERE scope = ?1 AND plan = ?2",
-        )?;
-        decode_one(
-            &mut stmt,
-            [scope_col, plan],
+            args![scope_col, plan],
             "environment_settings",
             1,
             decode_setting,
@@ -134,24 +131,24 @@ impl Reader<'_> {
 
     /// Every setting: the project's first, then the plans by name.
     pub fn settings(&self) -> Result<Vec<SettingRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.tx.rows(
             "SELECT scope, plan, resource_id, priority, updated_at
                FROM environment_settings ORDER BY scope DESC, plan",
-        )?;
-        decode_all(&mut stmt, [], "environment_settings", 1, decode_setting)
+            args![],
+            "environment_settings",
+            1,
+            decode_setting,
+        )
     }
 
     pub fn container_state(
         &self,
         resource: ResourceId,
     ) -> Result<Option<ContainerStateRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.tx.row(
             "SELECT resource_id, state, container_id, tool, config_hash, last_error, updated_at
                FROM container_states WHERE resource_id = ?1",
-        )?;
-        decode_one(
-            &mut stmt,
-            [resource.to_string()],
+            args![resource.to_string()],
             "container_states",
             0,
             decode_state,
@@ -162,17 +159,17 @@ impl Reader<'_> {
 impl Writer<'_> {
     pub fn put_setting(&self, row: &SettingRow) -> Result<(), StoreError> {
         let (scope, plan) = row.scope.columns();
-        self.conn().execute(
+        self.tx.execute(
             "INSERT INTO environment_settings (scope, plan, resource_id, priority, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5)
              ON CONFLICT (scope, plan) DO UPDATE SET resource_id = excluded.resource_id,
                  priority = excluded.priority, updated_at = excluded.updated_at",
-            params![
+            args![
                 scope,
                 plan,
                 row.resource.map(|r| r.to_string()),
                 row.priority.as_str(),
-                row.updated_at
+                &row.updated_at
             ],
         )?;
         Ok(())
@@ -181,15 +178,15 @@ impl Writer<'_> {
     /// Remove a setting; answers whether there was one.
     pub fn delete_setting(&self, scope: &SettingScope) -> Result<bool, StoreError> {
         let (scope, plan) = scope.columns();
-        let n = self.conn().execute(
+        let n = self.tx.execute(
             "DELETE FROM environment_settings WHERE scope = ?1 AND plan = ?2",
-            [scope, plan],
+            args![scope, plan],
         )?;
         Ok(n > 0)
     }
 
     pub fn put_container_state(&self, row: &ContainerStateRow) -> Result<(), StoreError> {
-        self.conn().execute(
+        self.tx.execute(
             "INSERT INTO container_states
                  (resource_id, state, container_id, tool, config_hash, last_error, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
@@ -197,14 +194,14 @@ impl Writer<'_> {
                  container_id = excluded.container_id, tool = excluded.tool,
                  config_hash = excluded.config_hash, last_error = excluded.last_error,
                  updated_at = excluded.updated_at",
-            params![
+            args![
                 row.resource.to_string(),
                 row.state.as_str(),
-                row.container_id,
-                row.tool,
-                row.config_hash,
-                row.last_error,
-                row.updated_at
+                &row.container_id,
+                &row.tool,
+                &row.config_hash,
+                &row.last_error,
+                &row.updated_at
             ],
         )?;
         Ok(())

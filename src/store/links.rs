@@ -5,10 +5,10 @@
 //! costs O(V + E) however many paths a DAG has, and the cycle check stays
 //! fast on a 100,000-link graph.
 
-use super::columns::{Columns, decode_all};
+use super::columns::Columns;
+use super::db::{Arg, Cell, Dialect, args};
 use super::{Reader, StoreError, Writer};
 use crate::model::{ResourceId, TypeName};
-use rusqlite::{params, params_from_iter};
 use std::collections::BTreeMap;
 
 /// One edge met by a walk.
@@ -38,7 +38,7 @@ pub struct Subgraph {
 
 const TABLE: &str = "resource_links";
 
-fn edge(c: &Columns<'_, '_>) -> Result<TreeEdge, StoreError> {
+fn edge(c: &Columns<'_>) -> Result<TreeEdge, StoreError> {
     Ok(TreeEdge {
         parent: c.parsed(0, ResourceId::parse)?,
         child: c.parsed(1, ResourceId::parse)?,
@@ -62,7 +62,7 @@ pub(super) fn id_list(ids: &[ResourceId]) -> String {
     text
 }
 
-fn id(c: &Columns<'_, '_>) -> Result<ResourceId, StoreError> {
+fn id(c: &Columns<'_>) -> Result<ResourceId, StoreError> {
     c.parsed(0, ResourceId::parse)
 }
 
@@ -72,13 +72,11 @@ pub type PropertyValues = Vec<Option<String>>;
 
 impl Reader<'_> {
     pub fn link_exists(&self, parent: ResourceId, child: ResourceId) -> Result<bool, StoreError> {
-        Ok(self
-            .conn
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM resource_links
-                 WHERE parent_id = ?1 AND child_id = ?2)",
-            )?
-            .query_row([parent.to_string(), child.to_string()], |row| row.get(0))?)
+        self.tx.value(
+            "SELECT EXISTS (SELECT 1 FROM resource_links
+             WHERE parent_id = ?1 AND child_id = ?2)",
+            args![parent.to_string(), child.to_string()],
+        )
     }
 
     /// Is `to` reachable from `from` along parent → child links (or equal)?
@@ -90,31 +88,36 @@ impl Reader<'_> {
     /// ancestor set is the small side in the common case. Either way the
     /// walk is O(V + E) at worst.
     pub fn reaches(&self, from: ResourceId, to: ResourceId) -> Result<bool, StoreError> {
-        Ok(self
-            .conn
-            .prepare_cached(
-                "WITH RECURSIVE up(id) AS (
-                 VALUES (?2)
+        let sql = format!(
+            "WITH RECURSIVE up(id) AS (
+                 SELECT {}
                  UNION
                  SELECT l.parent_id FROM resource_links l JOIN up u ON l.child_id = u.id
              )
              SELECT EXISTS (SELECT 1 FROM up WHERE id = ?1)",
-            )?
-            .query_row([from.to_string(), to.to_string()], |row| row.get(0))?)
+            self.tx.text_arg(2)
+        );
+        self.tx.value(&sql, args![from.to_string(), to.to_string()])
     }
 
     pub fn parents_of(&self, of: ResourceId) -> Result<Vec<ResourceId>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.tx.rows(
             "SELECT parent_id FROM resource_links WHERE child_id = ?1 ORDER BY parent_id",
-        )?;
-        decode_all(&mut stmt, [of.to_string()], TABLE, 0, id)
+            args![of.to_string()],
+            TABLE,
+            0,
+            id,
+        )
     }
 
     pub fn children_of(&self, of: ResourceId) -> Result<Vec<ResourceId>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.tx.rows(
             "SELECT child_id FROM resource_links WHERE parent_id = ?1 ORDER BY child_id",
-        )?;
-        decode_all(&mut stmt, [of.to_string()], TABLE, 0, id)
+            args![of.to_string()],
+            TABLE,
+            0,
+            id,
+        )
     }
 
     /// The links of `ids`, grouped both ways: (children by parent, parents
@@ -133,18 +136,19 @@ impl Reader<'_> {
         let mut children: BTreeMap<_, Vec<_>> = BTreeMap::new();
         let mut parents: BTreeMap<_, Vec<_>> = BTreeMap::new();
         let list = id_list(ids);
-        let mut stmt = self.conn.prepare_cached(
+        let set = self.tx.json_set(1);
+        let sql = format!(
             "SELECT parent_id, child_id FROM resource_links
-             WHERE parent_id IN (SELECT value FROM json_each(?1)) ORDER BY parent_id, child_id",
-        )?;
-        for e in decode_all(&mut stmt, [&list], TABLE, 0, edge)? {
+             WHERE parent_id IN ({set}) ORDER BY parent_id, child_id"
+        );
+        for e in self.tx.rows(&sql, args![&list], TABLE, 0, edge)? {
             children.entry(e.parent).or_default().push(e.child);
         }
-        let mut stmt = self.conn.prepare_cached(
+        let sql = format!(
             "SELECT parent_id, child_id FROM resource_links
-             WHERE child_id IN (SELECT value FROM json_each(?1)) ORDER BY child_id, parent_id",
-        )?;
-        for e in decode_all(&mut stmt, [&list], TABLE, 0, edge)? {
+             WHERE child_id IN ({set}) ORDER BY child_id, parent_id"
+        );
+        for e in self.tx.rows(&sql, args![&list], TABLE, 0, edge)? {
             parents.entry(e.child).or_default().push(e.parent);
         }
         Ok((children, parents))
@@ -163,10 +167,13 @@ impl Reader<'_> {
     > {
         let mut children: BTreeMap<_, Vec<_>> = BTreeMap::new();
         let mut parents: BTreeMap<_, Vec<_>> = BTreeMap::new();
-        let mut stmt = self.conn.prepare_cached(
+        for e in self.tx.rows(
             "SELECT parent_id, child_id FROM resource_links ORDER BY parent_id, child_id",
-        )?;
-        for e in decode_all(&mut stmt, [], TABLE, 0, edge)? {
+            args![],
+            TABLE,
+            0,
+            edge,
+        )? {
             children.entry(e.parent).or_default().push(e.child);
             parents.entry(e.child).or_default().push(e.parent);
         }
@@ -182,19 +189,17 @@ impl Reader<'_> {
         root: ResourceId,
         max_depth: u32,
     ) -> Result<Vec<TreeEdge>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.tx.rows(
             "WITH RECURSIVE walk(parent_id, child_id, depth) AS (
-                 SELECT parent_id, child_id, 1 FROM resource_links WHERE parent_id = ?1
+                 SELECT parent_id, child_id, CAST(1 AS BIGINT) FROM resource_links
+                  WHERE parent_id = ?1
                  UNION
                  SELECT l.parent_id, l.child_id, w.depth + 1
                  FROM resource_links l JOIN walk w ON l.parent_id = w.child_id
                  WHERE w.depth < ?2
              )
              SELECT DISTINCT parent_id, child_id FROM walk ORDER BY parent_id, child_id",
-        )?;
-        decode_all(
-            &mut stmt,
-            params![root.to_string(), max_depth],
+            args![root.to_string(), max_depth],
             TABLE,
             0,
             edge,
@@ -210,29 +215,38 @@ impl Reader<'_> {
         // with one parameter per root would stop at SQLite's limit).
         // Links from a virtual identity to its members are derived, not
         // ownership: an identity never keeps a member (nor takes one).
-        const BELOW: &str = "WITH RECURSIVE d(id) AS (
-                 SELECT value FROM json_each(?1)
+        let below = format!(
+            "WITH RECURSIVE d(id) AS (
+                 {}
                  UNION
                  SELECT l.child_id FROM resource_links l JOIN d ON l.parent_id = d.id
                   WHERE l.derived = 0
-             )";
+             )",
+            self.tx.json_set(1)
+        );
         let roots = id_list(roots);
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "{BELOW} SELECT l.parent_id, l.child_id FROM resource_links l
-             WHERE l.child_id IN d AND l.derived = 0 ORDER BY l.parent_id, l.child_id"
-        ))?;
-        let edges = decode_all(&mut stmt, [&roots], TABLE, 0, edge)?
+        let sql = format!(
+            "{below} SELECT l.parent_id, l.child_id FROM resource_links l
+             WHERE l.child_id IN (SELECT id FROM d) AND l.derived = 0
+             ORDER BY l.parent_id, l.child_id"
+        );
+        let edges = self
+            .tx
+            .rows(&sql, args![&roots], TABLE, 0, edge)?
             .into_iter()
             .map(|e| (e.parent, e.child))
             .collect();
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "{BELOW} SELECT resource_id, auto_discovered FROM resources WHERE resource_id IN d"
-        ))?;
-        let auto_discovered = decode_all(&mut stmt, [&roots], "resources", 0, |c| {
-            Ok((c.parsed(0, ResourceId::parse)?, c.get(1)?))
-        })?
-        .into_iter()
-        .collect();
+        let sql = format!(
+            "{below} SELECT resource_id, auto_discovered FROM resources
+             WHERE resource_id IN (SELECT id FROM d)"
+        );
+        let auto_discovered = self
+            .tx
+            .rows(&sql, args![&roots], "resources", 0, |c| {
+                Ok((c.parsed(0, ResourceId::parse)?, c.get(1)?))
+            })?
+            .into_iter()
+            .collect();
         Ok(Subgraph {
             edges,
             auto_discovered,
@@ -242,10 +256,10 @@ impl Reader<'_> {
     /// Whether anything keeps `child`: a parent by a link that is not
     /// derived (an identity never keeps its members).
     pub fn is_kept(&self, child: ResourceId) -> Result<bool, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.tx.value(
             "SELECT EXISTS (SELECT 1 FROM resource_links WHERE child_id = ?1 AND derived = 0)",
-        )?;
-        Ok(stmt.query_row([child.to_string()], |row| row.get(0))?)
+            args![child.to_string()],
+        )
     }
 
     /// Every derived link from a resource of type `identity_type`:
@@ -254,32 +268,36 @@ impl Reader<'_> {
         &self,
         identity_type: &TypeName,
     ) -> Result<Vec<(ResourceId, ResourceId)>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT l.parent_id, l.child_id FROM resource_links l
-             JOIN resources r ON r.resource_id = l.parent_id
-             WHERE r.type_name = ?1 AND l.derived = 1
-             ORDER BY l.parent_id, l.child_id",
-        )?;
-        Ok(
-            decode_all(&mut stmt, [identity_type.as_str()], TABLE, 0, edge)?
-                .into_iter()
-                .map(|e| (e.parent, e.child))
-                .collect(),
-        )
+        Ok(self
+            .tx
+            .rows(
+                "SELECT l.parent_id, l.child_id FROM resource_links l
+                 JOIN resources r ON r.resource_id = l.parent_id
+                 WHERE r.type_name = ?1 AND l.derived = 1
+                 ORDER BY l.parent_id, l.child_id",
+                args![identity_type.as_str()],
+                TABLE,
+                0,
+                edge,
+            )?
+            .into_iter()
+            .map(|e| (e.parent, e.child))
+            .collect())
     }
 
     /// The resources equivalent to `member`: the other members of every
     /// identity it belongs to.
     pub fn equivalents(&self, member: ResourceId) -> Result<Vec<ResourceId>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.tx.rows(
             "SELECT DISTINCT child_id FROM resource_links
              WHERE derived = 1 AND child_id != ?1 AND parent_id IN
                (SELECT parent_id FROM resource_links WHERE child_id = ?1 AND derived = 1)
              ORDER BY child_id",
-        )?;
-        decode_all(&mut stmt, [member.to_string()], TABLE, 0, |c| {
-            c.parsed(0, ResourceId::parse)
-        })
+            args![member.to_string()],
+            TABLE,
+            0,
+            |c| c.parsed(0, ResourceId::parse),
+        )
     }
 
     /// Resources of `types`, with the values (as text) of their properties
@@ -294,35 +312,47 @@ impl Reader<'_> {
         if types.is_empty() || keys.is_empty() {
             return Ok(Vec::new());
         }
-        let paths: Vec<String> = keys
-            .iter()
-            .map(|k| format!("$.\"{}\"", k.replace('"', "")))
-            .collect();
+        // A property as text: SQLite's `json_extract` takes a path (and
+        // answers numbers as numbers), PostgreSQL's `->>` a key.
+        let (paths, extract): (Vec<String>, &str) = match self.tx.dialect() {
+            Dialect::Sqlite => (
+                keys.iter()
+                    .map(|k| format!("$.\"{}\"", k.replace('"', "")))
+                    .collect(),
+                "json_extract(properties_json, ?{})",
+            ),
+            Dialect::Postgres => (
+                keys.to_vec(),
+                "(CAST(properties_json AS jsonb) ->> CAST(?{} AS TEXT))",
+            ),
+        };
         let extracts: Vec<String> = (0..keys.len())
-            .map(|i| format!("json_extract(properties_json, ?{})", i + 2))
+            .map(|i| extract.replace("{}", &(i + 2).to_string()))
             .collect();
         let sql = format!(
             "SELECT resource_id, {} FROM resources
-             WHERE type_name IN (SELECT value FROM json_each(?1))
+             WHERE type_name IN ({})
              ORDER BY resource_id",
             extracts.join(", "),
+            self.tx.json_set(1),
         );
         let type_list =
             serde_json::to_string(&types.iter().map(TypeName::as_str).collect::<Vec<_>>())
                 .expect("names serialise");
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let params = std::iter::once(type_list).chain(paths);
-        decode_all(&mut stmt, params_from_iter(params), "resources", 0, |c| {
+        let params: Vec<Arg<'_>> = std::iter::once(type_list)
+            .chain(paths)
+            .map(Arg::from)
+            .collect();
+        self.tx.rows(&sql, &params, "resources", 0, |c| {
             let id = c.parsed(0, ResourceId::parse)?;
             let values = (0..keys.len())
                 .map(|i| {
-                    let v: rusqlite::types::Value = c.get(i + 1)?;
-                    Ok(match v {
-                        rusqlite::types::Value::Null => None,
-                        rusqlite::types::Value::Text(t) => Some(t),
-                        rusqlite::types::Value::Integer(n) => Some(n.to_string()),
-                        rusqlite::types::Value::Real(x) => Some(x.to_string()),
-                        other => Some(format!("{other:?}")),
+                    Ok(match c.get::<Cell>(i + 1)? {
+                        Cell::Null => None,
+                        Cell::Text(t) => Some(t),
+                        Cell::Int(n) => Some(n.to_string()),
+                        Cell::Real(x) => Some(x.to_string()),
+                        Cell::Bytes(b) => Some(String::from_utf8_lossy(&b).into_owned()),
                     })
                 })
                 .collect::<Result<Vec<_>, StoreError>>()?;
@@ -333,25 +363,35 @@ impl Reader<'_> {
     /// The types of the resources written (inserted, deleted, properties
     /// changed) on this connection since [`Writer::forget_written_types`].
     pub fn written_types(&self) -> Result<std::collections::BTreeSet<String>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT type_name FROM temp.written_types")?;
-        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        Ok(self
+            .tx
+            .rows(
+                "SELECT type_name FROM written_types",
+                args![],
+                "written_types",
+                0,
+                |c| c.get::<String>(0),
+            )?
+            .into_iter()
+            .collect())
     }
 
     /// Links with an end whose type is one of `types`.
     pub fn links_touching_types(&self, types: &[TypeName]) -> Result<Vec<TypedLink>, StoreError> {
         let marks = vec!["?"; types.len()].join(", ");
-        let mut stmt = self.conn.prepare(&format!(
+        let sql = format!(
             "SELECT l.parent_id, p.type_name, l.child_id, c.type_name
              FROM resource_links l
              JOIN resources p ON p.resource_id = l.parent_id
              JOIN resources c ON c.resource_id = l.child_id
              WHERE p.type_name IN ({marks}) OR c.type_name IN ({marks})"
-        ))?;
-        let keys = types.iter().chain(types).map(TypeName::as_str);
-        decode_all(&mut stmt, params_from_iter(keys), TABLE, 0, |c| {
+        );
+        let keys: Vec<Arg<'_>> = types
+            .iter()
+            .chain(types)
+            .map(|t| Arg::from(t.as_str()))
+            .collect();
+        self.tx.rows(&sql, &keys, TABLE, 0, |c| {
             Ok(TypedLink {
                 parent: c.parsed(0, ResourceId::parse)?,
                 parent_type: c.parsed(1, TypeName::parse)?,
@@ -365,9 +405,7 @@ impl Reader<'_> {
 impl Writer<'_> {
     /// Forget the written types (the identities are in line with them).
     pub fn forget_written_types(&self) -> Result<(), StoreError> {
-        self.conn()
-            .prepare_cached("DELETE FROM temp.written_types")?
-            .execute([])?;
+        self.tx.execute("DELETE FROM written_types", args![])?;
         Ok(())
     }
 
@@ -378,17 +416,11 @@ impl Writer<'_> {
         auto_discovered: bool,
         now: &str,
     ) -> Result<(), StoreError> {
-        self.conn()
-            .prepare_cached(
-                "INSERT INTO resource_links (parent_id, child_id, auto_discovered, created_at)
-                 VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![
-                parent.to_string(),
-                child.to_string(),
-                auto_discovered,
-                now
-            ])?;
+        self.tx.execute(
+            "INSERT INTO resource_links (parent_id, child_id, auto_discovered, created_at)
+             VALUES (?1, ?2, ?3, ?4)",
+            args![parent.to_string(), child.to_string(), auto_discovered, now],
+        )?;
         Ok(())
     }
 
@@ -399,20 +431,19 @@ impl Writer<'_> {
         child: ResourceId,
         now: &str,
     ) -> Result<(), StoreError> {
-        self.conn()
-            .prepare_cached(
-                "INSERT INTO resource_links (parent_id, child_id, auto_discovered, created_at, derived)
-                 VALUES (?1, ?2, 1, ?3, 1)",
-            )?
-            .execute(params![parent.to_string(), child.to_string(), now])?;
+        self.tx.execute(
+            "INSERT INTO resource_links (parent_id, child_id, auto_discovered, created_at, derived)
+             VALUES (?1, ?2, 1, ?3, 1)",
+            args![parent.to_string(), child.to_string(), now],
+        )?;
         Ok(())
     }
 
     pub fn delete_link(&self, parent: ResourceId, child: ResourceId) -> Result<bool, StoreError> {
-        let n = self
-            .conn()
-            .prepare_cached("DELETE FROM resource_links WHERE parent_id = ?1 AND child_id = ?2")?
-            .execute([parent.to_string(), child.to_string()])?;
+        let n = self.tx.execute(
+            "DELETE FROM resource_links WHERE parent_id = ?1 AND child_id = ?2",
+            args![parent.to_string(), child.to_string()],
+        )?;
         Ok(n == 1)
     }
 }

@@ -1,6 +1,10 @@
-//! The SQLite store: the only place with SQL.
+//! The store: the only place with SQL, over two backends — the embedded
+//! SQLite file in the home (the default) and a shared PostgreSQL server
+//! (`--registry postgres://…`). Nothing above this module knows which it
+//! talks to: the statements are written once ([`db`]) and the
+//! transactions below give both the same guarantees.
 //!
-//! **One file, many processes.** Several `agents` processes may write the
+//! **One file, many processes (SQLite).** Several `agents` processes may write the
 //! same home at once, so every connection runs in WAL mode with a generous
 //! `busy_timeout`, `foreign_keys=ON`, and every write runs in
 //! `BEGIN IMMEDIATE` ([`Store::write`]): a writer takes the write lock
@@ -8,11 +12,27 @@
 //! lock upgrade half-way, which is what surfaces `database is locked` under
 //! deferred transactions.
 //!
-//! **Schema versions.** `migrations/NNNN_*.sql` are embedded in the binary
-//! and applied in order inside one immediate transaction; `PRAGMA
-//! user_version` records the last applied one. A database whose version is
-//! newer than this binary knows is refused before anything is written to
-//! it — it is first opened read-only to look.
+//! **One server, many machines (PostgreSQL).** Every write transaction
+//! takes one transaction-scoped advisory lock first
+//! (`pg_advisory_xact_lock`), the same single-writer discipline SQLite's
+//! `BEGIN IMMEDIATE` gives: a check and the write it guards (the cycle
+//! check and the link, a free name and the insert, a type replacement and
+//! the resources it must still fit) can never interleave with another
+//! writer's, so PostgreSQL's write skew — two processes linking A → B and
+//! B → A, each passing its cycle check — cannot happen, and no write ever
+//! fails with a serialization error to retry. Reads take no lock: each
+//! runs in one `REPEATABLE READ READ ONLY` snapshot. The lock is keyed by
+//! the schema, so registries in different schemas of one database do not
+//! wait for each other.
+//!
+//! **Schema versions.** `migrations/<backend>/NNNN_*.sql` (the same
+//! numbering for both) are embedded in the binary and applied in order
+//! inside one transaction; SQLite's `PRAGMA user_version`, or the
+//! `agents_schema_migrations` table on PostgreSQL, records the last
+//! applied one. A database whose version is newer than this binary knows
+//! is refused before anything is written to it. On PostgreSQL the
+//! migration runs under an advisory lock, so two processes meeting an
+//! empty database at once migrate it once.
 //!
 //! Reads go through [`Reader`], writes through [`Writer`] (which derefs to a
 //! `Reader` so a write can read its own transaction). Neither exists outside
@@ -20,88 +40,103 @@
 
 mod bulk;
 mod columns;
+mod db;
 mod environments;
 mod links;
+mod location;
 mod plugins;
 mod resources;
 mod sandboxes;
+#[doc(hidden)]
+pub mod testing;
 mod types;
 
 pub use bulk::{Counts, LinkRow};
 pub use environments::{ContainerState, ContainerStateRow, SettingRow, SettingScope};
 pub use links::{Subgraph, TreeEdge, TypedLink};
+pub use location::RegistryLocation;
 pub use plugins::PluginRow;
 pub use resources::{ResourceInserter, ResourceRow};
 pub use sandboxes::{CheckpointRow, SandboxRow, SandboxState};
 pub use types::TypeRow;
 
+use db::{PgConn, Tx, args};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use thiserror::Error;
 
-/// The migrations, in order. Their position + 1 is the schema version.
-const MIGRATIONS: &[(&str, &str)] = &[
-    (
-        "0001_registry",
-        include_str!("../../migrations/0001_registry.sql"),
-    ),
-    (
-        "0002_plugins",
-        include_str!("../../migrations/0002_plugins.sql"),
-    ),
-    (
-        "0003_types_generation",
-        include_str!("../../migrations/0003_types_generation.sql"),
-    ),
-    (
-        "0004_refresh",
-        include_str!("../../migrations/0004_refresh.sql"),
-    ),
-    (
-        "0005_sandboxes",
-        include_str!("../../migrations/0005_sandboxes.sql"),
-    ),
-    (
-        "0006_environments",
-        include_str!("../../migrations/0006_environments.sql"),
-    ),
-];
+/// The migrations of one backend, in order; their position + 1 is the
+/// schema version. Both lists have the same names (a test checks it).
+type Migrations = &'static [(&'static str, &'static str)];
+
+macro_rules! migrations {
+    ($dir:literal: $($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../../migrations/", $dir, "/", $name, ".sql")))),*]
+    };
+}
+
+const SQLITE_MIGRATIONS: Migrations = migrations!("sqlite":
+    "0001_registry",
+    "0002_plugins",
+    "0003_types_generation",
+    "0004_refresh",
+    "0005_sandboxes",
+    "0006_environments",
+);
+
+const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
+    "0001_registry",
+    "0002_plugins",
+    "0003_types_generation",
+    "0004_refresh",
+    "0005_sandboxes",
+    "0006_environments",
+);
 
 /// The schema version this binary writes.
-pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
-
-/// Which kind of store this is, as `agents registry info` names it.
-pub const BACKEND: &str = "sqlite";
+pub const SCHEMA_VERSION: i64 = SQLITE_MIGRATIONS.len() as i64;
 
 /// How long a connection waits for another process's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The advisory-lock class of write transactions on PostgreSQL (the
+/// second key is the schema's hash): `agnt`.
+const WRITE_LOCK: i32 = 0x6167_6e74;
+/// The advisory-lock class of migrations on PostgreSQL: `agmg`.
+const MIGRATION_LOCK: i32 = 0x6167_6d67;
+
 #[derive(Debug, Error)]
 pub enum StoreError {
     #[error(
-        "the registry at {path} has schema version {found}, newer than this agents binary \
+        "the registry at {location} has schema version {found}, newer than this agents binary \
          understands ({supported}); it was left untouched — use a newer agents binary"
     )]
     TooNew {
-        path: PathBuf,
+        location: String,
         found: i64,
         supported: i64,
     },
-    #[error("cannot open the registry at {path}: {source}")]
+    #[error("cannot open the registry at {location}: {source}")]
     Open {
-        path: PathBuf,
+        location: String,
         #[source]
-        source: rusqlite::Error,
+        source: Box<StoreError>,
     },
     #[error("applying migration {name} failed: {source}")]
     Migration {
         name: &'static str,
         #[source]
-        source: rusqlite::Error,
+        source: Box<StoreError>,
     },
+    #[error("{0:?} is not a registry location: {1}")]
+    BadLocation(String, String),
     #[error("registry database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    #[error("registry server error: {}", db::postgres_message(.0))]
+    Postgres(#[from] postgres::Error),
+    #[error("cannot set up TLS for the registry server: {0}")]
+    Tls(#[from] native_tls::Error),
     #[error("registry row {what} holds invalid data: {reason}")]
     Corrupt { what: String, reason: String },
     /// An insert met the `UNIQUE` name constraint (another resource, maybe
@@ -113,33 +148,56 @@ pub enum StoreError {
 /// One connection to the registry database.
 #[derive(Debug)]
 pub struct Store {
-    conn: Connection,
-    /// The database file (`None`: in memory).
-    path: Option<PathBuf>,
+    backend: Backend,
+}
+
+#[derive(Debug)]
+enum Backend {
+    Sqlite {
+        conn: Connection,
+        /// The database file (`None`: in memory).
+        path: Option<PathBuf>,
+    },
+    Postgres {
+        conn: Box<PgConn>,
+        /// The server, database and schema, without a password.
+        shown: String,
+    },
 }
 
 impl Store {
+    /// Open (creating if needed) the registry at `location` and bring its
+    /// schema up to date. Refuses, untouched, a schema newer than ours.
+    pub fn connect(location: &RegistryLocation) -> Result<Self, StoreError> {
+        match location {
+            RegistryLocation::Sqlite(path) => Self::open(path),
+            RegistryLocation::Postgres(url) => Self::open_postgres(url),
+        }
+    }
+
     /// Open (creating if needed) the registry file at `path` and bring its
     /// schema up to date. Refuses, untouched, a schema newer than ours.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        let open_err = |source| StoreError::Open {
-            path: path.to_owned(),
-            source,
+        let open_err = |source: rusqlite::Error| StoreError::Open {
+            location: path.display().to_string(),
+            source: Box::new(source.into()),
         };
         if path.exists() {
             let peek = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
                 .map_err(open_err)?;
             peek.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
             let found = user_version(&peek).map_err(open_err)?;
-            refuse_newer(path, found)?;
+            refuse_newer(&path.display().to_string(), found)?;
         }
         let conn = Connection::open(path).map_err(open_err)?;
         configure(&conn, true).map_err(open_err)?;
         let mut store = Self {
-            conn,
-            path: Some(path.to_owned()),
+            backend: Backend::Sqlite {
+                conn,
+                path: Some(path.to_owned()),
+            },
         };
-        store.migrate(path)?;
+        store.migrate_sqlite()?;
         Ok(store)
     }
 
@@ -147,97 +205,255 @@ impl Store {
     pub fn open_in_memory() -> Result<Self, StoreError> {
         let conn = Connection::open_in_memory()?;
         configure(&conn, false)?;
-        let mut store = Self { conn, path: None };
-        store.migrate(Path::new(":memory:"))?;
+        let mut store = Self {
+            backend: Backend::Sqlite { conn, path: None },
+        };
+        store.migrate_sqlite()?;
         Ok(store)
     }
 
-    fn migrate(&mut self, path: &Path) -> Result<(), StoreError> {
-        if user_version(&self.conn)? == SCHEMA_VERSION {
+    /// Connect to the PostgreSQL registry at `url` (TLS as its `sslmode`
+    /// asks) and bring its schema up to date.
+    pub fn open_postgres(url: &str) -> Result<Self, StoreError> {
+        let shown = location::redacted(url);
+        let open_err = |source: StoreError| StoreError::Open {
+            location: shown.clone(),
+            source: Box::new(source),
+        };
+        let client = location::connect(url).map_err(open_err)?;
+        let conn = PgConn::new(client);
+        let found = postgres_version(&conn).map_err(open_err)?;
+        refuse_newer(&shown, found)?;
+        if found < SCHEMA_VERSION {
+            migrate_postgres(&conn, &shown)?;
+        }
+        // The per-session table the resource triggers note written types
+        // in (see `0001_registry.sql`); temporary, so nothing of it is
+        // shared and it goes with the connection.
+        conn.batch(
+            "SET client_min_messages = warning;
+             CREATE TEMP TABLE IF NOT EXISTS written_types (type_name TEXT PRIMARY KEY)",
+        )
+        .map_err(open_err)?;
+        Ok(Self {
+            backend: Backend::Postgres {
+                conn: Box::new(conn),
+                shown,
+            },
+        })
+    }
+
+    fn migrate_sqlite(&mut self) -> Result<(), StoreError> {
+        let Backend::Sqlite { conn, path } = &mut self.backend else {
+            unreachable!("called on SQLite stores only")
+        };
+        if user_version(conn)? == SCHEMA_VERSION {
             return Ok(());
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let shown = path
+            .as_deref()
+            .map_or(":memory:".into(), |p| p.display().to_string());
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         // Re-read under the write lock: another process may have migrated.
         let found = user_version(&tx)?;
-        refuse_newer(path, found)?;
-        for (index, (name, sql)) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        refuse_newer(&shown, found)?;
+        for (index, (name, sql)) in SQLITE_MIGRATIONS.iter().enumerate().skip(found as usize) {
             tx.execute_batch(sql)
-                .map_err(|source| StoreError::Migration { name, source })?;
+                .map_err(|source| StoreError::Migration {
+                    name,
+                    source: Box::new(source.into()),
+                })?;
             tx.pragma_update(None, "user_version", index as i64 + 1)?;
         }
         tx.commit()?;
         Ok(())
     }
 
-    /// Run `f` over a consistent snapshot (a deferred read transaction).
+    /// Which backend this is, as `agents registry info` names it.
+    pub fn backend(&self) -> &'static str {
+        match self.backend {
+            Backend::Sqlite { .. } => "sqlite",
+            Backend::Postgres { .. } => "postgres",
+        }
+    }
+
+    /// Where the registry is, for people: the file, or the server,
+    /// database and schema (never a password).
+    pub fn describe(&self) -> String {
+        match &self.backend {
+            Backend::Sqlite { path: Some(p), .. } => p.display().to_string(),
+            Backend::Sqlite { path: None, .. } => ":memory:".into(),
+            Backend::Postgres { shown, .. } => shown.clone(),
+        }
+    }
+
+    /// The database file (`None` for an in-memory or server store).
+    pub fn path(&self) -> Option<&Path> {
+        match &self.backend {
+            Backend::Sqlite { path, .. } => path.as_deref(),
+            Backend::Postgres { .. } => None,
+        }
+    }
+
+    /// Run `f` over a consistent snapshot (a read transaction).
     pub fn read<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&Reader<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
-        let tx = self
-            .conn
-            .unchecked_transaction()
-            .map_err(StoreError::from)?;
-        let out = f(&Reader { conn: &tx })?;
-        tx.finish().map_err(StoreError::from)?;
-        Ok(out)
+        match &self.backend {
+            Backend::Sqlite { conn, .. } => {
+                let tx = conn.unchecked_transaction().map_err(StoreError::from)?;
+                let out = f(&Reader {
+                    tx: Tx::Sqlite(&tx),
+                })?;
+                tx.finish().map_err(StoreError::from)?;
+                Ok(out)
+            }
+            Backend::Postgres { conn, .. } => {
+                conn.batch("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
+                let out = f(&Reader {
+                    tx: Tx::Postgres(conn),
+                });
+                finish_postgres(conn, out.is_ok())?;
+                out
+            }
+        }
     }
 
-    /// The database file (`None` for an in-memory store).
-    pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
-    }
-
-    /// Run `f` in `BEGIN IMMEDIATE` like [`Store::write`], then roll back
-    /// whatever it did, `Ok` or not: a rehearsal (`--dry-run`) that meets
-    /// every check and constraint a real write would, and leaves nothing.
+    /// Run `f` in a write transaction like [`Store::write`], then roll
+    /// back whatever it did, `Ok` or not: a rehearsal (`--dry-run`) that
+    /// meets every check and constraint a real write would, and leaves
+    /// nothing.
     pub fn rehearse<T, E: From<StoreError>>(
         &mut self,
         f: impl FnOnce(&Writer<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(StoreError::from)?;
-        record_written_types(&tx).map_err(StoreError::from)?;
-        let out = f(&Writer {
-            reader: Reader { conn: &tx },
-        });
-        tx.rollback().map_err(StoreError::from)?;
-        out
+        self.transaction(false, f)
     }
 
-    /// Run `f` in `BEGIN IMMEDIATE`; commit when it returns `Ok`, roll back
-    /// (leaving the registry exactly as it was) when it returns `Err`.
+    /// Run `f` in a write transaction (SQLite: `BEGIN IMMEDIATE`;
+    /// PostgreSQL: the write lock first); commit when it returns `Ok`,
+    /// roll back (leaving the registry exactly as it was) when it returns
+    /// `Err`.
     pub fn write<T, E: From<StoreError>>(
         &mut self,
         f: impl FnOnce(&Writer<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(StoreError::from)?;
-        // Inside the write lock, not at open: creating the temporary
-        // triggers reads the main schema, which a process racing to
-        // create a fresh home may hold.
-        record_written_types(&tx).map_err(StoreError::from)?;
-        let out = f(&Writer {
-            reader: Reader { conn: &tx },
-        })?;
-        tx.commit().map_err(StoreError::from)?;
-        Ok(out)
+        self.transaction(true, f)
     }
+
+    fn transaction<T, E: From<StoreError>>(
+        &mut self,
+        commit: bool,
+        f: impl FnOnce(&Writer<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        match &mut self.backend {
+            Backend::Sqlite { conn, .. } => {
+                let tx = conn
+                    .transaction_with_behavior(TransactionBehavior::Immediate)
+                    .map_err(StoreError::from)?;
+                // Inside the write lock, not at open: creating the temporary
+                // triggers reads the main schema, which a process racing to
+                // create a fresh home may hold.
+                record_written_types(&tx).map_err(StoreError::from)?;
+                let out = f(&Writer {
+                    reader: Reader {
+                        tx: Tx::Sqlite(&tx),
+                    },
+                });
+                if commit && out.is_ok() {
+                    tx.commit().map_err(StoreError::from)?;
+                } else {
+                    tx.rollback().map_err(StoreError::from)?;
+                }
+                out
+            }
+            Backend::Postgres { conn, .. } => {
+                conn.batch("BEGIN")?;
+                let locked = Tx::Postgres(conn).execute(
+                    "SELECT pg_advisory_xact_lock(CAST(?1 AS INTEGER), hashtext(current_schema()))",
+                    args![i64::from(WRITE_LOCK)],
+                );
+                if let Err(e) = locked {
+                    finish_postgres(conn, false)?;
+                    return Err(e.into());
+                }
+                let out = f(&Writer {
+                    reader: Reader {
+                        tx: Tx::Postgres(conn),
+                    },
+                });
+                finish_postgres(conn, commit && out.is_ok())?;
+                out
+            }
+        }
+    }
+}
+
+/// Commit or roll back the transaction open on `conn`.
+fn finish_postgres(conn: &PgConn, commit: bool) -> Result<(), StoreError> {
+    conn.batch(if commit { "COMMIT" } else { "ROLLBACK" })
+}
+
+/// The version the migrations table records (0: none, or no table yet).
+fn postgres_version(conn: &PgConn) -> Result<i64, StoreError> {
+    let tx = Tx::Postgres(conn);
+    let exists: i64 = tx.value(
+        "SELECT count(*) FROM pg_catalog.pg_tables
+          WHERE schemaname = current_schema() AND tablename = 'agents_schema_migrations'",
+        args![],
+    )?;
+    if exists == 0 {
+        return Ok(0);
+    }
+    tx.value(
+        "SELECT COALESCE(MAX(version), 0) FROM agents_schema_migrations",
+        args![],
+    )
+}
+
+/// Apply what is missing, in one transaction under the migration lock
+/// (re-reading the version under it: another process may have migrated).
+fn migrate_postgres(conn: &PgConn, shown: &str) -> Result<(), StoreError> {
+    conn.batch("BEGIN")?;
+    let result = (|| {
+        let tx = Tx::Postgres(conn);
+        tx.execute(
+            "SELECT pg_advisory_xact_lock(CAST(?1 AS INTEGER), hashtext(current_schema()))",
+            args![i64::from(MIGRATION_LOCK)],
+        )?;
+        let found = postgres_version(conn)?;
+        refuse_newer(shown, found)?;
+        tx.batch(
+            "CREATE TABLE IF NOT EXISTS agents_schema_migrations (
+                 version     BIGINT PRIMARY KEY,
+                 name        TEXT NOT NULL,
+                 applied_at  TIMESTAMPTZ NOT NULL DEFAULT now()
+             )",
+        )?;
+        for (index, (name, sql)) in POSTGRES_MIGRATIONS.iter().enumerate().skip(found as usize) {
+            tx.batch(sql).map_err(|source| StoreError::Migration {
+                name,
+                source: Box::new(source),
+            })?;
+            tx.execute(
+                "INSERT INTO agents_schema_migrations (version, name) VALUES (?1, ?2)",
+                args![index as i64 + 1, *name],
+            )?;
+        }
+        Ok(())
+    })();
+    finish_postgres(conn, result.is_ok())?;
+    result
 }
 
 /// Read access inside a transaction.
 #[derive(Debug)]
 pub struct Reader<'c> {
-    conn: &'c Connection,
+    tx: Tx<'c>,
 }
 
-/// Write access inside an immediate transaction.
+/// Write access inside a write transaction.
 #[derive(Debug)]
 pub struct Writer<'c> {
     reader: Reader<'c>,
@@ -252,30 +468,24 @@ impl<'c> std::ops::Deref for Writer<'c> {
 
 impl Reader<'_> {
     pub fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
-        use rusqlite::OptionalExtension;
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT value FROM registry_meta WHERE key = ?1",
-                [key],
-                |row| row.get(0),
-            )
-            .optional()?)
+        self.tx.row(
+            "SELECT value FROM registry_meta WHERE key = ?1",
+            args![key],
+            "registry_meta",
+            usize::MAX,
+            |c| c.get(0),
+        )
     }
 }
 
 impl Writer<'_> {
     pub fn set_meta(&self, key: &str, value: &str) -> Result<(), StoreError> {
-        self.reader.conn.execute(
+        self.tx.execute(
             "INSERT INTO registry_meta (key, value) VALUES (?1, ?2)
              ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            [key, value],
+            args![key, value],
         )?;
         Ok(())
-    }
-
-    fn conn(&self) -> &Connection {
-        self.reader.conn
     }
 }
 
@@ -283,10 +493,18 @@ fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.pragma_query_value(None, "user_version", |row| row.get(0))
 }
 
-fn refuse_newer(path: &Path, found: i64) -> Result<(), StoreError> {
+/// The schema version the database records, on either backend.
+fn schema_version(tx: Tx<'_>) -> Result<i64, StoreError> {
+    match tx {
+        Tx::Sqlite(conn) => Ok(user_version(conn)?),
+        Tx::Postgres(pg) => postgres_version(pg),
+    }
+}
+
+fn refuse_newer(location: &str, found: i64) -> Result<(), StoreError> {
     if found > SCHEMA_VERSION {
         return Err(StoreError::TooNew {
-            path: path.to_owned(),
+            location: location.to_owned(),
             found,
             supported: SCHEMA_VERSION,
         });
@@ -301,6 +519,8 @@ fn refuse_newer(path: &Path, found: i64) -> Result<(), StoreError> {
 /// only for those types; see `registry::equivalence`. The table is
 /// transactional like everything else: a rolled-back write leaves no
 /// entry (and, if it created them, no table and triggers either).
+/// (PostgreSQL: permanent triggers note into a per-session temporary
+/// table; see `migrations/postgres/0001_registry.sql`.)
 fn record_written_types(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS written_types (type_name TEXT PRIMARY KEY) WITHOUT ROWID;
@@ -332,6 +552,17 @@ fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
 /// Serialize a value to the JSON text a `*_json` column holds.
 fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|e| unreachable!("model values serialize: {e}"))
+}
+
+#[cfg(test)]
+impl Store {
+    /// Run `sql` outside the store's statements (tests that corrupt rows).
+    fn execute_raw(&self, sql: &str) {
+        match &self.backend {
+            Backend::Sqlite { conn, .. } => conn.execute_batch(sql).unwrap(),
+            Backend::Postgres { conn, .. } => conn.batch(sql).unwrap(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! `plugins` rows: the plugin store's index (the files are `plugin`'s).
 
-use super::columns::{Columns, decode_all, decode_one};
+use super::columns::Columns;
+use super::db::args;
 use super::{Reader, StoreError, Writer, to_json};
 use crate::model::{ClassName, ModuleName};
-use rusqlite::params;
 
 /// One added plugin module.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +38,7 @@ macro_rules! columns {
 
 const TABLE: &str = "plugins";
 
-fn decode(c: &Columns<'_, '_>) -> Result<PluginRow, StoreError> {
+fn decode(c: &Columns<'_>) -> Result<PluginRow, StoreError> {
     Ok(PluginRow {
         module: c.parsed(0, ModuleName::parse)?,
         version: c.get(1)?,
@@ -52,50 +52,56 @@ fn decode(c: &Columns<'_, '_>) -> Result<PluginRow, StoreError> {
 
 impl Reader<'_> {
     pub fn plugins(&self) -> Result<Vec<PluginRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM plugins ORDER BY module"
-        ))?;
-        decode_all(&mut stmt, [], TABLE, 0, decode)
+        self.tx.rows(
+            concat!("SELECT ", columns!(), " FROM plugins ORDER BY module"),
+            args![],
+            TABLE,
+            0,
+            decode,
+        )
     }
 
     pub fn plugin(&self, module: &ModuleName) -> Result<Option<PluginRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM plugins WHERE module = ?1"
-        ))?;
-        decode_one(&mut stmt, [module.as_str()], TABLE, 0, decode)
+        self.tx.row(
+            concat!("SELECT ", columns!(), " FROM plugins WHERE module = ?1"),
+            args![module.as_str()],
+            TABLE,
+            0,
+            decode,
+        )
     }
 }
 
 impl Writer<'_> {
     /// Insert the plugin, or replace the row of the same module.
     pub fn upsert_plugin(&self, row: &PluginRow) -> Result<(), StoreError> {
-        self.conn().execute(
+        self.tx.execute(
             concat!(
-                "INSERT OR REPLACE INTO plugins (",
+                "INSERT INTO plugins (",
                 columns!(),
-                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT (module) DO UPDATE SET version = excluded.version,
+                   sha256 = excluded.sha256, classes_json = excluded.classes_json,
+                   size_bytes = excluded.size_bytes, source = excluded.source,
+                   added_at = excluded.added_at"
             ),
-            params![
+            args![
                 row.module.as_str(),
-                row.version,
-                row.sha256,
+                &row.version,
+                &row.sha256,
                 to_json(&row.classes),
                 row.size_bytes,
-                row.source,
-                row.added_at
+                &row.source,
+                &row.added_at
             ],
         )?;
         Ok(())
     }
 
     pub fn delete_plugin(&self, module: &ModuleName) -> Result<bool, StoreError> {
-        Ok(self
-            .conn()
-            .execute("DELETE FROM plugins WHERE module = ?1", [module.as_str()])?
-            == 1)
+        Ok(self.tx.execute(
+            "DELETE FROM plugins WHERE module = ?1",
+            args![module.as_str()],
+        )? == 1)
     }
 }

@@ -1,11 +1,11 @@
 //! `resources` rows ↔ [`ResourceRow`].
 
-use super::columns::{Columns, decode_all, decode_one};
+use super::columns::Columns;
+use super::db::{Arg, args};
 use super::{Reader, StoreError, Writer, to_json};
 use crate::model::{
     PropertyMap, ResourceId, ResourceKind, ResourceName, SandboxStrategy, TypeName, resource_label,
 };
-use rusqlite::{CachedStatement, ErrorCode, params, params_from_iter};
 
 /// A resource as stored: everything but its links and the capabilities
 /// derived from its type.
@@ -51,21 +51,31 @@ const TABLE: &str = "resources";
 
 impl Reader<'_> {
     pub fn resource_by_id(&self, id: ResourceId) -> Result<Option<ResourceRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM resources WHERE resource_id = ?1"
-        ))?;
-        decode_one(&mut stmt, [id.to_string()], TABLE, 0, decode)
+        self.tx.row(
+            concat!(
+                "SELECT ",
+                columns!(),
+                " FROM resources WHERE resource_id = ?1"
+            ),
+            args![id.to_string()],
+            TABLE,
+            0,
+            decode,
+        )
     }
 
     pub fn resource_by_name(&self, name: &ResourceName) -> Result<Option<ResourceRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM resources WHERE namespaced_name = ?1"
-        ))?;
-        decode_one(&mut stmt, [name.as_str()], TABLE, 0, decode)
+        self.tx.row(
+            concat!(
+                "SELECT ",
+                columns!(),
+                " FROM resources WHERE namespaced_name = ?1"
+            ),
+            args![name.as_str()],
+            TABLE,
+            0,
+            decode,
+        )
     }
 
     /// Resources in creation order; only those of `types` when given.
@@ -86,55 +96,72 @@ impl Reader<'_> {
                 vec!["?"; types.len()].join(", ")
             ),
         };
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let keys = types.unwrap_or_default().iter().map(TypeName::as_str);
-        decode_all(&mut stmt, params_from_iter(keys), TABLE, 0, decode)
+        let keys: Vec<Arg<'_>> = types
+            .unwrap_or_default()
+            .iter()
+            .map(|t| Arg::from(t.as_str()))
+            .collect();
+        self.tx.rows(&sql, &keys, TABLE, 0, decode)
     }
 
     /// The rows of `parent`'s children, in id order: one statement.
     pub fn children_rows(&self, parent: ResourceId) -> Result<Vec<ResourceRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM resources WHERE resource_id IN \
-             (SELECT child_id FROM resource_links WHERE parent_id = ?1) ORDER BY resource_id"
-        ))?;
-        decode_all(&mut stmt, [parent.to_string()], TABLE, 0, decode)
+        self.tx.rows(
+            concat!(
+                "SELECT ",
+                columns!(),
+                " FROM resources WHERE resource_id IN \
+                 (SELECT child_id FROM resource_links WHERE parent_id = ?1) ORDER BY resource_id"
+            ),
+            args![parent.to_string()],
+            TABLE,
+            0,
+            decode,
+        )
     }
 
     /// The resources someone registered (not discovered), in creation
     /// order.
     pub fn registered_resources(&self) -> Result<Vec<ResourceRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM resources WHERE auto_discovered = 0 ORDER BY resource_id"
-        ))?;
-        decode_all(&mut stmt, [], TABLE, 0, decode)
+        self.tx.rows(
+            concat!(
+                "SELECT ",
+                columns!(),
+                " FROM resources WHERE auto_discovered = 0 ORDER BY resource_id"
+            ),
+            args![],
+            TABLE,
+            0,
+            decode,
+        )
     }
 
     /// The ids of `parent`'s children whose handler listed their own
     /// children before (`discovered_at` set), in id order.
     pub fn explored_children(&self, parent: ResourceId) -> Result<Vec<ResourceId>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.tx.rows(
             "SELECT resource_id FROM resources WHERE discovered_at IS NOT NULL AND resource_id IN \
              (SELECT child_id FROM resource_links WHERE parent_id = ?1) ORDER BY resource_id",
-        )?;
-        decode_all(&mut stmt, [parent.to_string()], TABLE, 0, |c| {
-            c.parsed(0, ResourceId::parse)
-        })
+            args![parent.to_string()],
+            TABLE,
+            0,
+            |c| c.parsed(0, ResourceId::parse),
+        )
     }
 
     /// The rows of `ids`, in id order (missing ids are skipped): one
     /// statement however many ids.
     pub fn resources_by_ids(&self, ids: &[ResourceId]) -> Result<Vec<ResourceRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM resources WHERE resource_id IN (SELECT value FROM json_each(?1)) \
-             ORDER BY resource_id"
-        ))?;
-        decode_all(&mut stmt, [super::links::id_list(ids)], TABLE, 0, decode)
+        let sql = format!(
+            concat!(
+                "SELECT ",
+                columns!(),
+                " FROM resources WHERE resource_id IN ({}) ORDER BY resource_id"
+            ),
+            self.tx.json_set(1)
+        );
+        self.tx
+            .rows(&sql, args![super::links::id_list(ids)], TABLE, 0, decode)
     }
 }
 
@@ -147,14 +174,7 @@ impl Writer<'_> {
     /// An inserter for many new resources: one prepared statement held
     /// for a whole batch instead of a cache lookup per row.
     pub fn resource_inserter(&self) -> Result<ResourceInserter<'_>, StoreError> {
-        Ok(ResourceInserter {
-            stmt: self.conn().prepare_cached(concat!(
-                "INSERT INTO resources (",
-                columns!(),
-                ", namespace) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, \
-                 ?16)"
-            ))?,
-        })
+        Ok(ResourceInserter { writer: self })
     }
 
     /// Record what a handler computed for an existing resource.
@@ -165,17 +185,11 @@ impl Writer<'_> {
         content_hash: Option<&str>,
         now: &str,
     ) -> Result<(), StoreError> {
-        self.conn()
-            .prepare_cached(
-                "UPDATE resources SET properties_json = ?2, content_hash = ?3, updated_at = ?4
-                 WHERE resource_id = ?1",
-            )?
-            .execute(params![
-                id.to_string(),
-                to_json(properties),
-                content_hash,
-                now
-            ])?;
+        self.tx.execute(
+            "UPDATE resources SET properties_json = ?2, content_hash = ?3, updated_at = ?4
+             WHERE resource_id = ?1",
+            args![id.to_string(), to_json(properties), content_hash, now],
+        )?;
         Ok(())
     }
 
@@ -186,19 +200,19 @@ impl Writer<'_> {
         content_hash: Option<&str>,
         now: &str,
     ) -> Result<(), StoreError> {
-        self.conn()
-            .prepare_cached(
-                "UPDATE resources SET content_hash = ?2, updated_at = ?3 WHERE resource_id = ?1",
-            )?
-            .execute(params![id.to_string(), content_hash, now])?;
+        self.tx.execute(
+            "UPDATE resources SET content_hash = ?2, updated_at = ?3 WHERE resource_id = ?1",
+            args![id.to_string(), content_hash, now],
+        )?;
         Ok(())
     }
 
     /// Record that `id`'s handler listed its children now.
     pub fn mark_discovered(&self, id: ResourceId, now: &str) -> Result<(), StoreError> {
-        self.conn()
-            .prepare_cached("UPDATE resources SET discovered_at = ?2 WHERE resource_id = ?1")?
-            .execute(params![id.to_string(), now])?;
+        self.tx.execute(
+            "UPDATE resources SET discovered_at = ?2 WHERE resource_id = ?1",
+            args![id.to_string(), now],
+        )?;
         Ok(())
     }
 
@@ -209,29 +223,29 @@ impl Writer<'_> {
         reason: Option<&str>,
         now: &str,
     ) -> Result<(), StoreError> {
-        self.conn()
-            .prepare_cached(
-                "UPDATE resources SET stale_reason = ?2, updated_at = ?3 WHERE resource_id = ?1",
-            )?
-            .execute(params![id.to_string(), reason, now])?;
+        self.tx.execute(
+            "UPDATE resources SET stale_reason = ?2, updated_at = ?3 WHERE resource_id = ?1",
+            args![id.to_string(), reason, now],
+        )?;
         Ok(())
     }
 
     /// Delete resources (their links go with them: `ON DELETE CASCADE`).
     pub fn delete_resources(&self, ids: &[ResourceId]) -> Result<(), StoreError> {
-        let mut stmt = self
-            .conn()
-            .prepare_cached("DELETE FROM resources WHERE resource_id = ?1")?;
         for id in ids {
-            stmt.execute([id.to_string()])?;
+            self.tx.execute(
+                "DELETE FROM resources WHERE resource_id = ?1",
+                args![id.to_string()],
+            )?;
         }
         Ok(())
     }
 }
 
-/// Inserts new resources inside a write transaction.
+/// Inserts new resources inside a write transaction (the statement is
+/// prepared once per connection and reused for every row).
 pub struct ResourceInserter<'w> {
-    stmt: CachedStatement<'w>,
+    writer: &'w Writer<'w>,
 }
 
 impl std::fmt::Debug for ResourceInserter<'_> {
@@ -242,41 +256,48 @@ impl std::fmt::Debug for ResourceInserter<'_> {
 
 impl ResourceInserter<'_> {
     /// Insert `row`. A name that is taken is refused as
-    /// [`StoreError::NameTaken`] by the `UNIQUE` constraint itself, inside
+    /// [`StoreError::NameTaken`] by the `UNIQUE` constraint itself (its
+    /// conflict clause), inside
     /// the caller's transaction, so two writers can never both take it.
     pub fn insert(&mut self, row: &ResourceRow) -> Result<(), StoreError> {
         let mut id = [0; ulid::ULID_LEN];
-        let inserted = self.stmt.execute(params![
-            row.id.ulid().array_to_str(&mut id) as &str,
-            row.name.as_ref().map(ResourceName::as_str),
-            row.type_name.as_str(),
-            row.kind.as_str(),
-            row.location,
-            row.description,
-            row.read_only,
-            row.auto_discovered,
-            row.sandbox_strategy.map(SandboxStrategy::as_str),
-            row.content_hash,
-            to_json(&row.properties),
-            row.created_at,
-            row.updated_at,
-            row.discovered_at,
-            row.stale,
-            row.name.as_ref().map(ResourceName::namespace),
-        ]);
-        match (inserted, &row.name) {
-            (Err(rusqlite::Error::SqliteFailure(e, Some(message))), Some(name))
-                if e.code == ErrorCode::ConstraintViolation
-                    && message.contains("resources.namespaced_name") =>
-            {
-                Err(StoreError::NameTaken { name: name.clone() })
-            }
-            (result, _) => result.map(drop).map_err(StoreError::from),
+        let inserted = self.writer.tx.execute(
+            concat!(
+                "INSERT INTO resources (",
+                columns!(),
+                ", namespace) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, \
+                 ?14, ?15, ?16) ON CONFLICT (namespaced_name) DO NOTHING"
+            ),
+            args![
+                row.id.ulid().array_to_str(&mut id) as &str,
+                row.name.as_ref().map(ResourceName::as_str),
+                row.type_name.as_str(),
+                row.kind.as_str(),
+                &row.location,
+                &row.description,
+                row.read_only,
+                row.auto_discovered,
+                row.sandbox_strategy.map(SandboxStrategy::as_str),
+                &row.content_hash,
+                to_json(&row.properties),
+                &row.created_at,
+                &row.updated_at,
+                &row.discovered_at,
+                &row.stale,
+                row.name.as_ref().map(ResourceName::namespace),
+            ],
+        );
+        // `ON CONFLICT … DO NOTHING` rather than catching the error: on
+        // PostgreSQL a failed statement aborts the whole transaction, and
+        // the caller may want to read on (who has the name).
+        match (inserted?, &row.name) {
+            (0, Some(name)) => Err(StoreError::NameTaken { name: name.clone() }),
+            _ => Ok(()),
         }
     }
 }
 
-fn decode(c: &Columns<'_, '_>) -> Result<ResourceRow, StoreError> {
+fn decode(c: &Columns<'_>) -> Result<ResourceRow, StoreError> {
     Ok(ResourceRow {
         id: c.parsed(0, ResourceId::parse)?,
         name: c.parsed_opt(1, ResourceName::parse)?,

@@ -2,13 +2,13 @@
 //! their files are and what state they are in (the files are
 //! `sandbox`'s; the rules are `registry::sandboxes`').
 
-use super::columns::{Columns, decode_all, decode_one};
+use super::columns::Columns;
+use super::db::args;
 use super::{Reader, StoreError, Writer};
 use crate::model::{ResourceId, SandboxId, SandboxStrategy};
-use rusqlite::params;
 use std::fmt;
 
-/// Where a sandbox is in its life (see `migrations/0005_sandboxes.sql`).
+/// Where a sandbox is in its life (see `migrations/sqlite/0005_sandboxes.sql`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SandboxState {
@@ -83,7 +83,7 @@ macro_rules! sandbox_columns {
     };
 }
 
-fn decode_sandbox(c: &Columns<'_, '_>) -> Result<SandboxRow, StoreError> {
+fn decode_sandbox(c: &Columns<'_>) -> Result<SandboxRow, StoreError> {
     Ok(SandboxRow {
         id: c.parsed(0, SandboxId::parse)?,
         resource: c.parsed(1, ResourceId::parse)?,
@@ -101,7 +101,7 @@ fn decode_sandbox(c: &Columns<'_, '_>) -> Result<SandboxRow, StoreError> {
     })
 }
 
-fn decode_checkpoint(c: &Columns<'_, '_>) -> Result<CheckpointRow, StoreError> {
+fn decode_checkpoint(c: &Columns<'_>) -> Result<CheckpointRow, StoreError> {
     Ok(CheckpointRow {
         sandbox: c.parsed(0, SandboxId::parse)?,
         number: c.get(1)?,
@@ -114,14 +114,14 @@ fn decode_checkpoint(c: &Columns<'_, '_>) -> Result<CheckpointRow, StoreError> {
 impl Reader<'_> {
     /// Every sandbox, or those of one resource, oldest first.
     pub fn sandboxes(&self, resource: Option<ResourceId>) -> Result<Vec<SandboxRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(concat!(
-            "SELECT ",
-            sandbox_columns!(),
-            " FROM sandboxes WHERE ?1 IS NULL OR resource_id = ?1 ORDER BY sandbox_id"
-        ))?;
-        decode_all(
-            &mut stmt,
-            [resource.map(|r| r.to_string())],
+        self.tx.rows(
+            concat!(
+                "SELECT ",
+                sandbox_columns!(),
+                " FROM sandboxes WHERE CAST(?1 AS TEXT) IS NULL OR resource_id = ?1 \
+                 ORDER BY sandbox_id"
+            ),
+            args![resource.map(|r| r.to_string())],
             "sandboxes",
             0,
             decode_sandbox,
@@ -138,23 +138,25 @@ impl Reader<'_> {
     }
 
     pub fn sandbox(&self, id: SandboxId) -> Result<Option<SandboxRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(concat!(
-            "SELECT ",
-            sandbox_columns!(),
-            " FROM sandboxes WHERE sandbox_id = ?1"
-        ))?;
-        decode_one(&mut stmt, [id.to_string()], "sandboxes", 0, decode_sandbox)
+        self.tx.row(
+            concat!(
+                "SELECT ",
+                sandbox_columns!(),
+                " FROM sandboxes WHERE sandbox_id = ?1"
+            ),
+            args![id.to_string()],
+            "sandboxes",
+            0,
+            decode_sandbox,
+        )
     }
 
     /// A sandbox's checkpoints, in the order they were made.
     pub fn checkpoints(&self, id: SandboxId) -> Result<Vec<CheckpointRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
+        self.tx.rows(
             "SELECT sandbox_id, number, label, reference, created_at
                FROM sandbox_checkpoints WHERE sandbox_id = ?1 ORDER BY number",
-        )?;
-        decode_all(
-            &mut stmt,
-            [id.to_string()],
+            args![id.to_string()],
             "sandbox_checkpoints",
             0,
             decode_checkpoint,
@@ -164,24 +166,24 @@ impl Reader<'_> {
 
 impl Writer<'_> {
     pub fn insert_sandbox(&self, row: &SandboxRow) -> Result<(), StoreError> {
-        self.conn().execute(
+        self.tx.execute(
             concat!(
                 "INSERT INTO sandboxes (",
                 sandbox_columns!(),
                 ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
             ),
-            params![
+            args![
                 row.id.to_string(),
                 row.resource.to_string(),
                 row.strategy.as_str(),
                 row.state.as_str(),
-                row.original,
-                row.area,
-                row.workdir,
-                row.base,
-                row.last_error,
-                row.created_at,
-                row.updated_at,
+                &row.original,
+                &row.area,
+                &row.workdir,
+                &row.base,
+                &row.last_error,
+                &row.created_at,
+                &row.updated_at,
             ],
         )?;
         Ok(())
@@ -189,17 +191,17 @@ impl Writer<'_> {
 
     /// Record what the strategy made and the sandbox's new state.
     pub fn update_sandbox(&self, row: &SandboxRow) -> Result<(), StoreError> {
-        self.conn().execute(
+        self.tx.execute(
             "UPDATE sandboxes SET state = ?2, workdir = ?3, base = ?4, last_error = ?5,
                     updated_at = ?6
               WHERE sandbox_id = ?1",
-            params![
+            args![
                 row.id.to_string(),
                 row.state.as_str(),
-                row.workdir,
-                row.base,
-                row.last_error,
-                row.updated_at,
+                &row.workdir,
+                &row.base,
+                &row.last_error,
+                &row.updated_at,
             ],
         )?;
         Ok(())
@@ -207,9 +209,9 @@ impl Writer<'_> {
 
     /// Remove the sandbox and its checkpoints.
     pub fn delete_sandbox(&self, id: SandboxId) -> Result<(), StoreError> {
-        self.conn().execute(
+        self.tx.execute(
             "DELETE FROM sandboxes WHERE sandbox_id = ?1",
-            [id.to_string()],
+            args![id.to_string()],
         )?;
         Ok(())
     }
@@ -222,14 +224,13 @@ impl Writer<'_> {
         reference: &str,
         now: &str,
     ) -> Result<i64, StoreError> {
-        let number: i64 = self.conn().query_row(
+        self.tx.value(
             "INSERT INTO sandbox_checkpoints (sandbox_id, number, label, reference, created_at)
-             SELECT ?1, COALESCE(MAX(number), 0) + 1, ?2, ?3, ?4
+             SELECT CAST(?1 AS TEXT), COALESCE(MAX(number), 0) + 1, CAST(?2 AS TEXT),
+                    CAST(?3 AS TEXT), CAST(?4 AS TEXT)
                FROM sandbox_checkpoints WHERE sandbox_id = ?1
              RETURNING number",
-            params![id.to_string(), label, reference, now],
-            |row| row.get(0),
-        )?;
-        Ok(number)
+            args![id.to_string(), label, reference, now],
+        )
     }
 }

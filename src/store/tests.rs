@@ -60,9 +60,11 @@ fn a_new_file_is_migrated_to_the_current_schema_in_wal_mode() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("registry.db");
     let store = Store::open(&path).unwrap();
-    assert_eq!(user_version(&store.conn).unwrap(), SCHEMA_VERSION);
-    let mode: String = store
-        .conn
+    let Backend::Sqlite { conn, .. } = &store.backend else {
+        unreachable!()
+    };
+    assert_eq!(user_version(conn).unwrap(), SCHEMA_VERSION);
+    let mode: String = conn
         .pragma_query_value(None, "journal_mode", |r| r.get(0))
         .unwrap();
     assert_eq!(mode, "wal");
@@ -89,9 +91,32 @@ fn a_schema_newer_than_the_binary_is_refused_and_left_untouched() {
     assert!(!dir.path().join("registry.db-wal").exists());
 }
 
-#[test]
-fn type_rows_round_trip_the_declared_spec() {
-    let mut store = Store::open_in_memory().unwrap();
+/// Each body runs twice: on SQLite in memory and on a fresh PostgreSQL
+/// schema (skipped, loudly, without a server).
+macro_rules! on_both_backends {
+    ($(fn $name:ident(mut $store:ident: Store) $body:block)*) => {$(
+        mod $name {
+            use super::*;
+
+            fn body(mut $store: Store) $body
+
+            #[test]
+            fn sqlite() {
+                body(Store::open_in_memory().unwrap());
+            }
+
+            #[test]
+            fn postgres() {
+                if let Some(schema) = testing::postgres() {
+                    body(Store::open_postgres(&schema.url).unwrap());
+                }
+            }
+        }
+    )*};
+}
+
+on_both_backends! {
+fn type_rows_round_trip_the_declared_spec(mut store: Store) {
     let mut base = spec("fs-directory");
     base.built_in = true;
     base.handler = None;
@@ -109,9 +134,7 @@ fn type_rows_round_trip_the_declared_spec() {
     assert_eq!(got.source, "file.yaml");
 }
 
-#[test]
-fn a_failed_write_leaves_nothing_behind() {
-    let mut store = Store::open_in_memory().unwrap();
+fn a_failed_write_leaves_nothing_behind(mut store: Store) {
     let mut base = spec("fs-directory");
     base.built_in = true;
     let result: Result<(), StoreError> = store.write(|w| {
@@ -122,9 +145,7 @@ fn a_failed_write_leaves_nothing_behind() {
     assert!(store.read(|r| r.types()).unwrap().is_empty());
 }
 
-#[test]
-fn reachability_follows_links_and_ignores_other_branches() {
-    let mut store = Store::open_in_memory().unwrap();
+fn reachability_follows_links_and_ignores_other_branches(mut store: Store) {
     let mut base = spec("fs-directory");
     base.built_in = true;
     store
@@ -153,9 +174,7 @@ fn reachability_follows_links_and_ignores_other_branches() {
         .unwrap();
 }
 
-#[test]
-fn the_link_table_refuses_self_links_even_without_the_registry() {
-    let mut store = Store::open_in_memory().unwrap();
+fn the_link_table_refuses_self_links_even_without_the_registry(mut store: Store) {
     let mut base = spec("fs-directory");
     base.built_in = true;
     let result = store.write(|w| {
@@ -166,9 +185,7 @@ fn the_link_table_refuses_self_links_even_without_the_registry() {
     assert!(result.is_err());
 }
 
-#[test]
-fn a_taken_name_is_refused_by_the_constraint_as_name_taken() {
-    let mut store = Store::open_in_memory().unwrap();
+fn a_taken_name_is_refused_by_the_constraint_as_name_taken(mut store: Store) {
     let mut base = spec("fs-directory");
     base.built_in = true;
     let result = store.write(|w| {
@@ -184,9 +201,7 @@ fn a_taken_name_is_refused_by_the_constraint_as_name_taken() {
     }
 }
 
-#[test]
-fn the_types_generation_moves_on_every_type_write_and_only_then() {
-    let mut store = Store::open_in_memory().unwrap();
+fn the_types_generation_moves_on_every_type_write_and_only_then(mut store: Store) {
     let generation = |s: &Store| s.read(|r| r.types_generation()).unwrap();
     let start = generation(&store);
     let mut base = spec("fs-directory");
@@ -218,9 +233,7 @@ fn the_types_generation_moves_on_every_type_write_and_only_then() {
     assert!(generation(&store) > updated);
 }
 
-#[test]
-fn a_row_holding_invalid_data_is_reported_by_table_and_key() {
-    let mut store = Store::open_in_memory().unwrap();
+fn a_row_holding_invalid_data_is_reported_by_table_and_key(mut store: Store) {
     let mut base = spec("fs-directory");
     base.built_in = true;
     store
@@ -229,18 +242,13 @@ fn a_row_holding_invalid_data_is_reported_by_table_and_key() {
             w.insert_resource(&row(1, "fs-directory"))
         })
         .unwrap();
-    store
-        .conn
-        .execute("UPDATE resources SET properties_json = 'nope'", [])
-        .unwrap();
+    store.execute_raw("UPDATE resources SET properties_json = 'nope'");
     let err = store.read(|r| r.resource_by_id(id(1))).unwrap_err();
     let text = err.to_string();
     assert!(text.contains(&format!("resources[{}]", id(1))), "{text}");
 }
 
-#[test]
-fn reads_by_many_ids_take_one_statement_past_sqlites_parameter_limit() {
-    let mut store = Store::open_in_memory().unwrap();
+fn reads_by_many_ids_take_one_statement_past_sqlites_parameter_limit(mut store: Store) {
     let mut base = spec("fs-directory");
     base.built_in = true;
     // 1 → 2 → 3, and 40,000 ids that name nothing (past the 32,766
@@ -273,9 +281,7 @@ fn reads_by_many_ids_take_one_statement_past_sqlites_parameter_limit() {
         .unwrap();
 }
 
-#[test]
-fn a_rehearsal_sees_its_own_writes_and_then_leaves_nothing() {
-    let mut store = Store::open_in_memory().unwrap();
+fn a_rehearsal_sees_its_own_writes_and_then_leaves_nothing(mut store: Store) {
     let mut base = spec("fs-directory");
     base.built_in = true;
     let seen = store
@@ -290,9 +296,7 @@ fn a_rehearsal_sees_its_own_writes_and_then_leaves_nothing() {
     assert_eq!(store.read(|r| r.counts()).unwrap(), Counts::default());
 }
 
-#[test]
-fn rows_written_verbatim_read_back_with_their_flags_and_timestamps() {
-    let mut store = Store::open_in_memory().unwrap();
+fn rows_written_verbatim_read_back_with_their_flags_and_timestamps(mut store: Store) {
     let mut base = spec("fs-directory");
     base.built_in = true;
     base.handler = None;
@@ -331,4 +335,5 @@ fn rows_written_verbatim_read_back_with_their_flags_and_timestamps() {
             Ok::<_, StoreError>(())
         })
         .unwrap();
+}
 }

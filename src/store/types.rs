@@ -3,10 +3,10 @@
 //! A row stores what the type declares, never what it inherits, so the
 //! effective type is always resolved from current rows.
 
-use super::columns::{Columns, decode_all, decode_one};
+use super::columns::Columns;
+use super::db::args;
 use super::{Reader, StoreError, Writer, to_json};
 use crate::model::{HandlerRef, ModuleName, ResourceKind, SandboxStrategy, TypeName, TypeSpec};
-use rusqlite::params;
 
 /// A stored type: its declared spec and where it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,51 +32,56 @@ const TABLE: &str = "resource_types";
 impl Reader<'_> {
     /// Every stored type, by name.
     pub fn types(&self) -> Result<Vec<TypeRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM resource_types ORDER BY name"
-        ))?;
-        decode_all(&mut stmt, [], TABLE, 0, decode)
+        self.tx.rows(
+            concat!("SELECT ", columns!(), " FROM resource_types ORDER BY name"),
+            args![],
+            TABLE,
+            0,
+            decode,
+        )
     }
 
     pub fn type_row(&self, name: &TypeName) -> Result<Option<TypeRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM resource_types WHERE name = ?1"
-        ))?;
-        decode_one(&mut stmt, [name.as_str()], TABLE, 0, decode)
+        self.tx.row(
+            concat!(
+                "SELECT ",
+                columns!(),
+                " FROM resource_types WHERE name = ?1"
+            ),
+            args![name.as_str()],
+            TABLE,
+            0,
+            decode,
+        )
     }
 
     /// A number that changes whenever any type row is written or deleted
     /// (kept by triggers, see `0003_types_generation.sql`): what a cached
     /// set of resolved types is checked against.
     pub fn types_generation(&self) -> Result<i64, StoreError> {
-        Ok(self
-            .conn
-            .prepare_cached("SELECT generation FROM types_generation")?
-            .query_row([], |row| row.get(0))?)
+        self.tx
+            .value("SELECT generation FROM types_generation", args![])
     }
 
     /// How many resources have exactly this type.
     pub fn count_resources_of_type(&self, name: &TypeName) -> Result<i64, StoreError> {
-        Ok(self.conn.query_row(
+        self.tx.value(
             "SELECT count(*) FROM resources WHERE type_name = ?1",
-            [name.as_str()],
-            |row| row.get(0),
-        )?)
+            args![name.as_str()],
+        )
     }
 
     /// Types whose handler lives in `module`.
     pub fn types_using_module(&self, module: &ModuleName) -> Result<Vec<TypeName>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT name FROM resource_types WHERE substr(handler, 1, length(?1) + 1) = ?1 || ':'
+        self.tx.rows(
+            "SELECT name FROM resource_types
+              WHERE substr(handler, 1, length(CAST(?1 AS TEXT)) + 1) = CAST(?1 AS TEXT) || ':'
              ORDER BY name",
-        )?;
-        decode_all(&mut stmt, [module.as_str()], TABLE, 0, |c| {
-            c.parsed(0, TypeName::parse)
-        })
+            args![module.as_str()],
+            TABLE,
+            0,
+            |c| c.parsed(0, TypeName::parse),
+        )
     }
 }
 
@@ -84,8 +89,8 @@ impl Writer<'_> {
     /// Insert `spec`, or overwrite the row of the same name (keeping its
     /// `created_at`).
     pub fn upsert_type(&self, spec: &TypeSpec, source: &str, now: &str) -> Result<(), StoreError> {
-        self.conn()
-            .prepare_cached(concat!(
+        self.tx.execute(
+            concat!(
                 "INSERT INTO resource_types (",
                 columns!(),
                 ", namespace)
@@ -102,10 +107,10 @@ impl Writer<'_> {
                    equivalence_json = excluded.equivalence_json,
                    replace_json = excluded.replace_json, source = excluded.source,
                    updated_at = excluded.updated_at"
-            ))?
-            .execute(params![
+            ),
+            args![
                 spec.name.as_str(),
-                spec.description,
+                &spec.description,
                 spec.kind.map(ResourceKind::as_str),
                 spec.sandbox_strategy.map(SandboxStrategy::as_str),
                 spec.user_addable,
@@ -122,20 +127,21 @@ impl Writer<'_> {
                 source,
                 now,
                 spec.name.namespace(),
-            ])?;
+            ],
+        )?;
         Ok(())
     }
 
     pub fn delete_type(&self, name: &TypeName) -> Result<bool, StoreError> {
-        let n = self.conn().execute(
+        let n = self.tx.execute(
             "DELETE FROM resource_types WHERE name = ?1",
-            [name.as_str()],
+            args![name.as_str()],
         )?;
         Ok(n == 1)
     }
 }
 
-fn decode(c: &Columns<'_, '_>) -> Result<TypeRow, StoreError> {
+fn decode(c: &Columns<'_>) -> Result<TypeRow, StoreError> {
     let kind = |k: &str| ResourceKind::parse(k).ok_or(format!("kind {k:?}"));
     let strategy = |s: &str| SandboxStrategy::parse(s).ok_or(format!("strategy {s:?}"));
     let spec = TypeSpec {

@@ -11,6 +11,20 @@ pub struct Env {
     pub scratch: tempfile::TempDir,
     /// Environment variables every `agents` run of this test gets.
     pub vars: Vec<(String, String)>,
+    /// The PostgreSQL schema this test's registry lives in, when the suite
+    /// runs against PostgreSQL (see [`backend`]).
+    pub postgres: Option<resource_host::store::testing::TestSchema>,
+}
+
+/// Which backend this run of the suite registers in: `postgres` when
+/// `AGENTS_TEST_BACKEND=postgres` (and `AGENTS_TEST_POSTGRES` names the
+/// server; `.ci/run` runs the suite both ways), else `sqlite`.
+pub fn backend() -> &'static str {
+    match std::env::var("AGENTS_TEST_BACKEND").as_deref() {
+        Ok("postgres") => "postgres",
+        Ok("sqlite") | Err(_) => "sqlite",
+        Ok(other) => panic!("AGENTS_TEST_BACKEND={other}: expected sqlite or postgres"),
+    }
 }
 
 /// What one `agents` run did.
@@ -84,17 +98,44 @@ impl Run {
 
 impl Env {
     pub fn new() -> Self {
+        let postgres = (backend() == "postgres").then(|| {
+            resource_host::store::testing::postgres().unwrap_or_else(|| {
+                panic!("AGENTS_TEST_BACKEND=postgres needs AGENTS_TEST_POSTGRES (a server URL)")
+            })
+        });
+        let vars = postgres
+            .iter()
+            .map(|schema| ("AGENTS_REGISTRY".to_owned(), schema.url.clone()))
+            .collect();
         Self {
             home: tempfile::tempdir().unwrap(),
             scratch: tempfile::tempdir().unwrap(),
-            vars: Vec::new(),
+            vars,
+            postgres,
+        }
+    }
+
+    /// Run `sql` on the registry directly (tests that force a state no
+    /// command makes, e.g. a crash's leftovers).
+    pub fn sql(&self, sql: &str) {
+        match &self.postgres {
+            Some(schema) => {
+                let mut client = postgres::Client::connect(&schema.url, postgres::NoTls).unwrap();
+                client.batch_execute(sql).unwrap();
+            }
+            None => {
+                let conn = rusqlite::Connection::open(self.db()).unwrap();
+                conn.execute_batch(sql).unwrap();
+            }
         }
     }
 
     pub fn command(&self) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_agents"));
         cmd.arg("--home").arg(self.home.path());
-        cmd.env_remove("AGENTS_HOME").env("NO_COLOR", "1");
+        cmd.env_remove("AGENTS_HOME")
+            .env_remove("AGENTS_REGISTRY")
+            .env("NO_COLOR", "1");
         cmd.current_dir(self.scratch.path());
         cmd.envs(self.vars.iter().map(|(k, v)| (k, v)));
         cmd
@@ -145,18 +186,12 @@ impl Env {
     /// A byte-level snapshot of the registry's contents (a dump of every
     /// table), for "the database is unchanged" assertions.
     pub fn snapshot(&self) -> String {
+        if let Some(schema) = &self.postgres {
+            return postgres_snapshot(&schema.url);
+        }
         let conn = rusqlite::Connection::open(self.db()).unwrap();
         let mut out = String::new();
-        for table in [
-            "resource_types",
-            "resources",
-            "resource_links",
-            "plugins",
-            "registry_meta",
-            "environment_settings",
-            "sandboxes",
-            "container_states",
-        ] {
+        for table in TABLES {
             let mut stmt = conn
                 .prepare(&format!("SELECT * FROM {table} ORDER BY 1, 2"))
                 .unwrap();
@@ -184,6 +219,10 @@ impl Env {
     /// sha256 of the registry file itself after folding the WAL into it:
     /// "byte-for-byte what it was".
     pub fn digest(&self) -> String {
+        if let Some(schema) = &self.postgres {
+            // No file on a server: the digest of every row instead.
+            return resource_host::digest::sha256_hex(postgres_snapshot(&schema.url).as_bytes());
+        }
         let conn = rusqlite::Connection::open(self.db()).unwrap();
         conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
             .unwrap();
@@ -410,4 +449,32 @@ pub fn componentize_py() -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|dir| dir.join("componentize-py"))
         .find(|candidate| candidate.is_file())
+}
+
+/// The registry's tables, in the order snapshots dump them.
+const TABLES: [&str; 8] = [
+    "resource_types",
+    "resources",
+    "resource_links",
+    "plugins",
+    "registry_meta",
+    "environment_settings",
+    "sandboxes",
+    "container_states",
+];
+
+/// [`Env::snapshot`] on PostgreSQL: every row of every table, as text.
+fn postgres_snapshot(url: &str) -> String {
+    let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    let mut out = String::new();
+    for table in TABLES {
+        let sql = format!("SELECT t::text FROM {table} t ORDER BY 1");
+        for row in client.query(&sql, &[]).unwrap() {
+            out.push_str(table);
+            out.push(':');
+            out.push_str(&row.get::<_, String>(0));
+            out.push('\n');
+        }
+    }
+    out
 }
