@@ -12,6 +12,7 @@ pub mod digest;
 pub mod effects;
 pub mod git_env;
 pub mod home;
+pub mod machine;
 pub mod model;
 pub mod plugin;
 pub mod registry;

@@ -34,4 +34,5 @@ mod python_plugin;
 mod refresh;
 mod registry_export;
 mod sandboxes;
+mod shared_registry;
 mod watch;

@@ -275,8 +275,15 @@ impl Context {
             ),
             None => None,
         };
+        // A machine id other than the OS's: containers that share one,
+        // and tests playing several machines.
+        let machine = std::env::var("AGENTS_MACHINE_ID")
+            .ok()
+            .filter(|id| !id.is_empty())
+            .map(|id| resource_host::machine::Machine::with_id(&id));
         let options = Options {
             registry,
+            machine,
             limits: self.limits.clone(),
             overlay: resource_host::sandbox::Overlay::from_env_value(overlay.as_deref()),
             container_tools,

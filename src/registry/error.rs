@@ -253,6 +253,24 @@ pub enum RegistryError {
         #[source]
         source: PluginError,
     },
+    /// The resource's location is a path on another machine (a shared
+    /// registry): its handler, sandboxes and discovery run only there.
+    #[error(
+        "{resource} is at a location on {machine}, not on this machine; {action} runs only \
+         there (listing, showing, trees and links work from any machine)"
+    )]
+    OtherMachine {
+        resource: String,
+        action: &'static str,
+        machine: String,
+    },
+    /// A plugin's component is neither in this machine's store nor in the
+    /// registry (a registry written before components were kept in it).
+    #[error(
+        "plugin {module}'s component ({sha256}) is not in this machine's plugin store nor in \
+         the registry; add it again on a machine that has it (`agents plugin add FILE`)"
+    )]
+    ComponentMissing { module: ModuleName, sha256: String },
     #[error("cannot load handler module {module}: {source}")]
     PluginLoad {
         module: ModuleName,

@@ -69,6 +69,18 @@ impl Registry {
             let mut plugins = Vec::new();
             for row in r.plugins()? {
                 let bytes = match files {
+                    // This machine's copy, else the registry's (a plugin
+                    // added on another machine), verified either way.
+                    Some(files) if !files.path_of(&row.sha256).is_ok_and(|p| p.exists()) => {
+                        let bytes = r.plugin_component(&row.sha256)?.ok_or_else(|| {
+                            RegistryError::ComponentMissing {
+                                module: row.module.clone(),
+                                sha256: row.sha256.clone(),
+                            }
+                        })?;
+                        super::plugin_store::verify_component(&row, &bytes)?;
+                        Some(bytes)
+                    }
                     Some(files) => Some(files.read(&row.sha256).map_err(|source| {
                         RegistryError::PluginLoad {
                             module: row.module.clone(),

@@ -85,7 +85,7 @@ impl Registry {
             let plugins = self.plugins("cannot run a plugin handler")?;
             let row = self.store.read(|r| find_plugin(r, module))?;
             let files = plugins.files("cannot run a plugin handler")?;
-            let path = files.path_of(&row.sha256).map_err(load_err)?;
+            let path = self.local_component(files, &row)?;
             plugins
                 .runtime
                 .load(ComponentSource::Stored {
@@ -146,6 +146,7 @@ impl Registry {
         handler: &Handler,
         row: &ResourceRow,
     ) -> Result<Vec<(String, String)>, RegistryError> {
+        self.check_machine(row, "its handler (validate)")?;
         let mut args = view(row).properties;
         if let Some(location) = &row.location {
             args.insert(0, (args::LOCATION_ARG.to_owned(), location.clone()));
@@ -165,6 +166,7 @@ impl Registry {
         handler: &Handler,
         row: &ResourceRow,
     ) -> Result<Vec<Discovered>, RegistryError> {
+        self.check_machine(row, "discovery")?;
         let runtime = self.runtime()?;
         let found = runtime.discover(
             &handler.module,
@@ -181,6 +183,7 @@ impl Registry {
         handler: &Handler,
         row: &ResourceRow,
     ) -> Result<Option<String>, RegistryError> {
+        self.check_machine(row, "its handler (content-hash)")?;
         let runtime = self.runtime()?;
         optional(runtime.content_hash(
             &handler.module,
@@ -197,6 +200,7 @@ impl Registry {
         row: &ResourceRow,
         file: Option<&str>,
     ) -> Result<Inspected, RegistryError> {
+        self.check_machine(row, "its handler (inspect)")?;
         Ok(self.runtime()?.inspect(
             &handler.module,
             handler.class(),

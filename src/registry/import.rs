@@ -61,6 +61,26 @@ impl Registry {
             let current = cache.get(w)?;
             let mut plan = plan::plan(w, &current, document, &specs, &components, plugins)?;
             write_rows(w, &plan)?;
+            // Every new plugin's bytes go in the registry as well (from the
+            // document, else this machine's verified copy).
+            for (entry, bytes) in &plan.plugins {
+                match bytes {
+                    Some(bytes) => w.put_plugin_component(&entry.sha256, bytes)?,
+                    None if w.has_plugin_component(&entry.sha256)? => {}
+                    None => {
+                        let files = plugins
+                            .and_then(|p| p.files.as_ref())
+                            .ok_or(RegistryError::NoPluginStore("cannot import plugins"))?;
+                        let bytes = files.read(&entry.sha256).map_err(|source| {
+                            RegistryError::PluginLoad {
+                                module: entry.module.clone(),
+                                source,
+                            }
+                        })?;
+                        w.put_plugin_component(&entry.sha256, &bytes)?;
+                    }
+                }
+            }
             check_and_link(w, &plan, document)?;
             write_settings(w, &plan)?;
             equivalence::reconcile(w, &plan.next, &|| ids.next_id(clock.now()), &now)?;

@@ -107,6 +107,9 @@ pub struct Registry {
     overlay: crate::sandbox::Overlay,
     /// Where the container tools are looked for.
     container_tools: ContainerTools,
+    /// This machine, when the registry tells machines apart (a shared
+    /// registry): resources registered elsewhere are not handled here.
+    machine: Option<crate::machine::Machine>,
 }
 
 /// What a registry is handed: its effects (defaults: the system clock,
@@ -124,6 +127,9 @@ pub struct Options {
     /// Where devcontainers' tools are found (default: nowhere — starting
     /// a devcontainer is refused until an embedder says where to look).
     pub container_tools: ContainerTools,
+    /// This machine, on a shared (PostgreSQL) registry (default: detected
+    /// — the OS's machine id, else one kept in the home).
+    pub machine: Option<crate::machine::Machine>,
 }
 
 impl Default for Options {
@@ -135,6 +141,7 @@ impl Default for Options {
             limits: Limits::default(),
             overlay: crate::sandbox::Overlay::new(),
             container_tools: ContainerTools::default(),
+            machine: None,
         }
     }
 }
@@ -151,16 +158,29 @@ impl Registry {
             path: home.root().to_owned(),
             source,
         })?;
-        let store = match &options.registry {
+        let mut store = match &options.registry {
             Some(location) => Store::connect(location)?,
             None => Store::open(&home.database())?,
         };
+        // A shared registry records which machine each location is on; a
+        // SQLite home is one machine's, and records nothing.
+        let machine = (store.backend() == "postgres").then(|| {
+            options
+                .machine
+                .clone()
+                .unwrap_or_else(|| crate::machine::Machine::detect(home.root()))
+        });
+        store.record_machine(machine.as_ref().map(|m| m.id.clone()));
         let plugins = Plugins {
             runtime: PluginRuntime::new(home.compile_cache(), options.limits.clone())
                 .with_views_dir(home.views()),
             files: Some(PluginFiles::new(home.plugins())),
         };
         let mut registry = Self::start(store, Some(plugins), options)?;
+        if let Some(machine) = machine {
+            registry.note_machine(&machine)?;
+            registry.machine = Some(machine);
+        }
         registry.home =
             Some(std::fs::canonicalize(home.root()).unwrap_or_else(|_| home.root().to_owned()));
         Ok(registry)
@@ -192,6 +212,7 @@ impl Registry {
             home: None,
             overlay: options.overlay,
             container_tools: options.container_tools,
+            machine: None,
         };
         registry.bootstrap_builtin_types()?;
         Ok(registry)
@@ -199,6 +220,48 @@ impl Registry {
 
     fn now(&self) -> String {
         iso8601(self.clock.now())
+    }
+
+    /// Keep this machine's host name current in the registry (one read
+    /// when it is).
+    fn note_machine(&mut self, machine: &crate::machine::Machine) -> Result<(), RegistryError> {
+        let known = self.store.read(|r| r.machine_hostname(&machine.id))?;
+        if known.as_deref() != Some(machine.hostname.as_str()) {
+            let now = self.now();
+            self.store
+                .write(|w| w.put_machine(&machine.id, &machine.hostname, &now))?;
+        }
+        Ok(())
+    }
+
+    /// Refuse to `action` on `row` when its location is on another
+    /// machine (only a shared registry knows; elsewhere this is free).
+    pub(crate) fn check_machine(
+        &self,
+        row: &crate::store::ResourceRow,
+        action: &'static str,
+    ) -> Result<(), RegistryError> {
+        self.check_machine_of(row.id, || row.label(), action)
+    }
+
+    /// [`Registry::check_machine`] by id (`label` names it in the refusal).
+    pub(crate) fn check_machine_of(
+        &self,
+        id: crate::model::ResourceId,
+        label: impl FnOnce() -> String,
+        action: &'static str,
+    ) -> Result<(), RegistryError> {
+        let Some(here) = &self.machine else {
+            return Ok(());
+        };
+        match self.store.read(|r| r.resource_machine(id))? {
+            Some(there) if there.id != here.id => Err(RegistryError::OtherMachine {
+                resource: label(),
+                action,
+                machine: crate::machine::Machine::label(&there.id, there.hostname.as_deref()),
+            }),
+            _ => Ok(()),
+        }
     }
 }
 

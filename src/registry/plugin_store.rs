@@ -14,10 +14,12 @@ use super::handlers::find_plugin;
 use super::plugin_check::{Acceptance, accept};
 use super::{Registry, RegistryError};
 use crate::model::{ClassName, ModuleName, TypeName};
-use crate::plugin::{Accepted, ComponentSource, builtin_component, builtin_components};
+use crate::plugin::{
+    Accepted, ComponentSource, PluginError, PluginFiles, builtin_component, builtin_components,
+};
 use crate::store::{PluginRow, Reader};
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One plugin module — added to the store, or built into the binary — as
 /// `agents plugin list|show` prints it.
@@ -130,6 +132,12 @@ impl Registry {
                 }
             }
             w.upsert_plugin(&row)?;
+            // The bytes go in the registry too: on a shared registry every
+            // machine fetches them from there.
+            w.put_plugin_component(&sha256, &bytes)?;
+            if let Some(old) = &old {
+                w.drop_unused_plugin_component(&old.sha256)?;
+            }
             Ok(old)
         });
         match written {
@@ -217,10 +225,45 @@ impl Registry {
                 });
             }
             w.delete_plugin(module)?;
+            w.drop_unused_plugin_component(&row.sha256)?;
             Ok(PluginView::new(row, Vec::new()))
         })?;
         self.forget_file_if_unused(&removed.sha256);
         Ok(removed)
+    }
+
+    /// This machine's file of `row`'s component: the local copy, fetched
+    /// from the registry once when missing (a plugin added on another
+    /// machine) — hashed before it is written, and checked again by the
+    /// store on every load like any plugin file.
+    pub(super) fn local_component(
+        &self,
+        files: &PluginFiles,
+        row: &PluginRow,
+    ) -> Result<PathBuf, RegistryError> {
+        let load_err = |source| RegistryError::PluginLoad {
+            module: row.module.clone(),
+            source,
+        };
+        let path = files.path_of(&row.sha256).map_err(load_err)?;
+        if path.exists() {
+            return Ok(path);
+        }
+        let bytes = self
+            .store
+            .read(|r| r.plugin_component(&row.sha256))?
+            .ok_or_else(|| RegistryError::ComponentMissing {
+                module: row.module.clone(),
+                sha256: row.sha256.clone(),
+            })?;
+        verify_component(row, &bytes)?;
+        log::info!(
+            "plugin {} fetched from the registry into {}",
+            row.module,
+            path.display()
+        );
+        files.import(&bytes).map_err(load_err)?;
+        Ok(path)
     }
 
     /// Remove a store file no row names any more, and its compiled forms
@@ -247,4 +290,21 @@ impl Registry {
 fn view(r: &Reader<'_>, row: PluginRow) -> Result<PluginView, RegistryError> {
     let used = r.types_using_module(&row.module)?;
     Ok(PluginView::new(row, used))
+}
+
+/// Check that component bytes read from the registry are what `row` says
+/// (the registry is shared: its bytes are trusted no more than a file's).
+pub(super) fn verify_component(row: &PluginRow, bytes: &[u8]) -> Result<(), RegistryError> {
+    let actual = crate::digest::sha256_hex(bytes);
+    if actual == row.sha256 {
+        return Ok(());
+    }
+    Err(RegistryError::PluginLoad {
+        module: row.module.clone(),
+        source: PluginError::Tampered {
+            path: PathBuf::from(format!("<registry>/plugin_components/{}", row.sha256)),
+            expected: row.sha256.clone(),
+            actual,
+        },
+    })
 }

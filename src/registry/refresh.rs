@@ -131,6 +131,23 @@ impl Registry {
             let (_, parents) = r.all_links()?;
             Ok::<_, RegistryError>(parents_first(rows, &parents))
         })?;
+        // Only this machine's locations are checked: a named resource on
+        // another machine is refused, and "everything" means everything
+        // here (another machine's resources are that machine's to refresh).
+        let mut roots = roots;
+        if keys.is_empty() {
+            let mut here = Vec::with_capacity(roots.len());
+            for row in roots {
+                if self.check_machine(&row, "refresh").is_ok() {
+                    here.push(row);
+                }
+            }
+            roots = here;
+        } else {
+            for row in &roots {
+                self.check_machine(row, "refresh")?;
+            }
+        }
         let mut report = RefreshReport::default();
         let mut queue: VecDeque<(ResourceId, bool)> =
             roots.into_iter().map(|row| (row.id, false)).collect();

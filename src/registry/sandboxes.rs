@@ -146,6 +146,7 @@ impl Registry {
             }
             Ok((resource, chosen))
         })?;
+        self.check_machine_of(resource.resource_id, || resource.label(), "a sandbox")?;
         let location = resource.location.clone().unwrap_or_default();
         let id = SandboxId::from_ulid(self.ids.next_id(self.clock.now()).ulid());
         let area = root.join(id.to_string());
@@ -399,6 +400,7 @@ impl Registry {
             .store
             .read(|r| r.sandbox(id))?
             .ok_or(RegistryError::SandboxNotFound { id })?;
+        self.check_machine_of(row.resource, || shown.resource.clone(), "its sandboxes")?;
         row.state = SandboxState::Destroying;
         row.updated_at = self.now();
         self.store.write(|w| w.update_sandbox(&row))?;
@@ -451,7 +453,7 @@ impl Registry {
         _operation: &'static str,
     ) -> Result<(SandboxRow, Resource), RegistryError> {
         let cache = &self.types;
-        self.store.read(|r| {
+        let (row, resource) = self.store.read(|r| {
             let row = r
                 .sandbox(id)?
                 .ok_or(RegistryError::SandboxNotFound { id })?;
@@ -464,7 +466,10 @@ impl Registry {
             let types = cache.get(r)?;
             let resource = load_one(r, &types, find_row(r, &ResourceKey::Id(row.resource))?)?;
             Ok((row, resource))
-        })
+        })?;
+        // Its files are on the machine of its resource.
+        self.check_machine_of(resource.resource_id, || resource.label(), "its sandboxes")?;
+        Ok((row, resource))
     }
 
     fn type_checkpointable(&self, ty: &TypeName) -> Result<bool, RegistryError> {

@@ -44,6 +44,7 @@ mod db;
 mod environments;
 mod links;
 mod location;
+mod machines;
 mod plugins;
 mod resources;
 mod sandboxes;
@@ -55,6 +56,7 @@ pub use bulk::{Counts, LinkRow};
 pub use environments::{ContainerState, ContainerStateRow, SettingRow, SettingScope};
 pub use links::{Subgraph, TreeEdge, TypedLink};
 pub use location::RegistryLocation;
+pub use machines::MachineRow;
 pub use plugins::PluginRow;
 pub use resources::{ResourceInserter, ResourceRow};
 pub use sandboxes::{CheckpointRow, SandboxRow, SandboxState};
@@ -83,6 +85,7 @@ const SQLITE_MIGRATIONS: Migrations = migrations!("sqlite":
     "0004_refresh",
     "0005_sandboxes",
     "0006_environments",
+    "0007_shared",
 );
 
 const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
@@ -92,6 +95,7 @@ const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
     "0004_refresh",
     "0005_sandboxes",
     "0006_environments",
+    "0007_shared",
 );
 
 /// The schema version this binary writes.
@@ -149,6 +153,9 @@ pub enum StoreError {
 #[derive(Debug)]
 pub struct Store {
     backend: Backend,
+    /// The machine new resources with a location are recorded on (`None`:
+    /// not recorded; see [`Store::record_machine`]).
+    machine: Option<String>,
 }
 
 #[derive(Debug)]
@@ -196,6 +203,7 @@ impl Store {
                 conn,
                 path: Some(path.to_owned()),
             },
+            machine: None,
         };
         store.migrate_sqlite()?;
         Ok(store)
@@ -207,6 +215,7 @@ impl Store {
         configure(&conn, false)?;
         let mut store = Self {
             backend: Backend::Sqlite { conn, path: None },
+            machine: None,
         };
         store.migrate_sqlite()?;
         Ok(store)
@@ -240,6 +249,7 @@ impl Store {
                 conn: Box::new(conn),
                 shown,
             },
+            machine: None,
         })
     }
 
@@ -267,6 +277,12 @@ impl Store {
         }
         tx.commit()?;
         Ok(())
+    }
+
+    /// Record `machine` on every resource with a location inserted from
+    /// now on (a registry shared by several machines).
+    pub fn record_machine(&mut self, machine: Option<String>) {
+        self.machine = machine;
     }
 
     /// Which backend this is, as `agents registry info` names it.
@@ -347,6 +363,7 @@ impl Store {
         commit: bool,
         f: impl FnOnce(&Writer<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
+        let machine = self.machine.as_deref();
         match &mut self.backend {
             Backend::Sqlite { conn, .. } => {
                 let tx = conn
@@ -360,6 +377,7 @@ impl Store {
                     reader: Reader {
                         tx: Tx::Sqlite(&tx),
                     },
+                    machine,
                 });
                 if commit && out.is_ok() {
                     tx.commit().map_err(StoreError::from)?;
@@ -382,6 +400,7 @@ impl Store {
                     reader: Reader {
                         tx: Tx::Postgres(conn),
                     },
+                    machine,
                 });
                 finish_postgres(conn, commit && out.is_ok())?;
                 out
@@ -457,6 +476,8 @@ pub struct Reader<'c> {
 #[derive(Debug)]
 pub struct Writer<'c> {
     reader: Reader<'c>,
+    /// What new resources with a location record as their machine.
+    machine: Option<&'c str>,
 }
 
 impl<'c> std::ops::Deref for Writer<'c> {

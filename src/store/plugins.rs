@@ -105,3 +105,47 @@ impl Writer<'_> {
         )? == 1)
     }
 }
+
+impl Reader<'_> {
+    /// The component bytes stored under `sha256` (not yet verified: the
+    /// caller hashes them before trusting them).
+    pub fn plugin_component(&self, sha256: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.tx.row(
+            "SELECT component FROM plugin_components WHERE sha256 = ?1",
+            args![sha256],
+            "plugin_components",
+            usize::MAX,
+            |c| c.get(0),
+        )
+    }
+
+    pub fn has_plugin_component(&self, sha256: &str) -> Result<bool, StoreError> {
+        self.tx.value(
+            "SELECT EXISTS (SELECT 1 FROM plugin_components WHERE sha256 = ?1)",
+            args![sha256],
+        )
+    }
+}
+
+impl Writer<'_> {
+    /// Store a component's bytes under their sha256 (kept if already
+    /// there: the name says what the content is).
+    pub fn put_plugin_component(&self, sha256: &str, component: &[u8]) -> Result<(), StoreError> {
+        self.tx.execute(
+            "INSERT INTO plugin_components (sha256, component, size_bytes) VALUES (?1, ?2, ?3)
+             ON CONFLICT (sha256) DO NOTHING",
+            args![sha256, component, component.len() as i64],
+        )?;
+        Ok(())
+    }
+
+    /// Drop the component `sha256` when no plugin row names it.
+    pub fn drop_unused_plugin_component(&self, sha256: &str) -> Result<(), StoreError> {
+        self.tx.execute(
+            "DELETE FROM plugin_components WHERE sha256 = ?1
+               AND NOT EXISTS (SELECT 1 FROM plugins WHERE sha256 = ?1)",
+            args![sha256],
+        )?;
+        Ok(())
+    }
+}

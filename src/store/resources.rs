@@ -265,8 +265,8 @@ impl ResourceInserter<'_> {
             concat!(
                 "INSERT INTO resources (",
                 columns!(),
-                ", namespace) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, \
-                 ?14, ?15, ?16) ON CONFLICT (namespaced_name) DO NOTHING"
+                ", namespace, machine_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, \
+                 ?11, ?12, ?13, ?14, ?15, ?16, ?17) ON CONFLICT (namespaced_name) DO NOTHING"
             ),
             args![
                 row.id.ulid().array_to_str(&mut id) as &str,
@@ -285,6 +285,7 @@ impl ResourceInserter<'_> {
                 &row.discovered_at,
                 &row.stale,
                 row.name.as_ref().map(ResourceName::namespace),
+                self.writer.machine.filter(|_| row.location.is_some()),
             ],
         );
         // `ON CONFLICT … DO NOTHING` rather than catching the error: on

@@ -337,3 +337,74 @@ fn rows_written_verbatim_read_back_with_their_flags_and_timestamps(mut store: St
         .unwrap();
 }
 }
+
+#[test]
+fn both_backends_have_the_same_migrations_by_number_and_name() {
+    let names = |list: Migrations| list.iter().map(|(name, _)| *name).collect::<Vec<_>>();
+    assert_eq!(names(SQLITE_MIGRATIONS), names(POSTGRES_MIGRATIONS));
+}
+
+/// Several processes meeting an empty PostgreSQL schema at once migrate it
+/// once (the advisory lock), and all of them work.
+#[test]
+fn concurrent_first_opens_of_a_postgres_schema_migrate_it_once() {
+    let Some(schema) = testing::postgres() else {
+        return;
+    };
+    let opened: Vec<_> = (0..6)
+        .map(|_| {
+            let url = schema.url.clone();
+            std::thread::spawn(move || Store::open_postgres(&url).map(|_| ()))
+        })
+        .collect();
+    for handle in opened {
+        handle.join().unwrap().unwrap();
+    }
+    let store = Store::open_postgres(&schema.url).unwrap();
+    let Backend::Postgres { conn, .. } = &store.backend else {
+        unreachable!()
+    };
+    let rows: i64 = Tx::Postgres(conn)
+        .value("SELECT count(*) FROM agents_schema_migrations", args![])
+        .unwrap();
+    assert_eq!(rows, SCHEMA_VERSION);
+    assert_eq!(store.read(|r| r.schema_version()).unwrap(), SCHEMA_VERSION);
+}
+
+#[test]
+fn a_newer_postgres_schema_is_refused_and_left_untouched() {
+    let Some(schema) = testing::postgres() else {
+        return;
+    };
+    drop(Store::open_postgres(&schema.url).unwrap());
+    let mut admin = postgres::Client::connect(&schema.url, postgres::NoTls).unwrap();
+    admin
+        .batch_execute(&format!(
+            "INSERT INTO agents_schema_migrations (version, name) VALUES ({}, 'future')",
+            SCHEMA_VERSION + 3
+        ))
+        .unwrap();
+    let tables = |admin: &mut postgres::Client| -> i64 {
+        admin
+            .query_one(
+                "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()",
+                &[],
+            )
+            .unwrap()
+            .get(0)
+    };
+    let before = tables(&mut admin);
+    let err = Store::open_postgres(&schema.url).unwrap_err().to_string();
+    assert!(err.contains("newer than this agents binary"), "{err}");
+    assert!(err.contains(&(SCHEMA_VERSION + 3).to_string()), "{err}");
+    assert_eq!(tables(&mut admin), before);
+}
+
+#[test]
+fn a_server_that_does_not_answer_is_named_without_its_password() {
+    let err = Store::open_postgres("postgres://me:hunter2@127.0.0.1:1/db?connect_timeout=2")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("postgres://me:***@127.0.0.1:1/db"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+}

@@ -54,7 +54,7 @@ pub(super) fn plan<'d>(
                 let files = plugins
                     .and_then(|p| p.files.as_ref())
                     .ok_or(RegistryError::NoPluginStore("cannot import plugins"))?;
-                let present = holds(files, entry)?;
+                let present = holds(files, entry)? || r.has_plugin_component(&entry.sha256)?;
                 match (present, bytes) {
                     (false, None) => missing_plugins.push(MissingPlugin {
                         module: entry.module.clone(),
