@@ -7,8 +7,29 @@ use std::time::{Duration, UNIX_EPOCH};
 /// The spec's custom-type example, verbatim.
 const PKG: &str = include_str!("../../tests/data/python-package.yaml");
 
+thread_local! {
+    /// The PostgreSQL registry URL of the test running on this thread
+    /// (`None`: it runs on SQLite); set by `on_both_backends!`.
+    static POSTGRES: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+fn postgres_url() -> Option<String> {
+    POSTGRES.with(|p| p.borrow().clone())
+}
+
+/// A fresh registry on the backend under test (in memory on SQLite).
 fn registry() -> Registry {
-    Registry::open_in_memory().unwrap()
+    match postgres_url() {
+        None => Registry::open_in_memory().unwrap(),
+        Some(url) => {
+            let options = Options::default();
+            let plugins = Plugins {
+                runtime: PluginRuntime::without_cache(options.limits.clone()),
+                files: None,
+            };
+            Registry::start(Store::open_postgres(&url).unwrap(), Some(plugins), options).unwrap()
+        }
+    }
 }
 
 fn key(text: &str) -> ResourceKey {
@@ -28,12 +49,68 @@ fn dir_request(name: &str, dir: &std::path::Path) -> NewResource {
 fn at(home: &crate::home::Home, secs: u64) -> Registry {
     let options = Options {
         clock: Box::new(FixedClock(UNIX_EPOCH + Duration::from_secs(secs))),
+        registry: postgres_url().map(crate::store::RegistryLocation::Postgres),
         ..Options::default()
     };
     Registry::open_with(home, options).unwrap()
 }
 
-#[test]
+/// Insert an auto-discovered child below `parent` (as discovery would).
+fn discovered_child(r: &mut Registry, parent: &str, n: u128) -> ResourceId {
+    let parent = r.show_resource(&key(parent)).unwrap().resource_id;
+    let id = ResourceId::from_ulid(ulid::Ulid(n));
+    r.store
+        .write(|w| {
+            w.insert_resource(&ResourceRow {
+                id,
+                name: Some(ResourceName::parse(&format!("local/auto{n}")).unwrap()),
+                type_name: TypeName::parse("fs-directory").unwrap(),
+                kind: ResourceKind::Physical,
+                location: None,
+                description: None,
+                read_only: false,
+                auto_discovered: true,
+                sandbox_strategy: None,
+                content_hash: None,
+                properties: Default::default(),
+                created_at: "t".into(),
+                updated_at: "t".into(),
+                discovered_at: None,
+                stale: None,
+            })?;
+            w.insert_link(parent, id, true, "t")
+        })
+        .unwrap();
+    id
+}
+
+/// Each body runs twice: on SQLite and on a fresh PostgreSQL schema
+/// (skipped, loudly, without a server; see `store::testing`).
+macro_rules! on_both_backends {
+    ($(fn $name:ident() $body:block)*) => {$(
+        mod $name {
+            use super::*;
+
+            fn body() $body
+
+            #[test]
+            fn sqlite() {
+                body();
+            }
+
+            #[test]
+            fn postgres() {
+                let Some(schema) = crate::store::testing::postgres() else {
+                    return;
+                };
+                POSTGRES.with(|p| *p.borrow_mut() = Some(schema.url.clone()));
+                body();
+            }
+        }
+    )*};
+}
+
+on_both_backends! {
 fn bootstrap_is_idempotent_and_writes_nothing_when_the_catalogue_is_unchanged() {
     let dir = tempfile::tempdir().unwrap();
     let home = crate::home::Home::new(dir.path());
@@ -59,8 +136,6 @@ fn bootstrap_is_idempotent_and_writes_nothing_when_the_catalogue_is_unchanged() 
             .all(|t| t.updated_at == "1970-01-01T00:33:20.000Z")
     );
 }
-
-#[test]
 fn types_are_read_from_the_table_once_while_none_changes() {
     let mut r = registry();
     let dir = tempfile::tempdir().unwrap();
@@ -80,8 +155,6 @@ fn types_are_read_from_the_table_once_while_none_changes() {
         "a type write makes the next read reload"
     );
 }
-
-#[test]
 fn a_registered_type_resolves_with_its_declared_fields() {
     let mut r = registry();
     let view = r.register_type_text(PKG, "pkg.yaml", false).unwrap();
@@ -91,8 +164,6 @@ fn a_registered_type_resolves_with_its_declared_fields() {
     assert!(resolved.is_a(&TypeName::parse("myteam/python-package").unwrap()));
     assert_eq!(r.list_types(Some("myteam")).unwrap().len(), 1);
 }
-
-#[test]
 fn replacing_a_type_may_not_change_the_kind_of_registered_resources() {
     let mut r = registry();
     r.register_type_text(PKG, "pkg.yaml", false).unwrap();
@@ -128,8 +199,6 @@ fn replacing_a_type_may_not_change_the_kind_of_registered_resources() {
         "pkg.yaml"
     );
 }
-
-#[test]
 fn a_type_with_resources_cannot_be_removed() {
     let mut r = registry();
     r.register_type_text(PKG, "pkg.yaml", false).unwrap();
@@ -146,8 +215,6 @@ fn a_type_with_resources_cannot_be_removed() {
         .to_string();
     assert!(err.contains("1 resource(s) of this type"), "{err}");
 }
-
-#[test]
 fn link_refuses_a_cycle_through_three_resources() {
     let mut r = registry();
     let dir = tempfile::tempdir().unwrap();
@@ -160,8 +227,6 @@ fn link_refuses_a_cycle_through_three_resources() {
     assert!(matches!(err, RegistryError::Cycle { .. }), "{err}");
     assert_eq!(r.get_children(&key("local/c")).unwrap().len(), 0);
 }
-
-#[test]
 fn a_relative_path_without_a_base_directory_is_refused() {
     let mut r = registry();
     let err = r
@@ -174,8 +239,6 @@ fn a_relative_path_without_a_base_directory_is_refused() {
         .to_string();
     assert!(err.contains("relative path"), "{err}");
 }
-
-#[test]
 fn batch_registration_is_all_or_nothing() {
     let mut r = registry();
     let dir = tempfile::tempdir().unwrap();
@@ -187,37 +250,6 @@ fn batch_registration_is_all_or_nothing() {
     assert!(r.register_resources(batch).is_err());
     assert!(r.list_resources(&ResourceFilter::All).unwrap().is_empty());
 }
-
-/// Insert an auto-discovered child below `parent` (as discovery would).
-fn discovered_child(r: &mut Registry, parent: &str, n: u128) -> ResourceId {
-    let parent = r.show_resource(&key(parent)).unwrap().resource_id;
-    let id = ResourceId::from_ulid(ulid::Ulid(n));
-    r.store
-        .write(|w| {
-            w.insert_resource(&ResourceRow {
-                id,
-                name: Some(ResourceName::parse(&format!("local/auto{n}")).unwrap()),
-                type_name: TypeName::parse("fs-directory").unwrap(),
-                kind: ResourceKind::Physical,
-                location: None,
-                description: None,
-                read_only: false,
-                auto_discovered: true,
-                sandbox_strategy: None,
-                content_hash: None,
-                properties: Default::default(),
-                created_at: "t".into(),
-                updated_at: "t".into(),
-                discovered_at: None,
-                stale: None,
-            })?;
-            w.insert_link(parent, id, true, "t")
-        })
-        .unwrap();
-    id
-}
-
-#[test]
 fn removal_takes_discovered_descendants_unless_another_parent_keeps_them() {
     let mut r = registry();
     let dir = tempfile::tempdir().unwrap();
@@ -236,8 +268,6 @@ fn removal_takes_discovered_descendants_unless_another_parent_keeps_them() {
     assert!(gone.contains(&only_mine) && !gone.contains(&shared));
     assert!(r.show_resource(&shared.into()).is_ok());
 }
-
-#[test]
 fn replacing_a_parent_type_may_not_break_its_subtypes() {
     let mut r = registry();
     r.register_type_text("name: t/base\nresource_kind: physical\n", "b.yaml", false)
@@ -251,4 +281,5 @@ fn replacing_a_parent_type_may_not_break_its_subtypes() {
         .to_string();
     assert!(err.contains("t/sub"), "{err}");
     assert_eq!(r.show_type("t/base").unwrap().source, "b.yaml");
+}
 }
