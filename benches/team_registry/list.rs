@@ -1,7 +1,8 @@
 //! Part 2: `agents resource list -o json` of N resources on PostgreSQL vs
-//! `psql` running the equivalent query (every column of every resource,
-//! with its parents' and children's ids, as one JSON array) on the same
-//! schema; whole-process wall time, medians of runs taken in turns.
+//! `psql` running the equivalent query on the same schema — every column
+//! of every resource with its parents' and children's ids, once as one
+//! JSON array built by the server, once as plain rows (stricter: no JSON
+//! at all); whole-process wall time, medians of runs taken in turns.
 //!
 //! The resources are registered through the library in batches (the
 //! rows `benches/registry.rs` registers on SQLite: `container-instance`
@@ -16,15 +17,33 @@ use std::time::{Duration, Instant};
 const BATCH: usize = 1_000;
 const RUNS: usize = 11;
 
-/// The baseline's query: what `resource list -o json` shows, as the
-/// server builds it.
-const LIST_SQL: &str = "SELECT json_agg(x ORDER BY x.resource_id) FROM (
+/// The first baseline's query: what `resource list -o json` shows, as
+/// the server builds it.
+const JSON_SQL: &str = "SELECT json_agg(x ORDER BY x.resource_id) FROM (
   SELECT r.*,
     COALESCE((SELECT json_agg(parent_id ORDER BY parent_id) FROM resource_links
                WHERE child_id = r.resource_id), '[]') AS parents,
     COALESCE((SELECT json_agg(child_id ORDER BY child_id) FROM resource_links
                WHERE parent_id = r.resource_id), '[]') AS children
   FROM resources r) x";
+
+/// The second, stricter baseline: the same columns and link ids as plain
+/// rows (psql's unaligned text), no JSON built.
+const PLAIN_SQL: &str = "SELECT r.*,
+    ARRAY(SELECT parent_id FROM resource_links WHERE child_id = r.resource_id
+           ORDER BY parent_id) AS parents,
+    ARRAY(SELECT child_id FROM resource_links WHERE parent_id = r.resource_id
+           ORDER BY child_id) AS children
+  FROM resources r ORDER BY r.resource_id";
+
+/// One of the commands timed.
+#[derive(Debug, Clone, Copy)]
+enum Timed<'a> {
+    /// `agents resource list -o json` on this registry URL.
+    Agents(&'a str),
+    /// `psql` running this query.
+    Psql(&'static str),
+}
 
 pub fn run(server: &str, n: usize) {
     let schema = Schema::new(server);
@@ -56,19 +75,23 @@ pub fn run(server: &str, n: usize) {
     let plain = format!("{url}&sslmode=disable");
     // What is timed, in turns: agents as the URL says, agents without the
     // TLS setup (when the URL leaves sslmode to the default), and psql
-    // (no registry URL).
-    let mut commands: Vec<(&str, Option<&str>)> =
-        vec![("agents resource list -o json", Some(&url))];
+    // running each baseline query.
+    let mut commands = vec![("agents resource list -o json", Timed::Agents(&url))];
     if !server.contains("sslmode=") {
         commands.push((
             "agents resource list -o json, sslmode=disable",
-            Some(&plain),
+            Timed::Agents(&plain),
         ));
     }
-    commands.push(("psql, the same rows as one json_agg", None));
+    let agents_rows = commands.len();
+    commands.push(("psql, the same rows as one json_agg", Timed::Psql(JSON_SQL)));
+    commands.push((
+        "psql, the same columns as plain rows",
+        Timed::Psql(PLAIN_SQL),
+    ));
     let command = |k: usize| match commands[k].1 {
-        Some(registry) => agents_list(agents, &home, registry),
-        None => psql(&url),
+        Timed::Agents(registry) => agents_list(agents, &home, registry),
+        Timed::Psql(sql) => psql(&url, sql),
     };
     let bytes: Vec<usize> = (0..commands.len())
         .map(|k| output_len(command(k)))
@@ -104,13 +127,15 @@ pub fn run(server: &str, n: usize) {
             *bytes as f64 / 1e6
         );
     }
-    let psql_median = medians[medians.len() - 1];
     println!();
-    for ((label, _), median) in commands.iter().zip(&medians).take(commands.len() - 1) {
-        println!(
-            "ratio ({label} / psql): {:.2}x (goal ≤ 1.50x)",
-            ms(*median) / ms(psql_median)
-        );
+    for (baseline, base_median) in commands.iter().zip(&medians).skip(agents_rows) {
+        for ((label, _), median) in commands.iter().zip(&medians).take(agents_rows) {
+            println!(
+                "ratio ({label} / {}): {:.2}x (goal ≤ 1.50x)",
+                baseline.0,
+                ms(*median) / ms(*base_median)
+            );
+        }
     }
     println!();
 }
@@ -125,7 +150,7 @@ fn agents_list(agents: &str, home: &Home, url: &str) -> Command {
     c
 }
 
-fn psql(url: &str) -> Command {
+fn psql(url: &str, sql: &str) -> Command {
     let mut c = Command::new("psql");
     c.args([
         "-X",
@@ -137,7 +162,7 @@ fn psql(url: &str) -> Command {
         "-d",
         url,
         "-c",
-        LIST_SQL,
+        sql,
     ]);
     c
 }
