@@ -19,6 +19,7 @@ mod cli_faults;
 mod cli_plugins;
 mod cli_resources;
 mod cli_types;
+mod concurrency;
 mod contract_versions;
 mod devcontainer;
 mod devcontainer_lifecycle;

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// A temporary home plus a scratch directory for files the test makes.
 pub struct Env {
@@ -35,7 +35,7 @@ pub struct Run {
     pub stderr: String,
 }
 
-impl Run {
+impl From<Output> for Run {
     fn from(output: Output) -> Self {
         Self {
             code: output.status.code().unwrap_or(-1),
@@ -43,7 +43,9 @@ impl Run {
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         }
     }
+}
 
+impl Run {
     /// Assert success and return stdout.
     #[track_caller]
     pub fn ok(&self) -> &str {
@@ -158,6 +160,26 @@ impl Env {
     /// Run `agents --home <temp> ARGS…`.
     pub fn run(&self, args: &[&str]) -> Run {
         Run::from(self.command().args(args).output().unwrap())
+    }
+
+    /// Start every one of `commands` (`agents` argument lists) before
+    /// waiting for any, so they run at once; answer their runs in order.
+    pub fn race(&self, commands: &[Vec<String>]) -> Vec<Run> {
+        let children: Vec<_> = commands
+            .iter()
+            .map(|args| {
+                self.command()
+                    .args(args)
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        children
+            .into_iter()
+            .map(|child| Run::from(child.wait_with_output().unwrap()))
+            .collect()
     }
 
     /// A path in the scratch dir.

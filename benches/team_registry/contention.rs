@@ -1,0 +1,248 @@
+//! Part 1: sixteen `agents` processes at once, registering and linking,
+//! against PostgreSQL vs against SQLite.
+//!
+//! Each round starts from a fresh registry (a new schema, or a new home)
+//! holding the node type and one hub resource (made through the library,
+//! not measured). Sixteen slots then run their processes one after
+//! another, all slots at once: slot `w` registers `local/w<w>-n<i>` and
+//! links it below the previous one (the first below the hub), so a round
+//! of `ops` operations per slot must leave exactly `1 + 16 · ops/2`
+//! resources and `16 · ops/2` links. Each round another backend goes
+//! first.
+//!
+//! A third row, the same server with `sslmode=disable`, shows what each
+//! process's TLS setup costs (rust-postgres's default is `prefer`, and
+//! the store builds its TLS connector — loading the system's trust store
+//! — before it knows whether the server speaks TLS).
+
+use super::{NODE_TYPE, Schema, ms, stats};
+use resource_host::home::Home;
+use resource_host::registry::{NewResource, Registry};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Processes at once.
+const SLOTS: usize = 16;
+
+/// What one round measured.
+struct Round {
+    elapsed: Duration,
+    ops: usize,
+    /// Every operation's wall time (process start to exit).
+    latencies: Vec<Duration>,
+    errors: Vec<String>,
+    /// (resources, links) found afterwards, and expected.
+    counts: (i64, i64),
+    expected: (i64, i64),
+}
+
+/// Where a round's processes register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Backend {
+    /// The server, as its URL says (rust-postgres's default `sslmode` is
+    /// `prefer`: every process sets up TLS before asking the server).
+    Postgres,
+    /// The same server with `sslmode=disable`: what a process costs
+    /// without the TLS setup (shown only when the URL names no sslmode).
+    PostgresNoTls,
+    /// A temp home's SQLite file.
+    Sqlite,
+}
+
+impl Backend {
+    fn label(self) -> &'static str {
+        match self {
+            Self::Postgres => "PostgreSQL",
+            Self::PostgresNoTls => "PostgreSQL, sslmode=disable",
+            Self::Sqlite => "SQLite",
+        }
+    }
+}
+
+pub fn run(server: &str, rounds: usize, ops: usize) {
+    let ops = ops.max(2) / 2 * 2;
+    let agents = env!("CARGO_BIN_EXE_agents");
+    // The binary's pages in the cache before anything is timed.
+    let warm = Command::new(agents)
+        .arg("--version")
+        .output()
+        .expect("run agents");
+    assert!(warm.status.success());
+    let mut backends = vec![Backend::Postgres, Backend::Sqlite];
+    if !server.contains("sslmode=") {
+        backends.insert(1, Backend::PostgresNoTls);
+    }
+    let mut measured: Vec<Vec<Round>> = backends.iter().map(|_| Vec::new()).collect();
+    for r in 0..rounds {
+        // Each round another backend goes first.
+        for k in 0..backends.len() {
+            let b = (k + r) % backends.len();
+            measured[b].push(round(server, backends[b], ops));
+        }
+    }
+    println!(
+        "## 1. {SLOTS} processes at once, each slot {} registrations + {} links \
+         ({rounds} rounds per backend, in turns)\n",
+        ops / 2,
+        ops / 2
+    );
+    println!(
+        "| backend | ops/round | ops/s, median round | per round | op latency median / max | errors | counts exact |\n\
+         |---|---|---|---|---|---|---|"
+    );
+    let mut medians = Vec::new();
+    for (backend, rounds) in backends.iter().zip(&measured) {
+        let name = backend.label();
+        let mut rates: Vec<f64> = rounds
+            .iter()
+            .map(|r| r.ops as f64 / r.elapsed.as_secs_f64())
+            .collect();
+        let shown: Vec<String> = rates.iter().map(|r| format!("{r:.0}")).collect();
+        rates.sort_by(f64::total_cmp);
+        let median = rates[rates.len() / 2];
+        medians.push(median);
+        let all: Vec<Duration> = rounds.iter().flat_map(|r| r.latencies.clone()).collect();
+        let (lat_median, _, lat_max) = stats(all);
+        let errors: usize = rounds.iter().map(|r| r.errors.len()).sum();
+        let exact = rounds.iter().all(|r| r.counts == r.expected);
+        println!(
+            "| {name} | {} | {median:.0} | {} | {:.1} ms / {:.0} ms | {errors} | {} |",
+            rounds[0].ops,
+            shown.join(", "),
+            ms(lat_median),
+            ms(lat_max),
+            if exact { "yes" } else { "NO" }
+        );
+        for r in rounds.iter().filter(|r| r.counts != r.expected) {
+            println!(
+                "|  | counts (resources, links) {:?}, expected {:?} | | | | | |",
+                r.counts, r.expected
+            );
+        }
+        if let Some(first) = rounds.iter().flat_map(|r| r.errors.first()).next() {
+            println!("\nfirst {name} error: {first}\n");
+        }
+    }
+    let sqlite = medians[medians.len() - 1];
+    println!();
+    for (backend, median) in backends.iter().zip(&medians) {
+        if *backend != Backend::Sqlite {
+            println!(
+                "ratio ({} ops/s / SQLite ops/s): {:.2}x (goal ≥ 1.00x)",
+                backend.label(),
+                median / sqlite
+            );
+        }
+    }
+    println!();
+}
+
+fn round(server: &str, backend: Backend, ops: usize) -> Round {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let home = Home::new(tmp.path().join("home"));
+    let node_dir = tmp.path().join("node");
+    std::fs::create_dir(&node_dir).expect("node dir");
+    let schema = (backend != Backend::Sqlite).then(|| Schema::new(server));
+    let open = || match &schema {
+        Some(s) => s.registry(&home),
+        None => Registry::open(&home).expect("open the SQLite registry"),
+    };
+    {
+        let mut registry = open();
+        registry
+            .register_type_text(NODE_TYPE, "bench-node.yaml", false)
+            .expect("node type");
+        registry
+            .register_resource(node("local/hub", &node_dir))
+            .expect("hub");
+    }
+    let url = schema.as_ref().map(|s| match backend {
+        Backend::PostgresNoTls => format!("{}&sslmode=disable", s.url),
+        _ => s.url.clone(),
+    });
+    let url = url.as_deref();
+    let start = Instant::now();
+    let slots: Vec<(Vec<Duration>, Vec<String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..SLOTS)
+            .map(|w| {
+                let (home, node_dir) = (&home, &node_dir);
+                scope.spawn(move || slot(w, ops, home, url, node_dir))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("slot"))
+            .collect()
+    });
+    let elapsed = start.elapsed();
+    let counts = open().info().expect("info").counts;
+    let per_slot = (ops / 2) as i64;
+    let mut latencies = Vec::new();
+    let mut errors = Vec::new();
+    for (l, e) in slots {
+        latencies.extend(l);
+        errors.extend(e);
+    }
+    Round {
+        elapsed,
+        ops: SLOTS * ops,
+        latencies,
+        errors,
+        counts: (counts.resources, counts.links),
+        expected: (1 + SLOTS as i64 * per_slot, SLOTS as i64 * per_slot),
+    }
+}
+
+fn node(name: &str, dir: &Path) -> NewResource {
+    NewResource {
+        type_name: "bench/node".into(),
+        name: Some(name.to_owned()),
+        args: vec![("path".into(), dir.to_str().expect("utf-8").to_owned())],
+        ..NewResource::default()
+    }
+}
+
+/// One slot's processes, one after another: (wall time of each, the
+/// errors).
+fn slot(
+    w: usize,
+    ops: usize,
+    home: &Home,
+    url: Option<&str>,
+    node_dir: &Path,
+) -> (Vec<Duration>, Vec<String>) {
+    let agents = env!("CARGO_BIN_EXE_agents");
+    let mut latencies = Vec::with_capacity(ops);
+    let mut errors = Vec::new();
+    let mut parent = "local/hub".to_owned();
+    for i in 0..ops / 2 {
+        let name = format!("local/w{w}-n{i}");
+        let dir = node_dir.to_str().expect("utf-8");
+        for args in [
+            vec!["resource", "add", "bench/node", &name, "--path", dir],
+            vec!["resource", "link-child", &parent, &name],
+        ] {
+            let mut cmd = Command::new(agents);
+            cmd.arg("--home")
+                .arg(home.root())
+                .args(url.map(|u| ["--registry", u]).into_iter().flatten())
+                .args(&args)
+                .env_remove("AGENTS_HOME")
+                .env_remove("AGENTS_REGISTRY")
+                .env("NO_COLOR", "1");
+            let start = Instant::now();
+            let out = cmd.output().expect("run agents");
+            latencies.push(start.elapsed());
+            if !out.status.success() {
+                errors.push(format!(
+                    "{}: {}",
+                    args.join(" "),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ));
+            }
+        }
+        parent = name;
+    }
+    (latencies, errors)
+}
