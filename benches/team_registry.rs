@@ -25,7 +25,11 @@
 //!    vs the cycle check's query alone through a plain client (goal: median
 //!    ≤ 5 ms).
 //!
-//! `BENCH_ONLY=contention|list|links` runs one part; `BENCH_ROUNDS`
+//! 1b. `library`: the same workload from 16 long-lived processes, each
+//!    one registry through the library (`BENCH_LIBRARY_OPS`, default 100
+//!    per process).
+//!
+//! `BENCH_ONLY=contention|library|list|links` runs one part; `BENCH_ROUNDS`
 //! (default 3) sets the rounds per backend of part 1, `BENCH_OPS`
 //! (default 16) the operations per process slot there.
 
@@ -47,6 +51,9 @@ use std::time::Duration;
 const SERVER_VARS: [&str; 2] = ["AGENTS_BENCH_POSTGRES", "AGENTS_TEST_POSTGRES"];
 
 fn main() {
+    if contention::worker() {
+        return;
+    }
     let Some(server) = SERVER_VARS
         .iter()
         .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
@@ -72,6 +79,13 @@ fn main() {
             &server,
             env_usize("BENCH_ROUNDS", 3),
             env_usize("BENCH_OPS", 16),
+        );
+    }
+    if wanted("library") {
+        contention::run_library(
+            &server,
+            env_usize("BENCH_ROUNDS", 3),
+            env_usize("BENCH_LIBRARY_OPS", 100),
         );
     }
     if wanted("list") {

@@ -11,9 +11,15 @@
 //! first.
 //!
 //! A third row, the same server with `sslmode=disable`, shows what each
-//! process's TLS setup costs (rust-postgres's default is `prefer`, and
-//! the store builds its TLS connector — loading the system's trust store
-//! — before it knows whether the server speaks TLS).
+//! process's TLS setup costs (rust-postgres's default is `prefer`; the
+//! store now builds its TLS connector only once a server agrees to TLS).
+//!
+//! A second table measures the same workload from sixteen long-lived
+//! processes (agent runtimes embedding the library): each opens one
+//! registry and runs its operations through it, so what is compared is
+//! the backends' transactions under contention, not process start-up and
+//! connection set-up. The bench re-runs itself as those worker processes
+//! (`BENCH_TEAM_WORKER`).
 
 use super::{NODE_TYPE, Schema, ms, stats};
 use resource_host::home::Home;
@@ -139,6 +145,153 @@ pub fn run(server: &str, rounds: usize, ops: usize) {
 }
 
 fn round(server: &str, backend: Backend, ops: usize) -> Round {
+    round_with(server, backend, ops, Mode::Cli)
+}
+
+/// How a round's sixteen slots run their operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// One `agents` process per operation.
+    Cli,
+    /// One long-lived process per slot, through the library.
+    Library,
+}
+
+/// Part 1b: the same workload from sixteen long-lived library processes.
+pub fn run_library(server: &str, rounds: usize, ops: usize) {
+    let ops = ops.max(2) / 2 * 2;
+    let backends = [Backend::Postgres, Backend::Sqlite];
+    let mut measured: Vec<Vec<Round>> = vec![Vec::new(), Vec::new()];
+    for r in 0..rounds {
+        for k in 0..2 {
+            let b = (k + r) % 2;
+            measured[b].push(round_with(server, backends[b], ops, Mode::Library));
+        }
+    }
+    println!(
+        "## 1b. {SLOTS} long-lived processes at once (the library, one registry each), \
+         each {} registrations + {} links ({rounds} rounds per backend, in turns)\n",
+        ops / 2,
+        ops / 2
+    );
+    println!(
+        "| backend | ops/round | ops/s, median round | per round | op latency median / max | errors | counts exact |\n\
+         |---|---|---|---|---|---|---|"
+    );
+    let mut medians = Vec::new();
+    for (backend, rounds) in backends.iter().zip(&measured) {
+        let mut rates: Vec<f64> = rounds
+            .iter()
+            .map(|r| r.ops as f64 / r.elapsed.as_secs_f64())
+            .collect();
+        let shown: Vec<String> = rates.iter().map(|r| format!("{r:.0}")).collect();
+        rates.sort_by(f64::total_cmp);
+        let median = rates[rates.len() / 2];
+        medians.push(median);
+        let all: Vec<Duration> = rounds.iter().flat_map(|r| r.latencies.clone()).collect();
+        let (lat_median, _, lat_max) = stats(all);
+        let errors: usize = rounds.iter().map(|r| r.errors.len()).sum();
+        let exact = rounds.iter().all(|r| r.counts == r.expected);
+        println!(
+            "| {} | {} | {median:.0} | {} | {:.2} ms / {:.0} ms | {errors} | {} |",
+            backend.label(),
+            rounds[0].ops,
+            shown.join(", "),
+            ms(lat_median),
+            ms(lat_max),
+            if exact { "yes" } else { "NO" }
+        );
+        if let Some(first) = rounds.iter().flat_map(|r| r.errors.first()).next() {
+            println!("\nfirst error: {first}\n");
+        }
+    }
+    println!(
+        "\nratio (PostgreSQL ops/s / SQLite ops/s): {:.2}x (goal ≥ 1.00x)\n",
+        medians[0] / medians[1]
+    );
+}
+
+/// When this process is a library worker of part 1b: do its slot's
+/// operations, print each one's time (µs) or error, and answer `true`.
+pub fn worker() -> bool {
+    let Ok(spec) = std::env::var("BENCH_TEAM_WORKER") else {
+        return false;
+    };
+    // slot, ops, home, node dir, registry URL (empty: the home's SQLite)
+    let parts: Vec<&str> = spec.split('\t').collect();
+    let (w, ops): (usize, usize) = (parts[0].parse().unwrap(), parts[1].parse().unwrap());
+    let home = Home::new(parts[2]);
+    let node_dir = Path::new(parts[3]);
+    let options = resource_host::registry::Options {
+        registry: (!parts[4].is_empty())
+            .then(|| resource_host::store::RegistryLocation::Postgres(parts[4].to_owned())),
+        ..Default::default()
+    };
+    let mut registry = Registry::open_with(&home, options).expect("open");
+    let mut parent = "local/hub".to_owned();
+    for i in 0..ops / 2 {
+        let name = format!("local/w{w}-n{i}");
+        let start = Instant::now();
+        let added = registry.register_resource(node(&name, node_dir));
+        report(start, added.err().map(|e| e.to_string()));
+        let start = Instant::now();
+        let linked = registry.link_child(&key(&parent), &key(&name));
+        report(start, linked.err().map(|e| e.to_string()));
+        parent = name;
+    }
+    true
+}
+
+fn key(text: &str) -> resource_host::model::ResourceKey {
+    resource_host::model::ResourceKey::parse(text).expect("a key")
+}
+
+fn report(start: Instant, error: Option<String>) {
+    match error {
+        None => println!("ok {}", start.elapsed().as_micros()),
+        Some(e) => println!("error {}", e.replace('\n', " ")),
+    }
+}
+
+/// One slot as a long-lived library process (this bench run again).
+fn library_slot(
+    w: usize,
+    ops: usize,
+    home: &Home,
+    url: Option<&str>,
+    node_dir: &Path,
+) -> (Vec<Duration>, Vec<String>) {
+    let spec = [
+        w.to_string(),
+        ops.to_string(),
+        home.root().display().to_string(),
+        node_dir.display().to_string(),
+        url.unwrap_or("").to_owned(),
+    ]
+    .join("\t");
+    let out = Command::new(std::env::current_exe().expect("this bench"))
+        .env("BENCH_TEAM_WORKER", spec)
+        .output()
+        .expect("run a worker");
+    let mut latencies = Vec::new();
+    let mut errors = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        if let Some(us) = line.strip_prefix("ok ") {
+            latencies.push(Duration::from_micros(us.parse().unwrap_or(0)));
+        } else if let Some(e) = line.strip_prefix("error ") {
+            errors.push(e.to_owned());
+        }
+    }
+    if !out.status.success() {
+        errors.push(format!(
+            "worker {w} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    (latencies, errors)
+}
+
+fn round_with(server: &str, backend: Backend, ops: usize, mode: Mode) -> Round {
     let tmp = tempfile::tempdir().expect("temp dir");
     let home = Home::new(tmp.path().join("home"));
     let node_dir = tmp.path().join("node");
@@ -167,7 +320,10 @@ fn round(server: &str, backend: Backend, ops: usize) -> Round {
         let handles: Vec<_> = (0..SLOTS)
             .map(|w| {
                 let (home, node_dir) = (&home, &node_dir);
-                scope.spawn(move || slot(w, ops, home, url, node_dir))
+                scope.spawn(move || match mode {
+                    Mode::Cli => slot(w, ops, home, url, node_dir),
+                    Mode::Library => library_slot(w, ops, home, url, node_dir),
+                })
             })
             .collect();
         handles

@@ -8,8 +8,10 @@
 -- * Flags stay integers 0/1 (SMALLINT), so statements are shared.
 -- * Integers are BIGINT (SQLite's are 64-bit).
 -- * The per-connection record of written resource types (SQLite: temporary
---   triggers) is a permanent trigger writing into a temporary table that
---   each connection creates (see `store::Store::open_postgres`).
+--   triggers on a temporary table) is a permanent trigger writing into an
+--   unlogged table keyed by the server process of the connection: no
+--   per-connection setup (a temporary table costs a catalog write on every
+--   connection), and rows are transactional like any other.
 
 CREATE TABLE resource_types (
     name                       TEXT COLLATE "C" PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 128),
@@ -76,22 +78,26 @@ CREATE TABLE registry_meta (
     value  TEXT NOT NULL
 );
 
--- Note the types of resources a transaction inserts, deletes or changes
--- the properties of, in this connection's `written_types` (when it has
--- one: a connection that never writes through the store has none).
+-- The types of resources a connection's transactions insert, delete or
+-- change the properties of, until the registry has reconciled identities
+-- for them (see `registry::equivalence`). A row left by a connection that
+-- ended is only extra work for a later one with the same process id.
+CREATE UNLOGGED TABLE written_types (
+    backend_pid  INTEGER NOT NULL,
+    type_name    TEXT COLLATE "C" NOT NULL,
+    PRIMARY KEY (backend_pid, type_name)
+);
+
 CREATE FUNCTION agents_note_written_type() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-    IF to_regclass('pg_temp.written_types') IS NULL THEN
-        RETURN NULL;
-    END IF;
     IF TG_OP IN ('INSERT', 'UPDATE') THEN
-        EXECUTE 'INSERT INTO pg_temp.written_types VALUES ($1) ON CONFLICT DO NOTHING'
-            USING NEW.type_name;
+        INSERT INTO written_types VALUES (pg_backend_pid(), NEW.type_name)
+            ON CONFLICT DO NOTHING;
     END IF;
     IF TG_OP IN ('DELETE', 'UPDATE') THEN
-        EXECUTE 'INSERT INTO pg_temp.written_types VALUES ($1) ON CONFLICT DO NOTHING'
-            USING OLD.type_name;
+        INSERT INTO written_types VALUES (pg_backend_pid(), OLD.type_name)
+            ON CONFLICT DO NOTHING;
     END IF;
     RETURN NULL;
 END

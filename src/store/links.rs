@@ -363,15 +363,15 @@ impl Reader<'_> {
     /// The types of the resources written (inserted, deleted, properties
     /// changed) on this connection since [`Writer::forget_written_types`].
     pub fn written_types(&self) -> Result<std::collections::BTreeSet<String>, StoreError> {
+        let sql = match self.tx.dialect() {
+            Dialect::Sqlite => "SELECT type_name FROM written_types",
+            Dialect::Postgres => {
+                "SELECT type_name FROM written_types WHERE backend_pid = pg_backend_pid()"
+            }
+        };
         Ok(self
             .tx
-            .rows(
-                "SELECT type_name FROM written_types",
-                args![],
-                "written_types",
-                0,
-                |c| c.get::<String>(0),
-            )?
+            .rows(sql, args![], "written_types", 0, |c| c.get::<String>(0))?
             .into_iter()
             .collect())
     }
@@ -405,7 +405,11 @@ impl Reader<'_> {
 impl Writer<'_> {
     /// Forget the written types (the identities are in line with them).
     pub fn forget_written_types(&self) -> Result<(), StoreError> {
-        self.tx.execute("DELETE FROM written_types", args![])?;
+        let sql = match self.tx.dialect() {
+            Dialect::Sqlite => "DELETE FROM written_types",
+            Dialect::Postgres => "DELETE FROM written_types WHERE backend_pid = pg_backend_pid()",
+        };
+        self.tx.execute(sql, args![])?;
         Ok(())
     }
 

@@ -116,8 +116,53 @@ pub(super) fn connect(url: &str) -> Result<postgres::Client, StoreError> {
     if config.get_ssl_mode() == postgres::config::SslMode::Disable {
         return Ok(config.connect(postgres::NoTls)?);
     }
-    let tls = native_tls::TlsConnector::new()?;
-    Ok(config.connect(postgres_native_tls::MakeTlsConnector::new(tls))?)
+    Ok(config.connect(LazyTls)?)
+}
+
+/// TLS whose connector is built only once the server has agreed to TLS.
+/// Building one loads the system's trust store, 60–85 ms of CPU here; with
+/// the default `sslmode=prefer` and a server without TLS (a loopback
+/// server, say) a short-lived `agents` process then never pays it.
+#[derive(Debug, Clone, Copy)]
+struct LazyTls;
+
+/// [`LazyTls`] for one host.
+#[derive(Debug)]
+struct LazyConnect {
+    domain: String,
+}
+
+impl<S> postgres::tls::MakeTlsConnect<S> for LazyTls
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    type Stream = postgres_native_tls::TlsStream<S>;
+    type TlsConnect = LazyConnect;
+    type Error = native_tls::Error;
+
+    fn make_tls_connect(&mut self, domain: &str) -> Result<LazyConnect, native_tls::Error> {
+        Ok(LazyConnect {
+            domain: domain.to_owned(),
+        })
+    }
+}
+
+impl<S> postgres::tls::TlsConnect<S> for LazyConnect
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    type Stream = postgres_native_tls::TlsStream<S>;
+    type Error = native_tls::Error;
+    type Future = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<Self::Stream, native_tls::Error>> + Send>,
+    >;
+
+    fn connect(self, stream: S) -> Self::Future {
+        match native_tls::TlsConnector::new() {
+            Ok(tls) => postgres_native_tls::TlsConnector::new(tls, &self.domain).connect(stream),
+            Err(e) => Box::pin(async move { Err(e) }),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -236,14 +236,7 @@ impl Store {
         if found < SCHEMA_VERSION {
             migrate_postgres(&conn, &shown)?;
         }
-        // The per-session table the resource triggers note written types
-        // in (see `0001_registry.sql`); temporary, so nothing of it is
-        // shared and it goes with the connection.
-        conn.batch(
-            "SET client_min_messages = warning;
-             CREATE TEMP TABLE IF NOT EXISTS written_types (type_name TEXT PRIMARY KEY)",
-        )
-        .map_err(open_err)?;
+
         Ok(Self {
             backend: Backend::Postgres {
                 conn: Box::new(conn),
@@ -387,13 +380,12 @@ impl Store {
                 out
             }
             Backend::Postgres { conn, .. } => {
-                conn.batch("BEGIN")?;
-                let locked = Tx::Postgres(conn).execute(
-                    "SELECT pg_advisory_xact_lock(CAST(?1 AS INTEGER), hashtext(current_schema()))",
-                    args![i64::from(WRITE_LOCK)],
-                );
+                // One round trip: the transaction and its lock.
+                let locked = conn.batch(&format!(
+                    "BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK}, hashtext(current_schema()))"
+                ));
                 if let Err(e) = locked {
-                    finish_postgres(conn, false)?;
+                    let _ = finish_postgres(conn, false);
                     return Err(e.into());
                 }
                 let out = f(&Writer {
@@ -417,12 +409,14 @@ fn finish_postgres(conn: &PgConn, commit: bool) -> Result<(), StoreError> {
 /// The version the migrations table records (0: none, or no table yet).
 fn postgres_version(conn: &PgConn) -> Result<i64, StoreError> {
     let tx = Tx::Postgres(conn);
-    let exists: i64 = tx.value(
-        "SELECT count(*) FROM pg_catalog.pg_tables
-          WHERE schemaname = current_schema() AND tablename = 'agents_schema_migrations'",
+    // `to_regclass` looks the name up as a statement would (the schema
+    // first in the search path); far cheaper than the `pg_tables` view on a
+    // new connection's cold catalog cache.
+    let exists: bool = tx.value(
+        "SELECT to_regclass('agents_schema_migrations') IS NOT NULL",
         args![],
     )?;
-    if exists == 0 {
+    if !exists {
         return Ok(0);
     }
     tx.value(
@@ -540,8 +534,8 @@ fn refuse_newer(location: &str, found: i64) -> Result<(), StoreError> {
 /// only for those types; see `registry::equivalence`. The table is
 /// transactional like everything else: a rolled-back write leaves no
 /// entry (and, if it created them, no table and triggers either).
-/// (PostgreSQL: permanent triggers note into a per-session temporary
-/// table; see `migrations/postgres/0001_registry.sql`.)
+/// (PostgreSQL: permanent triggers note into a table keyed by the
+/// connection's server process; see `migrations/postgres/0001_registry.sql`.)
 fn record_written_types(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS written_types (type_name TEXT PRIMARY KEY) WITHOUT ROWID;
