@@ -17,7 +17,20 @@ const TYPE_FILE: &str = concat!(
 /// it by hand, two directories (one read-only, described, with a
 /// strategy override) linked, and a plan's setting.
 fn source() -> Env {
-    let env = Env::new();
+    fill(Env::new())
+}
+
+/// A home whose registry is its own SQLite file, whatever backend the
+/// suite runs on.
+fn sqlite_home() -> Env {
+    let mut env = Env::new();
+    env.vars.retain(|(k, _)| k != "AGENTS_REGISTRY");
+    env.postgres = None;
+    env
+}
+
+/// [`source`]'s contents, in `env`.
+fn fill(env: Env) -> Env {
     let plugin = wasm("python_package.wasm");
     env.run(&["plugin", "add", plugin.to_str().unwrap()]).ok();
     env.run(&["resource", "type", "add", TYPE_FILE]).ok();
@@ -172,6 +185,45 @@ fn a_registry_exported_and_imported_into_a_fresh_home_is_the_same_registry() {
         from.run(&["resource", "inspect", "local/pkg", "-o", "json"])
             .json()
     );
+}
+
+/// A team moves a local registry to its server and back: SQLite → the
+/// backend under test → SQLite, every view the same at each step and the
+/// documents identical (on the SQLite run, three SQLite homes).
+#[test]
+fn a_local_registry_moves_to_the_team_registry_and_back_exactly() {
+    let local = fill(sqlite_home());
+    let file = local.path("local.json");
+    let export = |env: &Env, file: &std::path::Path| {
+        env.run(&[
+            "registry",
+            "export",
+            "--with-plugins",
+            "--out",
+            file.to_str().unwrap(),
+        ])
+        .ok();
+    };
+    export(&local, &file);
+    let team = Env::new();
+    team.run(&["registry", "import", file.to_str().unwrap()])
+        .ok();
+    let back_file = team.path("team.json");
+    export(&team, &back_file);
+    let back = sqlite_home();
+    back.run(&["registry", "import", back_file.to_str().unwrap()])
+        .ok();
+    let info = team.run(&["registry", "info", "-o", "json"]).json();
+    assert_eq!(info["backend"], common::backend());
+    for env in [&team, &back] {
+        assert_eq!(views(env), views(&local));
+        assert_eq!(types_json(env), types_json(&local));
+        assert_eq!(document(env, &[]), document(&local, &[]));
+    }
+    // The plugin travelled with the registry: its handler runs on both.
+    for env in [&team, &back] {
+        env.run(&["resource", "inspect", "local/pkg"]).ok();
+    }
 }
 
 #[test]

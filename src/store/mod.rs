@@ -231,7 +231,7 @@ impl Store {
         };
         let client = location::connect(url).map_err(open_err)?;
         let conn = PgConn::new(client);
-        let found = postgres_version(&conn).map_err(open_err)?;
+        let found = postgres_version(&conn, false).map_err(open_err)?;
         refuse_newer(&shown, found)?;
         if found < SCHEMA_VERSION {
             migrate_postgres(&conn, &shown)?;
@@ -407,15 +407,25 @@ fn finish_postgres(conn: &PgConn, commit: bool) -> Result<(), StoreError> {
 }
 
 /// The version the migrations table records (0: none, or no table yet).
-fn postgres_version(conn: &PgConn) -> Result<i64, StoreError> {
+///
+/// `settled: false` is the cheap look at open: `to_regclass` answers from
+/// the connection's catalog cache, which may not yet show a table another
+/// connection just committed — so a "no" only sends the caller to the
+/// migration. Under the migration lock (`settled: true`) the question is
+/// asked of `pg_class` itself, which the statement's snapshot sees as
+/// committed (a stale "no" there re-applied 0001 in a race of eight
+/// processes creating one registry).
+fn postgres_version(conn: &PgConn, settled: bool) -> Result<i64, StoreError> {
     let tx = Tx::Postgres(conn);
-    // `to_regclass` looks the name up as a statement would (the schema
-    // first in the search path); far cheaper than the `pg_tables` view on a
-    // new connection's cold catalog cache.
-    let exists: bool = tx.value(
-        "SELECT to_regclass('agents_schema_migrations') IS NOT NULL",
-        args![],
-    )?;
+    let probe = if settled {
+        "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c
+                          JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                         WHERE n.nspname = current_schema()
+                           AND c.relname = 'agents_schema_migrations')"
+    } else {
+        "SELECT to_regclass('agents_schema_migrations') IS NOT NULL"
+    };
+    let exists: bool = tx.value(probe, args![])?;
     if !exists {
         return Ok(0);
     }
@@ -435,7 +445,7 @@ fn migrate_postgres(conn: &PgConn, shown: &str) -> Result<(), StoreError> {
             "SELECT pg_advisory_xact_lock(CAST(?1 AS INTEGER), hashtext(current_schema()))",
             args![i64::from(MIGRATION_LOCK)],
         )?;
-        let found = postgres_version(conn)?;
+        let found = postgres_version(conn, true)?;
         refuse_newer(shown, found)?;
         tx.batch(
             "CREATE TABLE IF NOT EXISTS agents_schema_migrations (
@@ -512,7 +522,7 @@ fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 fn schema_version(tx: Tx<'_>) -> Result<i64, StoreError> {
     match tx {
         Tx::Sqlite(conn) => Ok(user_version(conn)?),
-        Tx::Postgres(pg) => postgres_version(pg),
+        Tx::Postgres(pg) => postgres_version(pg, true),
     }
 }
 
