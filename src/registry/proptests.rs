@@ -34,9 +34,9 @@ mod graph;
 use graph::{Graph, Kind};
 
 /// Cases: each opens an in-memory registry and runs up to 6 + [`MAX_OPS`]
-/// operations, each followed by a full comparison; about 40 ms in a
-/// debug build (96 cases: ~4 s).
-const CASES: u32 = 96;
+/// operations, each followed by a full comparison; about 35 ms in a
+/// debug build (128 cases: ~4.5 s).
+const CASES: u32 = 128;
 const MAX_OPS: usize = 60;
 /// Resources in one registry at most: small graphs, many steps.
 const MAX_RESOURCES: usize = 12;

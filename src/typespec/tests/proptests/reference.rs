@@ -174,5 +174,36 @@ pub(super) fn reference(
             return Err(incoherent("cli_args"));
         }
     }
+    if let Some(discovery) = &t.auto_discovery
+        && !t.child_types.is_empty()
+    {
+        for (i, rule) in discovery.value.rules.iter().enumerate() {
+            let allowed = lineage(table, &rule.type_name)
+                .iter()
+                .any(|a| t.child_type_names().any(|c| c == a));
+            if !allowed {
+                return Err(incoherent(&format!("auto_discovery.rules[{i}].type")));
+            }
+        }
+    }
     Ok(t)
+}
+
+/// `name` and the ancestors `table` holds, most specific first: what a
+/// discovery rule's type may be checked against. Stops quietly at a
+/// parent the table lacks or at a repeat (resolving that type is where
+/// those are refused).
+fn lineage(table: &[TypeSpec], name: &TypeName) -> Vec<TypeName> {
+    let mut names = vec![name.clone()];
+    loop {
+        let last = names.last().unwrap();
+        let parent = table
+            .iter()
+            .find(|s| s.name == *last)
+            .and_then(|s| s.inherits.clone());
+        match parent {
+            Some(parent) if !names.contains(&parent) => names.push(parent),
+            _ => return names,
+        }
+    }
 }

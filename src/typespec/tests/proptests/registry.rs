@@ -4,19 +4,21 @@
 //! registry's type set — which caches resolved types while no type
 //! changes, so a stale answer after a replacement would show here.
 //!
-//! The reference registry is a map of specs. A registration is accepted
-//! exactly when the type and every type below it still resolve in the
-//! map as it would be (a replacement may close a cycle, cut a chain or
-//! make one too deep); a removal exactly when no type inherits the type.
+//! The reference registry is a map of specs in which every type
+//! resolves. A registration is accepted exactly when every type still
+//! resolves in the map as it would be — a replacement may close a cycle,
+//! cut or lengthen a chain, or change the lineage a discovery rule of
+//! another type relies on — and every type it names exists; a removal
+//! exactly when no type inherits the type or names it.
 
 use super::*;
 use crate::registry::{Registry, RegistryError};
 use std::collections::BTreeMap;
 
 /// Cases: each opens an in-memory registry (bootstrapping the built-in
-/// catalogue) and runs up to [`MAX_TYPES`]` + `[`MAX_OPS`] writes, about
-/// 35 ms in a debug build (96 cases: ~3.5 s).
-const CASES: u32 = 96;
+/// catalogue), registers up to 7 types and runs up to [`MAX_OPS`]
+/// operations, about 25 ms in a debug build (192 cases: ~4.5 s).
+const CASES: u32 = 192;
 const MAX_OPS: usize = 14;
 
 #[derive(Debug, Clone)]
@@ -51,23 +53,30 @@ fn script() -> impl Strategy<Value = (Vec<TypeSpec>, Vec<TypeSpec>, Vec<Op>)> {
     })
 }
 
-/// `name` and every type below it in `specs`.
-fn with_subtypes(specs: &BTreeMap<TypeName, TypeSpec>, name: &TypeName) -> Vec<TypeName> {
-    let mut out = vec![name.clone()];
-    let mut i = 0;
-    while i < out.len() {
-        for spec in specs.values() {
-            if spec.inherits.as_ref() == Some(&out[i]) && !out.contains(&spec.name) {
-                out.push(spec.name.clone());
-            }
-        }
-        i += 1;
-    }
-    out
+/// The custom types `spec` names in a list or a discovery rule (every
+/// built-in one it may name exists).
+fn named(spec: &TypeSpec) -> Vec<TypeName> {
+    let rules = spec.auto_discovery.iter().flat_map(|d| &d.rules);
+    spec.parent_types
+        .iter()
+        .chain(&spec.child_types)
+        .chain(rules.map(|r| &r.type_name))
+        .filter(|n| !n.is_builtin_form())
+        .cloned()
+        .collect()
 }
 
 fn all(specs: &BTreeMap<TypeName, TypeSpec>) -> Vec<TypeSpec> {
     specs.values().cloned().collect()
+}
+
+/// The registry's refusal, or a failed case if it accepted.
+fn refused<T: std::fmt::Debug>(
+    got: Result<T, RegistryError>,
+    what: &str,
+) -> Result<RegistryError, TestCaseError> {
+    got.map(|done| TestCaseError::fail(format!("{what}: {done:?}")))
+        .map_or_else(Ok, Err)
 }
 
 /// The refusal the registry gave for an inheritance rule.
@@ -80,24 +89,39 @@ fn inheritance(err: RegistryError) -> Result<InheritanceError, TestCaseError> {
     }
 }
 
-/// One registration against the reference: the new map, or the possible
-/// refusals (any type that would no longer resolve may be the one named).
+/// Why the reference refuses a registration.
+#[derive(Debug)]
+enum Refusal {
+    /// These types would no longer resolve (the registry names one).
+    Breaks(Vec<InheritanceError>),
+    /// The spec names these types, which do not exist (the registry
+    /// names one).
+    Names(Vec<TypeName>),
+}
+
+/// One registration against the reference: the new map, or the refusal.
 fn put(
     specs: &BTreeMap<TypeName, TypeSpec>,
     spec: &TypeSpec,
-) -> Result<BTreeMap<TypeName, TypeSpec>, Vec<InheritanceError>> {
+) -> Result<BTreeMap<TypeName, TypeSpec>, Refusal> {
     let mut next = specs.clone();
     next.insert(spec.name.clone(), spec.clone());
     let table = all(&next);
-    let refusals: Vec<InheritanceError> = with_subtypes(&next, &spec.name)
-        .iter()
+    let broken: Vec<InheritanceError> = next
+        .keys()
         .filter_map(|n| comparable(reference(&table, n)).err())
         .collect();
-    if refusals.is_empty() {
-        Ok(next)
-    } else {
-        Err(refusals)
+    if !broken.is_empty() {
+        return Err(Refusal::Breaks(broken));
     }
+    let missing: Vec<TypeName> = named(spec)
+        .into_iter()
+        .filter(|n| !next.contains_key(n))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Refusal::Names(missing));
+    }
+    Ok(next)
 }
 
 /// Register `spec` in `r` and in the reference `specs`; the two must
@@ -127,18 +151,26 @@ fn check_put(
             prop_assert!(got.is_ok(), "refused: {}\n{text}", got.unwrap_err());
             *specs = next;
         }
-        Err(refusals) => {
-            let e = inheritance(got.expect_err("accepted"))?;
+        Err(Refusal::Breaks(broken)) => {
+            let e = inheritance(refused(got, "accepted, though it breaks a type")?)?;
             assert_clear(&e)?;
             let e = comparable(Err(e)).unwrap_err();
-            prop_assert!(refusals.contains(&e), "{e:?} not in {refusals:?}");
+            prop_assert!(broken.contains(&e), "{e:?} not in {broken:?}");
+        }
+        Err(Refusal::Names(missing)) => {
+            let err = refused(got, "accepted, though it names a missing type")?;
+            let RegistryError::UnknownTypeReference { missing: named, .. } = &err else {
+                return Err(TestCaseError::fail(format!("refused as: {err}")));
+            };
+            prop_assert!(missing.contains(named), "{err}");
+            prop_assert!(err.to_string().contains(named.as_str()), "{err}");
         }
     }
     Ok(())
 }
 
 /// Remove `name` from `r` and from the reference: refused exactly while
-/// a type inherits it.
+/// a type inherits it or names it.
 fn check_remove(
     r: &mut Registry,
     specs: &mut BTreeMap<TypeName, TypeSpec>,
@@ -157,9 +189,18 @@ fn check_remove(
             "{got:?}"
         );
     } else if !subtypes.is_empty() {
-        let e = inheritance(got.expect_err("removed a type with subtypes"))?;
+        let e = inheritance(refused(got, "removed a type with subtypes")?)?;
         assert_clear(&e)?;
         prop_assert_eq!(e, InheritanceError::HasSubtypes { name, subtypes });
+    } else if let Some(by) = specs
+        .values()
+        .find(|s| s.name != name && named(s).contains(&name))
+    {
+        let err = refused(got, "removed a type another names")?;
+        prop_assert!(
+            matches!(&err, RegistryError::TypeReferenced { by: names, .. } if names.contains(&by.name)),
+            "{err}"
+        );
     } else {
         prop_assert!(got.is_ok(), "refused: {}", got.unwrap_err());
         specs.remove(&name);

@@ -6,21 +6,32 @@
 //! Every spec is one the reader accepts, except a type that happens to
 //! inherit itself: roots declare a kind and no `_replace`, a type declared
 //! `virtual` says nothing its kind forbids (contradictions that only
-//! inheritance creates are kept: the resolver must refuse those), and
-//! every name a spec lists — types, handlers — exists in a fresh registry.
+//! inheritance creates are kept: the resolver must refuse those). The
+//! types a spec lists (`parent_types`, `child_types`, discovery rules) are
+//! built-in roots or the first few table types, so that a rule's type may
+//! be a subtype of a listed child type — or stop being one when its
+//! `inherits` changes; handlers are real built-in ones.
 
 use super::*;
-use crate::model::{AutoDiscovery, HandlerRef, ReplaceFlags, TypeArgument, TypeCapabilitiesDecl};
+use crate::model::{
+    AutoDiscovery, DiscoveryRule, HandlerRef, ReplaceFlags, TypeArgument, TypeCapabilitiesDecl,
+};
 use proptest::sample::select;
 
 const ARG_NAMES: [&str; 4] = ["alpha", "beta", "gamma", "delta"];
-/// Built-in types, so that a registry knows every listed name.
-const LISTED: [&str; 5] = [
+/// Types a list or a discovery rule may name: built-in types that
+/// inherit nothing, and table types (which a registry may not hold yet).
+const NAMED: [&str; 10] = [
     "fs-directory",
     "fs-file",
     "git",
-    "git-checkout",
     "container-instance",
+    "p/t0",
+    "p/t1",
+    "p/t2",
+    "p/t3",
+    "p/t4",
+    "p/t5",
 ];
 /// Real built-in handlers, so that a registry accepts them.
 const HANDLERS: [&str; 2] = [
@@ -96,9 +107,22 @@ fn arg() -> impl Strategy<Value = TypeArgument> {
         })
 }
 
-/// Up to three distinct names of [`LISTED`], in random order.
+/// Up to three distinct names of [`NAMED`], in random order.
 fn listed() -> impl Strategy<Value = Vec<TypeName>> {
-    prop::collection::vec(select(LISTED.to_vec()), 0..=3).prop_map(|mut names| {
+    distinct(&NAMED, 0..=3)
+}
+
+/// The types of one or two discovery rules: table types, so that the
+/// lineage the coherence check follows is one the table makes.
+fn discovered() -> impl Strategy<Value = Vec<TypeName>> {
+    distinct(&NAMED[4..], 1..=2)
+}
+
+fn distinct(
+    from: &[&'static str],
+    len: std::ops::RangeInclusive<usize>,
+) -> impl Strategy<Value = Vec<TypeName>> {
+    prop::collection::vec(select(from.to_vec()), len).prop_map(|mut names| {
         let mut seen = Vec::new();
         names.retain(|n| {
             !seen.contains(n) && {
@@ -122,7 +146,7 @@ fn body() -> impl Strategy<Value = Body> {
         flag(),
         (flag(), flag(), flag(), flag()),
         prop::option::of(select(HANDLERS.to_vec())),
-        prop::option::of(any::<bool>()),
+        prop::option::of((any::<bool>(), discovered())),
     );
     let replace = || prop::bool::weighted(0.25);
     let collections = (
@@ -154,9 +178,15 @@ fn body() -> impl Strategy<Value = Body> {
                 checkpoint: caps.3,
             },
             handler: handler.map(|h| HandlerRef::parse(h).unwrap()),
-            auto_discovery: discovery.map(|enabled| AutoDiscovery {
+            auto_discovery: discovery.map(|(enabled, types)| AutoDiscovery {
                 enabled,
-                rules: Vec::new(),
+                rules: types
+                    .into_iter()
+                    .map(|type_name| DiscoveryRule {
+                        type_name,
+                        pattern: "*".to_owned(),
+                    })
+                    .collect(),
             }),
             cli_args,
             parent_types,
@@ -171,10 +201,18 @@ fn body() -> impl Strategy<Value = Body> {
 }
 
 impl Body {
-    /// The spec, made one the reader accepts: a root declares a kind and
-    /// no `_replace`; a type declared `virtual` says nothing its kind
-    /// forbids (an inherited contradiction is left for the resolver).
-    fn into_spec(mut self, name: TypeName, inherits: Option<TypeName>) -> TypeSpec {
+    /// The spec of the `i`th type, made one the reader accepts: a root
+    /// declares a kind and no `_replace`; a type declared `virtual` says
+    /// nothing its kind forbids (an inherited contradiction is left for the
+    /// resolver). Its lists and rules name only earlier table types, which
+    /// a registry filled in table order holds.
+    fn into_spec(mut self, i: usize, inherits: Option<TypeName>) -> TypeSpec {
+        let earlier = |n: &TypeName| n.is_builtin_form() || (0..i).any(|j| nth(j) == *n);
+        self.parent_types.retain(earlier);
+        self.child_types.retain(earlier);
+        if let Some(discovery) = &mut self.auto_discovery {
+            discovery.rules.retain(|r| earlier(&r.type_name));
+        }
         if inherits.is_none() {
             self.kind = self.kind.or(Some(ResourceKind::Physical));
             self.replace = ReplaceFlags::default();
@@ -189,7 +227,7 @@ impl Body {
             }
         }
         TypeSpec {
-            name,
+            name: nth(i),
             inherits,
             description: self.description,
             kind: self.kind,
@@ -223,7 +261,7 @@ pub(super) fn table_of(n: usize) -> impl Strategy<Value = Vec<TypeSpec>> {
                     ParentPick::Any(ix) => Some(nth(ix.index(n))),
                     ParentPick::Missing => Some(tn("p/missing")),
                 };
-                body.into_spec(nth(i), inherits)
+                body.into_spec(i, inherits)
             })
             .collect()
     })
