@@ -13,7 +13,8 @@
 //! documented set (`dag::removal`): the resource, then every
 //! auto-discovered resource all of whose parents go, to a fixpoint;
 //! hand-registered children stay and are reported as unlinked. A dry run
-//! reports the same and changes nothing.
+//! reports the same and changes nothing. Naming a removed resource is
+//! refused as not found, and changes nothing.
 //!
 //! Three types make the type rule bite: `g/node` lists nothing; `g/sub`
 //! inherits it and names `g/node` as its parent type; `g/box` allows only
@@ -62,6 +63,13 @@ enum Op {
         target: Index,
         dry_run: bool,
     },
+    /// Name a removed resource: as a link's parent or child, in an unlink,
+    /// or in a removal.
+    Gone {
+        live: Index,
+        gone: Index,
+        how: u8,
+    },
 }
 
 fn kind() -> impl Strategy<Value = Kind> {
@@ -77,6 +85,8 @@ fn op() -> impl Strategy<Value = Op> {
         2 => any::<Index>().prop_map(Op::UnlinkSome),
         3 => (any::<Index>(), any::<bool>())
             .prop_map(|(target, dry_run)| Op::Remove { target, dry_run }),
+        1 => (any::<Index>(), any::<Index>(), 0..4u8)
+            .prop_map(|(live, gone, how)| Op::Gone { live, gone, how }),
     ]
 }
 
@@ -238,6 +248,29 @@ fn step(r: &mut Registry, g: &mut Graph, op: &Op, n: usize) -> Result<(), TestCa
             if let Some(&(p, c)) = (!edges.is_empty()).then(|| &edges[edge.index(edges.len())]) {
                 unlink(r, g, p, c)?;
             }
+        }
+        Op::Gone { live, gone, how } => {
+            let (Some(live), false) = (g.pick(live), g.gone.is_empty()) else {
+                return Ok(());
+            };
+            let gone = g.gone[gone.index(g.gone.len())];
+            let (l, x) = (ResourceKey::from(live), ResourceKey::from(gone));
+            let err = match how {
+                0 => r.link_child(&l, &x).map(|_| ()),
+                1 => r.link_child(&x, &l).map(|_| ()),
+                2 => r.unlink_child(&x, &l),
+                _ => r.remove_resource(&x, false).map(|_| ()),
+            };
+            let Err(err) = err else {
+                return Err(TestCaseError::fail(format!(
+                    "{op:?} on removed {gone}: done"
+                )));
+            };
+            prop_assert!(
+                matches!(&err, RegistryError::ResourceNotFound { key } if *key == x),
+                "{err}"
+            );
+            assert_names(&err, &[&gone.to_string()])?;
         }
         Op::Remove { target, dry_run } => {
             let Some(root) = g.pick(target) else {

@@ -55,6 +55,8 @@ pub(super) struct Graph {
     /// auto-discovered.
     pub nodes: Vec<(ResourceId, Kind, bool)>,
     pub edges: BTreeSet<(ResourceId, ResourceId)>,
+    /// Resources removed: an operation naming one must be refused.
+    pub gone: Vec<ResourceId>,
 }
 
 impl Graph {
@@ -122,6 +124,7 @@ impl Graph {
 
     pub(super) fn remove(&mut self, going: &BTreeSet<ResourceId>) {
         self.nodes.retain(|n| !going.contains(&n.0));
+        self.gone.extend(going);
         self.edges
             .retain(|(p, c)| !going.contains(p) && !going.contains(c));
     }
