@@ -152,19 +152,24 @@ fn check_state(r: &Registry, g: &Graph) -> Result<(), TestCaseError> {
     prop_assert_eq!(&links, &g.edges);
     // Kahn's algorithm empties an acyclic graph.
     let mut left = links.clone();
-    let mut gone: BTreeSet<ResourceId> = BTreeSet::new();
+    let mut taken: BTreeSet<ResourceId> = BTreeSet::new();
     while let Some(free) = held
         .keys()
-        .find(|id| !gone.contains(*id) && !left.iter().any(|e| e.1 == **id))
+        .find(|id| !taken.contains(*id) && !left.iter().any(|e| e.1 == **id))
     {
-        gone.insert(*free);
+        taken.insert(*free);
         left.retain(|e| e.0 != *free);
     }
     prop_assert!(left.is_empty(), "a cycle: {left:?}");
     Ok(())
 }
 
-/// A refusal names both resources it is about.
+/// An operation the reference says must succeed.
+fn done<T>(got: Result<T, RegistryError>, what: &str) -> Result<T, TestCaseError> {
+    got.map_err(|e| TestCaseError::fail(format!("{what} refused: {e}")))
+}
+
+/// A refusal names the resources it is about.
 fn assert_names(err: &RegistryError, labels: &[&str]) -> Result<(), TestCaseError> {
     let msg = err.to_string();
     for l in labels {
@@ -180,13 +185,14 @@ fn step(r: &mut Registry, g: &mut Graph, op: &Op, n: usize) -> Result<(), TestCa
             if g.nodes.len() + 1 + placeholder > MAX_RESOURCES {
                 return Ok(());
             }
-            let added = r
-                .register_resource(NewResource {
+            let added = done(
+                r.register_resource(NewResource {
                     type_name: kind.type_name().into(),
                     name: Some(format!("local/r-{n}")),
                     ..NewResource::default()
-                })
-                .unwrap();
+                }),
+                "registering",
+            )?;
             let id = added.resource_id;
             g.nodes.push((id, *kind, false));
             let children = r.store.read(|rd| rd.children_of(id)).unwrap();
@@ -276,7 +282,7 @@ fn step(r: &mut Registry, g: &mut Graph, op: &Op, n: usize) -> Result<(), TestCa
             let Some(root) = g.pick(target) else {
                 return Ok(());
             };
-            let report = r.remove_resource(&root.into(), *dry_run).unwrap();
+            let report = done(r.remove_resource(&root.into(), *dry_run), "removing")?;
             let (going, unlinked) = g.removal(root);
             let removed: Vec<ResourceId> = report.removed.iter().map(|x| x.resource_id).collect();
             prop_assert_eq!(

@@ -75,8 +75,10 @@ fn refused<T: std::fmt::Debug>(
     got: Result<T, RegistryError>,
     what: &str,
 ) -> Result<RegistryError, TestCaseError> {
-    got.map(|done| TestCaseError::fail(format!("{what}: {done:?}")))
-        .map_or_else(Ok, Err)
+    match got {
+        Ok(done) => Err(TestCaseError::fail(format!("{what}: {done:?}"))),
+        Err(e) => Ok(e),
+    }
 }
 
 /// The refusal the registry gave for an inheritance rule.
@@ -201,6 +203,7 @@ fn check_remove(
             matches!(&err, RegistryError::TypeReferenced { by: names, .. } if names.contains(&by.name)),
             "{err}"
         );
+        prop_assert!(err.to_string().contains(by.name.as_str()), "{err}");
     } else {
         prop_assert!(got.is_ok(), "refused: {}", got.unwrap_err());
         specs.remove(&name);
@@ -219,7 +222,7 @@ fn check_state(r: &Registry, specs: &BTreeMap<TypeName, TypeSpec>) -> Result<(),
     }
     let listed: Vec<TypeName> = r
         .list_types(Some("p"))
-        .unwrap()
+        .map_err(|e| TestCaseError::fail(format!("the types cannot be listed: {e}")))?
         .into_iter()
         .map(|t| t.name.clone())
         .collect();
