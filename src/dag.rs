@@ -204,4 +204,6 @@ pub fn removal(
 }
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;

@@ -15,6 +15,8 @@ pub mod home;
 pub mod machine;
 pub mod model;
 pub mod plugin;
+#[cfg(test)]
+mod props;
 pub mod registry;
 pub mod routing;
 pub mod sandbox;

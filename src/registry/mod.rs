@@ -266,4 +266,6 @@ impl Registry {
 }
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;

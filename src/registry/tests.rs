@@ -282,4 +282,51 @@ fn replacing_a_parent_type_may_not_break_its_subtypes() {
     assert!(err.contains("t/sub"), "{err}");
     assert_eq!(r.show_type("t/base").unwrap().source, "b.yaml");
 }
+fn replacing_a_type_may_not_break_a_type_whose_discovery_rule_names_it() {
+    // Found by the inheritance property test: t/holder's rule discovers
+    // t/leaf, allowed because t/leaf inherits t/base, a listed child type.
+    // Replacing t/leaf by a root was accepted, and t/holder (and with it
+    // every type listing) no longer resolved.
+    let mut r = registry();
+    r.register_type_text("name: t/base\nresource_kind: physical\n", "b.yaml", false)
+        .unwrap();
+    r.register_type_text("name: t/leaf\ninherits: t/base\n", "l.yaml", false)
+        .unwrap();
+    let holder = "name: t/holder\nresource_kind: physical\nchild_types: [t/base]\n\
+                  auto_discovery:\n  enabled: true\n  rules:\n    - {type: t/leaf, pattern: \"*\"}\n";
+    r.register_type_text(holder, "h.yaml", false).unwrap();
+    r.register_type_text("name: t/sub-holder\ninherits: t/holder\n", "s.yaml", false)
+        .unwrap();
+    let root_leaf = "name: t/leaf\nresource_kind: physical\n";
+    let err = r
+        .register_type_text(root_leaf, "l2.yaml", true)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("t/holder"), "{err}");
+    assert!(err.contains("auto_discovery.rules[0].type"), "{err}");
+    assert_eq!(r.show_type("t/leaf").unwrap().source, "l.yaml");
+    assert_eq!(r.list_types(Some("t")).unwrap().len(), 4);
+}
+fn replacing_a_type_may_not_break_a_subtype_that_inherits_a_rule_naming_it() {
+    // t/holder lists t/leaf itself, so its rule holds whatever t/leaf
+    // inherits; t/sub-holder inherits the rule but lists only t/base.
+    let mut r = registry();
+    r.register_type_text("name: t/base\nresource_kind: physical\n", "b.yaml", false)
+        .unwrap();
+    r.register_type_text("name: t/leaf\ninherits: t/base\n", "l.yaml", false)
+        .unwrap();
+    let holder = "name: t/holder\nresource_kind: physical\nchild_types: [t/leaf]\n\
+                  auto_discovery:\n  enabled: true\n  rules:\n    - {type: t/leaf, pattern: \"*\"}\n";
+    r.register_type_text(holder, "h.yaml", false).unwrap();
+    let sub = "name: t/sub-holder\ninherits: t/holder\nchild_types: [t/base]\n\
+               child_types_replace: true\n";
+    r.register_type_text(sub, "s.yaml", false).unwrap();
+    let err = r
+        .register_type_text("name: t/leaf\nresource_kind: physical\n", "l2.yaml", true)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("t/sub-holder"), "{err}");
+    assert_eq!(r.show_type("t/leaf").unwrap().source, "l.yaml");
+    assert_eq!(r.list_types(Some("t")).unwrap().len(), 4);
+}
 }

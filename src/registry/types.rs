@@ -157,11 +157,33 @@ impl Registry {
 }
 
 /// The checks a new or replacing spec must pass in the set `next` that
-/// already contains it: it and everything below it resolve, and every
-/// type it names exists.
+/// already contains it: it and everything below it resolve, so do the
+/// types whose discovery rules name one of those, and every type it names
+/// exists.
+///
+/// A discovery rule is judged by its type's lineage (a rule may discover
+/// a subtype of a listed child type), which a replacement can change: a
+/// type whose rule names the replaced type, or a subtype of it, must
+/// still resolve — and so must its own subtypes, which inherit the rule.
 pub(super) fn check_type(next: &TypeSet, spec: &TypeSpec) -> Result<(), RegistryError> {
-    for name in next.with_subtypes(&spec.name) {
-        next.resolve(&name)?;
+    let below = next.with_subtypes(&spec.name);
+    for name in &below {
+        next.resolve(name)?;
+    }
+    let holders: Vec<TypeName> = next
+        .rows()
+        .filter(|row| {
+            row.spec
+                .auto_discovery
+                .as_ref()
+                .is_some_and(|d| d.rules.iter().any(|rule| below.contains(&rule.type_name)))
+        })
+        .map(|row| row.spec.name.clone())
+        .collect();
+    for holder in holders {
+        for name in next.with_subtypes(&holder) {
+            next.resolve(&name)?;
+        }
     }
     for (field, missing) in typespec::references(spec) {
         if !next.contains(&missing) {

@@ -11,6 +11,7 @@ mod chain;
 mod coherence;
 mod fields;
 mod merge;
+mod proptests;
 mod shape;
 
 const SRC: &str = "types/acme.yaml";
