@@ -26,6 +26,7 @@ mod devcontainer_lifecycle;
 mod embedding;
 mod environments;
 mod equivalence;
+mod load;
 mod placeholders;
 mod plugin_check;
 mod plugin_faults;
