@@ -21,6 +21,7 @@ mod cli_resources;
 mod cli_types;
 mod concurrency;
 mod contract_versions;
+mod crash;
 mod devcontainer;
 mod devcontainer_lifecycle;
 mod embedding;
