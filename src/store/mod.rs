@@ -136,7 +136,14 @@ pub enum StoreError {
     #[error("{0:?} is not a registry location: {1}")]
     BadLocation(String, String),
     #[error("registry database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
+    /// SQLite ran out of disk space (or quota) opening or writing the
+    /// registry file: the transaction, if any, was rolled back.
+    #[error(
+        "the disk holding the registry is full: {what}; nothing was written — free some space \
+         and run the command again"
+    )]
+    DiskFull { what: &'static str },
     #[error("registry server error: {}", db::postgres_message(.0))]
     Postgres(#[from] postgres::Error),
     #[error("cannot set up TLS for the registry server: {0}")]
@@ -147,6 +154,25 @@ pub enum StoreError {
     /// written by another process a moment ago, has the name).
     #[error("a resource named {name} already exists")]
     NameTaken { name: crate::model::ResourceName },
+}
+
+impl From<rusqlite::Error> for StoreError {
+    /// A full disk is said plainly (SQLite's own words are `database or
+    /// disk is full`, or a bare `disk I/O error` when it cannot grow the
+    /// `-shm` index); every other SQLite error is passed on as it is.
+    fn from(e: rusqlite::Error) -> Self {
+        use rusqlite::ffi;
+        let what = match e.sqlite_error() {
+            Some(f) if f.code == ffi::ErrorCode::DiskFull => {
+                "SQLite could not write the database or its log"
+            }
+            Some(f) if f.extended_code == ffi::SQLITE_IOERR_SHMSIZE => {
+                "SQLite could not grow the shared-memory index beside the database (its -shm file)"
+            }
+            _ => return Self::Sqlite(e),
+        };
+        Self::DiskFull { what }
+    }
 }
 
 /// One connection to the registry database.
@@ -559,8 +585,45 @@ fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
         let _mode: String =
             conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // A persistent log: the last connection to close empties it (any
+        // size limit makes SQLite truncate it to zero then) instead of
+        // deleting it, and keeps its shared-memory index (`-shm`), so the
+        // next command needs no new disk space to open and read the
+        // registry. On a full disk, reading still works and a write is
+        // refused as `DiskFull`; without this every command failed to open.
+        persist_wal(conn)?;
+        conn.pragma_update(None, "journal_size_limit", WAL_LIMIT)?;
     }
     conn.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(())
+}
+
+/// The size the write-ahead log is cut back to when a checkpoint resets
+/// it (it is emptied when the last connection closes).
+const WAL_LIMIT: i64 = 4 << 20;
+
+/// Set `SQLITE_FCNTL_PERSIST_WAL` on `conn`'s main database (rusqlite has
+/// no safe call for file controls).
+#[allow(unsafe_code)]
+fn persist_wal(conn: &Connection) -> rusqlite::Result<()> {
+    use rusqlite::ffi;
+    let mut on: std::os::raw::c_int = 1;
+    // SAFETY: `conn.handle()` is the open connection `conn` owns, used on
+    // this thread only for the length of the call; "main" is a
+    // NUL-terminated name; SQLITE_FCNTL_PERSIST_WAL reads and writes one
+    // `int` through the pointer, which points at `on`, alive across the
+    // call.
+    let rc = unsafe {
+        ffi::sqlite3_file_control(
+            conn.handle(),
+            c"main".as_ptr(),
+            ffi::SQLITE_FCNTL_PERSIST_WAL,
+            (&raw mut on).cast(),
+        )
+    };
+    if rc != ffi::SQLITE_OK {
+        return Err(rusqlite::Error::SqliteFailure(ffi::Error::new(rc), None));
+    }
     Ok(())
 }
 

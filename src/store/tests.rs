@@ -74,6 +74,35 @@ fn a_new_file_is_migrated_to_the_current_schema_in_wal_mode() {
 }
 
 #[test]
+fn the_log_and_its_index_outlive_the_connection_so_a_full_disk_still_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.db");
+    let store = Store::open(&path).unwrap();
+    drop(store);
+    // Emptied, not deleted; the index kept (opening needs no new space).
+    let wal = std::fs::metadata(dir.path().join("registry.db-wal")).unwrap();
+    assert_eq!(wal.len(), 0);
+    assert!(dir.path().join("registry.db-shm").exists());
+    Store::open(&path).unwrap();
+}
+
+#[test]
+fn a_full_disk_is_said_plainly() {
+    use rusqlite::ffi;
+    let failure = |code| rusqlite::Error::SqliteFailure(ffi::Error::new(code), None);
+    for code in [ffi::SQLITE_FULL, ffi::SQLITE_IOERR_SHMSIZE] {
+        let text = StoreError::from(failure(code)).to_string();
+        assert!(
+            text.starts_with("the disk holding the registry is full: SQLite could not")
+                && text.ends_with("free some space and run the command again"),
+            "{text}"
+        );
+    }
+    let other = StoreError::from(failure(ffi::SQLITE_CORRUPT));
+    assert!(matches!(other, StoreError::Sqlite(_)), "{other}");
+}
+
+#[test]
 fn a_schema_newer_than_the_binary_is_refused_and_left_untouched() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("registry.db");
