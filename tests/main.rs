@@ -27,6 +27,7 @@ mod devcontainer_lifecycle;
 mod embedding;
 mod environments;
 mod equivalence;
+mod exhaustion;
 mod load;
 mod placeholders;
 mod plugin_check;
