@@ -3,7 +3,8 @@
 //! Files live under one directory (`<home>/plugins`), each named by the
 //! sha256 of its bytes (`<sha256>.wasm`), so a name says what the content
 //! must be. Import writes a temp file and renames it into place (never a
-//! half-written plugin) and seals it (`seal`); a load checks the file
+//! half-written plugin; the temp file a killed process left is removed by
+//! the next write into the directory) and seals it (`seal`); a load checks the file
 //! against its seal (one `stat` while the file is unchanged) and hashes it
 //! again when the seal does not vouch for it, refusing a file whose hash
 //! differs and naming both hashes. The rows that say which module a file
@@ -136,11 +137,13 @@ pub fn read_verified(path: &Path, sha256: &str) -> Result<Vec<u8>, PluginError> 
 
 /// Write `bytes` to `path` through a temp file in the same directory and a
 /// rename, so readers see the old file or the whole new one. `durable`
-/// also syncs the data before the rename.
+/// also syncs the data before the rename. Temp files that killed
+/// processes left in the directory go first ([`sweep_stale_temps`]).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
+    sweep_stale_temps(dir);
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let tmp = dir.join(format!(
         ".{name}.tmp-{}-{}",
@@ -159,6 +162,35 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> std::io:
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Remove the temp files (`.<name>.tmp-<pid>-<n>`, see [`write_atomic`])
+/// in `dir` whose process no longer runs: what a kill between writing one
+/// and renaming it into place leaves (a whole component or compiled form,
+/// never loaded — no store name matches — but never reclaimed either).
+/// A temp file of a live process, or of a pid this process cannot see
+/// die (another PID namespace answers "no such process" too, so only
+/// `ESRCH` counts), is left alone; best effort, errors ignored.
+fn sweep_stale_temps(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.starts_with('.'))
+            .and_then(|n| n.rsplit_once(".tmp-"))
+            .and_then(|(_, rest)| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<i32>().ok())
+            .and_then(rustix::process::Pid::from_raw)
+        else {
+            continue;
+        };
+        if rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -188,6 +220,26 @@ mod tests {
         assert!(err.contains(&stored.sha256), "{err}");
         assert!(err.contains(&sha256_hex(b"changed")), "{err}");
         assert!(err.contains("add it again"), "{err}");
+    }
+
+    #[test]
+    fn a_write_removes_the_temp_files_of_dead_processes_and_no_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let stale = dir.path().join(format!(".a.wasm.tmp-{dead}-0"));
+        let live = dir
+            .path()
+            .join(format!(".b.wasm.tmp-{}-0", std::process::id()));
+        let other = dir.path().join(".c.tmp-not-a-pid");
+        for file in [&stale, &live, &other] {
+            std::fs::write(file, b"half").unwrap();
+        }
+        write_atomic(&dir.path().join("d.wasm"), b"whole", false).unwrap();
+        assert!(!stale.exists(), "a dead process's temp file is removed");
+        assert!(live.exists() && other.exists());
+        assert_eq!(std::fs::read(dir.path().join("d.wasm")).unwrap(), b"whole");
     }
 
     #[test]
