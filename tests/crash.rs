@@ -23,7 +23,8 @@
 //! in the plugin store or compile cache is trusted that does not hold what
 //! its name and seal say; and the next command works — the operation again,
 //! and a handler call that loads what the store and cache hold. Temp files
-//! a kill left behind are counted; none may be a name the store loads.
+//! a kill left behind are counted (none is a name the store loads) and
+//! must be gone after the next commands.
 
 mod files;
 mod writes;
@@ -123,8 +124,8 @@ pub struct Crasher {
     runs: usize,
     done: usize,
     /// How long a whole run takes, and how long it goes on once it began
-    /// writing (the shortest seen in runs that finished, so most kills
-    /// land before the end).
+    /// writing (the shortest seen in runs that finished; kills land in the
+    /// first nine tenths, so most come before the end on a busy machine).
     span: Option<Duration>,
     writing_for: Option<Duration>,
     early: usize,
@@ -167,10 +168,10 @@ impl Crasher {
         self.done += 1;
         let plan = match (n, self.span) {
             (0, _) | (_, None) => None,
-            (n, Some(span)) if n % 2 == 1 => Some(Kill::After(self.rng.up_to(span))),
+            (n, Some(span)) if n % 2 == 1 => Some(Kill::After(self.rng.up_to(span * 9 / 10))),
             (_, Some(span)) => {
                 let rest = self.writing_for.unwrap_or(span);
-                Some(Kill::Writing(self.rng.up_to(rest)))
+                Some(Kill::Writing(self.rng.up_to(rest * 9 / 10)))
             }
         };
         let out = env.path(".crash-run.out");
@@ -257,7 +258,8 @@ impl Crasher {
     pub fn report(self) {
         let line = format!(
             "crash {} ({}, seed {:#x}): {} runs — {} killed before writing, {} killed after \
-             it began writing, {} finished; {} failures; temp files left by kills: {}",
+             it began writing, {} finished; {} failures; temp files left by kills: {} (each \
+             gone after the next command)",
             self.operation,
             crate::common::backend(),
             seed(),
@@ -340,7 +342,8 @@ pub fn new_file_probe(dirs: Vec<PathBuf>) -> Box<Probe<'static>> {
 /// What every run must leave: SQLite's integrity check `ok` and no
 /// dangling foreign key; every plugin file and compile-cache entry either
 /// what its name and seal say or not trusted. Answers how many temp files
-/// the two directories hold (left by kills; never a name that is loaded).
+/// the two directories hold (left by kills; never a name that is loaded,
+/// and removed by the next write there).
 pub fn check_home(env: &Env) -> usize {
     if env.postgres.is_none() && env.db().exists() {
         let conn = rusqlite::Connection::open(env.db()).unwrap();
