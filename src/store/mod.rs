@@ -257,7 +257,7 @@ impl Store {
         };
         let client = location::connect(url).map_err(open_err)?;
         let conn = PgConn::new(client);
-        let found = postgres_version(&conn).map_err(open_err)?;
+        let found = postgres_version(&conn, false).map_err(open_err)?;
         refuse_newer(&shown, found)?;
         if found < SCHEMA_VERSION {
             migrate_postgres(&conn, &shown)?;
@@ -433,15 +433,31 @@ fn finish_postgres(conn: &PgConn, commit: bool) -> Result<(), StoreError> {
 }
 
 /// The version the migrations table records (0: none, or no table yet).
-fn postgres_version(conn: &PgConn) -> Result<i64, StoreError> {
+///
+/// `fresh` asks the catalog itself, in this statement's snapshot: under
+/// the migration lock, where another process may have just created the
+/// table. Elsewhere `to_regclass` does (the name looked up as a statement
+/// would, far cheaper than a catalog scan on a new connection's cold
+/// cache) — but it answers from this connection's cached "no such table"
+/// until the connection processes catalog invalidations, which taking an
+/// advisory lock does not do: a process that looked before it waited for
+/// the lock would apply every migration again ("relation … already
+/// exists").
+fn postgres_version(conn: &PgConn, fresh: bool) -> Result<i64, StoreError> {
     let tx = Tx::Postgres(conn);
-    // `to_regclass` looks the name up as a statement would (the schema
-    // first in the search path); far cheaper than the `pg_tables` view on a
-    // new connection's cold catalog cache.
-    let exists: bool = tx.value(
-        "SELECT to_regclass('agents_schema_migrations') IS NOT NULL",
-        args![],
-    )?;
+    let exists: bool = if fresh {
+        tx.value(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class \
+             WHERE relname = 'agents_schema_migrations' \
+               AND relnamespace = CAST(current_schema() AS regnamespace))",
+            args![],
+        )?
+    } else {
+        tx.value(
+            "SELECT to_regclass('agents_schema_migrations') IS NOT NULL",
+            args![],
+        )?
+    };
     if !exists {
         return Ok(0);
     }
@@ -455,35 +471,39 @@ fn postgres_version(conn: &PgConn) -> Result<i64, StoreError> {
 /// (re-reading the version under it: another process may have migrated).
 fn migrate_postgres(conn: &PgConn, shown: &str) -> Result<(), StoreError> {
     conn.batch("BEGIN")?;
-    let result = (|| {
-        let tx = Tx::Postgres(conn);
-        tx.execute(
-            "SELECT pg_advisory_xact_lock(CAST(?1 AS INTEGER), hashtext(current_schema()))",
-            args![i64::from(MIGRATION_LOCK)],
-        )?;
-        let found = postgres_version(conn)?;
-        refuse_newer(shown, found)?;
-        tx.batch(
-            "CREATE TABLE IF NOT EXISTS agents_schema_migrations (
-                 version     BIGINT PRIMARY KEY,
-                 name        TEXT NOT NULL,
-                 applied_at  TIMESTAMPTZ NOT NULL DEFAULT now()
-             )",
-        )?;
-        for (index, (name, sql)) in POSTGRES_MIGRATIONS.iter().enumerate().skip(found as usize) {
-            tx.batch(sql).map_err(|source| StoreError::Migration {
-                name,
-                source: Box::new(source),
-            })?;
-            tx.execute(
-                "INSERT INTO agents_schema_migrations (version, name) VALUES (?1, ?2)",
-                args![index as i64 + 1, *name],
-            )?;
-        }
-        Ok(())
-    })();
+    let result = apply_postgres_migrations(conn, shown);
     finish_postgres(conn, result.is_ok())?;
     result
+}
+
+/// [`migrate_postgres`] inside the caller's transaction: the lock, the
+/// version read afresh, the missing migrations.
+fn apply_postgres_migrations(conn: &PgConn, shown: &str) -> Result<(), StoreError> {
+    let tx = Tx::Postgres(conn);
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(CAST(?1 AS INTEGER), hashtext(current_schema()))",
+        args![i64::from(MIGRATION_LOCK)],
+    )?;
+    let found = postgres_version(conn, true)?;
+    refuse_newer(shown, found)?;
+    tx.batch(
+        "CREATE TABLE IF NOT EXISTS agents_schema_migrations (
+             version     BIGINT PRIMARY KEY,
+             name        TEXT NOT NULL,
+             applied_at  TIMESTAMPTZ NOT NULL DEFAULT now()
+         )",
+    )?;
+    for (index, (name, sql)) in POSTGRES_MIGRATIONS.iter().enumerate().skip(found as usize) {
+        tx.batch(sql).map_err(|source| StoreError::Migration {
+            name,
+            source: Box::new(source),
+        })?;
+        tx.execute(
+            "INSERT INTO agents_schema_migrations (version, name) VALUES (?1, ?2)",
+            args![index as i64 + 1, *name],
+        )?;
+    }
+    Ok(())
 }
 
 /// Read access inside a transaction.
@@ -538,7 +558,7 @@ fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 fn schema_version(tx: Tx<'_>) -> Result<i64, StoreError> {
     match tx {
         Tx::Sqlite(conn) => Ok(user_version(conn)?),
-        Tx::Postgres(pg) => postgres_version(pg),
+        Tx::Postgres(pg) => postgres_version(pg, false),
     }
 }
 

@@ -400,6 +400,38 @@ fn concurrent_first_opens_of_a_postgres_schema_migrate_it_once() {
     assert_eq!(store.read(|r| r.schema_version()).unwrap(), SCHEMA_VERSION);
 }
 
+/// The race behind "relation … already exists" when processes meet a
+/// fresh schema: one looked while another was migrating (nothing
+/// committed yet), then waited for the migration lock. Under the lock it
+/// must see what the other made, not its connection's cached "no such
+/// table".
+#[test]
+fn a_migration_that_waited_for_another_applies_nothing_again() {
+    let Some(schema) = testing::postgres() else {
+        return;
+    };
+    let connect = || PgConn::new(location::connect(&schema.url).unwrap());
+    let (first, second, watcher) = (connect(), connect(), connect());
+    first.batch("BEGIN").unwrap();
+    apply_postgres_migrations(&first, "first").unwrap();
+    assert_eq!(postgres_version(&second, false).unwrap(), 0);
+    let waiting = std::thread::spawn(move || migrate_postgres(&second, "second"));
+    let blocked = format!(
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted \
+         AND classid = {MIGRATION_LOCK}"
+    );
+    while Tx::Postgres(&watcher)
+        .value::<i64>(&blocked, args![])
+        .unwrap()
+        == 0
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    first.batch("COMMIT").unwrap();
+    waiting.join().unwrap().unwrap();
+    assert_eq!(postgres_version(&watcher, true).unwrap(), SCHEMA_VERSION);
+}
+
 #[test]
 fn a_newer_postgres_schema_is_refused_and_left_untouched() {
     let Some(schema) = testing::postgres() else {
