@@ -62,12 +62,13 @@ impl Op {
                 dir,
             } => env.add(type_name, name, dir, &[]),
             Op::Link { parent, child } => env.run(&["resource", "link-child", parent, child]),
-            Op::Discover(name) => env.run(&["resource", "discover", "--recursive", name]),
+            // `-v`: a run that lost a race says it explored again.
+            Op::Discover(name) => env.run(&["-v", "resource", "discover", "--recursive", name]),
             Op::Refresh { name, file } => {
                 std::fs::write(file, "new\n").unwrap();
-                env.run(&["resource", "refresh", name])
+                env.run(&["-v", "resource", "refresh", name])
             }
-            Op::RefreshAll => env.run(&["resource", "refresh"]),
+            Op::RefreshAll => env.run(&["-v", "resource", "refresh"]),
         }
     }
 }
@@ -203,6 +204,10 @@ fn under_load(n: usize) {
     let (runs, seconds) = run_workload(&env, &work);
 
     let mut refused: BTreeMap<&str, usize> = BTreeMap::new();
+    let explored_again = runs
+        .iter()
+        .map(|(_, run)| run.stderr.matches("exploring again").count())
+        .sum::<usize>();
     let mut made = Vec::new();
     for (op, run) in &runs {
         assert_clean_run(&format!("{op:?}"), run);
@@ -266,7 +271,7 @@ fn under_load(n: usize) {
 
     let line = format!(
         "load N={n} ({}): {} commands in {seconds:.1} s = {:.1} commands/s; refused: {refused:?}; \
-         unclear or failed: 0",
+         races lost and explored again: {explored_again}; unclear or failed: 0",
         crate::common::backend(),
         runs.len(),
         runs.len() as f64 / seconds,

@@ -214,6 +214,10 @@ impl Registry {
         let checked = loop {
             match self.check_and_update(types, &row, forced) {
                 Err(RegistryError::ChangedMeanwhile { .. }) if attempt < ATTEMPTS => {
+                    log::info!(
+                        "what the refresh of {} explored changed meanwhile; exploring again",
+                        row.label()
+                    );
                     attempt += 1;
                     let id = row.id;
                     match self.store.read(|r| r.resource_by_id(id))? {
