@@ -152,6 +152,11 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> std::io:
     ));
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
+        // Held until the file is renamed and closed: a sweep leaves a
+        // temp file alone while its writer lives (`sweep_stale_temps`).
+        // Best effort: where the filesystem has no locks, a sweep cannot
+        // take one either, so it removes nothing.
+        let _ = file.lock();
         file.write_all(bytes)?;
         if durable {
             file.sync_all()?;
@@ -165,12 +170,14 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> std::io:
 }
 
 /// Remove the temp files (`.<name>.tmp-<pid>-<n>`, see [`write_atomic`])
-/// in `dir` whose process no longer runs: what a kill between writing one
-/// and renaming it into place leaves (a whole component or compiled form,
+/// in `dir` whose writer is gone: what a kill between writing one and
+/// renaming it into place leaves (a whole component or compiled form,
 /// never loaded — no store name matches — but never reclaimed either).
-/// A temp file of a live process, or of a pid this process cannot see
-/// die (another PID namespace answers "no such process" too, so only
-/// `ESRCH` counts), is left alone; best effort, errors ignored.
+/// Gone means both: its pid answers "no such process" (`ESRCH`), and no
+/// one holds the lock a writer keeps on its temp file. The pid alone could
+/// be a live writer in another PID namespace sharing the home; the lock
+/// alone could be taken in the instant between a writer creating its file
+/// and locking it. Best effort: errors leave a file where it is.
 fn sweep_stale_temps(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -187,7 +194,13 @@ fn sweep_stale_temps(dir: &Path) {
         else {
             continue;
         };
-        if rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH) {
+        if rustix::process::test_kill_process(pid) != Err(rustix::io::Errno::SRCH) {
+            continue;
+        }
+        let Ok(file) = std::fs::File::open(entry.path()) else {
+            continue;
+        };
+        if file.try_lock().is_ok() {
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -233,12 +246,17 @@ mod tests {
             .path()
             .join(format!(".b.wasm.tmp-{}-0", std::process::id()));
         let other = dir.path().join(".c.tmp-not-a-pid");
-        for file in [&stale, &live, &other] {
+        // A writer this process cannot see (another PID namespace): its
+        // pid reads as gone, but it holds its lock.
+        let unseen = dir.path().join(format!(".e.wasm.tmp-{dead}-1"));
+        for file in [&stale, &live, &other, &unseen] {
             std::fs::write(file, b"half").unwrap();
         }
+        let held = std::fs::File::open(&unseen).unwrap();
+        held.lock().unwrap();
         write_atomic(&dir.path().join("d.wasm"), b"whole", false).unwrap();
         assert!(!stale.exists(), "a dead process's temp file is removed");
-        assert!(live.exists() && other.exists());
+        assert!(live.exists() && other.exists() && unseen.exists());
         assert_eq!(std::fs::read(dir.path().join("d.wasm")).unwrap(), b"whole");
     }
 
