@@ -302,11 +302,7 @@ fn a_discovery_raced_by_the_same_discovery_explores_again_and_writes_each_resour
         .iter()
         .map(|r| r.name.as_ref().unwrap().to_string())
         .collect();
-    assert_eq!(
-        names.len(),
-        5,
-        "t, a, b, c and f, each once: {names:?}"
-    );
+    assert_eq!(names.len(), 5, "t, a, b, c and f, each once: {names:?}");
 }
 fn replacing_a_parent_type_may_not_break_its_subtypes() {
     let mut r = registry();
