@@ -31,7 +31,7 @@ const RACERS: usize = 3;
 /// A type with no handler: its registration has no name check before the
 /// write (a handler's type has one, to spare the handler's work), so a
 /// race for a name of it is settled by the store's constraint alone.
-const BARE_TYPE: &str = "name: test/bare
+pub const BARE_TYPE: &str = "name: test/bare
 resource_kind: physical
 user_addable: true
 cli_args:
@@ -77,10 +77,13 @@ fn run_in_waves(env: &Env, groups: Vec<Vec<Job>>) -> Vec<(Job, Run)> {
 /// `agents: error:` message, never a panic nor a failure of the lock.
 #[track_caller]
 fn assert_clean(job: &Job, run: &Run) {
-    let context = format!(
-        "{:?}\nstdout: {}\nstderr: {}",
-        job.what, run.stdout, run.stderr
-    );
+    assert_clean_run(&format!("{:?}", job.what), run);
+}
+
+/// [`assert_clean`] for any run; `what` names it in a failure.
+#[track_caller]
+pub fn assert_clean_run(what: &str, run: &Run) {
+    let context = format!("{what}\nstdout: {}\nstderr: {}", run.stdout, run.stderr);
     assert!(
         run.code == 0 || run.code == 1,
         "exit {}: {context}",
@@ -138,13 +141,13 @@ fn triangle(i: usize) -> [String; 3] {
 
 /// The registry as `resource list -o json` shows it: name by id, location
 /// by name, and the links (by name) read from both ends.
-struct Graph {
-    names: BTreeMap<String, String>,
-    locations: BTreeMap<String, String>,
-    links: BTreeSet<(String, String)>,
+pub struct Graph {
+    pub names: BTreeMap<String, String>,
+    pub locations: BTreeMap<String, String>,
+    pub links: BTreeSet<(String, String)>,
 }
 
-fn read_graph(env: &Env) -> Graph {
+pub fn read_graph(env: &Env) -> Graph {
     let list = env.run(&["resource", "list", "-o", "json"]).json();
     let resources = list.as_array().unwrap();
     let names: BTreeMap<String, String> = resources
@@ -188,7 +191,7 @@ fn read_graph(env: &Env) -> Graph {
 }
 
 /// Kahn's algorithm: `links` form no cycle.
-fn assert_acyclic(links: &BTreeSet<(String, String)>) {
+pub fn assert_acyclic(links: &BTreeSet<(String, String)>) {
     let mut incoming: BTreeMap<&str, usize> = BTreeMap::new();
     for (p, c) in links {
         incoming.entry(p.as_str()).or_default();

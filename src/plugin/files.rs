@@ -3,7 +3,8 @@
 //! Files live under one directory (`<home>/plugins`), each named by the
 //! sha256 of its bytes (`<sha256>.wasm`), so a name says what the content
 //! must be. Import writes a temp file and renames it into place (never a
-//! half-written plugin) and seals it (`seal`); a load checks the file
+//! half-written plugin; the temp file a killed process left is removed by
+//! the next write into the directory) and seals it (`seal`); a load checks the file
 //! against its seal (one `stat` while the file is unchanged) and hashes it
 //! again when the seal does not vouch for it, refusing a file whose hash
 //! differs and naming both hashes. The rows that say which module a file
@@ -136,11 +137,13 @@ pub fn read_verified(path: &Path, sha256: &str) -> Result<Vec<u8>, PluginError> 
 
 /// Write `bytes` to `path` through a temp file in the same directory and a
 /// rename, so readers see the old file or the whole new one. `durable`
-/// also syncs the data before the rename.
+/// also syncs the data before the rename. Temp files that killed
+/// processes left in the directory go first ([`sweep_stale_temps`]).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
+    sweep_stale_temps(dir);
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let tmp = dir.join(format!(
         ".{name}.tmp-{}-{}",
@@ -149,6 +152,11 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> std::io:
     ));
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
+        // Held until the file is renamed and closed: a sweep leaves a
+        // temp file alone while its writer lives (`sweep_stale_temps`).
+        // Best effort: where the filesystem has no locks, a sweep cannot
+        // take one either, so it removes nothing.
+        let _ = file.lock();
         file.write_all(bytes)?;
         if durable {
             file.sync_all()?;
@@ -159,6 +167,43 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> std::io:
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Remove the temp files (`.<name>.tmp-<pid>-<n>`, see [`write_atomic`])
+/// in `dir` whose writer is gone: what a kill between writing one and
+/// renaming it into place leaves (a whole component or compiled form,
+/// never loaded — no store name matches — but never reclaimed either).
+/// Gone means both: its pid answers "no such process" (`ESRCH`), and no
+/// one holds the lock a writer keeps on its temp file. The pid alone could
+/// be a live writer in another PID namespace sharing the home; the lock
+/// alone could be taken in the instant between a writer creating its file
+/// and locking it. Best effort: errors leave a file where it is.
+fn sweep_stale_temps(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.starts_with('.'))
+            .and_then(|n| n.rsplit_once(".tmp-"))
+            .and_then(|(_, rest)| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<i32>().ok())
+            .and_then(rustix::process::Pid::from_raw)
+        else {
+            continue;
+        };
+        if rustix::process::test_kill_process(pid) != Err(rustix::io::Errno::SRCH) {
+            continue;
+        }
+        let Ok(file) = std::fs::File::open(entry.path()) else {
+            continue;
+        };
+        if file.try_lock().is_ok() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -188,6 +233,31 @@ mod tests {
         assert!(err.contains(&stored.sha256), "{err}");
         assert!(err.contains(&sha256_hex(b"changed")), "{err}");
         assert!(err.contains("add it again"), "{err}");
+    }
+
+    #[test]
+    fn a_write_removes_the_temp_files_of_dead_processes_and_no_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let stale = dir.path().join(format!(".a.wasm.tmp-{dead}-0"));
+        let live = dir
+            .path()
+            .join(format!(".b.wasm.tmp-{}-0", std::process::id()));
+        let other = dir.path().join(".c.tmp-not-a-pid");
+        // A writer this process cannot see (another PID namespace): its
+        // pid reads as gone, but it holds its lock.
+        let unseen = dir.path().join(format!(".e.wasm.tmp-{dead}-1"));
+        for file in [&stale, &live, &other, &unseen] {
+            std::fs::write(file, b"half").unwrap();
+        }
+        let held = std::fs::File::open(&unseen).unwrap();
+        held.lock().unwrap();
+        write_atomic(&dir.path().join("d.wasm"), b"whole", false).unwrap();
+        assert!(!stale.exists(), "a dead process's temp file is removed");
+        assert!(live.exists() && other.exists() && unseen.exists());
+        assert_eq!(std::fs::read(dir.path().join("d.wasm")).unwrap(), b"whole");
     }
 
     #[test]

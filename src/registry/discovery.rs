@@ -117,6 +117,10 @@ pub(super) struct Findings {
     pub root_first_explored: Option<ResourceId>,
     /// Every type a child was checked against (re-checked at the write).
     pub types: Vec<crate::model::TypeName>,
+    /// The children each stored resource had when it was explored, in id
+    /// order: what `added`, `kept` and `vanished` were decided against
+    /// (re-checked at the write).
+    pub read: Vec<(ResourceId, Vec<ResourceId>)>,
 }
 
 /// A stored resource found again: its fresh properties and hash, and
@@ -246,14 +250,13 @@ impl Registry {
             }
             let stored_children = if visit.stored && discovers {
                 let id = visit.row.id;
-                self.store.read(|r| {
-                    Ok::<_, RegistryError>(
-                        r.children_rows(id)?
-                            .into_iter()
-                            .filter(|c| c.auto_discovered)
-                            .collect::<Vec<_>>(),
-                    )
-                })?
+                let all = self.store.read(|r| r.children_rows(id))?;
+                let mut ids: Vec<ResourceId> = all.iter().map(|c| c.id).collect();
+                ids.sort();
+                findings.read.push((id, ids));
+                all.into_iter()
+                    .filter(|c| c.auto_discovered)
+                    .collect::<Vec<_>>()
             } else {
                 Vec::new()
             };
@@ -342,6 +345,8 @@ impl Registry {
     }
 
     /// [`Registry::discover`] to `depth`, telling `progress` how far it came.
+    /// When another process changes what it explored before it could write
+    /// (the same discovery run twice at once), it explores again.
     pub fn discover_with(
         &mut self,
         key: &ResourceKey,
@@ -349,6 +354,24 @@ impl Registry {
         progress: &mut dyn FnMut(DiscoveryProgress),
     ) -> Result<DiscoveryReport, RegistryError> {
         let _git = self.git_snapshot();
+        let mut attempt = 1;
+        loop {
+            match self.discover_once(key, depth, progress) {
+                Err(RegistryError::ChangedMeanwhile { .. }) if attempt < ATTEMPTS => {
+                    log::info!("what the discovery explored changed meanwhile; exploring again");
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn discover_once(
+        &mut self,
+        key: &ResourceKey,
+        depth: Depth,
+        progress: &mut dyn FnMut(DiscoveryProgress),
+    ) -> Result<DiscoveryReport, RegistryError> {
         let (types, row) = self
             .store
             .read(|r| Ok::<_, RegistryError>((self.types.get(r)?, find_row(r, key)?)))?;
@@ -430,15 +453,46 @@ fn leaf_known(types: &TypeSet, row: &ResourceRow) -> Result<bool, RegistryError>
             .is_some_and(|a| !a.enabled))
 }
 
+/// How many times a discovery or a refresh of one resource explores
+/// again when other processes keep changing what it explored.
+pub(super) const ATTEMPTS: usize = 5;
+
+/// Refuse with [`RegistryError::ChangedMeanwhile`] when a resource
+/// `findings` explored is gone or has other children than it had then:
+/// another process wrote there in between (say, the same discovery run
+/// twice at once), so what was found is no longer what to write. The
+/// caller explores again.
+fn check_unchanged(w: &Writer<'_>, findings: &Findings) -> Result<(), RegistryError> {
+    if findings.read.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<ResourceId> = findings.read.iter().map(|(id, _)| *id).collect();
+    let now = w.children_of_each(&ids)?;
+    for (id, then) in &findings.read {
+        if now.get(id) != Some(then) {
+            let resource = w
+                .resource_by_id(*id)?
+                .map_or_else(|| id.to_string(), |row| row.label());
+            return Err(RegistryError::ChangedMeanwhile {
+                resource,
+                attempts: ATTEMPTS,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Write `findings` in the caller's transaction: vanished links first
 /// (and what only they kept), then new rows and their links, then what
-/// changed of the rest. Answers the resources that went.
+/// changed of the rest — after checking that what was explored is still
+/// as it was read. Answers the resources that went.
 pub(super) fn apply(
     w: &Writer<'_>,
     types: &Arc<TypeSet>,
     findings: &Findings,
     now: &str,
 ) -> Result<Vec<Resource>, RegistryError> {
+    check_unchanged(w, findings)?;
     let mut orphans: Vec<ResourceId> = Vec::new();
     let mut seen = HashSet::new();
     for (parent, child) in &findings.vanished {

@@ -305,6 +305,14 @@ pub enum RegistryError {
          discover fewer levels at a time (agents resource discover --depth N)"
     )]
     DiscoveryTooLarge { limit: usize },
+    /// What a discovery or refresh explored was changed by another process
+    /// before it could write, every time it tried.
+    #[error(
+        "the registry below {resource} changed while it was being explored, {attempts} times in \
+         a row (other processes are writing there); nothing was written for it — run the \
+         command again"
+    )]
+    ChangedMeanwhile { resource: String, attempts: usize },
     #[error(
         "--file {file:?} is refused before any handler ran: it must be a relative path inside \
          {resource} (no `..`, not absolute)"

@@ -28,7 +28,7 @@
 //! user can fix the cause and refresh again (the mark goes), or remove it.
 //! One resource's failure does not stop the others.
 
-use super::discovery::{Depth, Findings, apply};
+use super::discovery::{ATTEMPTS, Depth, Findings, apply};
 use super::handlers::Handler;
 use super::lookup::find_row;
 use super::register::check_types_unchanged_for;
@@ -95,7 +95,8 @@ impl RefreshReport {
 
 /// What became of one resource.
 enum Outcome {
-    /// Its type has no handler: nothing to check.
+    /// Its type has no handler (or another process removed it
+    /// meanwhile): nothing to check.
     NoHandler,
     Unchanged,
     /// Written; children whose answer changed are forced.
@@ -201,15 +202,35 @@ impl Registry {
     /// Check one resource and, if it changed, bring it up to date in one
     /// transaction. Only the store's own failures are errors; anything
     /// about the resource (its location, its handler) makes it stale.
+    /// When another process changed what it explored before it could write,
+    /// the resource is read and checked again (a race is not staleness).
     fn refresh_one(
         &mut self,
         types: &Arc<TypeSet>,
-        row: ResourceRow,
+        mut row: ResourceRow,
         forced: bool,
     ) -> Result<Outcome, RegistryError> {
-        match self.check_and_update(types, &row, forced) {
+        let mut attempt = 1;
+        let checked = loop {
+            match self.check_and_update(types, &row, forced) {
+                Err(RegistryError::ChangedMeanwhile { .. }) if attempt < ATTEMPTS => {
+                    log::info!(
+                        "what the refresh of {} explored changed meanwhile; exploring again",
+                        row.label()
+                    );
+                    attempt += 1;
+                    let id = row.id;
+                    match self.store.read(|r| r.resource_by_id(id))? {
+                        Some(now) => row = now,
+                        None => return Ok(Outcome::NoHandler),
+                    }
+                }
+                other => break other,
+            }
+        };
+        match checked {
             Ok(outcome) => Ok(outcome),
-            Err(RegistryError::Store(e)) => Err(RegistryError::Store(e)),
+            Err(e @ (RegistryError::Store(_) | RegistryError::ChangedMeanwhile { .. })) => Err(e),
             Err(why) => {
                 let reason = why.to_string();
                 if row.stale.as_deref() == Some(reason.as_str()) {

@@ -268,6 +268,42 @@ fn removal_takes_discovered_descendants_unless_another_parent_keeps_them() {
     assert!(gone.contains(&only_mine) && !gone.contains(&shared));
     assert!(r.show_resource(&shared.into()).is_ok());
 }
+fn a_discovery_raced_by_the_same_discovery_explores_again_and_writes_each_resource_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = crate::home::Home::new(dir.path().join("home"));
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(tree.join("a/b/c")).unwrap();
+    std::fs::write(tree.join("a/b/c/f"), "f\n").unwrap();
+    let mut first = at(&home, 1_000);
+    let mut second = at(&home, 1_000);
+    // Registration explores two levels: t, a, and b (not explored).
+    first
+        .register_resource(dir_request("local/t", &tree))
+        .unwrap();
+    // Once the first has read what b holds (nothing yet), a second
+    // process runs the same discovery to the end: what the first found
+    // below b is then registered already.
+    let mut raced = false;
+    let report = first
+        .discover_with(&key("local/t"), Depth::All, &mut |p| {
+            if p.visited == 3 && !raced {
+                raced = true;
+                second
+                    .discover_with(&key("local/t"), Depth::All, &mut |_| {})
+                    .unwrap();
+            }
+        })
+        .unwrap();
+    assert!(raced);
+    assert!(report.added.is_empty(), "the second added them: {:?}", report.added);
+    let names: Vec<String> = first
+        .list_resources(&ResourceFilter::All)
+        .unwrap()
+        .iter()
+        .map(|r| r.name.as_ref().unwrap().to_string())
+        .collect();
+    assert_eq!(names.len(), 5, "t, a, b, c and f, each once: {names:?}");
+}
 fn replacing_a_parent_type_may_not_break_its_subtypes() {
     let mut r = registry();
     r.register_type_text("name: t/base\nresource_kind: physical\n", "b.yaml", false)

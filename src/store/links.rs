@@ -120,6 +120,36 @@ impl Reader<'_> {
         )
     }
 
+    /// The children of each of `ids` that exists, in id order (an id
+    /// absent from the answer is no resource any more): one statement
+    /// however many ids.
+    pub fn children_of_each(
+        &self,
+        ids: &[ResourceId],
+    ) -> Result<BTreeMap<ResourceId, Vec<ResourceId>>, StoreError> {
+        let set = self.tx.json_set(1);
+        let sql = format!(
+            "SELECT r.resource_id, l.child_id FROM resources r
+             LEFT JOIN resource_links l ON l.parent_id = r.resource_id
+             WHERE r.resource_id IN ({set}) ORDER BY r.resource_id, l.child_id"
+        );
+        let pairs = self.tx.rows(&sql, args![&id_list(ids)], TABLE, 0, |c| {
+            Ok((
+                c.parsed(0, ResourceId::parse)?,
+                c.parsed_opt(1, ResourceId::parse)?,
+            ))
+        })?;
+        let mut children: BTreeMap<ResourceId, Vec<ResourceId>> = BTreeMap::new();
+        for (parent, child) in pairs {
+            let list = children.entry(parent).or_default();
+            list.extend(child);
+        }
+        for list in children.values_mut() {
+            list.sort();
+        }
+        Ok(children)
+    }
+
     /// The links of `ids`, grouped both ways: (children by parent, parents
     /// by child), each list in id order; three statements however many ids.
     #[allow(clippy::type_complexity)]

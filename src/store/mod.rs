@@ -136,7 +136,14 @@ pub enum StoreError {
     #[error("{0:?} is not a registry location: {1}")]
     BadLocation(String, String),
     #[error("registry database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
+    /// SQLite ran out of disk space (or quota) opening or writing the
+    /// registry file: the transaction, if any, was rolled back.
+    #[error(
+        "the disk holding the registry is full: {what}; nothing was written — free some space \
+         and run the command again"
+    )]
+    DiskFull { what: &'static str },
     #[error("registry server error: {}", db::postgres_message(.0))]
     Postgres(#[from] postgres::Error),
     #[error("cannot set up TLS for the registry server: {0}")]
@@ -147,6 +154,25 @@ pub enum StoreError {
     /// written by another process a moment ago, has the name).
     #[error("a resource named {name} already exists")]
     NameTaken { name: crate::model::ResourceName },
+}
+
+impl From<rusqlite::Error> for StoreError {
+    /// A full disk is said plainly (SQLite's own words are `database or
+    /// disk is full`, or a bare `disk I/O error` when it cannot grow the
+    /// `-shm` index); every other SQLite error is passed on as it is.
+    fn from(e: rusqlite::Error) -> Self {
+        use rusqlite::ffi;
+        let what = match e.sqlite_error() {
+            Some(f) if f.code == ffi::ErrorCode::DiskFull => {
+                "SQLite could not write the database or its log"
+            }
+            Some(f) if f.extended_code == ffi::SQLITE_IOERR_SHMSIZE => {
+                "SQLite could not grow the shared-memory index beside the database (its -shm file)"
+            }
+            _ => return Self::Sqlite(e),
+        };
+        Self::DiskFull { what }
+    }
 }
 
 /// One connection to the registry database.
@@ -408,24 +434,30 @@ fn finish_postgres(conn: &PgConn, commit: bool) -> Result<(), StoreError> {
 
 /// The version the migrations table records (0: none, or no table yet).
 ///
-/// `settled: false` is the cheap look at open: `to_regclass` answers from
-/// the connection's catalog cache, which may not yet show a table another
-/// connection just committed — so a "no" only sends the caller to the
-/// migration. Under the migration lock (`settled: true`) the question is
-/// asked of `pg_class` itself, which the statement's snapshot sees as
-/// committed (a stale "no" there re-applied 0001 in a race of eight
-/// processes creating one registry).
-fn postgres_version(conn: &PgConn, settled: bool) -> Result<i64, StoreError> {
+/// `fresh` asks the catalog itself, in this statement's snapshot: under
+/// the migration lock, where another process may have just created the
+/// table. Elsewhere `to_regclass` does (the name looked up as a statement
+/// would, far cheaper than a catalog scan on a new connection's cold
+/// cache) — but it answers from this connection's cached "no such table"
+/// until the connection processes catalog invalidations, which taking an
+/// advisory lock does not do: a process that looked before it waited for
+/// the lock would apply every migration again ("relation … already
+/// exists").
+fn postgres_version(conn: &PgConn, fresh: bool) -> Result<i64, StoreError> {
     let tx = Tx::Postgres(conn);
-    let probe = if settled {
-        "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c
-                          JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-                         WHERE n.nspname = current_schema()
-                           AND c.relname = 'agents_schema_migrations')"
+    let exists: bool = if fresh {
+        tx.value(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class \
+             WHERE relname = 'agents_schema_migrations' \
+               AND relnamespace = CAST(current_schema() AS regnamespace))",
+            args![],
+        )?
     } else {
-        "SELECT to_regclass('agents_schema_migrations') IS NOT NULL"
+        tx.value(
+            "SELECT to_regclass('agents_schema_migrations') IS NOT NULL",
+            args![],
+        )?
     };
-    let exists: bool = tx.value(probe, args![])?;
     if !exists {
         return Ok(0);
     }
@@ -439,35 +471,39 @@ fn postgres_version(conn: &PgConn, settled: bool) -> Result<i64, StoreError> {
 /// (re-reading the version under it: another process may have migrated).
 fn migrate_postgres(conn: &PgConn, shown: &str) -> Result<(), StoreError> {
     conn.batch("BEGIN")?;
-    let result = (|| {
-        let tx = Tx::Postgres(conn);
-        tx.execute(
-            "SELECT pg_advisory_xact_lock(CAST(?1 AS INTEGER), hashtext(current_schema()))",
-            args![i64::from(MIGRATION_LOCK)],
-        )?;
-        let found = postgres_version(conn, true)?;
-        refuse_newer(shown, found)?;
-        tx.batch(
-            "CREATE TABLE IF NOT EXISTS agents_schema_migrations (
-                 version     BIGINT PRIMARY KEY,
-                 name        TEXT NOT NULL,
-                 applied_at  TIMESTAMPTZ NOT NULL DEFAULT now()
-             )",
-        )?;
-        for (index, (name, sql)) in POSTGRES_MIGRATIONS.iter().enumerate().skip(found as usize) {
-            tx.batch(sql).map_err(|source| StoreError::Migration {
-                name,
-                source: Box::new(source),
-            })?;
-            tx.execute(
-                "INSERT INTO agents_schema_migrations (version, name) VALUES (?1, ?2)",
-                args![index as i64 + 1, *name],
-            )?;
-        }
-        Ok(())
-    })();
+    let result = apply_postgres_migrations(conn, shown);
     finish_postgres(conn, result.is_ok())?;
     result
+}
+
+/// [`migrate_postgres`] inside the caller's transaction: the lock, the
+/// version read afresh, the missing migrations.
+fn apply_postgres_migrations(conn: &PgConn, shown: &str) -> Result<(), StoreError> {
+    let tx = Tx::Postgres(conn);
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(CAST(?1 AS INTEGER), hashtext(current_schema()))",
+        args![i64::from(MIGRATION_LOCK)],
+    )?;
+    let found = postgres_version(conn, true)?;
+    refuse_newer(shown, found)?;
+    tx.batch(
+        "CREATE TABLE IF NOT EXISTS agents_schema_migrations (
+             version     BIGINT PRIMARY KEY,
+             name        TEXT NOT NULL,
+             applied_at  TIMESTAMPTZ NOT NULL DEFAULT now()
+         )",
+    )?;
+    for (index, (name, sql)) in POSTGRES_MIGRATIONS.iter().enumerate().skip(found as usize) {
+        tx.batch(sql).map_err(|source| StoreError::Migration {
+            name,
+            source: Box::new(source),
+        })?;
+        tx.execute(
+            "INSERT INTO agents_schema_migrations (version, name) VALUES (?1, ?2)",
+            args![index as i64 + 1, *name],
+        )?;
+    }
+    Ok(())
 }
 
 /// Read access inside a transaction.
@@ -522,7 +558,7 @@ fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 fn schema_version(tx: Tx<'_>) -> Result<i64, StoreError> {
     match tx {
         Tx::Sqlite(conn) => Ok(user_version(conn)?),
-        Tx::Postgres(pg) => postgres_version(pg, true),
+        Tx::Postgres(pg) => postgres_version(pg, false),
     }
 }
 
@@ -569,8 +605,45 @@ fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
         let _mode: String =
             conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // A persistent log: the last connection to close empties it (any
+        // size limit makes SQLite truncate it to zero then) instead of
+        // deleting it, and keeps its shared-memory index (`-shm`), so the
+        // next command needs no new disk space to open and read the
+        // registry. On a full disk, reading still works and a write is
+        // refused as `DiskFull`; without this every command failed to open.
+        persist_wal(conn)?;
+        conn.pragma_update(None, "journal_size_limit", WAL_LIMIT)?;
     }
     conn.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(())
+}
+
+/// The size the write-ahead log is cut back to when a checkpoint resets
+/// it (it is emptied when the last connection closes).
+const WAL_LIMIT: i64 = 4 << 20;
+
+/// Set `SQLITE_FCNTL_PERSIST_WAL` on `conn`'s main database (rusqlite has
+/// no safe call for file controls).
+#[allow(unsafe_code)]
+fn persist_wal(conn: &Connection) -> rusqlite::Result<()> {
+    use rusqlite::ffi;
+    let mut on: std::os::raw::c_int = 1;
+    // SAFETY: `conn.handle()` is the open connection `conn` owns, used on
+    // this thread only for the length of the call; "main" is a
+    // NUL-terminated name; SQLITE_FCNTL_PERSIST_WAL reads and writes one
+    // `int` through the pointer, which points at `on`, alive across the
+    // call.
+    let rc = unsafe {
+        ffi::sqlite3_file_control(
+            conn.handle(),
+            c"main".as_ptr(),
+            ffi::SQLITE_FCNTL_PERSIST_WAL,
+            (&raw mut on).cast(),
+        )
+    };
+    if rc != ffi::SQLITE_OK {
+        return Err(rusqlite::Error::SqliteFailure(ffi::Error::new(rc), None));
+    }
     Ok(())
 }
 

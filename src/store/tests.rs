@@ -74,6 +74,35 @@ fn a_new_file_is_migrated_to_the_current_schema_in_wal_mode() {
 }
 
 #[test]
+fn the_log_and_its_index_outlive_the_connection_so_a_full_disk_still_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.db");
+    let store = Store::open(&path).unwrap();
+    drop(store);
+    // Emptied, not deleted; the index kept (opening needs no new space).
+    let wal = std::fs::metadata(dir.path().join("registry.db-wal")).unwrap();
+    assert_eq!(wal.len(), 0);
+    assert!(dir.path().join("registry.db-shm").exists());
+    Store::open(&path).unwrap();
+}
+
+#[test]
+fn a_full_disk_is_said_plainly() {
+    use rusqlite::ffi;
+    let failure = |code| rusqlite::Error::SqliteFailure(ffi::Error::new(code), None);
+    for code in [ffi::SQLITE_FULL, ffi::SQLITE_IOERR_SHMSIZE] {
+        let text = StoreError::from(failure(code)).to_string();
+        assert!(
+            text.starts_with("the disk holding the registry is full: SQLite could not")
+                && text.ends_with("free some space and run the command again"),
+            "{text}"
+        );
+    }
+    let other = StoreError::from(failure(ffi::SQLITE_CORRUPT));
+    assert!(matches!(other, StoreError::Sqlite(_)), "{other}");
+}
+
+#[test]
 fn a_schema_newer_than_the_binary_is_refused_and_left_untouched() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("registry.db");
@@ -369,6 +398,38 @@ fn concurrent_first_opens_of_a_postgres_schema_migrate_it_once() {
         .unwrap();
     assert_eq!(rows, SCHEMA_VERSION);
     assert_eq!(store.read(|r| r.schema_version()).unwrap(), SCHEMA_VERSION);
+}
+
+/// The race behind "relation … already exists" when processes meet a
+/// fresh schema: one looked while another was migrating (nothing
+/// committed yet), then waited for the migration lock. Under the lock it
+/// must see what the other made, not its connection's cached "no such
+/// table".
+#[test]
+fn a_migration_that_waited_for_another_applies_nothing_again() {
+    let Some(schema) = testing::postgres() else {
+        return;
+    };
+    let connect = || PgConn::new(location::connect(&schema.url).unwrap());
+    let (first, second, watcher) = (connect(), connect(), connect());
+    first.batch("BEGIN").unwrap();
+    apply_postgres_migrations(&first, "first").unwrap();
+    assert_eq!(postgres_version(&second, false).unwrap(), 0);
+    let waiting = std::thread::spawn(move || migrate_postgres(&second, "second"));
+    let blocked = format!(
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted \
+         AND classid = {MIGRATION_LOCK}"
+    );
+    while Tx::Postgres(&watcher)
+        .value::<i64>(&blocked, args![])
+        .unwrap()
+        == 0
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    first.batch("COMMIT").unwrap();
+    waiting.join().unwrap().unwrap();
+    assert_eq!(postgres_version(&watcher, true).unwrap(), SCHEMA_VERSION);
 }
 
 #[test]

@@ -132,6 +132,38 @@ impl Env {
         }
     }
 
+    /// The first column of every row `sql` answers, as text (`sql` must
+    /// select text), on either backend.
+    pub fn strings(&self, sql: &str) -> Vec<String> {
+        match &self.postgres {
+            Some(schema) => {
+                let mut client = postgres::Client::connect(&schema.url, postgres::NoTls).unwrap();
+                let rows = client.query(sql, &[]).unwrap();
+                rows.iter().map(|row| row.get(0)).collect()
+            }
+            None => {
+                let conn = rusqlite::Connection::open(self.db()).unwrap();
+                let mut stmt = conn.prepare(sql).unwrap();
+                let rows = stmt.query_map([], |row| row.get(0)).unwrap();
+                rows.map(Result::unwrap).collect()
+            }
+        }
+    }
+
+    /// The one integer `sql` answers (a `count(*)`), on either backend.
+    pub fn count(&self, sql: &str) -> i64 {
+        match &self.postgres {
+            Some(schema) => {
+                let mut client = postgres::Client::connect(&schema.url, postgres::NoTls).unwrap();
+                client.query_one(sql, &[]).unwrap().get(0)
+            }
+            None => {
+                let conn = rusqlite::Connection::open(self.db()).unwrap();
+                conn.query_row(sql, [], |row| row.get(0)).unwrap()
+            }
+        }
+    }
+
     pub fn command(&self) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_agents"));
         cmd.arg("--home").arg(self.home.path());

@@ -1,0 +1,149 @@
+//! Files the host trusts, killed while being written: a `plugin add` (a
+//! compile-cache entry and its seal, the plugin store's file and seal,
+//! then the row) and a `copy_on_write` checkpoint (a snapshot built as
+//! `<n>.tmp` and renamed into place, then its row).
+
+use super::{Crasher, PACKAGE_TYPE, Probe, check_home, new_file_probe};
+use crate::common::{Env, wasm};
+use crate::sandboxes::tree;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[test]
+fn a_killed_plugin_add_leaves_no_half_file_that_is_trusted() {
+    let component = wasm("python_package.wasm");
+    let sha = resource_host::digest::sha256_hex(&std::fs::read(&component).unwrap());
+    let component = component.to_str().unwrap();
+    let mut crasher = Crasher::new("plugin add");
+    while crasher.more() {
+        let env = Env::new();
+        env.run(&["resource", "list"]).ok();
+        let home = env.home.path();
+        let mut probe = new_file_probe(vec![home.join("plugins"), home.join("cache/components")]);
+        let ending = crasher.run(&env, &["plugin", "add", component], &mut probe);
+        crasher.check(&ending, || {
+            let temps = check_home(&env);
+            let rows = env.strings("SELECT sha256 FROM plugins");
+            assert!(rows.is_empty() || rows == [sha.as_str()], "{rows:?}");
+            if ending.finished() {
+                assert_eq!(rows, [sha.as_str()]);
+            }
+            if !rows.is_empty() {
+                assert!(home.join(format!("plugins/{sha}.wasm")).exists());
+                let kept = env.count("SELECT count(*) FROM plugin_components");
+                assert_eq!(kept, 1, "the row's component bytes");
+            }
+            // The next commands: the add again, a type naming the module,
+            // and two handler calls — the first may compile, the second
+            // loads what the compile cache holds.
+            env.run(&["plugin", "add", component]).ok();
+            env.run(&["resource", "type", "add", PACKAGE_TYPE]).ok();
+            env.write("pkg/pyproject.toml", "[project]\nname = \"acme\"\n");
+            let pkg = env.path("pkg");
+            env.add("myteam/python-package", "local/pkg", &pkg, &[])
+                .ok();
+            env.run(&["resource", "inspect", "local/pkg"]).ok();
+            // The next write into the store and the cache removed what
+            // the kill left there.
+            assert_eq!(check_home(&env), 0, "temp files after the next commands");
+            temps
+        });
+    }
+    crasher.report();
+}
+
+/// The checkpoints of sandbox `id` by number, from `sandbox show`.
+fn checkpoints(env: &Env, id: &str) -> Vec<i64> {
+    let shown = env.run(&["sandbox", "show", id, "-o", "json"]).json();
+    shown["checkpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["number"].as_i64().unwrap())
+        .collect()
+}
+
+/// A probe that fires once a checkpoint's `.tmp` directory appears.
+fn tmp_probe(dir: PathBuf) -> Box<Probe<'static>> {
+    Box::new(move || {
+        std::fs::read_dir(&dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        })
+    })
+}
+
+fn tmp_left(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".tmp"))
+        .collect()
+}
+
+#[test]
+fn a_killed_checkpoint_leaves_the_earlier_checkpoints_usable() {
+    const FILES: u64 = 600;
+    let env = Env::new();
+    let original = env.mkdir("original");
+    for i in 0..FILES {
+        std::fs::write(original.join(format!("f{i}")), format!("{i}\n")).unwrap();
+    }
+    env.add("fs-directory", "local/sb", &original, &[]).ok();
+    let made = env
+        .run(&["sandbox", "create", "local/sb", "-o", "json"])
+        .json();
+    let id = made["sandbox_id"].as_str().unwrap().to_owned();
+    let workdir = PathBuf::from(made["workdir"].as_str().unwrap());
+    let snapshots = PathBuf::from(made["area"].as_str().unwrap()).join("checkpoints");
+
+    // What each recorded checkpoint holds.
+    let mut states = BTreeMap::new();
+    let mut crasher = Crasher::new("checkpoint");
+    let mut run = 0;
+    while crasher.more() {
+        // A third of the files rewritten, one file added, one removed.
+        run += 1;
+        for _ in 0..FILES / 3 {
+            let f = crasher.rng().below(FILES);
+            std::fs::write(workdir.join(format!("f{f}")), format!("run {run}\n")).unwrap();
+        }
+        std::fs::write(workdir.join(format!("new-{run}")), "new\n").unwrap();
+        let _ = std::fs::remove_file(workdir.join(format!("new-{}", run - 1)));
+        let expected = tree(&workdir);
+        let before = checkpoints(&env, &id);
+        let mut probe = tmp_probe(snapshots.clone());
+        let ending = crasher.run(&env, &["sandbox", "checkpoint", &id], &mut probe);
+        crasher.check(&ending, || {
+            let temps = check_home(&env);
+            let now = checkpoints(&env, &id);
+            assert!(
+                now.len() == before.len() || now.len() == before.len() + 1,
+                "{before:?} → {now:?}"
+            );
+            if ending.finished() {
+                assert_eq!(now.len(), before.len() + 1);
+            }
+            if now.len() > before.len() {
+                states.insert(*now.last().unwrap(), expected.clone());
+            }
+            // Back to the latest checkpoint: exactly what it recorded.
+            env.run(&["sandbox", "rollback", &id]).ok();
+            let latest = now.last().expect("the first run is never killed");
+            assert!(tree(&workdir) == states[latest], "rolled back to #{latest}");
+            temps
+        });
+    }
+    crasher.report();
+
+    // Every recorded checkpoint still rolls back to what it holds, and a
+    // checkpoint after them leaves no half one behind.
+    for (number, state) in &states {
+        env.run(&["sandbox", "rollback", &id, &number.to_string()])
+            .ok();
+        assert!(tree(&workdir) == *state, "rolled back to #{number}");
+    }
+    env.run(&["sandbox", "checkpoint", &id]).ok();
+    assert_eq!(tmp_left(&snapshots), Vec::<String>::new());
+}
