@@ -60,12 +60,15 @@ for target in "${targets[@]}"; do
     status=0
     "${cargo_fuzz[@]}" run "$target" "fuzz/corpus/$target" "fuzz/seeds/$target" -- \
         "${options[@]}" >"$log" 2>&1 || status=$?
-    elapsed=$(($(date +%s) - started))
+    # libFuzzer's own figures: the final stats and `Done N runs in S
+    # second(s)`; when it stopped at a crash, the last `#N` progress line
+    # and the wall-clock time of the run.
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     if [ -z "$runs" ]; then
-        # libFuzzer's last progress line, `#N ...`, when it died first.
         runs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
     fi
+    elapsed=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+    if [ -z "$elapsed" ]; then elapsed=$(($(date +%s) - started)); fi
     if [ "$status" -eq 0 ]; then
         result="no crash"
     else
