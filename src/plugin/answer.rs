@@ -13,9 +13,10 @@ use crate::model::{ClassName, HandlerRef, ModuleName, TypeName};
 use crate::text::quote;
 use std::path::Path;
 
-/// A child as the handler answered it, not yet checked.
+/// A child as the handler answered it, not yet checked. (`pub` only so
+/// that [`super::fuzzing`] can hand it out; the module stays private.)
 #[derive(Debug, Clone, Default)]
-pub(crate) struct RawChild {
+pub struct RawChild {
     pub type_name: String,
     pub name: Option<String>,
     pub location: Option<String>,
@@ -25,7 +26,7 @@ pub(crate) struct RawChild {
 
 /// A `describe` answer as the component gave it, not yet checked.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct RawInfo {
+pub struct RawInfo {
     pub module: String,
     pub version: String,
     pub classes: Vec<(String, String)>,

@@ -29,6 +29,8 @@ mod engine;
 mod error;
 mod files;
 mod fs_guard;
+#[doc(hidden)]
+pub mod fuzzing;
 mod git;
 mod guest_error;
 mod limits;

@@ -6,9 +6,11 @@
 //! A `path` argument must name something that exists and is stored
 //! canonicalized; a relative path is resolved against the caller's base
 //! directory (the CLI hands in its working directory; an embedder that
-//! hands none must give absolute paths). The argument named `path`
-//! becomes the resource's `location`; every other argument becomes a
-//! typed property.
+//! hands none must give absolute paths). A `path` argument's `default`
+//! is held to the same rule when it applies: it is text in a type file,
+//! not a checked path, so it is resolved and must exist like a given one.
+//! The argument named `path` becomes the resource's `location`; every
+//! other argument becomes a typed property.
 
 use crate::model::{ArgType, PropertyMap, ResolvedType, TypeArgument, TypeName};
 use serde_json::Value;
@@ -45,6 +47,16 @@ pub enum ArgError {
     },
     #[error("--{flag} {path}: a relative path needs a base directory; give an absolute path")]
     RelativePath { flag: String, path: PathBuf },
+    #[error(
+        "--{flag} was not given, and its default {value:?} cannot be used ({source}); give \
+         --{flag}"
+    )]
+    BadDefault {
+        flag: String,
+        value: String,
+        #[source]
+        source: Box<ArgError>,
+    },
 }
 
 /// Arguments that passed the type's schema.
@@ -105,7 +117,10 @@ pub fn check(
             continue;
         }
         match (&arg.default, arg.required) {
-            (Some(default), _) => store(&mut out, arg, default.clone()),
+            (Some(default), _) => {
+                let value = default_value(arg, default, base_dir)?;
+                store(&mut out, arg, value);
+            }
             (None, true) => missing.push(format!("--{}", arg.name)),
             (None, false) => {}
         }
@@ -136,6 +151,24 @@ fn valid_flags(ty: &ResolvedType) -> String {
         .map(|a| format!("--{}", a.value.name))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The value `default` stands for: itself, except that a `path` default
+/// is converted as a given path would be (resolved, checked, canonical).
+fn default_value(
+    arg: &TypeArgument,
+    default: &Value,
+    base_dir: Option<&Path>,
+) -> Result<Value, ArgError> {
+    if arg.arg_type != ArgType::Path {
+        return Ok(default.clone());
+    }
+    let raw = render(default);
+    convert(arg, &raw, base_dir).map_err(|source| ArgError::BadDefault {
+        flag: arg.name.clone(),
+        value: raw,
+        source: Box::new(source),
+    })
 }
 
 fn convert(arg: &TypeArgument, raw: &str, base_dir: Option<&Path>) -> Result<Value, ArgError> {
@@ -188,4 +221,74 @@ fn canonical(flag: &str, raw: &str, base_dir: Option<&Path>) -> Result<String, A
             value: os.to_string_lossy().into_owned(),
             expected: "UTF-8 path (the registry stores locations as text)".to_owned(),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{builtin, typespec};
+
+    /// The resolved custom type `acme/t` declaring `cli_args`.
+    fn type_with(cli_args: &str) -> ResolvedType {
+        let text = format!("name: acme/t\nresource_kind: physical\ncli_args:\n{cli_args}");
+        let spec = typespec::parse_type_file(&text, "t.yaml").unwrap();
+        let lookup = |n: &TypeName| {
+            (*n == spec.name)
+                .then(|| spec.clone())
+                .or_else(|| builtin::get(n))
+        };
+        typespec::resolve(&spec.name, &lookup).unwrap()
+    }
+
+    // Found by the cli_args fuzz target: a `path` default was stored as
+    // written — relative, missing, even a NUL byte — as the location or a
+    // property, where a given path is resolved, checked and canonical.
+    #[test]
+    fn a_path_default_that_does_not_exist_is_refused_naming_the_default() {
+        let ty = type_with("  - {name: branch, type: path, default: \"\\0\"}\n");
+        let err = check(&ty, &[], Some(Path::new("/"))).unwrap_err();
+        assert!(matches!(err, ArgError::BadDefault { .. }), "{err:?}");
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with("--branch was not given, and its default \"\\0\" cannot be used"),
+            "{msg}"
+        );
+        assert!(msg.ends_with("give --branch"), "{msg}");
+    }
+
+    #[test]
+    fn a_relative_path_default_is_resolved_against_the_base_dir_and_made_canonical() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("data/db")).unwrap();
+        let ty = type_with(
+            "  - {name: path, type: path, default: ./data}\n  - {name: store, type: path, default: data/./db}\n",
+        );
+        let checked = check(&ty, &[], Some(dir.path())).unwrap();
+        let real = std::fs::canonicalize(dir.path()).unwrap();
+        assert_eq!(
+            checked.location.as_deref(),
+            real.join("data").to_str(),
+            "the location"
+        );
+        assert_eq!(
+            checked.properties["store"],
+            Value::from(real.join("data/db").to_str().unwrap())
+        );
+        let err = check(&ty, &[], None).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("a relative path needs a base directory"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_given_path_is_used_instead_of_the_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let ty = type_with("  - {name: path, type: path, default: /no/such/dir}\n");
+        let given = [("path".to_owned(), dir.path().display().to_string())];
+        let checked = check(&ty, &given, None).unwrap();
+        let real = std::fs::canonicalize(dir.path()).unwrap();
+        assert_eq!(checked.location.as_deref(), real.to_str());
+    }
 }

@@ -10,7 +10,7 @@
 use super::type_set::TypeSet;
 use super::{ChildRefusal, Registry, RegistryError};
 use crate::dag;
-use crate::model::{NameError, PropertyMap, ResolvedType, ResourceKind, ResourceName};
+use crate::model::{HandlerRef, NameError, PropertyMap, ResolvedType, ResourceKind, ResourceName};
 use crate::plugin::Discovered;
 use crate::store::ResourceRow;
 use serde_json::Value;
@@ -42,12 +42,12 @@ impl Registry {
         types: &TypeSet,
         parent_ty: &ResolvedType,
         parent: &ResourceRow,
-        handler: &super::handlers::Handler,
+        handler: &HandlerRef,
         found: Vec<Discovered>,
         now: &str,
     ) -> Result<Vec<ResourceRow>, RegistryError> {
         let refuse = |index: usize, reason: ChildRefusal| RegistryError::ChildRefused {
-            handler: handler.reference.clone(),
+            handler: handler.clone(),
             index,
             reason: Box::new(reason),
         };
@@ -129,6 +129,47 @@ impl Registry {
             discovered_at: None,
             stale: None,
         })
+    }
+
+    /// [`Registry::child_rows`] on `found` as though the resource `parent`
+    /// (of type `parent_type`, at `location`) had been answered it: the
+    /// hook of the fuzz target for these checks (`fuzz/`), hidden and not
+    /// an API. Nothing is written; the answer is the names the children
+    /// would get.
+    #[doc(hidden)]
+    pub fn fuzz_child_rows(
+        &self,
+        parent_type: &str,
+        parent: Option<ResourceName>,
+        location: Option<String>,
+        found: Vec<Discovered>,
+    ) -> Result<Vec<Option<ResourceName>>, RegistryError> {
+        let types = self.store.read(|r| self.types.get(r))?;
+        let parent_ty = types.find(parent_type)?;
+        let handler = match parent_ty.handler_ref() {
+            Some(h) => h.clone(),
+            None => HandlerRef::parse("fuzz:Fuzz").expect("a valid reference"),
+        };
+        let now = self.now();
+        let row = ResourceRow {
+            id: self.ids.next_id(self.clock.now()),
+            name: parent,
+            type_name: parent_ty.name.clone(),
+            kind: parent_ty.kind(),
+            location,
+            description: None,
+            read_only: false,
+            auto_discovered: false,
+            sandbox_strategy: None,
+            content_hash: None,
+            properties: PropertyMap::default(),
+            created_at: now.clone(),
+            updated_at: now.clone(),
+            discovered_at: None,
+            stale: None,
+        };
+        let rows = self.child_rows(&types, &parent_ty, &row, &handler, found, &now)?;
+        Ok(rows.into_iter().map(|r| r.name).collect())
     }
 }
 

@@ -216,7 +216,7 @@ impl Registry {
             let discovers = ty.discovery().is_none_or(|a| a.enabled) && depth.allows(visit.level);
             let children = if discovers {
                 let found = self.call_discover(&handler, &visit.row)?;
-                self.child_rows(types, &ty, &visit.row, &handler, found, &now)?
+                self.child_rows(types, &ty, &visit.row, &handler.reference, found, &now)?
             } else {
                 Vec::new()
             };
