@@ -73,9 +73,9 @@ fn sha_of(path: &Path) -> String {
 fn a_full_home_refuses_writes_cleanly_and_works_again_once_space_is_freed() {
     let env = Env::new();
     let Some(_tmpfs) = tmpfs(env.home.path(), "16m") else {
-        eprintln!(
-            "SKIPPED a_full_home_refuses_writes_cleanly_and_works_again_once_space_is_freed: \
-             cannot mount a tmpfs here"
+        crate::common::skipped(
+            "a_full_home_refuses_writes_cleanly_and_works_again_once_space_is_freed",
+            "cannot mount a tmpfs here (needs root)",
         );
         return;
     };

@@ -150,10 +150,10 @@ fn a_python_scaffold_builds_with_componentize_py_and_registers_a_resource() {
             "componentize-py not found (target/py-venv/bin, $COMPONENTIZE_PY, PATH): \
              CI must run the Python scaffold test; .ci/run installs it into target/py-venv"
         );
-        eprintln!(
-            "SKIPPED a_python_scaffold_builds_with_componentize_py_and_registers_a_resource: \
-             componentize-py not found; `pip install componentize-py==0.25.1` into \
-             target/py-venv, or set COMPONENTIZE_PY"
+        crate::common::skipped(
+            "a_python_scaffold_builds_with_componentize_py_and_registers_a_resource",
+            "componentize-py not found; `pip install componentize-py==0.25.1` into \
+             target/py-venv, or set COMPONENTIZE_PY",
         );
         return;
     };

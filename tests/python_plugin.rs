@@ -39,7 +39,10 @@ fn build() -> Option<Built> {
             "componentize-py not found (looked for target/py-venv/bin/componentize-py, \
              $COMPONENTIZE_PY, PATH): the Python handler tests cannot run; install it: {how}"
         );
-        eprintln!("SKIPPED python_plugin tests: componentize-py not found; install it: {how}");
+        crate::common::skipped(
+            "python_plugin tests",
+            &format!("componentize-py not found; install it: {how}"),
+        );
         return None;
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -510,8 +510,9 @@ fn a_full_disk_leaves_a_usable_sandbox_or_nothing() {
         .arg(&sandboxes)
         .output();
     if !mounted.is_ok_and(|o| o.status.success()) {
-        eprintln!(
-            "SKIPPED a_full_disk_leaves_a_usable_sandbox_or_nothing: cannot mount a tmpfs here"
+        crate::common::skipped(
+            "a_full_disk_leaves_a_usable_sandbox_or_nothing",
+            "cannot mount a tmpfs here (needs root)",
         );
         return;
     }

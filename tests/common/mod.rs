@@ -27,6 +27,14 @@ pub fn backend() -> &'static str {
     }
 }
 
+/// Say that a test did not run, and why, where the person running the
+/// tests sees it: straight to the terminal, since the test harness
+/// captures `eprintln!` of a passing test.
+pub fn skipped(test: &str, why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "\n*** SKIPPED {test}: {why} ***");
+}
+
 /// What one `agents` run did.
 #[derive(Debug)]
 pub struct Run {
