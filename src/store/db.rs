@@ -351,9 +351,7 @@ impl<'c> Tx<'c> {
             }
             Tx::Postgres(pg) => {
                 let stmt = pg.statement(sql)?;
-                let params: Vec<&(dyn ToSql + Sync)> =
-                    args.iter().map(|a| a as &(dyn ToSql + Sync)).collect();
-                Ok(pg.client.borrow_mut().execute(&stmt, &params)?)
+                Ok(pg.client.borrow_mut().execute(&stmt, &pg_params(args))?)
             }
         }
     }
@@ -379,9 +377,7 @@ impl<'c> Tx<'c> {
             }
             Tx::Postgres(pg) => {
                 let stmt = pg.statement(sql)?;
-                let params: Vec<&(dyn ToSql + Sync)> =
-                    args.iter().map(|a| a as &(dyn ToSql + Sync)).collect();
-                let rows = pg.client.borrow_mut().query(&stmt, &params)?;
+                let rows = pg.client.borrow_mut().query(&stmt, &pg_params(args))?;
                 out.reserve(rows.len());
                 for row in &rows {
                     out.push(decode(&Columns::new(row, table, key))?);
@@ -445,6 +441,11 @@ impl<'c> Tx<'c> {
             }
         }
     }
+}
+
+/// `args` as the PostgreSQL client takes them.
+fn pg_params<'a>(args: &'a [Arg<'_>]) -> Vec<&'a (dyn ToSql + Sync)> {
+    args.iter().map(|a| a as &(dyn ToSql + Sync)).collect()
 }
 
 impl rusqlite::ToSql for Arg<'_> {
