@@ -45,9 +45,11 @@ mod environments;
 mod links;
 mod location;
 mod machines;
+mod pg;
 mod plugins;
 mod resources;
 mod sandboxes;
+mod sqlite;
 #[doc(hidden)]
 pub mod testing;
 mod types;
@@ -64,6 +66,7 @@ pub use types::TypeRow;
 
 use db::{PgConn, Tx, args};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+use sqlite::{configure, record_written_types, user_version};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use thiserror::Error;
@@ -102,13 +105,7 @@ const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
 pub const SCHEMA_VERSION: i64 = SQLITE_MIGRATIONS.len() as i64;
 
 /// How long a connection waits for another process's lock before giving up.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// The advisory-lock class of write transactions on PostgreSQL (the
-/// second key is the schema's hash): `agnt`.
-const WRITE_LOCK: i32 = 0x6167_6e74;
-/// The advisory-lock class of migrations on PostgreSQL: `agmg`.
-const MIGRATION_LOCK: i32 = 0x6167_6d67;
+pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Debug, Error)]
 pub enum StoreError {
@@ -250,19 +247,7 @@ impl Store {
     /// Connect to the PostgreSQL registry at `url` (TLS as its `sslmode`
     /// asks) and bring its schema up to date.
     pub fn open_postgres(url: &str) -> Result<Self, StoreError> {
-        let shown = location::redacted(url);
-        let open_err = |source: StoreError| StoreError::Open {
-            location: shown.clone(),
-            source: Box::new(source),
-        };
-        let client = location::connect(url).map_err(open_err)?;
-        let conn = PgConn::new(client);
-        let found = postgres_version(&conn, false).map_err(open_err)?;
-        refuse_newer(&shown, found)?;
-        if found < SCHEMA_VERSION {
-            migrate_postgres(&conn, &shown)?;
-        }
-
+        let (conn, shown) = pg::open(url)?;
         Ok(Self {
             backend: Backend::Postgres {
                 conn: Box::new(conn),
@@ -349,7 +334,7 @@ impl Store {
                 let out = f(&Reader {
                     tx: Tx::Postgres(conn),
                 });
-                finish_postgres(conn, out.is_ok())?;
+                pg::finish(conn, out.is_ok())?;
                 out
             }
         }
@@ -406,104 +391,18 @@ impl Store {
                 out
             }
             Backend::Postgres { conn, .. } => {
-                // One round trip: the transaction and its lock.
-                let locked = conn.batch(&format!(
-                    "BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK}, hashtext(current_schema()))"
-                ));
-                if let Err(e) = locked {
-                    let _ = finish_postgres(conn, false);
-                    return Err(e.into());
-                }
+                pg::begin_write(conn)?;
                 let out = f(&Writer {
                     reader: Reader {
                         tx: Tx::Postgres(conn),
                     },
                     machine,
                 });
-                finish_postgres(conn, commit && out.is_ok())?;
+                pg::finish(conn, commit && out.is_ok())?;
                 out
             }
         }
     }
-}
-
-/// Commit or roll back the transaction open on `conn`.
-fn finish_postgres(conn: &PgConn, commit: bool) -> Result<(), StoreError> {
-    conn.batch(if commit { "COMMIT" } else { "ROLLBACK" })
-}
-
-/// The version the migrations table records (0: none, or no table yet).
-///
-/// `fresh` asks the catalog itself, in this statement's snapshot: under
-/// the migration lock, where another process may have just created the
-/// table. Elsewhere `to_regclass` does (the name looked up as a statement
-/// would, far cheaper than a catalog scan on a new connection's cold
-/// cache) — but it answers from this connection's cached "no such table"
-/// until the connection processes catalog invalidations, which taking an
-/// advisory lock does not do: a process that looked before it waited for
-/// the lock would apply every migration again ("relation … already
-/// exists").
-fn postgres_version(conn: &PgConn, fresh: bool) -> Result<i64, StoreError> {
-    let tx = Tx::Postgres(conn);
-    let exists: bool = if fresh {
-        tx.value(
-            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class \
-             WHERE relname = 'agents_schema_migrations' \
-               AND relnamespace = CAST(current_schema() AS regnamespace))",
-            args![],
-        )?
-    } else {
-        tx.value(
-            "SELECT to_regclass('agents_schema_migrations') IS NOT NULL",
-            args![],
-        )?
-    };
-    if !exists {
-        return Ok(0);
-    }
-    tx.value(
-        "SELECT COALESCE(MAX(version), 0) FROM agents_schema_migrations",
-        args![],
-    )
-}
-
-/// Apply what is missing, in one transaction under the migration lock
-/// (re-reading the version under it: another process may have migrated).
-fn migrate_postgres(conn: &PgConn, shown: &str) -> Result<(), StoreError> {
-    conn.batch("BEGIN")?;
-    let result = apply_postgres_migrations(conn, shown);
-    finish_postgres(conn, result.is_ok())?;
-    result
-}
-
-/// [`migrate_postgres`] inside the caller's transaction: the lock, the
-/// version read afresh, the missing migrations.
-fn apply_postgres_migrations(conn: &PgConn, shown: &str) -> Result<(), StoreError> {
-    let tx = Tx::Postgres(conn);
-    tx.execute(
-        "SELECT pg_advisory_xact_lock(CAST(?1 AS INTEGER), hashtext(current_schema()))",
-        args![i64::from(MIGRATION_LOCK)],
-    )?;
-    let found = postgres_version(conn, true)?;
-    refuse_newer(shown, found)?;
-    tx.batch(
-        "CREATE TABLE IF NOT EXISTS agents_schema_migrations (
-             version     BIGINT PRIMARY KEY,
-             name        TEXT NOT NULL,
-             applied_at  TIMESTAMPTZ NOT NULL DEFAULT now()
-         )",
-    )?;
-    for (index, (name, sql)) in POSTGRES_MIGRATIONS.iter().enumerate().skip(found as usize) {
-        tx.batch(sql).map_err(|source| StoreError::Migration {
-            name,
-            source: Box::new(source),
-        })?;
-        tx.execute(
-            "INSERT INTO agents_schema_migrations (version, name) VALUES (?1, ?2)",
-            args![index as i64 + 1, *name],
-        )?;
-    }
-    Ok(())
 }
 
 /// Read access inside a transaction.
@@ -550,15 +449,11 @@ impl Writer<'_> {
     }
 }
 
-fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
-    conn.pragma_query_value(None, "user_version", |row| row.get(0))
-}
-
 /// The schema version the database records, on either backend.
 fn schema_version(tx: Tx<'_>) -> Result<i64, StoreError> {
     match tx {
         Tx::Sqlite(conn) => Ok(user_version(conn)?),
-        Tx::Postgres(pg) => postgres_version(pg, false),
+        Tx::Postgres(pg) => pg::version(pg, false),
     }
 }
 
@@ -569,80 +464,6 @@ fn refuse_newer(location: &str, found: i64) -> Result<(), StoreError> {
             found,
             supported: SCHEMA_VERSION,
         });
-    }
-    Ok(())
-}
-
-/// Record, per connection, the types of the resources a transaction
-/// inserts, deletes or changes the properties of (temporary triggers on
-/// a temporary table: nothing in the registry file), created if missing
-/// at the start of every write transaction. Identities are reconciled
-/// only for those types; see `registry::equivalence`. The table is
-/// transactional like everything else: a rolled-back write leaves no
-/// entry (and, if it created them, no table and triggers either).
-/// (PostgreSQL: permanent triggers note into a table keyed by the
-/// connection's server process; see `migrations/postgres/0001_registry.sql`.)
-fn record_written_types(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(
-        "CREATE TEMP TABLE IF NOT EXISTS written_types (type_name TEXT PRIMARY KEY) WITHOUT ROWID;
-         CREATE TEMP TRIGGER IF NOT EXISTS written_insert AFTER INSERT ON main.resources
-         BEGIN INSERT OR IGNORE INTO written_types VALUES (NEW.type_name); END;
-         CREATE TEMP TRIGGER IF NOT EXISTS written_delete AFTER DELETE ON main.resources
-         BEGIN INSERT OR IGNORE INTO written_types VALUES (OLD.type_name); END;
-         CREATE TEMP TRIGGER IF NOT EXISTS written_update
-         AFTER UPDATE OF properties_json, type_name ON main.resources
-         BEGIN INSERT OR IGNORE INTO written_types VALUES (NEW.type_name), (OLD.type_name); END;",
-    )
-}
-
-fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
-    conn.busy_timeout(BUSY_TIMEOUT)?;
-    if file {
-        // Switching to WAL needs a moment of exclusivity; under the busy
-        // timeout it waits for other processes like any write.
-        // (A filesystem without shared memory answers another mode; the
-        // registry still works, with less concurrency.)
-        let _mode: String =
-            conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        // A persistent log: the last connection to close empties it (any
-        // size limit makes SQLite truncate it to zero then) instead of
-        // deleting it, and keeps its shared-memory index (`-shm`), so the
-        // next command needs no new disk space to open and read the
-        // registry. On a full disk, reading still works and a write is
-        // refused as `DiskFull`; without this every command failed to open.
-        persist_wal(conn)?;
-        conn.pragma_update(None, "journal_size_limit", WAL_LIMIT)?;
-    }
-    conn.pragma_update(None, "foreign_keys", "ON")?;
-    Ok(())
-}
-
-/// The size the write-ahead log is cut back to when a checkpoint resets
-/// it (it is emptied when the last connection closes).
-const WAL_LIMIT: i64 = 4 << 20;
-
-/// Set `SQLITE_FCNTL_PERSIST_WAL` on `conn`'s main database (rusqlite has
-/// no safe call for file controls).
-#[allow(unsafe_code)]
-fn persist_wal(conn: &Connection) -> rusqlite::Result<()> {
-    use rusqlite::ffi;
-    let mut on: std::os::raw::c_int = 1;
-    // SAFETY: `conn.handle()` is the open connection `conn` owns, used on
-    // this thread only for the length of the call; "main" is a
-    // NUL-terminated name; SQLITE_FCNTL_PERSIST_WAL reads and writes one
-    // `int` through the pointer, which points at `on`, alive across the
-    // call.
-    let rc = unsafe {
-        ffi::sqlite3_file_control(
-            conn.handle(),
-            c"main".as_ptr(),
-            ffi::SQLITE_FCNTL_PERSIST_WAL,
-            (&raw mut on).cast(),
-        )
-    };
-    if rc != ffi::SQLITE_OK {
-        return Err(rusqlite::Error::SqliteFailure(ffi::Error::new(rc), None));
     }
     Ok(())
 }

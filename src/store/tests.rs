@@ -413,12 +413,13 @@ fn a_migration_that_waited_for_another_applies_nothing_again() {
     let connect = || PgConn::new(location::connect(&schema.url).unwrap());
     let (first, second, watcher) = (connect(), connect(), connect());
     first.batch("BEGIN").unwrap();
-    apply_postgres_migrations(&first, "first").unwrap();
-    assert_eq!(postgres_version(&second, false).unwrap(), 0);
-    let waiting = std::thread::spawn(move || migrate_postgres(&second, "second"));
+    pg::apply_migrations(&first, "first").unwrap();
+    assert_eq!(pg::version(&second, false).unwrap(), 0);
+    let waiting = std::thread::spawn(move || pg::migrate(&second, "second"));
     let blocked = format!(
         "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted \
-         AND classid = {MIGRATION_LOCK}"
+         AND classid = {}",
+        pg::MIGRATION_LOCK
     );
     while Tx::Postgres(&watcher)
         .value::<i64>(&blocked, args![])
@@ -429,7 +430,7 @@ fn a_migration_that_waited_for_another_applies_nothing_again() {
     }
     first.batch("COMMIT").unwrap();
     waiting.join().unwrap().unwrap();
-    assert_eq!(postgres_version(&watcher, true).unwrap(), SCHEMA_VERSION);
+    assert_eq!(pg::version(&watcher, true).unwrap(), SCHEMA_VERSION);
 }
 
 #[test]

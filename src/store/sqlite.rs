@@ -1,0 +1,84 @@
+//! The SQLite side of the store: how a connection is configured (WAL,
+//! a persistent log, foreign keys), the schema version it records, and
+//! the per-connection record of written types.
+
+use super::BUSY_TIMEOUT;
+use rusqlite::Connection;
+
+pub(super) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.pragma_query_value(None, "user_version", |row| row.get(0))
+}
+
+/// Record, per connection, the types of the resources a transaction
+/// inserts, deletes or changes the properties of (temporary triggers on
+/// a temporary table: nothing in the registry file), created if missing
+/// at the start of every write transaction. Identities are reconciled
+/// only for those types; see `registry::equivalence`. The table is
+/// transactional like everything else: a rolled-back write leaves no
+/// entry (and, if it created them, no table and triggers either).
+/// (PostgreSQL: permanent triggers note into a table keyed by the
+/// connection's server process; see `migrations/postgres/0001_registry.sql`.)
+pub(super) fn record_written_types(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(
+        "CREATE TEMP TABLE IF NOT EXISTS written_types (type_name TEXT PRIMARY KEY) WITHOUT ROWID;
+         CREATE TEMP TRIGGER IF NOT EXISTS written_insert AFTER INSERT ON main.resources
+         BEGIN INSERT OR IGNORE INTO written_types VALUES (NEW.type_name); END;
+         CREATE TEMP TRIGGER IF NOT EXISTS written_delete AFTER DELETE ON main.resources
+         BEGIN INSERT OR IGNORE INTO written_types VALUES (OLD.type_name); END;
+         CREATE TEMP TRIGGER IF NOT EXISTS written_update
+         AFTER UPDATE OF properties_json, type_name ON main.resources
+         BEGIN INSERT OR IGNORE INTO written_types VALUES (NEW.type_name), (OLD.type_name); END;",
+    )
+}
+
+pub(super) fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    if file {
+        // Switching to WAL needs a moment of exclusivity; under the busy
+        // timeout it waits for other processes like any write.
+        // (A filesystem without shared memory answers another mode; the
+        // registry still works, with less concurrency.)
+        let _mode: String =
+            conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // A persistent log: the last connection to close empties it (any
+        // size limit makes SQLite truncate it to zero then) instead of
+        // deleting it, and keeps its shared-memory index (`-shm`), so the
+        // next command needs no new disk space to open and read the
+        // registry. On a full disk, reading still works and a write is
+        // refused as `DiskFull`; without this every command failed to open.
+        persist_wal(conn)?;
+        conn.pragma_update(None, "journal_size_limit", WAL_LIMIT)?;
+    }
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(())
+}
+
+/// The size the write-ahead log is cut back to when a checkpoint resets
+/// it (it is emptied when the last connection closes).
+const WAL_LIMIT: i64 = 4 << 20;
+
+/// Set `SQLITE_FCNTL_PERSIST_WAL` on `conn`'s main database (rusqlite has
+/// no safe call for file controls).
+#[allow(unsafe_code)]
+fn persist_wal(conn: &Connection) -> rusqlite::Result<()> {
+    use rusqlite::ffi;
+    let mut on: std::os::raw::c_int = 1;
+    // SAFETY: `conn.handle()` is the open connection `conn` owns, used on
+    // this thread only for the length of the call; "main" is a
+    // NUL-terminated name; SQLITE_FCNTL_PERSIST_WAL reads and writes one
+    // `int` through the pointer, which points at `on`, alive across the
+    // call.
+    let rc = unsafe {
+        ffi::sqlite3_file_control(
+            conn.handle(),
+            c"main".as_ptr(),
+            ffi::SQLITE_FCNTL_PERSIST_WAL,
+            (&raw mut on).cast(),
+        )
+    };
+    if rc != ffi::SQLITE_OK {
+        return Err(rusqlite::Error::SqliteFailure(ffi::Error::new(rc), None));
+    }
+    Ok(())
+}
