@@ -79,26 +79,68 @@ pub fn run(server: &str, rounds: usize, ops: usize) {
     if !server.contains("sslmode=") {
         backends.insert(1, Backend::PostgresNoTls);
     }
-    let mut measured: Vec<Vec<Round>> = backends.iter().map(|_| Vec::new()).collect();
-    for r in 0..rounds {
-        // Each round another backend goes first.
-        for k in 0..backends.len() {
-            let b = (k + r) % backends.len();
-            measured[b].push(round(server, backends[b], ops));
-        }
-    }
+    let measured = measure(server, &backends, rounds, ops, Mode::Cli);
     println!(
         "## 1. {SLOTS} processes at once, each slot {} registrations + {} links \
          ({rounds} rounds per backend, in turns)\n",
         ops / 2,
         ops / 2
     );
+    print_table(&backends, &measured);
+}
+
+/// How a round's sixteen slots run their operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// One `agents` process per operation.
+    Cli,
+    /// One long-lived process per slot, through the library.
+    Library,
+}
+
+/// Part 1b: the same workload from sixteen long-lived library processes.
+pub fn run_library(server: &str, rounds: usize, ops: usize) {
+    let ops = ops.max(2) / 2 * 2;
+    let backends = [Backend::Postgres, Backend::Sqlite];
+    let measured = measure(server, &backends, rounds, ops, Mode::Library);
+    println!(
+        "## 1b. {SLOTS} long-lived processes at once (the library, one registry each), \
+         each {} registrations + {} links ({rounds} rounds per backend, in turns)\n",
+        ops / 2,
+        ops / 2
+    );
+    print_table(&backends, &measured);
+}
+
+/// `rounds` rounds on every backend, in turns: each round another backend
+/// goes first, so the machine's drift touches all alike.
+fn measure(
+    server: &str,
+    backends: &[Backend],
+    rounds: usize,
+    ops: usize,
+    mode: Mode,
+) -> Vec<Vec<Round>> {
+    let mut measured: Vec<Vec<Round>> = backends.iter().map(|_| Vec::new()).collect();
+    for r in 0..rounds {
+        for k in 0..backends.len() {
+            let b = (k + r) % backends.len();
+            measured[b].push(round_with(server, backends[b], ops, mode));
+        }
+    }
+    measured
+}
+
+/// One row per backend (its rounds' rates, latencies, errors and whether
+/// the counts came out exact), then each backend's median rate against
+/// SQLite's (the last backend).
+fn print_table(backends: &[Backend], measured: &[Vec<Round>]) {
     println!(
         "| backend | ops/round | ops/s, median round | per round | op latency median / max | errors | counts exact |\n\
          |---|---|---|---|---|---|---|"
     );
     let mut medians = Vec::new();
-    for (backend, rounds) in backends.iter().zip(&measured) {
+    for (backend, rounds) in backends.iter().zip(measured) {
         let name = backend.label();
         let mut rates: Vec<f64> = rounds
             .iter()
@@ -113,7 +155,7 @@ pub fn run(server: &str, rounds: usize, ops: usize) {
         let errors: usize = rounds.iter().map(|r| r.errors.len()).sum();
         let exact = rounds.iter().all(|r| r.counts == r.expected);
         println!(
-            "| {name} | {} | {median:.0} | {} | {:.1} ms / {:.0} ms | {errors} | {} |",
+            "| {name} | {} | {median:.0} | {} | {:.2} ms / {:.0} ms | {errors} | {} |",
             rounds[0].ops,
             shown.join(", "),
             ms(lat_median),
@@ -142,73 +184,6 @@ pub fn run(server: &str, rounds: usize, ops: usize) {
         }
     }
     println!();
-}
-
-fn round(server: &str, backend: Backend, ops: usize) -> Round {
-    round_with(server, backend, ops, Mode::Cli)
-}
-
-/// How a round's sixteen slots run their operations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// One `agents` process per operation.
-    Cli,
-    /// One long-lived process per slot, through the library.
-    Library,
-}
-
-/// Part 1b: the same workload from sixteen long-lived library processes.
-pub fn run_library(server: &str, rounds: usize, ops: usize) {
-    let ops = ops.max(2) / 2 * 2;
-    let backends = [Backend::Postgres, Backend::Sqlite];
-    let mut measured: Vec<Vec<Round>> = vec![Vec::new(), Vec::new()];
-    for r in 0..rounds {
-        for k in 0..2 {
-            let b = (k + r) % 2;
-            measured[b].push(round_with(server, backends[b], ops, Mode::Library));
-        }
-    }
-    println!(
-        "## 1b. {SLOTS} long-lived processes at once (the library, one registry each), \
-         each {} registrations + {} links ({rounds} rounds per backend, in turns)\n",
-        ops / 2,
-        ops / 2
-    );
-    println!(
-        "| backend | ops/round | ops/s, median round | per round | op latency median / max | errors | counts exact |\n\
-         |---|---|---|---|---|---|---|"
-    );
-    let mut medians = Vec::new();
-    for (backend, rounds) in backends.iter().zip(&measured) {
-        let mut rates: Vec<f64> = rounds
-            .iter()
-            .map(|r| r.ops as f64 / r.elapsed.as_secs_f64())
-            .collect();
-        let shown: Vec<String> = rates.iter().map(|r| format!("{r:.0}")).collect();
-        rates.sort_by(f64::total_cmp);
-        let median = rates[rates.len() / 2];
-        medians.push(median);
-        let all: Vec<Duration> = rounds.iter().flat_map(|r| r.latencies.clone()).collect();
-        let (lat_median, _, lat_max) = stats(all);
-        let errors: usize = rounds.iter().map(|r| r.errors.len()).sum();
-        let exact = rounds.iter().all(|r| r.counts == r.expected);
-        println!(
-            "| {} | {} | {median:.0} | {} | {:.2} ms / {:.0} ms | {errors} | {} |",
-            backend.label(),
-            rounds[0].ops,
-            shown.join(", "),
-            ms(lat_median),
-            ms(lat_max),
-            if exact { "yes" } else { "NO" }
-        );
-        if let Some(first) = rounds.iter().flat_map(|r| r.errors.first()).next() {
-            println!("\nfirst error: {first}\n");
-        }
-    }
-    println!(
-        "\nratio (PostgreSQL ops/s / SQLite ops/s): {:.2}x (goal ≥ 1.00x)\n",
-        medians[0] / medians[1]
-    );
 }
 
 /// When this process is a library worker of part 1b: do its slot's
