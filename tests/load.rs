@@ -16,7 +16,7 @@
 //! file it added. Throughput and refusals are printed per N. With 32
 //! workers each runs fewer commands, so the suite stays fast.
 
-use crate::common::{Env, Run};
+use crate::common::{Env, Run, entries};
 use crate::concurrency::{BARE_TYPE, assert_acyclic, assert_clean_run, read_graph};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -71,17 +71,6 @@ impl Op {
             Op::RefreshAll => env.run(&["-v", "resource", "refresh"]),
         }
     }
-}
-
-/// Files and directories below `dir`, recursively.
-fn entries(dir: &Path) -> usize {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let path = e.unwrap().path();
-            1 + if path.is_dir() { entries(&path) } else { 0 }
-        })
-        .sum()
 }
 
 /// The shared tree: deeper than a registration explores (two levels), so

@@ -24,7 +24,7 @@
 //! written as discovery writes them (an auto-discovered row and link).
 
 use super::*;
-use crate::model::{ResourceId, ResourceKey, ResourceKind, ResourceName, TypeName};
+use crate::model::{ResourceId, ResourceKey};
 use crate::store::ResourceRow;
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -93,23 +93,7 @@ fn op() -> impl Strategy<Value = Op> {
 /// Write an auto-discovered `g/sub` below `parent`, as discovery does.
 fn discover(r: &mut Registry, parent: ResourceId, n: usize) -> ResourceId {
     let id = r.ids.next_id(r.clock.now());
-    let row = ResourceRow {
-        id,
-        name: Some(ResourceName::parse(&format!("local/found-{n}")).unwrap()),
-        type_name: TypeName::parse("g/sub").unwrap(),
-        kind: ResourceKind::Physical,
-        location: None,
-        description: None,
-        read_only: false,
-        auto_discovered: true,
-        sandbox_strategy: None,
-        content_hash: None,
-        properties: Default::default(),
-        created_at: "t".into(),
-        updated_at: "t".into(),
-        discovered_at: None,
-        stale: None,
-    };
+    let row = ResourceRow::discovered_for_test(id, &format!("local/found-{n}"), "g/sub");
     r.store
         .write(|w| {
             w.insert_resource(&row)?;

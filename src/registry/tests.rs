@@ -1,6 +1,6 @@
 use super::*;
 use crate::effects::FixedClock;
-use crate::model::{ResourceId, ResourceKey, ResourceKind, ResourceName, TypeName};
+use crate::model::{ResourceId, ResourceKey, TypeName};
 use crate::store::ResourceRow;
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -61,23 +61,11 @@ fn discovered_child(r: &mut Registry, parent: &str, n: u128) -> ResourceId {
     let id = ResourceId::from_ulid(ulid::Ulid(n));
     r.store
         .write(|w| {
-            w.insert_resource(&ResourceRow {
+            w.insert_resource(&ResourceRow::discovered_for_test(
                 id,
-                name: Some(ResourceName::parse(&format!("local/auto{n}")).unwrap()),
-                type_name: TypeName::parse("fs-directory").unwrap(),
-                kind: ResourceKind::Physical,
-                location: None,
-                description: None,
-                read_only: false,
-                auto_discovered: true,
-                sandbox_strategy: None,
-                content_hash: None,
-                properties: Default::default(),
-                created_at: "t".into(),
-                updated_at: "t".into(),
-                discovered_at: None,
-                stale: None,
-            })?;
+                &format!("local/auto{n}"),
+                "fs-directory",
+            ))?;
             w.insert_link(parent, id, true, "t")
         })
         .unwrap();

@@ -31,6 +31,29 @@ pub struct ResourceRow {
 }
 
 impl ResourceRow {
+    /// An auto-discovered resource with no location, as tests write one
+    /// below a parent the way discovery does.
+    #[cfg(test)]
+    pub(crate) fn discovered_for_test(id: ResourceId, name: &str, type_name: &str) -> Self {
+        Self {
+            id,
+            name: Some(ResourceName::parse(name).unwrap()),
+            type_name: TypeName::parse(type_name).unwrap(),
+            kind: ResourceKind::Physical,
+            location: None,
+            description: None,
+            read_only: false,
+            auto_discovered: true,
+            sandbox_strategy: None,
+            content_hash: None,
+            properties: Default::default(),
+            created_at: "t".into(),
+            updated_at: "t".into(),
+            discovered_at: None,
+            stale: None,
+        }
+    }
+
     /// How messages refer to it: its name, else its id.
     pub fn label(&self) -> String {
         resource_label(self.name.as_ref(), self.id)

@@ -35,6 +35,18 @@ pub fn skipped(test: &str, why: &str) {
     let _ = writeln!(std::io::stderr(), "\n*** SKIPPED {test}: {why} ***");
 }
 
+/// Files and directories below `dir`, recursively (what a recursive
+/// discovery of `dir` registers below it).
+pub fn entries(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let path = e.unwrap().path();
+            1 + if path.is_dir() { entries(&path) } else { 0 }
+        })
+        .sum()
+}
+
 /// What one `agents` run did.
 #[derive(Debug)]
 pub struct Run {

@@ -5,19 +5,13 @@
 //! the plugin file written just before it commits).
 
 use super::{Crasher, PACKAGE_TYPE, check_home, registry_probe};
-use crate::common::{Env, wasm};
+use crate::common::{self, Env, wasm};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Files and directories below `dir`, recursively: one resource each.
 fn entries(dir: &Path) -> i64 {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let path = e.unwrap().path();
-            1 + if path.is_dir() { entries(&path) } else { 0 }
-        })
-        .sum()
+    common::entries(dir) as i64
 }
 
 /// `dirs` directories under `root`, each with `files` files and a `sub/`
