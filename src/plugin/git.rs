@@ -26,89 +26,12 @@
 //! and the memo is bounded in bytes.
 //!
 //! What git answers and how its `-z` / `%x00` formatted output is read
-//! are pure data and functions in `answers.rs`, unit tested in `tests.rs`.
+//! are pure data and functions in `answers.rs`, unit tested in `tests.rs`;
+//! running one git process is `process.rs`, the operation's snapshot
+//! `memo.rs`, and what a guest may name `checks.rs`.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::sync::{Arc, Mutex, OnceLock};
-use tokio::io::AsyncReadExt;
-
-/// Bytes of output one git invocation may produce.
-const OUTPUT_LIMIT: u64 = 32 * 1024 * 1024;
-/// Bytes of stderr kept for an error message.
-const STDERR_LIMIT: u64 = 4 * 1024;
-/// Bytes of answers one operation's [`GitMemo`] keeps.
-const MEMO_LIMIT: usize = 64 * 1024 * 1024;
-
-/// The answers to the repository-wide git questions of one registry
-/// operation, by repository (or, for "which repository", by the
-/// directory asked from) and question.
-#[derive(Debug, Default)]
-pub(crate) struct GitMemo {
-    inner: Mutex<MemoInner>,
-}
-
-#[derive(Debug, Default)]
-struct MemoInner {
-    answers: HashMap<(String, &'static str), Result<String, GitError>>,
-    bytes: usize,
-}
-
-impl GitMemo {
-    fn get(&self, scope: &str, question: &'static str) -> Option<Result<String, GitError>> {
-        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.answers.get(&(scope.to_owned(), question)).cloned()
-    }
-
-    fn put(&self, scope: &str, question: &'static str, answer: &Result<String, GitError>) {
-        let size = match answer {
-            Ok(text) => text.len(),
-            Err(_) => 256,
-        } + scope.len();
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        if inner.bytes + size <= MEMO_LIMIT {
-            inner.bytes += size;
-            inner
-                .answers
-                .insert((scope.to_owned(), question), answer.clone());
-        }
-    }
-}
-
-/// Where the current operation's memo is (none outside an operation).
-pub(crate) type MemoSlot = Arc<Mutex<Option<Arc<GitMemo>>>>;
-
-/// One registry operation's git snapshot: while it lives, calls share a
-/// [`GitMemo`]; dropped, the memo goes. Nested snapshots share the
-/// outer one.
-#[derive(Debug)]
-pub struct GitSnapshot {
-    slot: MemoSlot,
-    owner: bool,
-}
-
-impl GitSnapshot {
-    pub(crate) fn begin(slot: &MemoSlot) -> Self {
-        let mut current = slot.lock().unwrap_or_else(|e| e.into_inner());
-        let owner = current.is_none();
-        if owner {
-            *current = Some(Arc::default());
-        }
-        Self {
-            slot: slot.clone(),
-            owner,
-        }
-    }
-}
-
-impl Drop for GitSnapshot {
-    fn drop(&mut self) {
-        if self.owner {
-            *self.slot.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        }
-    }
-}
+use std::sync::Arc;
 
 /// Where a call's git questions are asked from: the directory git runs
 /// in (a path to the view's open descriptor) and that directory's
@@ -480,210 +403,6 @@ async fn locate(dir: &Path) -> Result<String, GitError> {
     Err(classify(out.stderr))
 }
 
-/// Run `git ARGS` in `dir` and answer its stdout (bounded, lossy UTF-8).
-async fn run(dir: &Path, args: &[&str]) -> Result<String, GitError> {
-    run_with(dir, args, None).await
-}
-
-async fn run_with(dir: &Path, args: &[&str], input: Option<Vec<u8>>) -> Result<String, GitError> {
-    let out = git_output(dir, args, input).await?;
-    if out.success {
-        Ok(out.stdout)
-    } else {
-        Err(classify(out.stderr))
-    }
-}
-
-/// What one git process said.
-struct GitOutput {
-    success: bool,
-    stdout: String,
-    /// Its first few KiB, trimmed.
-    stderr: String,
-}
-
-/// The `git` executable: the first on `PATH`, found once per process
-/// (spawning `git` by name would search `PATH` on every run).
-fn git_program() -> &'static Path {
-    static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
-    PROGRAM.get_or_init(|| {
-        use std::os::unix::fs::PermissionsExt;
-        std::env::var_os("PATH")
-            .iter()
-            .flat_map(std::env::split_paths)
-            .map(|dir| dir.join("git"))
-            .find(|p| {
-                std::fs::metadata(p)
-                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-            })
-            .unwrap_or_else(|| PathBuf::from("git"))
-    })
-}
-
-async fn git_output(
-    dir: &Path,
-    args: &[&str],
-    input: Option<Vec<u8>>,
-) -> Result<GitOutput, GitError> {
-    let mut cmd = tokio::process::Command::new(git_program());
-    cmd.current_dir(dir)
-        .env_clear()
-        .args([
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "core.untrackedCache=false",
-            "-c",
-            "color.ui=false",
-            "--no-optional-locks",
-            "--no-pager",
-        ])
-        .args(args)
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    cmd.envs(crate::git_env::hermetic());
-    // Reads only: take no optional locks, see the objects as they are.
-    for (key, value) in [
-        ("GIT_OPTIONAL_LOCKS", "0"),
-        ("GIT_NO_REPLACE_OBJECTS", "1"),
-        ("GIT_ATTR_NOSYSTEM", "1"),
-    ] {
-        cmd.env(key, value);
-    }
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| GitError::Failed(format!("cannot run git: {e}")))?;
-    let feeding = async {
-        if let Some(input) = input
-            && let Some(mut stdin) = child.stdin.take()
-        {
-            use tokio::io::AsyncWriteExt;
-            stdin.write_all(&input).await?;
-        }
-        Ok::<_, std::io::Error>(())
-    };
-    let (out, err) = (child.stdout.take(), child.stderr.take());
-    let mut stdout = Vec::new();
-    let mut stderr = Vec::new();
-    // All at once: git blocked writing one pipe while the other is read
-    // would wait for the deadline.
-    let reading_out = async {
-        if let Some(out) = out {
-            out.take(OUTPUT_LIMIT + 1).read_to_end(&mut stdout).await?;
-        }
-        if stdout.len() as u64 > OUTPUT_LIMIT {
-            // Stop here: the child goes (killed when dropped).
-            return Err(std::io::Error::other(format!(
-                "its answer is larger than {} MiB",
-                OUTPUT_LIMIT >> 20
-            )));
-        }
-        Ok::<_, std::io::Error>(())
-    };
-    let reading_err = async {
-        if let Some(mut err) = err {
-            (&mut err)
-                .take(STDERR_LIMIT)
-                .read_to_end(&mut stderr)
-                .await?;
-            // The rest is drained, not kept.
-            tokio::io::copy(&mut err, &mut tokio::io::sink()).await?;
-        }
-        Ok::<_, std::io::Error>(())
-    };
-    tokio::try_join!(feeding, reading_out, reading_err)
-        .map_err(|e| GitError::Failed(format!("git: {e}")))?;
-    let status = child
-        .wait()
-        .await
-        .map_err(|e| GitError::Failed(format!("git: {e}")))?;
-    Ok(GitOutput {
-        success: status.success(),
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr).trim().to_owned(),
-    })
-}
-
-/// What git's complaint means.
-fn classify(message: String) -> GitError {
-    let lower = message.to_lowercase();
-    if lower.contains("not a git repository") {
-        GitError::NotARepository(message)
-    } else if lower.contains("unknown revision")
-        || lower.contains("not a valid object name")
-        || lower.contains("bad object")
-        || lower.contains("does not exist")
-        || lower.contains("bad revision")
-        || lower.contains("no such ref")
-        || lower.contains("ambiguous argument")
-    {
-        GitError::NotFound(message)
-    } else {
-        GitError::Failed(message)
-    }
-}
-
-/// An object id: 4 to 64 lowercase hex digits (a prefix or a full id).
-fn check_id(id: &str) -> Result<(), GitError> {
-    let ok = (4..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_hexdigit());
-    if ok {
-        Ok(())
-    } else {
-        Err(GitError::Invalid(format!(
-            "{} is not an object id (4 to 64 hex digits)",
-            crate::text::quote(id)
-        )))
-    }
-}
-
-/// A work tree path: relative, `/`-separated, no `..`, no control
-/// characters.
-fn check_path(path: &str) -> Result<(), GitError> {
-    let p = Path::new(path);
-    let ok = !path.is_empty()
-        && !p.is_absolute()
-        && p.components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)))
-        && !path.chars().any(char::is_control);
-    if ok {
-        Ok(())
-    } else {
-        Err(GitError::Invalid(format!(
-            "{} is not a relative path inside the work tree",
-            crate::text::quote(path)
-        )))
-    }
-}
-
-/// A branch name git would accept for `refs/heads/…`, and nothing that
-/// could read as an option or a revision expression.
-fn check_branch(name: &str) -> Result<(), GitError> {
-    let bad = name.is_empty()
-        || name.starts_with('-')
-        || name.starts_with('/')
-        || name.ends_with('/')
-        || name.ends_with(".lock")
-        || name.contains("..")
-        || name.contains("@{")
-        || name
-            .chars()
-            .any(|c| c.is_control() || " ~^:?*[\\".contains(c));
-    if bad {
-        Err(GitError::Invalid(format!(
-            "{} is not a branch name",
-            crate::text::quote(name)
-        )))
-    } else {
-        Ok(())
-    }
-}
-
 /// The bytes a work tree path holds now (a symlink's target text), read
 /// without leaving the work tree: no symlink may be on the way.
 fn read_in_tree(tree: &Path, path: &str) -> Result<Option<Vec<u8>>, GitError> {
@@ -722,8 +441,15 @@ fn read_in_tree(tree: &Path, path: &str) -> Result<Option<Vec<u8>>, GitError> {
 }
 
 mod answers;
+mod checks;
+mod memo;
+mod process;
 
 pub(crate) use answers::*;
+use checks::{check_branch, check_id, check_path};
+pub use memo::GitSnapshot;
+pub(crate) use memo::{GitMemo, MemoSlot};
+use process::{OUTPUT_LIMIT, classify, git_output, run, run_with};
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,167 @@
+//! Running one `git` process: a fixed argv, a cleared environment, stdin
+//! closed (or fed), output bounded, killed when the call's future is
+//! dropped; and what its complaint means.
+
+use super::GitError;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::OnceLock;
+use tokio::io::AsyncReadExt;
+
+/// Bytes of output one git invocation may produce.
+pub(super) const OUTPUT_LIMIT: u64 = 32 * 1024 * 1024;
+/// Bytes of stderr kept for an error message.
+const STDERR_LIMIT: u64 = 4 * 1024;
+
+/// Run `git ARGS` in `dir` and answer its stdout (bounded, lossy UTF-8).
+pub(super) async fn run(dir: &Path, args: &[&str]) -> Result<String, GitError> {
+    run_with(dir, args, None).await
+}
+
+pub(super) async fn run_with(
+    dir: &Path,
+    args: &[&str],
+    input: Option<Vec<u8>>,
+) -> Result<String, GitError> {
+    let out = git_output(dir, args, input).await?;
+    if out.success {
+        Ok(out.stdout)
+    } else {
+        Err(classify(out.stderr))
+    }
+}
+
+/// What one git process said.
+pub(super) struct GitOutput {
+    pub success: bool,
+    pub stdout: String,
+    /// Its first few KiB, trimmed.
+    pub stderr: String,
+}
+
+/// The `git` executable: the first on `PATH`, found once per process
+/// (spawning `git` by name would search `PATH` on every run).
+fn git_program() -> &'static Path {
+    static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
+    PROGRAM.get_or_init(|| {
+        use std::os::unix::fs::PermissionsExt;
+        std::env::var_os("PATH")
+            .iter()
+            .flat_map(std::env::split_paths)
+            .map(|dir| dir.join("git"))
+            .find(|p| {
+                std::fs::metadata(p)
+                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            })
+            .unwrap_or_else(|| PathBuf::from("git"))
+    })
+}
+
+pub(super) async fn git_output(
+    dir: &Path,
+    args: &[&str],
+    input: Option<Vec<u8>>,
+) -> Result<GitOutput, GitError> {
+    let mut cmd = tokio::process::Command::new(git_program());
+    cmd.current_dir(dir)
+        .env_clear()
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "-c",
+            "core.untrackedCache=false",
+            "-c",
+            "color.ui=false",
+            "--no-optional-locks",
+            "--no-pager",
+        ])
+        .args(args)
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    cmd.envs(crate::git_env::hermetic());
+    // Reads only: take no optional locks, see the objects as they are.
+    for (key, value) in [
+        ("GIT_OPTIONAL_LOCKS", "0"),
+        ("GIT_NO_REPLACE_OBJECTS", "1"),
+        ("GIT_ATTR_NOSYSTEM", "1"),
+    ] {
+        cmd.env(key, value);
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| GitError::Failed(format!("cannot run git: {e}")))?;
+    let feeding = async {
+        if let Some(input) = input
+            && let Some(mut stdin) = child.stdin.take()
+        {
+            use tokio::io::AsyncWriteExt;
+            stdin.write_all(&input).await?;
+        }
+        Ok::<_, std::io::Error>(())
+    };
+    let (out, err) = (child.stdout.take(), child.stderr.take());
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    // All at once: git blocked writing one pipe while the other is read
+    // would wait for the deadline.
+    let reading_out = async {
+        if let Some(out) = out {
+            out.take(OUTPUT_LIMIT + 1).read_to_end(&mut stdout).await?;
+        }
+        if stdout.len() as u64 > OUTPUT_LIMIT {
+            // Stop here: the child goes (killed when dropped).
+            return Err(std::io::Error::other(format!(
+                "its answer is larger than {} MiB",
+                OUTPUT_LIMIT >> 20
+            )));
+        }
+        Ok::<_, std::io::Error>(())
+    };
+    let reading_err = async {
+        if let Some(mut err) = err {
+            (&mut err)
+                .take(STDERR_LIMIT)
+                .read_to_end(&mut stderr)
+                .await?;
+            // The rest is drained, not kept.
+            tokio::io::copy(&mut err, &mut tokio::io::sink()).await?;
+        }
+        Ok::<_, std::io::Error>(())
+    };
+    tokio::try_join!(feeding, reading_out, reading_err)
+        .map_err(|e| GitError::Failed(format!("git: {e}")))?;
+    let status = child
+        .wait()
+        .await
+        .map_err(|e| GitError::Failed(format!("git: {e}")))?;
+    Ok(GitOutput {
+        success: status.success(),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).trim().to_owned(),
+    })
+}
+
+/// What git's complaint means.
+pub(super) fn classify(message: String) -> GitError {
+    let lower = message.to_lowercase();
+    if lower.contains("not a git repository") {
+        GitError::NotARepository(message)
+    } else if lower.contains("unknown revision")
+        || lower.contains("not a valid object name")
+        || lower.contains("bad object")
+        || lower.contains("does not exist")
+        || lower.contains("bad revision")
+        || lower.contains("no such ref")
+        || lower.contains("ambiguous argument")
+    {
+        GitError::NotFound(message)
+    } else {
+        GitError::Failed(message)
+    }
+}
