@@ -4,12 +4,12 @@
 
 use super::add;
 use super::keeping;
-use super::output::{self, emit, fields, list, or_dash, table};
+use super::output::{self, emit};
 use super::types::{self, TypeCommand};
 use super::{Context, Outcome};
 use clap::Subcommand;
-use resource_host::model::{Resource, ResourceKey, resource_label};
-use resource_host::registry::{ContainerView, Depth, RemovalReport, ResourceFilter, TreeView};
+use resource_host::model::{Resource, ResourceKey};
+use resource_host::registry::{ContainerView, Depth, ResourceFilter};
 use resource_host::text::{escape_block, escape_line};
 
 /// Lines a discovery or refresh report lists for people (all in `-o json`).
@@ -391,144 +391,5 @@ fn lifecycle(ctx: &Context, done: &str, view: &ContainerView) -> Outcome {
     })
 }
 
-fn container_text(c: &ContainerView) -> String {
-    let mut text = output::bold("container:");
-    text.push('\n');
-    let mut line = |k: &str, v: &str| text.push_str(&format!("  {k}: {}\n", escape_line(v)));
-    line("state", c.state.as_str());
-    if let Some(id) = &c.container_id {
-        line("id", id);
-    }
-    if let Some(tool) = &c.tool {
-        line("tool", tool);
-    }
-    if c.out_of_date {
-        line(
-            "out of date",
-            "devcontainer.json changed since it was built: agents resource rebuild NAME",
-        );
-    }
-    if let Some(err) = &c.last_error {
-        line("last error", err);
-    }
-    text
-}
-
-fn resource_table(resources: &[Resource]) -> String {
-    let rows: Vec<Vec<String>> = resources
-        .iter()
-        .map(|r| {
-            vec![
-                or_dash(r.name.as_ref()),
-                r.resource_type_name.to_string(),
-                or_dash(r.location.as_ref()),
-                r.resource_id.to_string(),
-            ]
-        })
-        .collect();
-    table(&["NAME", "TYPE", "LOCATION", "ID"], &rows)
-}
-
-fn show(r: &Resource, equivalents: &[String]) -> String {
-    let mut pairs = vec![
-        ("resource_id", r.resource_id.to_string()),
-        ("name", or_dash(r.name.as_ref())),
-        ("resource_type_name", r.resource_type_name.to_string()),
-        ("classification", r.kind.to_string()),
-        ("description", or_dash(r.description.as_ref())),
-        ("location", or_dash(r.location.as_ref())),
-        ("sandbox_strategy", or_dash(r.sandbox_strategy.as_ref())),
-        ("content_hash", or_dash(r.content_hash.as_ref())),
-        ("parents", list(&r.parents)),
-        ("children", list(&r.children)),
-        ("capabilities", list(r.capabilities.enabled())),
-        ("auto_discovered", r.auto_discovered.to_string()),
-        ("read_only", r.read_only.to_string()),
-        ("created_at", r.created_at.clone()),
-        ("updated_at", r.updated_at.clone()),
-    ];
-    if !equivalents.is_empty() {
-        pairs.push(("equivalents", list(equivalents)));
-    }
-    if let Some(reason) = &r.stale {
-        pairs.push(("stale", escape_line(reason).into_owned()));
-    }
-    let mut text = fields(&pairs);
-    text.push_str(&output::bold("properties:"));
-    text.push('\n');
-    if r.properties.is_empty() {
-        text.push_str("  (none)\n");
-    }
-    for (k, v) in &r.properties {
-        let value = resource_host::registry::args::render(v);
-        text.push_str(&format!("  {}: {}\n", escape_line(k), escape_line(&value)));
-    }
-    text
-}
-
-fn node_line(t: &TreeView) -> String {
-    let label = resource_label(t.name.as_ref(), t.resource_id);
-    let mut line = format!("{label} ({})", t.resource_type_name);
-    if let Some(loc) = &t.location {
-        line.push_str(&format!("  {}", escape_line(loc)));
-    }
-    if let Some(pattern) = &t.placeholder {
-        line.push_str(&format!(
-            "  (placeholder for {}: not enumerated yet)",
-            escape_line(pattern)
-        ));
-    }
-    if t.repeated {
-        line.push_str("  (shown above)");
-    }
-    line
-}
-
-fn draw(tree: &TreeView) -> String {
-    fn walk(node: &TreeView, prefix: &str, out: &mut String) {
-        let count = node.children.len();
-        for (i, child) in node.children.iter().enumerate() {
-            let last = i + 1 == count;
-            out.push_str(&format!(
-                "{prefix}{}{}\n",
-                if last { "└── " } else { "├── " },
-                node_line(child)
-            ));
-            let deeper = format!("{prefix}{}", if last { "    " } else { "│   " });
-            walk(child, &deeper, out);
-        }
-    }
-    let mut out = output::bold(&node_line(tree)) + "\n";
-    walk(tree, "", &mut out);
-    out
-}
-
-fn removal(report: &RemovalReport) -> String {
-    let verb = if report.dry_run {
-        "would remove"
-    } else {
-        "removed"
-    };
-    let mut text = String::new();
-    for r in &report.removed {
-        text.push_str(&format!(
-            "{verb} {} ({})\n",
-            r.label(),
-            r.resource_type_name
-        ));
-    }
-    for id in &report.sandboxes {
-        text.push_str(&format!(
-            "blocked by sandbox {id}: destroy it first, or remove with --force\n"
-        ));
-    }
-    for r in &report.unlinked {
-        let keep = if report.dry_run { "would keep" } else { "kept" };
-        text.push_str(&format!(
-            "{keep} {} ({}): registered by hand, only unlinked\n",
-            r.label(),
-            r.resource_type_name
-        ));
-    }
-    text
-}
+mod text;
+use text::{container_text, draw, removal, resource_table, show};
