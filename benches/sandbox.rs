@@ -19,8 +19,12 @@
 //!    checkpoints and rollback as above; `destroy` vs
 //!    `git worktree remove --force` by hand.
 //!
+//! 3. `settle`: `copy_on_write`'s checkpoints and rollbacks when the first
+//!    checkpoint comes 2.1 s after `create` vs at once, when every file is
+//!    racily clean (`sandbox/settle.rs`).
+//!
 //! `BENCH_RUNS` (default 5): each figure is the median of that many runs.
-//! `BENCH_ONLY=cow|git` runs one part.
+//! `BENCH_ONLY=cow|git|settle` runs one part.
 //!
 //! Method: wall time. In every run the baseline and the sandbox take turns
 //! going first. The page cache cannot be dropped (that needs privileges
@@ -34,6 +38,8 @@
 // `benches/sandbox/`, so that no file there is taken for a bench.
 #[path = "sandbox/fixture.rs"]
 mod fixture;
+#[path = "sandbox/settle.rs"]
+mod settle;
 #[path = "sandbox/table.rs"]
 mod table;
 
@@ -53,12 +59,13 @@ fn main() {
             )),
         },
     };
-    let (cow, git) = match std::env::var("BENCH_ONLY").ok().as_deref() {
-        None | Some("") => (true, true),
-        Some("cow") => (true, false),
-        Some("git") => (false, true),
+    let (cow, git, settle) = match std::env::var("BENCH_ONLY").ok().as_deref() {
+        None | Some("") => (true, true, true),
+        Some("cow") => (true, false, false),
+        Some("git") => (false, true, false),
+        Some("settle") => (false, false, true),
         Some(other) => refuse(&format!(
-            "BENCH_ONLY={other:?} is not a part; use cow or git, or leave it unset for both"
+            "BENCH_ONLY={other:?} is not a part; use cow, git or settle, or leave it unset for all"
         )),
     };
     let tmp = tempfile::tempdir().expect("temp dir");
@@ -88,7 +95,12 @@ fn main() {
     if git {
         git_worktree(&tmp, runs, &mut summary);
     }
-    print_summary(&summary);
+    if settle {
+        settle::run(&tmp, runs);
+    }
+    if !summary.is_empty() {
+        print_summary(&summary);
+    }
 }
 
 fn refuse(why: &str) -> ! {

@@ -18,7 +18,7 @@ impl Samples {
         v.sort();
         v
     }
-    fn median(&self) -> Duration {
+    pub fn median(&self) -> Duration {
         let v = self.sorted();
         let n = v.len();
         if n % 2 == 1 {

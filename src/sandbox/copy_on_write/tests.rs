@@ -1,4 +1,3 @@
-mod measure;
 mod rollback;
 mod stat_record;
 
