@@ -1,7 +1,7 @@
 //! Resource exhaustion: the home on a filesystem filled to the last byte —
 //! a small tmpfs mounted over the test's home when this process may mount
 //! one (as root; elsewhere the test says SKIPPED and passes, like the
-//! full-disk test in `sandboxes.rs`).
+//! full-disk test in `sandboxes/full_disk.rs`).
 //!
 //! What runs out is the home's disk: on SQLite the registry file, the
 //! plugin store and the compile cache; on PostgreSQL the registry is on
@@ -12,32 +12,9 @@
 //! written still works (the cache only costs speed) and leaves no entry;
 //! once space is freed the same commands work and the cache is written.
 
-use crate::common::{Env, backend, wasm};
+use crate::common::{Env, backend, tmpfs, wasm};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// A tmpfs mounted for the test, lazily unmounted when dropped.
-struct Tmpfs(PathBuf);
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount")
-            .arg("-l")
-            .arg(&self.0)
-            .status();
-    }
-}
-
-/// Mount a tmpfs of `size` on `dir`, when this process may.
-fn tmpfs(dir: &Path, size: &str) -> Option<Tmpfs> {
-    let mounted = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-        .arg(dir)
-        .output();
-    mounted
-        .is_ok_and(|o| o.status.success())
-        .then(|| Tmpfs(dir.to_owned()))
-}
 
 /// Fill the filesystem `dir` is on to the last byte with `dir/filler`.
 fn fill(dir: &Path) -> PathBuf {

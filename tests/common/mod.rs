@@ -38,6 +38,29 @@ pub fn skipped(test: &str, why: &str) {
     let _ = writeln!(std::io::stderr(), "\n*** SKIPPED {test}: {why} ***");
 }
 
+/// A tmpfs mounted for the test, lazily unmounted when dropped.
+pub struct Tmpfs(PathBuf);
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+/// Mount a tmpfs of `size` on `dir`, when this process may.
+pub fn tmpfs(dir: &Path, size: &str) -> Option<Tmpfs> {
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+        .arg(dir)
+        .output();
+    mounted
+        .is_ok_and(|o| o.status.success())
+        .then(|| Tmpfs(dir.to_owned()))
+}
+
 /// Files and directories below `dir`, recursively (what a recursive
 /// discovery of `dir` registers below it).
 pub fn entries(dir: &Path) -> usize {
