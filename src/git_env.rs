@@ -24,3 +24,26 @@ pub fn hermetic() -> Vec<(OsString, OsString)> {
     );
     vars
 }
+
+/// Run `git ARGS` in `dir` as a unit test's author (an identity, `main`
+/// as the first branch, no user or system configuration); panic with
+/// git's words if it fails; answer its stdout.
+#[cfg(test)]
+pub(crate) fn test_git(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .envs(hermetic())
+        .envs([
+            ("GIT_AUTHOR_NAME", "t"),
+            ("GIT_AUTHOR_EMAIL", "t@example.com"),
+            ("GIT_COMMITTER_NAME", "t"),
+            ("GIT_COMMITTER_EMAIL", "t@example.com"),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}

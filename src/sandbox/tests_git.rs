@@ -3,27 +3,10 @@
 use std::collections::BTreeMap;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use super::super::{Applied, SandboxError, SandboxPlace, Strategy};
 use super::GitWorktree;
-
-fn sh_git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "init.defaultBranch=main"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap()
-}
+use crate::git_env::test_git;
 
 fn write(root: &Path, rel: &str, bytes: &[u8]) {
     let path = root.join(rel);
@@ -36,14 +19,14 @@ fn write(root: &Path, rel: &str, bytes: &[u8]) {
 fn repo(tmp: &Path) -> PathBuf {
     let root = tmp.join("orig");
     std::fs::create_dir(&root).unwrap();
-    sh_git(&root, &["init", "-q"]);
+    test_git(&root, &["init", "-q"]);
     write(&root, ".gitignore", b"*.log\n");
     write(&root, "README.md", b"hello\n");
     write(&root, "src/lib.rs", b"pub fn f() {}\n");
     write(&root, "doomed.txt", b"bye\n");
     write(&root, "run.sh", b"#!/bin/sh\n");
-    sh_git(&root, &["add", "-A"]);
-    sh_git(&root, &["commit", "-q", "-m", "first"]);
+    test_git(&root, &["add", "-A"]);
+    test_git(&root, &["commit", "-q", "-m", "first"]);
     write(&root, "README.md", b"hello, uncommitted\n");
     write(&root, "scratch.txt", b"untracked in the original\n");
     root
@@ -88,10 +71,10 @@ fn tree_of(root: &Path) -> Tree {
 /// branches.
 fn original_state(root: &Path) -> (Tree, Vec<String>) {
     let facts = [
-        sh_git(root, &["status", "--porcelain", "--untracked-files=all"]),
-        sh_git(root, &["symbolic-ref", "HEAD"]),
-        sh_git(root, &["rev-parse", "HEAD"]),
-        sh_git(root, &["for-each-ref", "refs/heads"]),
+        test_git(root, &["status", "--porcelain", "--untracked-files=all"]),
+        test_git(root, &["symbolic-ref", "HEAD"]),
+        test_git(root, &["rev-parse", "HEAD"]),
+        test_git(root, &["for-each-ref", "refs/heads"]),
     ];
     (tree_of(root), facts.to_vec())
 }
@@ -119,13 +102,16 @@ fn sandbox_starts_from_head_without_the_originals_uncommitted_changes() {
     let original = repo(tmp.path());
     let place = sandbox(tmp.path(), &original);
     assert_eq!(place.workdir, place.area.join("work"));
-    assert_eq!(place.base, sh_git(&original, &["rev-parse", "HEAD"]).trim());
+    assert_eq!(
+        place.base,
+        test_git(&original, &["rev-parse", "HEAD"]).trim()
+    );
     assert_eq!(
         std::fs::read(place.workdir.join("README.md")).unwrap(),
         b"hello\n"
     );
     assert!(!place.workdir.join("scratch.txt").exists());
-    let head = sh_git(&place.workdir, &["rev-parse", "--abbrev-ref", "HEAD"]);
+    let head = test_git(&place.workdir, &["rev-parse", "--abbrev-ref", "HEAD"]);
     assert_eq!(head.trim(), "HEAD", "the worktree is detached");
 }
 
@@ -141,13 +127,13 @@ fn rollback_restores_the_checkpointed_tree_byte_for_byte_and_the_original_stays_
     change_everything(work);
     let first = git.checkpoint(&place, "first round").unwrap();
     let at_first = tree_of(work);
-    let head_at_first = sh_git(work, &["rev-parse", "HEAD"]);
+    let head_at_first = test_git(work, &["rev-parse", "HEAD"]);
 
     // More: a commit by the agent, edits, a new untracked tree, a deleted
     // symlink, a mode back, a file where a directory was.
     write(work, "committed.txt", b"agent commit\n");
-    sh_git(work, &["add", "committed.txt"]);
-    sh_git(work, &["commit", "-q", "-m", "agent work"]);
+    test_git(work, &["add", "committed.txt"]);
+    test_git(work, &["commit", "-q", "-m", "agent work"]);
     write(work, "blob.bin", b"overwritten");
     write(work, "later/a/b.txt", b"created after the checkpoint\n");
     std::fs::remove_file(work.join("link")).unwrap();
@@ -168,7 +154,7 @@ fn rollback_restores_the_checkpointed_tree_byte_for_byte_and_the_original_stays_
     // Ignored files are outside checkpoints: neither restored nor removed.
     expected.insert("later.log".into(), at_second["later.log"].clone());
     assert_eq!(tree_of(work), expected);
-    assert_eq!(sh_git(work, &["rev-parse", "HEAD"]), head_at_first);
+    assert_eq!(test_git(work, &["rev-parse", "HEAD"]), head_at_first);
 
     assert_eq!(original_state(&original), before);
 }
@@ -193,8 +179,8 @@ fn diff_lists_exactly_the_changed_paths_and_the_sandboxs_commits() {
     let place = sandbox(tmp.path(), &original);
     change_everything(&place.workdir);
     write(&place.workdir, "committed.txt", b"agent commit\n");
-    sh_git(&place.workdir, &["add", "committed.txt"]);
-    sh_git(&place.workdir, &["commit", "-q", "-m", "agent work"]);
+    test_git(&place.workdir, &["add", "committed.txt"]);
+    test_git(&place.workdir, &["commit", "-q", "-m", "agent work"]);
 
     let diff = git.diff(&place).unwrap();
     assert_eq!(
@@ -203,7 +189,7 @@ fn diff_lists_exactly_the_changed_paths_and_the_sandboxs_commits() {
     );
     assert_eq!(diff.modified, ["run.sh", "src/lib.rs"]);
     assert_eq!(diff.deleted, ["doomed.txt"]);
-    let head = sh_git(&place.workdir, &["rev-parse", "HEAD"]);
+    let head = test_git(&place.workdir, &["rev-parse", "HEAD"]);
     assert_eq!(diff.commits, [format!("{} agent work", head.trim())]);
 }
 
@@ -218,13 +204,13 @@ fn apply_makes_a_branch_leaves_the_user_alone_and_refuses_a_second_time() {
 
     let applied = git.apply(&place).unwrap();
     assert_eq!(applied, Applied::Branch("agents/sandbox-01SANDBOX".into()));
-    let files = sh_git(
+    let files = test_git(
         &original,
         &["ls-tree", "-r", "--name-only", "agents/sandbox-01SANDBOX"],
     );
     assert!(files.lines().any(|f| f == "deep/nested/new.txt"), "{files}");
     assert!(!files.lines().any(|f| f == "doomed.txt" || f == "build.log"));
-    let parent = sh_git(&original, &["rev-parse", "agents/sandbox-01SANDBOX^"]);
+    let parent = test_git(&original, &["rev-parse", "agents/sandbox-01SANDBOX^"]);
     assert_eq!(parent.trim(), place.base);
 
     let (tree, mut facts) = original_state(&original);
@@ -253,13 +239,13 @@ fn destroy_leaves_no_worktree_no_refs_and_no_area() {
     change_everything(&place.workdir);
     git.checkpoint(&place, "one").unwrap();
     git.checkpoint(&place, "two").unwrap();
-    let refs = sh_git(&original, &["for-each-ref", "refs/agents"]);
+    let refs = test_git(&original, &["for-each-ref", "refs/agents"]);
     assert_eq!(refs.lines().count(), 2, "{refs}");
 
     git.destroy(&place).unwrap();
-    let worktrees = sh_git(&original, &["worktree", "list", "--porcelain"]);
+    let worktrees = test_git(&original, &["worktree", "list", "--porcelain"]);
     assert_eq!(worktrees.matches("worktree ").count(), 1, "{worktrees}");
-    assert_eq!(sh_git(&original, &["for-each-ref", "refs/agents"]), "");
+    assert_eq!(test_git(&original, &["for-each-ref", "refs/agents"]), "");
     assert!(!place.area.exists());
 }
 
@@ -285,7 +271,7 @@ fn create_refuses_a_repository_without_commits() {
     let tmp = tempfile::tempdir().unwrap();
     let empty = tmp.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    sh_git(&empty, &["init", "-q"]);
+    test_git(&empty, &["init", "-q"]);
     let area = tmp.path().join("area");
     std::fs::create_dir(&area).unwrap();
     let err = GitWorktree::default().create(&empty, &area).unwrap_err();
@@ -299,29 +285,29 @@ fn checkpoint_leaves_the_agents_head_index_and_files_as_they_were() {
     let place = sandbox(tmp.path(), &original);
     let work = &place.workdir;
     change_everything(work);
-    sh_git(work, &["add", "src/lib.rs"]);
-    let status = sh_git(work, &["status", "--porcelain", "--untracked-files=all"]);
-    let head = sh_git(work, &["rev-parse", "HEAD"]);
+    test_git(work, &["add", "src/lib.rs"]);
+    let status = test_git(work, &["status", "--porcelain", "--untracked-files=all"]);
+    let head = test_git(work, &["rev-parse", "HEAD"]);
     let files = tree_of(work);
 
     let label = "keep\n\nAgents-Sandbox-Head: 0000000000000000000000000000000000000000";
     let git = GitWorktree::default();
     let first = git.checkpoint(&place, label).unwrap();
     assert_eq!(
-        sh_git(work, &["status", "--porcelain", "--untracked-files=all"]),
+        test_git(work, &["status", "--porcelain", "--untracked-files=all"]),
         status
     );
-    assert_eq!(sh_git(work, &["rev-parse", "HEAD"]), head);
+    assert_eq!(test_git(work, &["rev-parse", "HEAD"]), head);
     assert_eq!(tree_of(work), files);
-    let message = sh_git(work, &["show", "-s", "--format=%B", &first.0]);
+    let message = test_git(work, &["show", "-s", "--format=%B", &first.0]);
     assert!(message.starts_with("keep\n"), "{message}");
-    let parent = sh_git(work, &["rev-parse", &format!("{}^", first.0)]);
+    let parent = test_git(work, &["rev-parse", &format!("{}^", first.0)]);
     assert_eq!(parent.trim(), place.base);
 
     // A label that mimics the trailer does not decide where HEAD goes.
     write(work, "after.txt", b"after\n");
     git.rollback(&place, &first).unwrap();
-    assert_eq!(sh_git(work, &["rev-parse", "HEAD"]), head);
+    assert_eq!(test_git(work, &["rev-parse", "HEAD"]), head);
     assert!(!work.join("after.txt").exists());
 }
 
@@ -351,9 +337,9 @@ fn destroy_copes_with_a_worktree_removed_by_hand() {
     std::fs::remove_dir_all(&place.workdir).unwrap();
 
     git.destroy(&place).unwrap();
-    let worktrees = sh_git(&original, &["worktree", "list", "--porcelain"]);
+    let worktrees = test_git(&original, &["worktree", "list", "--porcelain"]);
     assert_eq!(worktrees.matches("worktree ").count(), 1, "{worktrees}");
-    assert_eq!(sh_git(&original, &["for-each-ref", "refs/agents"]), "");
+    assert_eq!(test_git(&original, &["for-each-ref", "refs/agents"]), "");
     assert!(!place.area.exists());
 }
 
@@ -404,7 +390,7 @@ fn a_checkpoint_that_failed_halfway_leaves_the_earlier_ones_usable() {
     let err = git.checkpoint(&place, "two").unwrap_err();
     assert!(matches!(err, SandboxError::Git { .. }), "{err}");
     assert_eq!(
-        sh_git(
+        test_git(
             &original,
             &["for-each-ref", "--format=%(refname)", "refs/agents"]
         ),
@@ -416,7 +402,7 @@ fn a_checkpoint_that_failed_halfway_leaves_the_earlier_ones_usable() {
     std::fs::remove_file(refs.join("2.lock")).unwrap();
     write(work, "two.txt", b"two\n");
     let second = git.checkpoint(&place, "two").unwrap();
-    let parent = sh_git(work, &["rev-parse", &format!("{}^", second.0)]);
+    let parent = test_git(work, &["rev-parse", &format!("{}^", second.0)]);
     assert_eq!(parent.trim(), first.0);
 }
 
@@ -428,6 +414,6 @@ fn apply_of_an_unchanged_sandbox_points_the_branch_at_its_head() {
     let place = sandbox(tmp.path(), &original);
     assert_eq!(git.diff(&place).unwrap(), Default::default());
     git.apply(&place).unwrap();
-    let branch = sh_git(&original, &["rev-parse", "agents/sandbox-01SANDBOX"]);
+    let branch = test_git(&original, &["rev-parse", "agents/sandbox-01SANDBOX"]);
     assert_eq!(branch.trim(), place.base);
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::git_env::test_git;
 use std::path::Path;
 
 #[test]
@@ -99,22 +100,6 @@ fn requests_that_could_become_options_or_escape_are_refused() {
     assert!(check_branch("feature/x").is_ok());
 }
 
-fn sh_git(dir: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(["-c", "init.defaultBranch=main"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
-
 fn scope_at(dir: &Path, memo: Option<Arc<GitMemo>>) -> GitScope {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::metadata(dir).unwrap();
@@ -141,11 +126,11 @@ fn repos() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let root = std::fs::canonicalize(tmp.path()).unwrap();
     let work = root.join("work");
     std::fs::create_dir_all(work.join("src")).unwrap();
-    sh_git(&work, &["init", "-q"]);
+    test_git(&work, &["init", "-q"]);
     std::fs::write(work.join("src/a.txt"), "a").unwrap();
-    sh_git(&work, &["add", "-A"]);
-    sh_git(&work, &["commit", "-q", "-m", "one"]);
-    sh_git(&root, &["clone", "-q", "--bare", "work", "bare.git"]);
+    test_git(&work, &["add", "-A"]);
+    test_git(&work, &["commit", "-q", "-m", "one"]);
+    test_git(&root, &["clone", "-q", "--bare", "work", "bare.git"]);
     (tmp, work, root.join("bare.git"))
 }
 
@@ -181,7 +166,7 @@ fn within_one_snapshot_repository_wide_answers_hold_and_after_it_they_move() {
     let snapshot = GitSnapshot::begin(&slot);
     let nested = GitSnapshot::begin(&slot);
     assert_eq!(refs(current(&slot)), 1);
-    sh_git(&work, &["branch", "second"]);
+    test_git(&work, &["branch", "second"]);
     drop(nested);
     assert_eq!(refs(current(&slot)), 1, "the operation's snapshot holds");
     assert_eq!(refs(None), 2, "a call outside it sees the repository now");
