@@ -411,6 +411,9 @@ fn registry_info_names_the_backend_and_counts_what_the_home_holds() {
     } else {
         let location = info["location"].as_str().unwrap();
         assert!(location.starts_with("postgres://"), "{location}");
+        // What the schema's tables take on the server.
+        assert!(info["size_bytes"].as_u64().unwrap() > 0, "{info}");
+        assert!(info["wal_bytes"].is_null(), "{info}");
     }
     assert_eq!(info["schema_version"], info["supported_schema_version"]);
     assert_eq!(info["document_version"], 1);

@@ -33,8 +33,9 @@ pub struct RegistryInfo {
     pub supported_schema_version: i64,
     /// The newest registry document version this binary reads and writes.
     pub document_version: u64,
-    /// The database file's size, and its write-ahead log's (not yet
-    /// folded into the file).
+    /// The database file's size (on PostgreSQL: what the registry's
+    /// tables take on the server), and its write-ahead log's (SQLite: not
+    /// yet folded into the file).
     pub size_bytes: Option<u64>,
     pub wal_bytes: Option<u64>,
     /// The fingerprint of the built-in catalogue last bootstrapped.
@@ -109,8 +110,13 @@ impl Registry {
 
     /// Which backend, where, which schema, how much (`agents registry info`).
     pub fn info(&self) -> Result<RegistryInfo, RegistryError> {
-        let (schema_version, builtin_catalogue, counts) = self.store.read(|r| {
-            Ok::<_, RegistryError>((r.schema_version()?, r.meta(CATALOGUE_KEY)?, r.counts()?))
+        let (schema_version, builtin_catalogue, counts, server_bytes) = self.store.read(|r| {
+            Ok::<_, RegistryError>((
+                r.schema_version()?,
+                r.meta(CATALOGUE_KEY)?,
+                r.counts()?,
+                r.server_bytes()?,
+            ))
         })?;
         let database = self.store.path().map(ToOwned::to_owned);
         let size = |path: PathBuf| std::fs::metadata(path).ok().map(|m| m.len());
@@ -122,7 +128,10 @@ impl Registry {
         Ok(RegistryInfo {
             backend: self.store.backend(),
             location: self.store.describe(),
-            size_bytes: database.clone().and_then(size),
+            size_bytes: database
+                .clone()
+                .and_then(size)
+                .or(server_bytes.and_then(|n| u64::try_from(n).ok())),
             wal_bytes: database.as_ref().map(wal).and_then(size),
             database,
             schema_version,

@@ -9,7 +9,7 @@
 //! statements only store what passed them.
 
 use super::columns::Columns;
-use super::db::args;
+use super::db::{Tx, args};
 use super::{Reader, StoreError, TypeRow, Writer, schema_version, to_json};
 use crate::model::{ResourceId, ResourceKind, SandboxStrategy, TypeName};
 
@@ -56,6 +56,22 @@ impl Reader<'_> {
     /// [`super::SCHEMA_VERSION`] is compared with.
     pub fn schema_version(&self) -> Result<i64, StoreError> {
         schema_version(self.tx)
+    }
+
+    /// What the registry's tables take on a PostgreSQL server (their
+    /// rows, indexes and TOAST, in the registry's schema); `None` on
+    /// SQLite, whose size is its file's.
+    pub fn server_bytes(&self) -> Result<Option<i64>, StoreError> {
+        match self.tx {
+            Tx::Sqlite(_) => Ok(None),
+            Tx::Postgres(_) => Ok(Some(self.tx.value(
+                "SELECT CAST(COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS BIGINT)
+                 FROM pg_catalog.pg_class c
+                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = current_schema() AND c.relkind = 'r'",
+                args![],
+            )?)),
+        }
     }
 
     /// Every link, by parent then child.
