@@ -42,6 +42,7 @@ mod bulk;
 mod columns;
 mod db;
 mod environments;
+mod equivalence;
 mod links;
 mod location;
 mod machines;
@@ -56,6 +57,7 @@ mod types;
 
 pub use bulk::{Counts, LinkRow};
 pub use environments::{ContainerState, ContainerStateRow, SettingRow, SettingScope};
+pub use equivalence::PropertyValues;
 pub use links::{Subgraph, TreeEdge, TypedLink};
 pub use location::RegistryLocation;
 pub use machines::MachineRow;
