@@ -16,11 +16,8 @@ use super::discovery::{Depth, DiscoveryProgress, Findings, Found, REGISTRATION_D
 use super::equivalence;
 use super::lookup::assemble;
 use super::type_set::TypeSet;
-use super::{NotAddable, Registry, RegistryError, StrategyRefusal};
-use crate::model::{
-    ResolvedType, Resource, ResourceId, ResourceKind, ResourceName, SandboxStrategy, TypeArgument,
-    TypeName,
-};
+use super::{Registry, RegistryError};
+use crate::model::{Resource, ResourceId, ResourceName, SandboxStrategy, TypeArgument, TypeName};
 use crate::store::{ResourceInserter, ResourceRow, StoreError, Writer};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -232,78 +229,6 @@ impl Registry {
     }
 }
 
-impl Registry {
-    /// Local-mode placeholders: a type that lists discovery rules but has
-    /// no handler gets, at registration, one placeholder child per rule —
-    /// of the rule's type, named `<parent>/rule-<n>`, with no location and
-    /// the properties `placeholder = true`, `pattern` and `rule`. They
-    /// stand for "what this rule will find" until a handler enumerates it:
-    /// when the type gains a handler, the next `refresh` or `discover`
-    /// replaces them with what the handler finds (a placeholder is an
-    /// auto-discovered child no handler finds again). A rule whose type is
-    /// missing or may not sit below is skipped (logged).
-    fn placeholders(
-        &self,
-        types: &TypeSet,
-        ty: &ResolvedType,
-        parent: &ResourceRow,
-        now: &str,
-    ) -> Vec<ResourceRow> {
-        let Some(discovery) = ty.discovery().filter(|d| d.enabled) else {
-            return Vec::new();
-        };
-        let mut rows = Vec::new();
-        for (n, rule) in discovery.rules.iter().enumerate() {
-            let child_ty = match types.resolve(&rule.type_name) {
-                Ok(t) => t,
-                Err(e) => {
-                    log::warn!("no placeholder for rule {} of {}: {e}", n + 1, ty.name);
-                    continue;
-                }
-            };
-            if let Err(e) = crate::dag::check_link_types(ty, &child_ty) {
-                log::warn!("no placeholder for rule {} of {}: {e}", n + 1, ty.name);
-                continue;
-            }
-            let name = parent
-                .name
-                .as_ref()
-                .and_then(|p| ResourceName::parse(&format!("{p}/rule-{}", n + 1)).ok());
-            let properties = [
-                ("placeholder", "true".to_owned()),
-                ("pattern", rule.pattern.clone()),
-                ("rule", (n + 1).to_string()),
-            ]
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), Value::String(v)))
-            .collect();
-            rows.push(ResourceRow {
-                id: self.ids.next_id(self.clock.now()),
-                name,
-                type_name: child_ty.name.clone(),
-                kind: child_ty.kind(),
-                location: None,
-                description: Some(format!(
-                    "placeholder: what rule {} ({} {}) finds, until a handler enumerates it",
-                    n + 1,
-                    rule.type_name,
-                    rule.pattern
-                )),
-                read_only: false,
-                auto_discovered: true,
-                sandbox_strategy: None,
-                content_hash: None,
-                properties,
-                created_at: now.to_owned(),
-                updated_at: now.to_owned(),
-                discovered_at: None,
-                stale: None,
-            });
-        }
-        rows
-    }
-}
-
 /// When an operation registers: one clock reading for all it writes.
 struct Stamp {
     time: SystemTime,
@@ -318,23 +243,6 @@ impl Stamp {
             text: crate::effects::iso8601(time),
         }
     }
-}
-
-/// May resources of `ty` be registered by hand?
-fn check_addable(ty: &ResolvedType) -> Result<(), RegistryError> {
-    if ty.is_user_addable() {
-        return Ok(());
-    }
-    let parents: Vec<TypeName> = ty.parent_type_names().cloned().collect();
-    let reason = match (ty.kind(), parents.is_empty()) {
-        (ResourceKind::Virtual, _) => NotAddable::Virtual,
-        (_, false) => NotAddable::DiscoveredBelow(parents),
-        (_, true) => NotAddable::DiscoveredOnly,
-    };
-    Err(RegistryError::NotUserAddable {
-        type_name: ty.name.clone(),
-        reason,
-    })
 }
 
 /// Refuse the write when a type `p` was checked against has changed
@@ -432,62 +340,8 @@ pub(super) fn insert_new(
     }
 }
 
-/// The strategy that will sandbox the resource must fit what is at its
-/// location: a directory for the copying strategies, a SQLite file for
-/// `transaction_rollback`. (Checked again when a sandbox is made: the
-/// location may change in between.)
-fn check_location_fits(
-    ty: &ResolvedType,
-    name: Option<&ResourceName>,
-    strategy: SandboxStrategy,
-    location: Option<&str>,
-) -> Result<(), RegistryError> {
-    let Some(location) = location else {
-        return Ok(());
-    };
-    let refuse = |reason| RegistryError::BadSandboxStrategy {
-        resource: name.map_or_else(|| "(unnamed)".to_owned(), ToString::to_string),
-        type_name: ty.name.clone(),
-        strategy: strategy.as_str().to_owned(),
-        reason,
-    };
-    let path = std::path::Path::new(location);
-    match strategy {
-        SandboxStrategy::GitWorktree | SandboxStrategy::CopyOnWrite | SandboxStrategy::Overlay => {
-            if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
-                return Err(refuse(StrategyRefusal::NeedsDirectory));
-            }
-        }
-        SandboxStrategy::TransactionRollback => {
-            crate::sandbox::check_sqlite_file(path)
-                .map_err(|e| refuse(StrategyRefusal::NeedsSqliteFile(e.to_string())))?;
-        }
-        SandboxStrategy::None | SandboxStrategy::Inherit => {}
-    }
-    Ok(())
-}
+mod checks;
+mod placeholders;
 
-/// A per-resource sandbox override must be a strategy the resource can use.
-pub(super) fn check_strategy(
-    ty: &ResolvedType,
-    name: Option<&ResourceName>,
-    text: &str,
-) -> Result<SandboxStrategy, RegistryError> {
-    let refuse = |reason| RegistryError::BadSandboxStrategy {
-        resource: name.map_or_else(|| "(unnamed)".to_owned(), ToString::to_string),
-        type_name: ty.name.clone(),
-        strategy: text.to_owned(),
-        reason,
-    };
-    let strategy = SandboxStrategy::parse(text).ok_or_else(|| refuse(StrategyRefusal::Unknown))?;
-    if ty.kind() == ResourceKind::Virtual && strategy != SandboxStrategy::None {
-        return Err(refuse(StrategyRefusal::Virtual));
-    }
-    if strategy == SandboxStrategy::GitWorktree
-        && ty.sandbox_strategy() != SandboxStrategy::GitWorktree
-        && !ty.chain.iter().any(|t| t.as_str() == "git-checkout")
-    {
-        return Err(refuse(StrategyRefusal::GitWorktreeNeedsCheckout));
-    }
-    Ok(strategy)
-}
+pub(super) use checks::check_strategy;
+use checks::{check_addable, check_location_fits};
