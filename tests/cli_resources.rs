@@ -1,5 +1,6 @@
 //! `agents resource …` end to end: the reference's "Working with
-//! Resources" examples, every refusal, and concurrent writers.
+//! Resources" examples and every refusal (many processes at once:
+//! `concurrency`).
 
 use crate::common;
 use crate::common::{Env, PYTHON_PACKAGE_YAML, git_repo};
@@ -450,104 +451,4 @@ fn a_custom_type_attaches_below_a_built_in_it_names() {
     assert!(children.contains(&"local/pkg"), "{children:?}");
 }
 
-#[test]
-fn several_processes_writing_one_home_all_succeed() {
-    let env = Env::new();
-    env.run(&["resource", "type", "list"]).ok(); // create the home
-    concurrent_adds(&env);
-}
-
-#[test]
-fn several_processes_racing_to_create_a_fresh_home_all_succeed() {
-    // Migration and built-in bootstrap race too: each runs in BEGIN
-    // IMMEDIATE and re-checks under the lock.
-    concurrent_adds(&Env::new());
-}
-
-fn concurrent_adds(env: &Env) {
-    let dir = env.mkdir("d");
-    let children: Vec<_> = (0..8)
-        .map(|i| {
-            env.command()
-                .args([
-                    "resource",
-                    "add",
-                    "fs-directory",
-                    &format!("local/p{i}"),
-                    "--path",
-                ])
-                .arg(&dir)
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
-    for child in children {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let list = env.run(&["resource", "list", "-o", "json"]).json();
-    assert_eq!(list.as_array().unwrap().len(), 8);
-}
-
-#[test]
-fn completions_know_the_addable_types_and_their_flags() {
-    let env = Env::new();
-    let builtin = env.run(&["completions", "bash"]);
-    let script = builtin.ok();
-    assert!(script.contains("git-checkout"), "{script}");
-    assert!(script.contains("--branch"), "{script}");
-    assert!(!env.db().exists(), "completions create no registry");
-    // With a registry in the home, its custom types complete too.
-    env.write(
-        "t.yaml",
-        "name: acme/thing\nresource_kind: physical\nuser_addable: true\n\
-                         cli_args:\n  - {name: colour, type: string}\n",
-    );
-    env.run(&["resource", "type", "add", "t.yaml"]).ok();
-    let custom = env.run(&["completions", "zsh"]);
-    assert!(custom.ok().contains("--colour"), "{}", custom.stdout);
-}
-
-#[test]
-fn add_takes_flags_the_way_every_verb_does() {
-    let env = Env::new();
-    env.mkdir("d");
-    env.write(
-        "t.yaml",
-        "name: acme/box\nresource_kind: physical\nuser_addable: true\n\
-                         cli_args:\n  - {name: path, type: path, required: true}\n\
-                         \x20 - {name: sealed, type: boolean}\n\
-                         \x20 - {name: size, type: choice, choices: [s, m]}\n",
-    );
-    env.run(&["resource", "type", "add", "t.yaml"]).ok();
-    let shown = env
-        .run(&[
-            "resource", "add", "acme/box", "--path=d", "--sealed", "--size", "m", "local/b", "-o",
-            "json",
-        ])
-        .json();
-    assert_eq!(shown["properties"]["sealed"], true);
-    assert_eq!(shown["properties"]["size"], "m");
-    assert_eq!(shown["name"], "local/b");
-    env.run(&[
-        "resource",
-        "add",
-        "acme/box",
-        "--path=d",
-        "--sealed=false",
-        "local/c",
-    ])
-    .ok();
-    env.run(&[
-        "resource", "add", "acme/box", "--path=d", "--size", "xl", "local/d",
-    ])
-    .usage(&["invalid value 'xl'", "[possible values: s, m]"]);
-    let help = env.run(&["resource", "add", "acme/box", "--help"]);
-    assert!(help.ok().contains("--size <choice>"), "{}", help.stdout);
-}
+mod flags;

@@ -342,3 +342,42 @@ fn racing_registrations_and_opposing_links_leave_exactly_the_winners_in_a_dag() 
     assert_eq!(graph.links.len(), PAIRS + 2 * TRIANGLES);
     assert_acyclic(&graph.links);
 }
+
+#[test]
+fn several_processes_writing_one_home_all_succeed() {
+    let env = Env::new();
+    env.run(&["resource", "type", "list"]).ok(); // create the home
+    concurrent_adds(&env);
+}
+
+#[test]
+fn several_processes_racing_to_create_a_fresh_home_all_succeed() {
+    // Migration and built-in bootstrap race too: each runs in BEGIN
+    // IMMEDIATE (PostgreSQL: under the migration lock) and re-checks.
+    concurrent_adds(&Env::new());
+}
+
+/// Eight registrations of distinct names at once: all succeed.
+fn concurrent_adds(env: &Env) {
+    let dir = env.mkdir("d");
+    let dir = dir.to_str().unwrap();
+    let commands: Vec<Vec<String>> = (0..8)
+        .map(|i| {
+            [
+                "resource",
+                "add",
+                "fs-directory",
+                &format!("local/p{i}"),
+                "--path",
+                dir,
+            ]
+            .map(String::from)
+            .to_vec()
+        })
+        .collect();
+    for run in env.race(&commands) {
+        run.ok();
+    }
+    let list = env.run(&["resource", "list", "-o", "json"]).json();
+    assert_eq!(list.as_array().unwrap().len(), 8);
+}
