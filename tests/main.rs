@@ -16,6 +16,7 @@ mod builtin_fs;
 mod builtin_git;
 mod cli_containment;
 mod cli_faults;
+mod cli_inputs;
 mod cli_plugins;
 mod cli_resources;
 mod cli_types;

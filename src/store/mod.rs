@@ -388,7 +388,12 @@ impl Store {
                 if commit && out.is_ok() {
                     tx.commit().map_err(StoreError::from)?;
                 } else {
-                    tx.rollback().map_err(StoreError::from)?;
+                    // `finish`, not `rollback`: SQLite may have rolled the
+                    // whole transaction back itself (a full disk while it
+                    // spilled pages to the log), and then there is nothing
+                    // left to roll back — the error that did it (`out`) is
+                    // the one to report, not "no transaction is active".
+                    tx.finish().map_err(StoreError::from)?;
                 }
                 out
             }
