@@ -38,6 +38,7 @@ mod plugin_scaffold;
 mod python_plugin;
 mod refresh;
 mod registry_export;
+mod registry_files;
 mod sandboxes;
 mod shared_registry;
 mod watch;
