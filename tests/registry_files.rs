@@ -97,3 +97,121 @@ fn a_mistyped_postgres_url_is_refused_with_its_password_masked() {
     }
     assert_eq!(scratch_files(&env), Vec::<String>::new());
 }
+
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).unwrap().mode() & 0o7777
+}
+
+/// `agents ARGS…` (no `--home` of the test's) under `umask MASK`.
+fn with_umask(env: &Env, mask: &str, args: &[&str]) -> crate::common::Run {
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("umask {mask}; exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_agents"))
+        .args(args)
+        .env_remove("AGENTS_HOME")
+        .env_remove("AGENTS_REGISTRY")
+        .current_dir(env.scratch.path())
+        .output()
+        .unwrap();
+    crate::common::Run::from(output)
+}
+
+#[test]
+fn a_new_home_is_private_and_its_registry_file_and_log_are_0600_whatever_the_umask() {
+    if crate::common::backend() != "sqlite" {
+        return; // the registry file is the server's
+    }
+    for mask in ["000", "022"] {
+        let env = Env::new();
+        let home = env.path("new/home");
+        let home_arg = home.to_str().unwrap();
+        with_umask(&env, mask, &["--home", home_arg, "resource", "list"]).ok();
+        assert_eq!(mode(&home), 0o700, "umask {mask}");
+        assert_eq!(mode(&env.path("new")), 0o700, "umask {mask}");
+        for file in ["registry.db", "registry.db-wal", "registry.db-shm"] {
+            assert_eq!(mode(&home.join(file)), 0o600, "{file}, umask {mask}");
+        }
+    }
+}
+
+#[test]
+fn a_registry_file_readable_by_others_is_made_private_with_a_warning() {
+    use std::os::unix::fs::PermissionsExt;
+    if crate::common::backend() != "sqlite" {
+        return;
+    }
+    let env = Env::new();
+    env.run(&["resource", "list"]).ok();
+    let files = ["registry.db", "registry.db-wal", "registry.db-shm"];
+    for file in files {
+        let path = env.home.path().join(file);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let run = env.run(&["resource", "list"]);
+    run.ok();
+    assert!(
+        run.stderr.contains(
+            "registry.db was readable by other users (mode 0644); it is private now (0600)"
+        ),
+        "{}",
+        run.stderr
+    );
+    for file in files {
+        assert_eq!(mode(&env.home.path().join(file)), 0o600, "{file}");
+    }
+    assert_eq!(env.run(&["resource", "list"]).stderr, "", "said once");
+}
+
+#[test]
+fn a_registry_file_or_home_others_could_write_or_own_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    env.run(&["resource", "list"]).ok();
+    let home = env.home.path();
+    let chmod = |path: &std::path::Path, m| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(m)).unwrap()
+    };
+    chmod(home, 0o777);
+    env.run(&["resource", "list"]).refused(&[
+        "refusing to use",
+        "as the home: it is writable by its group and everyone (mode 0777)",
+        "chmod go-w",
+    ]);
+    chmod(home, 0o700);
+    if crate::common::backend() == "sqlite" {
+        for file in ["registry.db", "registry.db-wal"] {
+            let path = home.join(file);
+            chmod(&path, 0o620);
+            env.run(&["resource", "list"]).refused(&[
+                "refusing to open the registry file",
+                file,
+                "writable by its group (mode 0620)",
+            ]);
+            chmod(&path, 0o600);
+        }
+    }
+    // Owned by another user (root may hand a file away; elsewhere this
+    // half cannot be made).
+    let other = 4242;
+    let owned = |path: &std::path::Path| std::os::unix::fs::chown(path, Some(other), None).is_ok();
+    if !owned(home) {
+        crate::common::skipped(
+            "a_registry_file_or_home_others_could_write_or_own_is_refused (another owner)",
+            "cannot chown here (needs root)",
+        );
+        return;
+    }
+    env.run(&["resource", "list"])
+        .refused(&["as the home: it is owned by uid 4242"]);
+    let me = rustix::process::geteuid().as_raw();
+    std::os::unix::fs::chown(home, Some(me), None).unwrap();
+    if crate::common::backend() == "sqlite" {
+        assert!(owned(&home.join("registry.db")));
+        env.run(&["resource", "list"]).refused(&[
+            "refusing to open the registry file",
+            "it is owned by uid 4242",
+        ]);
+    }
+}

@@ -10,10 +10,12 @@
 //! with its keys, the directory itself must be private: owned by the user
 //! running `agents` (or root) and writable by no group and no one else.
 //! The host creates these directories that way (mode 0700); one that has
-//! been opened up since is refused with the reason and the fix.
+//! been opened up since is refused with the reason and the fix. The rule
+//! itself is [`crate::private`]'s, shared with the home and the registry
+//! file.
 
 use super::error::PluginError;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 
 /// Create `dir` (and its parents) private if missing, then refuse it
@@ -32,31 +34,13 @@ pub(crate) fn check_private_dir(dir: &Path) -> Result<(), PluginError> {
             .map_err(io)?;
     }
     let meta = std::fs::metadata(dir).map_err(io)?;
-    let me = rustix::process::geteuid().as_raw();
-    let refuse = |why: String| PluginError::InsecureDir {
-        path: dir.to_owned(),
-        why,
-    };
-    if meta.uid() != me && meta.uid() != 0 {
-        return Err(refuse(format!(
-            "it is owned by uid {}, not by you (uid {me}) or root",
-            meta.uid()
-        )));
+    match crate::private::fault(dir, &meta, "swap in code the host would run") {
+        Some(why) => Err(PluginError::InsecureDir {
+            path: dir.to_owned(),
+            why,
+        }),
+        None => Ok(()),
     }
-    let mode = meta.mode() & 0o7777;
-    if mode & 0o022 != 0 {
-        let who = match (mode & 0o020 != 0, mode & 0o002 != 0) {
-            (true, true) => "its group and everyone",
-            (true, false) => "its group",
-            _ => "everyone",
-        };
-        return Err(refuse(format!(
-            "it is writable by {who} (mode {mode:04o}), so they could swap in code the host \
-             would run; make it private: chmod go-w {}",
-            dir.display()
-        )));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -31,6 +31,8 @@ pub enum RegistryError {
     Name(#[from] NameError),
     #[error(transparent)]
     Args(#[from] super::args::ArgError),
+    #[error(transparent)]
+    HomeDir(#[from] crate::home::HomeError),
     #[error("cannot create the home directory {path}: {source}")]
     Home {
         path: PathBuf,

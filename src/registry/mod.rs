@@ -154,10 +154,7 @@ impl Registry {
     }
 
     pub fn open_with(home: &Home, options: Options) -> Result<Self, RegistryError> {
-        std::fs::create_dir_all(home.root()).map_err(|source| RegistryError::Home {
-            path: home.root().to_owned(),
-            source,
-        })?;
+        home.prepare()?;
         let mut store = match &options.registry {
             Some(location) => Store::connect(location)?,
             None => Store::open(&home.database())?,
