@@ -25,3 +25,4 @@ pub mod scaffold;
 pub mod store;
 pub mod text;
 pub mod typespec;
+pub mod user_files;

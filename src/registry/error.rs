@@ -39,13 +39,8 @@ pub enum RegistryError {
         #[source]
         source: std::io::Error,
     },
-    #[error("cannot read {} {}: {source}", what, path.display())]
-    ReadFile {
-        what: &'static str,
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Input(#[from] crate::user_files::UserFileError),
 
     // ---- types ----
     #[error("no resource type {name}{}", suggest(.suggestions))]

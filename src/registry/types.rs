@@ -55,11 +55,7 @@ impl Registry {
         replace: bool,
     ) -> Result<TypeView, RegistryError> {
         let text =
-            std::fs::read_to_string(config_path).map_err(|source| RegistryError::ReadFile {
-                what: "type file",
-                path: config_path.to_owned(),
-                source,
-            })?;
+            crate::user_files::read_text(config_path, crate::user_files::InputKind::TypeFile)?;
         self.register_type_text(&text, &config_path.display().to_string(), replace)
     }
 
