@@ -26,3 +26,4 @@ pub mod store;
 pub mod text;
 pub mod typespec;
 pub mod user_files;
+pub mod yaml_bounds;

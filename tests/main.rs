@@ -39,6 +39,7 @@ mod python_plugin;
 mod refresh;
 mod registry_export;
 mod registry_files;
+mod registry_import_checks;
 mod sandboxes;
 mod shared_registry;
 mod watch;

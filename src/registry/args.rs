@@ -47,6 +47,8 @@ pub enum ArgError {
     },
     #[error("--{flag} {path}: a relative path needs a base directory; give an absolute path")]
     RelativePath { flag: String, path: PathBuf },
+    #[error("--description is refused: {reason}")]
+    Description { reason: String },
     #[error(
         "--{flag} was not given, and its default {value:?} cannot be used ({source}); give \
          --{flag}"
@@ -221,6 +223,26 @@ fn canonical(flag: &str, raw: &str, base_dir: Option<&Path>) -> Result<String, A
             value: os.to_string_lossy().into_owned(),
             expected: "UTF-8 path (the registry stores locations as text)".to_owned(),
         })
+}
+
+/// A resource's description: at most [`crate::model::DESCRIPTION_MAX`] bytes, no NUL
+/// (the same rule an imported document's descriptions meet).
+pub fn check_description(description: Option<&str>) -> Result<(), ArgError> {
+    let Some(text) = description else {
+        return Ok(());
+    };
+    let reason = if text.len() > crate::model::DESCRIPTION_MAX {
+        format!(
+            "it is {} bytes, more than the {} a description may hold",
+            text.len(),
+            crate::model::DESCRIPTION_MAX
+        )
+    } else if text.contains('\0') {
+        "it holds a NUL byte".to_owned()
+    } else {
+        return Ok(());
+    };
+    Err(ArgError::Description { reason })
 }
 
 #[cfg(test)]
