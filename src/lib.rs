@@ -6,6 +6,7 @@
 //! [`registry::Registry`].
 
 pub mod builtin;
+pub mod credentials;
 pub mod dag;
 pub mod devcontainer;
 pub mod digest;

@@ -23,6 +23,7 @@ mod cli_types;
 mod concurrency;
 mod contract_versions;
 mod crash;
+mod credentials;
 mod devcontainer;
 mod devcontainer_lifecycle;
 mod embedding;

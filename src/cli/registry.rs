@@ -188,6 +188,18 @@ fn show_report(report: &ImportReport) -> String {
             report.plugin_files.len()
         ));
     }
+    if report.credentials_removed > 0 {
+        text.push_str(&format!(
+            "note: {} property value(s) held a URL with credentials; they were {} without them \
+             (the registry keeps no credentials)\n",
+            report.credentials_removed,
+            if report.dry_run {
+                "would be imported"
+            } else {
+                "imported"
+            }
+        ));
+    }
     if !report.same_builtin_catalogue {
         text.push_str(
             "note: the document was exported by an agents binary with other built-in types; its \

@@ -53,6 +53,7 @@ mod refresh;
 mod register;
 mod removal;
 mod sandboxes;
+mod scrub;
 mod type_set;
 mod types;
 mod views;
