@@ -15,6 +15,7 @@ mod plugin_support;
 mod builtin_fs;
 mod builtin_git;
 mod cli_containment;
+mod cli_escapes;
 mod cli_faults;
 mod cli_inputs;
 mod cli_plugins;

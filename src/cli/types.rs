@@ -6,6 +6,7 @@ use clap::Subcommand;
 use resource_host::model::ResolvedType;
 use resource_host::model::{Sourced, TypeArgument};
 use resource_host::registry::TypeView;
+use resource_host::text::escape_line;
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
@@ -111,8 +112,14 @@ fn type_table(views: &[TypeView]) -> String {
     )
 }
 
-/// One registration argument as a flag: `--name <type> (required) …  description`.
+/// One registration argument as a flag: `--name <type> (required) …  description`,
+/// escaped: the default, the choices and the description are the type
+/// file's text.
 pub(super) fn arg_line(a: &TypeArgument) -> String {
+    escape_line(&raw_arg_line(a)).into_owned()
+}
+
+fn raw_arg_line(a: &TypeArgument) -> String {
     let mut text = format!("--{} <{}>", a.name, a.arg_type.as_str());
     if a.required {
         text.push_str(" (required)");
@@ -159,7 +166,7 @@ fn show(v: &TypeView) -> String {
             if auto.enabled { "enabled" } else { "disabled" }
         ));
         for r in &auto.rules {
-            text.push_str(&format!("  {}  {}\n", r.type_name, r.pattern));
+            text.push_str(&format!("  {}  {}\n", r.type_name, escape_line(&r.pattern)));
         }
     }
     if let Some(eq) = v.equivalence_config() {
@@ -167,7 +174,7 @@ fn show(v: &TypeView) -> String {
             "{} links {}; match on {}\n",
             output::bold("equivalence:"),
             list(&eq.links),
-            eq.match_on.join(", ")
+            escape_line(&eq.match_on.join(", "))
         ));
     }
     text
@@ -239,7 +246,7 @@ fn explain(v: &ResolvedType) -> String {
             text.push_str("  (none)\n");
         }
         for (item, from) in items {
-            text.push_str(&format!("  {item}{from}\n"));
+            text.push_str(&format!("  {}{from}\n", escape_line(&item)));
         }
     };
     section(
