@@ -193,6 +193,16 @@ pub enum RegistryError {
         sandbox: SandboxId,
         state: crate::store::SandboxState,
     },
+    #[error(
+        "cannot {operation} sandbox {sandbox}: {holder} holds its session (`agents sandbox \
+         shell`, or an agent runtime's open transaction); end that session (apply, discard or \
+         quit) and try again"
+    )]
+    SandboxInSession {
+        operation: &'static str,
+        sandbox: SandboxId,
+        holder: String,
+    },
     #[error("sandbox {sandbox} ({strategy} of {resource}): {operation} failed: {source}")]
     SandboxFailed {
         sandbox: SandboxId,

@@ -23,6 +23,7 @@
 //! checkpointing one sandbox at once would otherwise race inside the
 //! strategy's files).
 
+mod session;
 mod support;
 mod views;
 
@@ -301,6 +302,18 @@ impl Registry {
         &self,
         id: SandboxId,
     ) -> Result<sandbox::SqliteTransaction, RegistryError> {
+        self.open_transaction_with(id, sandbox::SessionLimits::default())
+    }
+
+    /// [`open_transaction`](Self::open_transaction) with the session
+    /// bounded by `limits`. The session's lock (see `session.rs`) is held
+    /// by the transaction until it ends, so `destroy` refuses meanwhile.
+    pub fn open_transaction_with(
+        &self,
+        id: SandboxId,
+        limits: sandbox::SessionLimits,
+    ) -> Result<sandbox::SqliteTransaction, RegistryError> {
+        let session = session::claim(&self.sandboxes_root()?, id, "open a session on")?;
         let (row, resource) = self.active(id, "open")?;
         if row.strategy != SandboxStrategy::TransactionRollback {
             return Err(failed(
@@ -322,8 +335,11 @@ impl Registry {
                 reason: SandboxRefusal::ReadOnly,
             });
         }
-        sandbox::SqliteTransaction::open(Path::new(&row.original))
-            .map_err(|source| failed(&row, &resource.label(), "open", source))
+        let wait = sandbox::TRANSACTION_BUSY_TIMEOUT;
+        let mut tx = sandbox::SqliteTransaction::open_with(Path::new(&row.original), wait, limits)
+            .map_err(|source| failed(&row, &resource.label(), "open", source))?;
+        tx.hold(session);
+        Ok(tx)
     }
 
     /// Remove everything the sandbox made (its area, worktree, refs) and
@@ -338,6 +354,11 @@ impl Registry {
             .read(|r| r.sandbox(id))?
             .ok_or(RegistryError::SandboxNotFound { id })?;
         self.check_machine_of(row.resource, || shown.resource.clone(), "its sandboxes")?;
+        // A live session would outlive the sandbox (and could still
+        // apply): refused while one is; none can start until this ends.
+        let _session = (row.strategy == SandboxStrategy::TransactionRollback)
+            .then(|| session::claim(&root, id, "destroy"))
+            .transpose()?;
         row.state = SandboxState::Destroying;
         row.updated_at = self.now();
         self.store.write(|w| w.update_sandbox(&row))?;
@@ -350,6 +371,7 @@ impl Registry {
         }
         self.store.write(|w| w.delete_sandbox(id))?;
         let _ = std::fs::remove_file(lock_path(&root, id));
+        let _ = std::fs::remove_file(session::session_path(&root, id));
         shown.state = SandboxState::Destroying;
         Ok(shown)
     }

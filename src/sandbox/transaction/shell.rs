@@ -81,14 +81,25 @@ pub fn shell(
                 .and_then(|()| out.flush())
                 .map_err(write_err)?;
         }
-        line.clear();
-        let read = input.read_until(b'\n', &mut line);
+        let max = tx.limits().max_input_bytes.saturating_sub(pending.len());
+        let read = read_line_bounded(&mut input, &mut line, max);
         let read = read.map_err(|source| SandboxError::Io {
             what: "read the sandbox shell's input for",
             path: db.clone(),
             source,
         })?;
-        if read == 0 {
+        if read == LineRead::TooLong {
+            pending.clear();
+            writeln!(
+                out,
+                "error: this input is longer than {} bytes, the most one input may hold; it was \
+                 not run (the transaction is still open)",
+                tx.limits().max_input_bytes
+            )
+            .map_err(write_err)?;
+            continue;
+        }
+        if read == LineRead::End {
             if interactive {
                 writeln!(out).map_err(write_err)?;
             }
@@ -141,6 +152,53 @@ pub fn shell(
             }
         }
     }
+}
+
+/// What reading one line found.
+#[derive(PartialEq, Eq)]
+enum LineRead {
+    Line,
+    /// More than the bound before the line ended: skipped to its end.
+    TooLong,
+    End,
+}
+
+/// Read one line into `line`, holding at most `max` bytes of it (and its
+/// line feed): a longer one is read past, not kept.
+fn read_line_bounded(
+    input: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<LineRead> {
+    line.clear();
+    let read = std::io::Read::take(&mut *input, max as u64 + 1).read_until(b'\n', line)?;
+    if read == 0 {
+        return Ok(LineRead::End);
+    }
+    let ended = line.ends_with(b"\n");
+    if line.len() - usize::from(ended) <= max {
+        return Ok(LineRead::Line);
+    }
+    line.clear();
+    if !ended {
+        loop {
+            let buf = input.fill_buf()?;
+            if buf.is_empty() {
+                break;
+            }
+            match buf.iter().position(|&b| b == b'\n') {
+                Some(at) => {
+                    input.consume(at + 1);
+                    break;
+                }
+                None => {
+                    let n = buf.len();
+                    input.consume(n);
+                }
+            }
+        }
+    }
+    Ok(LineRead::TooLong)
 }
 
 /// What the session does after a line.
