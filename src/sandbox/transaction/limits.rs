@@ -23,6 +23,7 @@
 //!   parses it (a 300 MB statement took 2.3 GB of memory); the shell also
 //!   stops reading a line past the bound instead of holding it.
 
+use std::io::BufRead;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -109,4 +110,51 @@ pub(super) fn explain_full(error: String, limits: &SessionLimits) -> String {
          or the disk is full",
         limits.max_growth_bytes >> 20
     )
+}
+
+/// What reading one line found.
+#[derive(PartialEq, Eq)]
+pub(super) enum LineRead {
+    Line,
+    /// More than the bound before the line ended: skipped to its end.
+    TooLong,
+    End,
+}
+
+/// Read one line into `line`, holding at most `max` bytes of it (and its
+/// line feed): a longer one is read past, not kept.
+pub(super) fn read_line_bounded(
+    input: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<LineRead> {
+    line.clear();
+    let read = std::io::Read::take(&mut *input, max as u64 + 1).read_until(b'\n', line)?;
+    if read == 0 {
+        return Ok(LineRead::End);
+    }
+    let ended = line.ends_with(b"\n");
+    if line.len() - usize::from(ended) <= max {
+        return Ok(LineRead::Line);
+    }
+    line.clear();
+    if !ended {
+        loop {
+            let buf = input.fill_buf()?;
+            if buf.is_empty() {
+                break;
+            }
+            match buf.iter().position(|&b| b == b'\n') {
+                Some(at) => {
+                    input.consume(at + 1);
+                    break;
+                }
+                None => {
+                    let n = buf.len();
+                    input.consume(n);
+                }
+            }
+        }
+    }
+    Ok(LineRead::TooLong)
 }

@@ -25,6 +25,7 @@ mod tests;
 
 use std::io::{BufRead, Write};
 
+use super::limits::{LineRead, read_line_bounded};
 use super::{SqliteTransaction, StatementOutcome, TxnChanges};
 use crate::sandbox::SandboxError;
 use crate::text::{escape_line, excerpt};
@@ -152,53 +153,6 @@ pub fn shell(
             }
         }
     }
-}
-
-/// What reading one line found.
-#[derive(PartialEq, Eq)]
-enum LineRead {
-    Line,
-    /// More than the bound before the line ended: skipped to its end.
-    TooLong,
-    End,
-}
-
-/// Read one line into `line`, holding at most `max` bytes of it (and its
-/// line feed): a longer one is read past, not kept.
-fn read_line_bounded(
-    input: &mut impl BufRead,
-    line: &mut Vec<u8>,
-    max: usize,
-) -> std::io::Result<LineRead> {
-    line.clear();
-    let read = std::io::Read::take(&mut *input, max as u64 + 1).read_until(b'\n', line)?;
-    if read == 0 {
-        return Ok(LineRead::End);
-    }
-    let ended = line.ends_with(b"\n");
-    if line.len() - usize::from(ended) <= max {
-        return Ok(LineRead::Line);
-    }
-    line.clear();
-    if !ended {
-        loop {
-            let buf = input.fill_buf()?;
-            if buf.is_empty() {
-                break;
-            }
-            match buf.iter().position(|&b| b == b'\n') {
-                Some(at) => {
-                    input.consume(at + 1);
-                    break;
-                }
-                None => {
-                    let n = buf.len();
-                    input.consume(n);
-                }
-            }
-        }
-    }
-    Ok(LineRead::TooLong)
 }
 
 /// What the session does after a line.
