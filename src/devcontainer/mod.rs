@@ -47,17 +47,24 @@
 //! process group is killed. What a tool printed is untrusted: errors carry
 //! the tail of its stderr, cut and escaped.
 
+mod checked;
 mod config;
 mod detect;
 mod direct;
+mod files;
 mod jsonc;
+mod options;
 mod process;
 mod runtime;
+mod summary;
 
-pub use config::{BuildConfig, DevcontainerConfig, LifecycleCommand, config_hash};
-pub use detect::{Detected, ENGINE_ENV_VARS, Found, Status, detect, detect_with};
+pub use checked::{Checked, CoveredFile, LIFECYCLE};
+pub use config::{BuildConfig, DevcontainerConfig, LifecycleCommand};
+pub use detect::{Detected, ENGINE_ENV_VARS, Found, Status, ToolsOnPath, detect, detect_with};
+pub use files::{MAX_FILE, config_inside};
 pub use jsonc::{parse_jsonc, strip_jsonc};
 pub use runtime::{ContainerState, Runtime};
+pub use summary::{Item, Section, Summary};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -83,12 +90,14 @@ impl std::fmt::Display for Tool {
 }
 
 /// What `up` is asked for: the workspace folder (absolute, on the host),
-/// its `devcontainer.json`, and the label (`name=value`) that identifies
-/// the container (`agents.resource=<ULID>`).
+/// its `devcontainer.json`, the repository both lie in (what the
+/// configuration may read: `files`), and the label (`name=value`) that
+/// identifies the container (`agents.resource=<ULID>`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpRequest {
     pub workspace: PathBuf,
     pub config: PathBuf,
+    pub repository: PathBuf,
     pub id_label: String,
 }
 
