@@ -80,7 +80,7 @@ fn an_embedder_activates_only_what_its_person_trusted() {
     let (route, started) = registry
         .enter_environment(&key, None, &ToolRequest::None)
         .unwrap();
-    assert_eq!(route.trust.unwrap().trusted, true);
+    assert!(route.trust.unwrap().trusted);
     assert_eq!(started.unwrap().container_id.as_deref(), Some("0123abcd"));
 
     // A summary shown before a change cannot be agreed to after it.

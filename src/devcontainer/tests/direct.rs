@@ -4,7 +4,7 @@ use super::*;
 use crate::devcontainer::direct::KEEP_ALIVE;
 
 fn hash_label(req: &UpRequest) -> String {
-    format!("agents.config-hash={}", config_hash(&req))
+    format!("agents.config-hash={}", config_hash(req))
 }
 
 fn mount(bench: &Bench) -> String {
