@@ -29,6 +29,16 @@
 //! applied by `up`, with either tool: it is for the processes a caller
 //! starts in the container.
 //!
+//! **Checked first.** Every `up` and `rebuild` starts from a [`Checked`]
+//! configuration: read inside the request's repository by descriptor
+//! (`files`: no symlink followed, regular files only, non-blocking,
+//! bounded), parsed by the one JSONC parser the detection uses too, and
+//! refused — before any tool runs — when it names a file outside the
+//! repository or a value that would become an option (`checked`). Its
+//! [`Checked::digest`] is what a person's trust is bound to, and
+//! [`Summary`] what they are shown (`summary`, `options`); whether a
+//! person trusted it is the registry's question, not this module's.
+//!
 //! **One container per id label.** `up` first looks for a container
 //! carrying the request's id label (`agents.resource=<ULID>`): a running
 //! one is returned as it is, a stopped one is started (its
