@@ -341,6 +341,20 @@ pub(super) fn commands(json: &Value, key: &str) -> Vec<(String, Vec<String>)> {
     }
 }
 
+/// A value that is a string, a number, or a list of them, as strings.
+pub(super) fn strings(v: Option<&Value>) -> Vec<String> {
+    let one = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    match v {
+        Some(Value::Array(items)) => items.iter().filter_map(one).collect(),
+        Some(v) => one(v).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
 /// No value that lands in an argv may start with `-` (module doc).
 fn check_argv_values(json: &Value) -> Result<(), String> {
     let option_like = |key: &str, text: &str| -> Result<(), String> {
@@ -352,17 +366,6 @@ fn check_argv_values(json: &Value) -> Result<(), String> {
             ))
         } else {
             Ok(())
-        }
-    };
-    let strings = |v: Option<&Value>| -> Vec<String> {
-        match v {
-            Some(Value::String(s)) => vec![s.clone()],
-            Some(Value::Array(items)) => items
-                .iter()
-                .filter_map(|i| i.as_str().map(str::to_owned))
-                .collect(),
-            Some(Value::Number(n)) => vec![n.to_string()],
-            _ => Vec::new(),
         }
     };
     for key in [

@@ -15,118 +15,31 @@
 use std::fmt::Write;
 
 /// Long options of `docker run` that take a value (docker 27).
+#[rustfmt::skip]
 const WITH_VALUE: &[&str] = &[
-    "add-host",
-    "annotation",
-    "attach",
-    "blkio-weight",
-    "blkio-weight-device",
-    "cap-add",
-    "cap-drop",
-    "cgroup-parent",
-    "cgroupns",
-    "cidfile",
-    "cpu-count",
-    "cpu-percent",
-    "cpu-period",
-    "cpu-quota",
-    "cpu-rt-period",
-    "cpu-rt-runtime",
-    "cpu-shares",
-    "cpus",
-    "cpuset-cpus",
-    "cpuset-mems",
-    "detach-keys",
-    "device",
-    "device-cgroup-rule",
-    "device-read-bps",
-    "device-read-iops",
-    "device-write-bps",
-    "device-write-iops",
-    "dns",
-    "dns-opt",
-    "dns-option",
-    "dns-search",
-    "domainname",
-    "entrypoint",
-    "env",
-    "env-file",
-    "expose",
-    "gpus",
-    "group-add",
-    "health-cmd",
-    "health-interval",
-    "health-retries",
-    "health-start-interval",
-    "health-start-period",
-    "health-timeout",
-    "hostname",
-    "io-maxbandwidth",
-    "io-maxiops",
-    "ip",
-    "ip6",
-    "ipc",
-    "isolation",
-    "kernel-memory",
-    "label",
-    "label-file",
-    "link",
-    "link-local-ip",
-    "log-driver",
-    "log-opt",
-    "mac-address",
-    "memory",
-    "memory-reservation",
-    "memory-swap",
-    "memory-swappiness",
-    "mount",
-    "name",
-    "network",
-    "net",
-    "network-alias",
-    "net-alias",
-    "oom-score-adj",
-    "pid",
-    "pids-limit",
-    "platform",
-    "publish",
-    "pull",
-    "restart",
-    "runtime",
-    "security-opt",
-    "shm-size",
-    "stop-signal",
-    "stop-timeout",
-    "storage-opt",
-    "sysctl",
-    "tmpfs",
-    "ulimit",
-    "user",
-    "userns",
-    "uts",
-    "volume",
-    "volume-driver",
-    "volumes-from",
-    "workdir",
+    "add-host", "annotation", "attach", "blkio-weight", "blkio-weight-device", "cap-add",
+    "cap-drop", "cgroup-parent", "cgroupns", "cidfile", "cpu-count", "cpu-percent",
+    "cpu-period", "cpu-quota", "cpu-rt-period", "cpu-rt-runtime", "cpu-shares", "cpus",
+    "cpuset-cpus", "cpuset-mems", "detach-keys", "device", "device-cgroup-rule",
+    "device-read-bps", "device-read-iops", "device-write-bps", "device-write-iops", "dns",
+    "dns-opt", "dns-option", "dns-search", "domainname", "entrypoint", "env", "env-file",
+    "expose", "gpus", "group-add", "health-cmd", "health-interval", "health-retries",
+    "health-start-interval", "health-start-period", "health-timeout", "hostname",
+    "io-maxbandwidth", "io-maxiops", "ip", "ip6", "ipc", "isolation", "kernel-memory", "label",
+    "label-file", "link", "link-local-ip", "log-driver", "log-opt", "mac-address", "memory",
+    "memory-reservation", "memory-swap", "memory-swappiness", "mount", "name", "network", "net",
+    "network-alias", "net-alias", "oom-score-adj", "pid", "pids-limit", "platform", "publish",
+    "pull", "restart", "runtime", "security-opt", "shm-size", "stop-signal", "stop-timeout",
+    "storage-opt", "sysctl", "tmpfs", "ulimit", "user", "userns", "uts", "volume",
+    "volume-driver", "volumes-from", "workdir",
 ];
 
 /// Long options of `docker run` that take none.
+#[rustfmt::skip]
 const FLAGS: &[&str] = &[
-    "detach",
-    "disable-content-trust",
-    "help",
-    "init",
-    "interactive",
-    "no-healthcheck",
-    "oom-kill-disable",
-    "privileged",
-    "publish-all",
-    "quiet",
-    "read-only",
-    "rm",
-    "sig-proxy",
-    "tty",
-    "use-api-socket",
+    "detach", "disable-content-trust", "help", "init", "interactive", "no-healthcheck",
+    "oom-kill-disable", "privileged", "publish-all", "quiet", "read-only", "rm", "sig-proxy",
+    "tty", "use-api-socket",
 ];
 
 /// Short options and their long names (`true`: takes a value).
@@ -147,6 +60,10 @@ const SHORT: &[(char, &str, bool)] = &[
     ('P', "publish-all", false),
     ('q', "quiet", false),
 ];
+
+/// What `--privileged` (or `"privileged": true`) grants.
+pub const PRIVILEGED: &str = "privileged: every capability, every host device, no seccomp or \
+     AppArmor confinement — root in the container is root on the host";
 
 /// One option of `runArgs`, as docker reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -298,12 +215,9 @@ pub fn grant(option: &RunOption, source: &dyn Fn(&str) -> Source) -> (String, bo
         }
     };
     match option.name.as_str() {
-        "privileged" if option.value.as_deref().is_none_or(|v| v != "false") => (
-            "privileged: every capability, every host device, no seccomp or AppArmor confinement \
-             — root in the container is root on the host"
-                .into(),
-            true,
-        ),
+        "privileged" if option.value.as_deref().is_none_or(|v| v != "false") => {
+            (PRIVILEGED.into(), true)
+        }
         "cap-add" => (
             if v.eq_ignore_ascii_case("all") {
                 "adds every Linux capability".into()

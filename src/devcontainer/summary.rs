@@ -23,7 +23,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::checked::{Checked, CoveredFile, LIFECYCLE, commands, compose_files, local_features};
+use super::checked::{
+    Checked, CoveredFile, LIFECYCLE, commands, compose_files, local_features, strings,
+};
 use super::detect::ToolsOnPath;
 use super::options::{self, Source, mount_spec};
 
@@ -90,63 +92,23 @@ pub struct Summary {
 }
 
 /// Keys explained by this summary, or known to do nothing on the host.
+#[rustfmt::skip]
 const EXPLAINED: &[&str] = &[
-    "$schema",
-    "name",
-    "image",
-    "build",
-    "dockerFile",
-    "context",
-    "dockerComposeFile",
-    "service",
-    "runServices",
-    "features",
-    "overrideFeatureInstallOrder",
-    "workspaceFolder",
-    "workspaceMount",
-    "mounts",
-    "runArgs",
-    "privileged",
-    "capAdd",
-    "securityOpt",
-    "init",
-    "containerEnv",
-    "remoteEnv",
-    "containerUser",
-    "remoteUser",
-    "updateRemoteUserUID",
-    "userEnvProbe",
-    "forwardPorts",
-    "appPort",
-    "portsAttributes",
-    "otherPortsAttributes",
-    "overrideCommand",
-    "shutdownAction",
-    "waitFor",
-    "customizations",
-    "hostRequirements",
-    "initializeCommand",
-    "onCreateCommand",
-    "updateContentCommand",
-    "postCreateCommand",
-    "postStartCommand",
-    "postAttachCommand",
+    "$schema", "name", "image", "build", "dockerFile", "context", "dockerComposeFile",
+    "service", "runServices", "features", "overrideFeatureInstallOrder", "workspaceFolder",
+    "workspaceMount", "mounts", "runArgs", "privileged", "capAdd", "securityOpt", "init",
+    "containerEnv", "remoteEnv", "containerUser", "remoteUser", "updateRemoteUserUID",
+    "userEnvProbe", "forwardPorts", "appPort", "portsAttributes", "otherPortsAttributes",
+    "overrideCommand", "shutdownAction", "waitFor", "customizations", "hostRequirements",
+    "initializeCommand", "onCreateCommand", "updateContentCommand", "postCreateCommand",
+    "postStartCommand", "postAttachCommand",
 ];
 
 /// Variables that change what every program in the container loads.
+#[rustfmt::skip]
 const LOADER_VARS: &[&str] = &[
-    "LD_PRELOAD",
-    "LD_LIBRARY_PATH",
-    "LD_AUDIT",
-    "BASH_ENV",
-    "ENV",
-    "PROMPT_COMMAND",
-    "NODE_OPTIONS",
-    "PYTHONSTARTUP",
-    "PYTHONPATH",
-    "PERL5OPT",
-    "RUBYOPT",
-    "JAVA_TOOL_OPTIONS",
+    "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "PROMPT_COMMAND",
+    "NODE_OPTIONS", "PYTHONSTARTUP", "PYTHONPATH", "PERL5OPT", "RUBYOPT", "JAVA_TOOL_OPTIONS",
 ];
 
 impl Summary {
@@ -284,13 +246,7 @@ impl Summary {
             Err(why) => add(Section::RunArgs, why, true),
         }
         if json.get("privileged").and_then(Value::as_bool) == Some(true) {
-            add(
-                Section::Privileges,
-                "privileged: every capability, every host device, no seccomp or AppArmor \
-                 confinement — root in the container is root on the host"
-                    .into(),
-                true,
-            );
+            add(Section::Privileges, options::PRIVILEGED.into(), true);
         }
         for cap in strings(json.get("capAdd")) {
             add(
@@ -479,22 +435,6 @@ fn host_variables(json: &Value) -> Vec<String> {
     let mut out = std::collections::BTreeSet::new();
     walk(json, &mut out);
     out.into_iter().collect()
-}
-
-fn strings(v: Option<&Value>) -> Vec<String> {
-    match v {
-        Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Number(n)) => vec![n.to_string()],
-        Some(Value::Array(items)) => items
-            .iter()
-            .filter_map(|i| match i {
-                Value::String(s) => Some(s.clone()),
-                Value::Number(n) => Some(n.to_string()),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
 }
 
 fn not_covered(checked: &Checked) -> Vec<String> {

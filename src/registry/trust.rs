@@ -34,10 +34,11 @@
 //! never exported or imported.
 
 use super::lookup::{find_row, load_one};
+use super::type_set::TypeSet;
 use super::{Registry, RegistryError};
 use crate::devcontainer::{Checked, CoveredFile, Summary, ToolsOnPath};
 use crate::model::{Resource, ResourceId, ResourceKey, TypeName};
-use crate::store::{Reader, TrustRow};
+use crate::store::{Reader, ResourceRow, TrustRow};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -162,22 +163,11 @@ impl Registry {
         let cache = &self.types;
         let found = self.store.read(|r| {
             let types = cache.get(r)?;
-            let root = find_row(r, key)?;
-            let below = r.subgraph_below(&[root.id])?;
-            let mut ids: Vec<ResourceId> = vec![root.id];
-            ids.extend(below.edges.iter().map(|(_, child)| *child));
-            ids.sort();
-            ids.dedup();
-            let dc = devcontainer_type();
-            let mut out = Vec::new();
-            for id in ids {
-                let Some(row) = r.resource_by_id(id)? else {
-                    continue;
-                };
-                if types.resolve(&row.type_name)?.is_a(&dc) {
-                    out.push(load_one(r, &types, row)?);
-                }
-            }
+            let (root, rows) = devcontainers_at(r, &types, key)?;
+            let out = rows
+                .into_iter()
+                .map(|row| load_one(r, &types, row))
+                .collect::<Result<Vec<_>, _>>()?;
             Ok::<_, RegistryError>((root.label(), out))
         })?;
         let (label, resources) = found;
@@ -284,21 +274,9 @@ impl Registry {
         let cache = &self.types;
         self.store.write(|w| {
             let types = cache.get(w)?;
-            let root = find_row(w, key)?;
-            let below = w.subgraph_below(&[root.id])?;
-            let mut ids: Vec<ResourceId> = vec![root.id];
-            ids.extend(below.edges.iter().map(|(_, child)| *child));
-            ids.sort();
-            ids.dedup();
-            let dc = devcontainer_type();
             let mut taken = Vec::new();
-            for id in ids {
-                let Some(row) = w.resource_by_id(id)? else {
-                    continue;
-                };
-                if types.resolve(&row.type_name)?.is_a(&dc)
-                    && w.delete_trust(id, &machine, person.uid)?
-                {
+            for row in devcontainers_at(w, &types, key)?.1 {
+                if w.delete_trust(row.id, &machine, person.uid)? {
                     taken.push(row.label());
                 }
             }
@@ -367,6 +345,30 @@ impl Registry {
             .map(|m| m.id.clone())
             .unwrap_or_default()
     }
+}
+
+/// The resource `key` and the devcontainers at or below it, by id.
+fn devcontainers_at(
+    r: &Reader<'_>,
+    types: &TypeSet,
+    key: &ResourceKey,
+) -> Result<(ResourceRow, Vec<ResourceRow>), RegistryError> {
+    let root = find_row(r, key)?;
+    let below = r.subgraph_below(&[root.id])?;
+    let mut ids: Vec<ResourceId> = vec![root.id];
+    ids.extend(below.edges.iter().map(|(_, child)| *child));
+    ids.sort();
+    ids.dedup();
+    let dc = devcontainer_type();
+    let mut out = Vec::new();
+    for id in ids {
+        if let Some(row) = r.resource_by_id(id)?
+            && types.resolve(&row.type_name)?.is_a(&dc)
+        {
+            out.push(row);
+        }
+    }
+    Ok((root, out))
 }
 
 /// Which files differ between what was trusted and what is there now.
