@@ -256,3 +256,71 @@ fn a_config_path_a_component_answers_must_be_a_regular_file_inside_its_location(
     let real = std::fs::canonicalize(env.path("loc/dc/.devcontainer/devcontainer.json")).unwrap();
     assert_eq!(std::path::Path::new(stored), real);
 }
+
+/// `agents ARGS` on a terminal (util-linux `script` gives it one), typing
+/// `answer`; `None` when `script` is not installed.
+fn at_a_terminal(env: &Env, args: &[&str], answer: &str) -> Option<common::Run> {
+    use std::io::Write;
+    let quote = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
+    let mut line = vec![
+        quote(env!("CARGO_BIN_EXE_agents")),
+        "--home".into(),
+        quote(env.home.path().to_str().unwrap()),
+    ];
+    line.extend(args.iter().map(|a| quote(a)));
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &line.join(" "), "/dev/null"])
+        .env_remove("AGENTS_HOME")
+        .env_remove("AGENTS_REGISTRY")
+        .env("NO_COLOR", "1")
+        .envs(env.vars.iter().map(|(k, v)| (k, v)))
+        .current_dir(env.scratch.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(answer.as_bytes())
+        .unwrap();
+    Some(common::Run::from(child.wait_with_output().unwrap()))
+}
+
+#[test]
+fn at_a_terminal_the_person_is_asked_and_only_yes_records() {
+    let env = Env::new();
+    repo(
+        &env,
+        r#"{"image": "debian:12", "runArgs": ["--pid=host"]}"#,
+        &[],
+    );
+    let Some(no) = at_a_terminal(&env, &["resource", "trust", DC], "n\n") else {
+        common::skipped("at_a_terminal…", "util-linux `script` is not installed");
+        return;
+    };
+    assert_eq!(no.code, 1, "{}", no.stdout);
+    for needle in [
+        "! shares the host's process namespace",
+        "trust this devcontainer as shown? [y/N]",
+        "nothing was trusted: you did not answer yes",
+    ] {
+        assert!(
+            no.stdout.contains(needle),
+            "{needle:?} not in {}",
+            no.stdout
+        );
+    }
+    assert_eq!(container(&env)["trust"]["state"], "untrusted");
+    let yes = at_a_terminal(&env, &["resource", "trust", DC], "y\n").unwrap();
+    assert_eq!(yes.code, 0, "{}", yes.stdout);
+    assert!(
+        yes.stdout
+            .contains("trusted local/my-repo-devcontainer for"),
+        "{}",
+        yes.stdout
+    );
+    assert_eq!(container(&env)["trust"]["state"], "trusted");
+}
