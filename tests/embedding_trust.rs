@@ -70,6 +70,19 @@ fn an_embedder_activates_only_what_its_person_trusted() {
     assert_eq!(**state, TrustState::Untrusted);
     assert!(err.to_string().contains("agents resource trust"), "{err}");
     assert_eq!(crate::common::tool_log(&bin), "", "no tool ran");
+    // Routing answers, but a tool that requires a container is refused it.
+    let route = registry
+        .resolve_environment(&key, None, &ToolRequest::None)
+        .unwrap();
+    assert!(!route.trust.unwrap().trusted);
+    let err = registry
+        .resolve_environment(&key, None, &ToolRequest::RequiredContainer)
+        .unwrap_err();
+    assert!(
+        matches!(&err, RegistryError::NotTrusted { operation, .. }
+            if operation.contains("requires a container")),
+        "{err:?}"
+    );
 
     // The person reads the summary and agrees to exactly it.
     let summary = registry.trust_summary(&dc).unwrap();

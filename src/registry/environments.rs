@@ -14,6 +14,7 @@
 //! reason — until they trust it, and the next one up is chosen instead.
 
 use super::lookup::find_row;
+use super::trust::TrustState;
 use super::type_set::TypeSet;
 use super::{Registry, RegistryError};
 use crate::model::{ResourceId, ResourceKey, TypeName, resource_label};
@@ -209,11 +210,13 @@ impl Registry {
         // person registered, or a deeper one they trusted.
         for candidate in candidates {
             if !candidate.at_root {
-                let (trusted, why) = self.may_activate(candidate.detected.resource_id())?;
-                if !trusted {
+                let activation = self.activation(candidate.detected.resource_id())?;
+                if !activation.allowed() {
                     inputs.passed_over.push(format!(
-                        "{} (below {}: {why})",
-                        candidate.detected.environment, candidate.detected.via
+                        "{} (below {}: {})",
+                        candidate.detected.environment,
+                        candidate.detected.via,
+                        activation.why()
                     ));
                     continue;
                 }
@@ -227,38 +230,54 @@ impl Registry {
         } = &route.environment
             && self.is_devcontainer(*resource_id)?
         {
-            let (trusted, why) = self.may_activate(*resource_id)?;
+            let activation = self.activation(*resource_id)?;
+            let trusted = activation.allowed();
             if !trusted && *tool == ToolRequest::RequiredContainer {
-                return Err(RegistryError::ContainerRefused {
-                    resource: name.clone(),
-                    operation: "route a tool that requires a container to",
-                    reason: format!("{} decided it, but {why}", route.level.describe()),
+                let operation = "route a tool that requires a container to";
+                return Err(match activation {
+                    Activation::Trust { state, .. } => RegistryError::NotTrusted {
+                        resource: name.clone(),
+                        operation,
+                        state: Box::new(state),
+                    },
+                    Activation::Refused(reason) => RegistryError::ContainerRefused {
+                        resource: name.clone(),
+                        operation,
+                        reason,
+                    },
                 });
             }
             route.trust = Some(RouteTrust {
                 trusted,
-                why: (!trusted).then_some(why),
+                why: (!trusted).then(|| activation.why()),
             });
         }
         Ok(route)
     }
 
     /// Whether the devcontainer `id` may be activated for this registry's
-    /// person, and (when not) why and what to do.
-    fn may_activate(&self, id: ResourceId) -> Result<(bool, String), RegistryError> {
+    /// person.
+    fn activation(&self, id: ResourceId) -> Result<Activation, RegistryError> {
         let resource = self.show_resource(&ResourceKey::Id(id))?;
         let checked = match self.checked_config(&resource, "activate") {
             Ok((_, checked)) => checked,
             Err(RegistryError::ContainerFailed { source, .. }) => {
-                return Ok((false, format!("its configuration is refused: {source}")));
+                return Ok(Activation::Refused(format!(
+                    "its configuration is refused: {source}"
+                )));
             }
-            Err(RegistryError::ContainerRefused { reason, .. }) => return Ok((false, reason)),
+            Err(RegistryError::ContainerRefused { reason, .. }) => {
+                return Ok(Activation::Refused(reason));
+            }
             Err(other) => return Err(other),
         };
         let state = self
             .store
             .read(|r| self.trust_state(r, &resource, &checked))?;
-        Ok((state.is_trusted(), state.explain(&resource.label())))
+        Ok(Activation::Trust {
+            state,
+            name: resource.label(),
+        })
     }
 
     fn is_devcontainer(&self, id: ResourceId) -> Result<bool, RegistryError> {
@@ -367,6 +386,26 @@ fn environment_type() -> TypeName {
 
 fn devcontainer_type() -> TypeName {
     TypeName::parse(DEVCONTAINER_TYPE).unwrap_or_else(|e| unreachable!("a built-in name: {e}"))
+}
+
+/// Whether a devcontainer may be activated: where it stands for the
+/// person, or why its configuration is refused whoever trusts it.
+enum Activation {
+    Trust { state: TrustState, name: String },
+    Refused(String),
+}
+
+impl Activation {
+    fn allowed(&self) -> bool {
+        matches!(self, Self::Trust { state, .. } if state.is_trusted())
+    }
+
+    fn why(&self) -> String {
+        match self {
+            Self::Trust { state, name } => state.explain(name),
+            Self::Refused(reason) => reason.clone(),
+        }
+    }
 }
 
 /// A devcontainer level 3 may choose.
