@@ -121,6 +121,9 @@ pub struct RouteInputs {
     pub plan: Option<(String, Setting)>,
     pub project: Option<Setting>,
     pub devcontainer: Option<Detected>,
+    /// Devcontainers nearer than `devcontainer` that level 3 passed over
+    /// (found deep inside a resource, and not trusted), each with why.
+    pub passed_over: Vec<String>,
     pub tool: ToolPreference,
 }
 
@@ -178,6 +181,20 @@ pub struct Route {
     /// What a `preferred: container` hint came to, if it was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// When the environment is a devcontainer: whether it may be
+    /// activated (the registry fills this in; routing does not ask).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust: Option<RouteTrust>,
+}
+
+/// Whether the devcontainer a route chose may be activated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RouteTrust {
+    /// Its person trusted this very configuration.
+    pub trusted: bool,
+    /// Why not, and what to do (absent when trusted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// Why no environment could be given.
@@ -200,7 +217,13 @@ pub enum RouteError {
 
 /// Route one tool call. Pure: the registry gathered the inputs.
 pub fn route(inputs: &RouteInputs) -> Result<Route, RouteError> {
-    let chain = chain(inputs);
+    let mut chain = chain(inputs);
+    if !inputs.passed_over.is_empty() {
+        chain.2.push_str(&format!(
+            "; passed over (found deep inside a resource and not trusted): {}",
+            inputs.passed_over.join("; ")
+        ));
+    }
     let (environment, level, reason) = match &inputs.tool {
         ToolPreference::Specific {
             environment,
@@ -237,6 +260,7 @@ pub fn route(inputs: &RouteInputs) -> Result<Route, RouteError> {
         level,
         reason,
         hint,
+        trust: None,
     })
 }
 

@@ -3,28 +3,8 @@
 //! machines have a docker client but no daemon). The stand-in logs every
 //! argv and answers like the real tools (`src/devcontainer/tests/stand_in.sh`).
 
-use crate::common::{Env, commit_all};
-use std::path::{Path, PathBuf};
-
-/// A directory of stand-ins: `names` link to the script.
-fn stand_ins(env: &Env, names: &[&str]) -> PathBuf {
-    let dir = env.mkdir("bin");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/devcontainer/tests/stand_in.sh");
-    for name in names {
-        let path = dir.join(name);
-        std::fs::copy(&script, &path).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    dir
-}
-
-/// Run with PATH = the stand-ins first, then the system (git, sh).
-fn with_path(env: &mut Env, first: &Path) {
-    let system = std::env::var("PATH").unwrap_or_default();
-    env.vars
-        .push(("PATH".to_owned(), format!("{}:{system}", first.display())));
-}
+use crate::common::{Env, commit_all, stand_ins, tool_log as log};
+use std::path::PathBuf;
 
 fn repo(env: &Env, config: &str) -> PathBuf {
     let repo = env.mkdir("repo");
@@ -37,26 +17,26 @@ fn repo(env: &Env, config: &str) -> PathBuf {
 
 const DC: &str = "local/my-repo-devcontainer";
 
-fn container(env: &Env) -> serde_json::Value {
-    env.run(&["resource", "show", DC, "-o", "json"]).json()["container"].clone()
+/// `agents resource trust DC --yes`: what a person does after reading
+/// the summary (tests/devcontainer_trust.rs covers the decision itself).
+fn trust(env: &Env) {
+    env.run(&["resource", "trust", DC, "--yes"]).ok();
 }
 
-fn log(bin: &Path) -> String {
-    std::fs::read_to_string(bin.join("log"))
-        .unwrap_or_default()
-        .replace('\u{1f}', " ")
+fn container(env: &Env) -> serde_json::Value {
+    env.run(&["resource", "show", DC, "-o", "json"]).json()["container"].clone()
 }
 
 #[test]
 fn a_devcontainer_starts_stops_and_rebuilds_through_docker() {
     let mut env = Env::new();
-    let bin = stand_ins(&env, &["docker"]);
-    with_path(&mut env, &bin);
+    let bin = stand_ins(&mut env, &["docker"]);
     let repo = repo(
         &env,
         "{ \"image\": \"debian:12\", \"containerEnv\": { \"A\": \"1\" } }\n",
     );
     assert_eq!(container(&env)["state"], "detected");
+    trust(&env);
 
     // The reference's commands; start is the lazy activation's first step.
     let started = env.run(&["resource", "start", DC, "-o", "json"]).json();
@@ -90,6 +70,10 @@ fn a_devcontainer_starts_stops_and_rebuilds_through_docker() {
     let human = env.run(&["resource", "show", DC]);
     assert!(human.ok().contains("out of date"), "{}", human.stdout);
     std::fs::write(bin.join("next-id"), "4567cdef\n").unwrap();
+    // A changed configuration is trusted again before it is rebuilt.
+    env.run(&["resource", "rebuild", DC])
+        .refused(&["changed since", "agents resource trust"]);
+    trust(&env);
     let rebuilt = env.run(&["resource", "rebuild", DC, "-o", "json"]).json();
     assert_eq!(rebuilt["state"], "running");
     assert_eq!(rebuilt["container_id"], "4567cdef");
@@ -100,13 +84,13 @@ fn a_devcontainer_starts_stops_and_rebuilds_through_docker() {
 #[test]
 fn a_failed_build_is_recorded_and_retryable() {
     let mut env = Env::new();
-    let bin = stand_ins(&env, &["docker"]);
-    with_path(&mut env, &bin);
+    let bin = stand_ins(&mut env, &["docker"]);
     env.write("repo/.devcontainer/Dockerfile", "FROM debian\n");
     repo(
         &env,
         "{ \"build\": { \"dockerfile\": \"Dockerfile\" }, \"postCreateCommand\": \"echo hi\" }\n",
     );
+    trust(&env);
     std::fs::write(
         bin.join("fail-docker-build"),
         "step 2/3: E: Unable to locate package nope\n",
@@ -139,12 +123,12 @@ fn a_failed_build_is_recorded_and_retryable() {
 #[test]
 fn the_dev_containers_cli_is_preferred_when_installed() {
     let mut env = Env::new();
-    let bin = stand_ins(&env, &["docker", "devcontainer"]);
-    with_path(&mut env, &bin);
+    let bin = stand_ins(&mut env, &["docker", "devcontainer"]);
     repo(
         &env,
         "{ \"image\": \"debian:12\", \"features\": { \"ghcr.io/x/y:1\": {} } }\n",
     );
+    trust(&env);
     let started = env.run(&["resource", "start", DC, "-o", "json"]).json();
     assert_eq!(started["tool"], "devcontainer-cli", "{started}");
     let calls = log(&bin);
@@ -157,9 +141,9 @@ fn the_dev_containers_cli_is_preferred_when_installed() {
 #[test]
 fn the_router_activates_the_devcontainer_it_selects() {
     let mut env = Env::new();
-    let bin = stand_ins(&env, &["docker"]);
-    with_path(&mut env, &bin);
+    stand_ins(&mut env, &["docker"]);
     repo(&env, "{ \"image\": \"debian:12\" }\n");
+    trust(&env);
     // Without --activate, resolve only answers.
     let r = env
         .run(&["env", "resolve", "local/my-repo", "-o", "json"])
@@ -196,6 +180,7 @@ fn without_a_container_runtime_activation_is_refused_saying_what_to_install() {
     env.vars
         .push(("PATH".to_owned(), bin.display().to_string()));
     repo(&env, "{ \"image\": \"debian:12\" }\n");
+    trust(&env);
     env.run(&["resource", "start", DC])
         .refused(&["no container runtime", "@devcontainers/cli"]);
     assert_eq!(

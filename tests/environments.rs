@@ -57,13 +57,20 @@ fn the_six_levels_from_the_command_line() {
     let deep = "local/repo/worktree/sub/deep/f.txt";
     let top = "local/repo/worktree/top.txt";
 
-    // 3: the nearest devcontainer — the nested one for a file below sub/.
+    // 3: the nearest devcontainer — for a file below sub/, the nested one
+    // once it is trusted; until then it is passed over (found deep inside
+    // the checkout by a recursive discovery), and the checkout's is used.
+    let nested = "local/repo/worktree/sub-devcontainer";
     let r = resolve(&env, &[deep]);
     assert_eq!(r["priority"], 3, "{r}");
-    assert_eq!(
-        r["environment"]["name"],
-        "local/repo/worktree/sub-devcontainer"
-    );
+    assert_eq!(r["environment"]["name"], "local/repo-devcontainer", "{r}");
+    let why = r["reason"].as_str().unwrap();
+    assert!(why.contains("passed over") && why.contains(nested), "{why}");
+    assert_eq!(r["trust"]["trusted"], false, "{r}");
+    env.run(&["resource", "trust", nested, "--yes"]).ok();
+    let r = resolve(&env, &[deep]);
+    assert_eq!(r["environment"]["name"], nested, "{r}");
+    assert_eq!(r["trust"]["trusted"], true, "{r}");
     let r = resolve(&env, &[top]);
     assert_eq!(r["environment"]["name"], "local/repo-devcontainer", "{r}");
 

@@ -230,6 +230,22 @@ fn completions(ctx: &Context, shell: clap_complete::Shell) -> Outcome {
     Ok(())
 }
 
+/// The person running `agents`: whose trust decisions apply. The uid is
+/// the process's real one; the name is `$USER` (else `$LOGNAME`), for
+/// messages only.
+fn person() -> resource_host::registry::Person {
+    let uid = rustix::process::getuid().as_raw();
+    let user = ["USER", "LOGNAME"]
+        .iter()
+        .find_map(|k| {
+            std::env::var(k)
+                .ok()
+                .filter(|v| !v.is_empty() && v.len() <= 256)
+        })
+        .unwrap_or_else(|| format!("uid{uid}"));
+    resource_host::registry::Person { user, uid }
+}
+
 /// What every verb gets: where the registry is and how to print.
 #[derive(Debug)]
 pub struct Context {
@@ -284,6 +300,7 @@ impl Context {
         let options = Options {
             registry,
             machine,
+            person: Some(person()),
             limits: self.limits.clone(),
             overlay: resource_host::sandbox::Overlay::from_env_value(overlay.as_deref()),
             container_tools,

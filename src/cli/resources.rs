@@ -1,6 +1,7 @@
 //! `agents resource …`: add, list, show, tree, link-child, unlink-child,
-//! discover, inspect, remove — and the `type` group (`refresh` and
-//! `watch` print through `keeping`).
+//! discover, inspect, remove, a devcontainer's start/stop/rebuild and
+//! trust/untrust (`resources/trust.rs`) — and the `type` group (`refresh`
+//! and `watch` print through `keeping`).
 
 use super::add;
 use super::keeping;
@@ -172,6 +173,31 @@ pub enum ResourceCommand {
         #[arg(value_name = "NAME_OR_ID")]
         key: ResourceKey,
     },
+    /// Trust a devcontainer's configuration (or each below a resource), after showing what activation does.
+    #[command(
+        after_help = "Prints what activating it would do — commands on the host and in the \
+        container, the image or Dockerfile, every mount (outside the repository called out), \
+        every docker run option and what it grants, the environment, the tool — then asks \
+        [y/N] on a terminal. --yes answers for a script (the summary is still printed); \
+        without a terminal and without --yes nothing is recorded. The decision is yours \
+        (your user, this machine), bound to the configuration and the files it builds from: \
+        change one and start/rebuild/env resolve --activate refuse until you trust it again.\n\n\
+        Examples:\n  agents resource trust local/my-repo-devcontainer\n  \
+        agents resource trust local/my-repo --yes"
+    )]
+    Trust {
+        #[arg(value_name = "NAME_OR_ID")]
+        key: ResourceKey,
+        /// Trust without asking (the summary is printed all the same).
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Take back your trust in a devcontainer (or in each below a resource).
+    #[command(after_help = "Examples:\n  agents resource untrust local/my-repo-devcontainer")]
+    Untrust {
+        #[arg(value_name = "NAME_OR_ID")]
+        key: ResourceKey,
+    },
     /// Stop a running devcontainer (it stays until started again or rebuilt).
     #[command(after_help = "Examples:\n  agents resource stop local/my-repo-devcontainer")]
     Stop {
@@ -252,6 +278,8 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
             let view = ctx.open()?.start_container(&key)?;
             lifecycle(ctx, "started", &view)
         }
+        ResourceCommand::Trust { key, yes } => trust::trust(ctx, &key, yes),
+        ResourceCommand::Untrust { key } => trust::untrust(ctx, &key),
         ResourceCommand::Stop { key } => {
             let view = ctx.open()?.stop_container(&key)?;
             lifecycle(ctx, "stopped", &view)
@@ -392,4 +420,5 @@ fn lifecycle(ctx: &Context, done: &str, view: &ContainerView) -> Outcome {
 }
 
 mod text;
+pub(super) mod trust;
 use text::{container_text, draw, removal, resource_table, show};

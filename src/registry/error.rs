@@ -165,6 +165,14 @@ pub enum RegistryError {
         operation: &'static str,
         reason: String,
     },
+    /// Activation of a devcontainer its person has not trusted (or whose
+    /// configuration changed since).
+    #[error("cannot {operation} {resource}: {}", state.explain(resource))]
+    NotTrusted {
+        resource: String,
+        operation: &'static str,
+        state: Box<super::TrustState>,
+    },
     #[error("cannot {operation} {resource}: {source}")]
     ContainerFailed {
         resource: String,

@@ -104,6 +104,7 @@ fn every_combination_of_the_six_levels_and_the_tool_preferences() {
                         plan: plan.clone().map(|s| ("default".to_owned(), s)),
                         project: project.clone(),
                         devcontainer: dc.clone(),
+                        passed_over: Vec::new(),
                         tool: tool.clone(),
                     };
                     let (want_env, want_level) = model(&inputs);
@@ -233,4 +234,21 @@ fn a_preference_is_only_a_hint() {
     .unwrap();
     assert!(r.environment.is_host());
     assert!(r.hint.unwrap().contains("hint only"));
+}
+
+#[test]
+fn a_passed_over_devcontainer_is_named_in_the_reason_at_whatever_level_decides() {
+    let passed = vec!["local/r/vendor/dep-devcontainer (not trusted)".to_owned()];
+    let r = route(&RouteInputs {
+        passed_over: passed.clone(),
+        ..RouteInputs::default()
+    })
+    .unwrap();
+    assert_eq!(r.level, Level::Host);
+    assert!(
+        r.reason.contains("passed over") && r.reason.contains("vendor/dep-devcontainer"),
+        "{}",
+        r.reason
+    );
+    assert_eq!(r.trust, None, "routing itself never asks about trust");
 }

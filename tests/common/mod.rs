@@ -2,8 +2,10 @@
 //! binary, and real git repositories.
 #![allow(dead_code)]
 
+mod containers;
 mod repos;
 
+pub use containers::{stand_ins, tool_log};
 pub use repos::{commit_all, git, git_repo, rich_repo};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -413,7 +415,7 @@ pub fn componentize_py() -> Option<PathBuf> {
 }
 
 /// The registry's tables, in the order snapshots dump them.
-const TABLES: [&str; 8] = [
+const TABLES: [&str; 9] = [
     "resource_types",
     "resources",
     "resource_links",
@@ -422,6 +424,7 @@ const TABLES: [&str; 8] = [
     "environment_settings",
     "sandboxes",
     "container_states",
+    "devcontainer_trust",
 ];
 
 /// [`Env::snapshot`] on PostgreSQL: every row of every table, as text.

@@ -4,7 +4,7 @@
 
 use crate::cli::output::{self, fields, list, or_dash, table};
 use resource_host::model::{Resource, resource_label};
-use resource_host::registry::{ContainerView, RemovalReport, TreeView};
+use resource_host::registry::{ContainerView, RemovalReport, TreeView, TrustState};
 use resource_host::text::escape_line;
 
 pub(super) fn container_text(c: &ContainerView) -> String {
@@ -17,6 +17,25 @@ pub(super) fn container_text(c: &ContainerView) -> String {
     }
     if let Some(tool) = &c.tool {
         line("tool", tool);
+    }
+    match &c.trust {
+        Some(TrustState::Trusted { by, at }) => line("trust", &format!("trusted by {by} at {at}")),
+        Some(TrustState::Untrusted) => line(
+            "trust",
+            "NOT TRUSTED: nothing of it runs until you agree (agents resource trust NAME)",
+        ),
+        Some(TrustState::Changed { by, changed, .. }) => line(
+            "trust",
+            &format!(
+                "CHANGED since {by} trusted it ({}): agents resource trust NAME",
+                changed.join(", ")
+            ),
+        ),
+        Some(TrustState::NoPerson) => line("trust", "no person: nothing is trusted"),
+        None => {}
+    }
+    if let Some(why) = &c.refused {
+        line("refused", why);
     }
     if c.out_of_date {
         line(

@@ -170,6 +170,9 @@ pub enum ChildRefusal {
     BadName(NameError),
     /// Two children of one answer have the same name.
     NameGivenTwice(ResourceName),
+    /// A devcontainer's `config-path` is not a regular file inside its
+    /// location.
+    ConfigPath(String),
 }
 
 impl fmt::Display for ChildRefusal {
@@ -189,6 +192,11 @@ impl fmt::Display for ChildRefusal {
             Self::VirtualWithLocation(t) => write!(f, "{t} is virtual and cannot have a location"),
             Self::BadName(e) => e.fmt(f),
             Self::NameGivenTwice(name) => write!(f, "the name {name} is given twice"),
+            Self::ConfigPath(why) => write!(
+                f,
+                "{why}; a devcontainer's configuration must be a regular file inside its \
+                 location"
+            ),
         }
     }
 }

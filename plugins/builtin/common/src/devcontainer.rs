@@ -5,6 +5,7 @@
 //! as the reference's devcontainer commands name it). Building, starting
 //! and stopping it are the devcontainer handler's, later.
 
+use crate::jsonc::parse_jsonc;
 use resource_handler_sdk::{Discovered, ResourceView, host, name_part};
 use serde_json::Value;
 
@@ -62,13 +63,15 @@ pub fn config_digest(root: &str) -> Option<String> {
 }
 
 fn read(path: &str) -> Result<String, String> {
-    let size = host::lstat(path).map(|s| s.size).unwrap_or(0);
-    if size > MAX_CONFIG {
-        return Err(format!(
-            "{path} is {size} bytes, more than the {MAX_CONFIG} read"
-        ));
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_CONFIG + 1).read_to_end(&mut bytes))
+        .map_err(|e| format!("{path}: {e}"))?;
+    if bytes.len() as u64 > MAX_CONFIG {
+        return Err(format!("{path} is larger than the {MAX_CONFIG} bytes read"));
     }
-    std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))
+    String::from_utf8(bytes).map_err(|e| format!("{path} is not UTF-8 text ({e})"))
 }
 
 /// What a person looks for first: the name, the image or how it is
@@ -111,101 +114,9 @@ fn facts(json: &Value) -> Vec<(&'static str, String)> {
     out
 }
 
-/// JSON with comments (`//`, `/* */`) and trailing commas, as
-/// `devcontainer.json` is written.
-pub fn parse_jsonc(text: &str) -> Result<Value, String> {
-    serde_json::from_str(&strip_jsonc(text))
-        .map_err(|e| format!("not valid JSON with comments: {e}"))
-}
-
-/// `text` without comments and trailing commas; strings untouched, and
-/// line structure kept (comments become spaces) so errors point at the
-/// right line.
-fn strip_jsonc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    let mut in_string = false;
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            match c {
-                '\\' => {
-                    if let Some(next) = chars.next() {
-                        out.push(next);
-                    }
-                }
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => {
-                in_string = true;
-                out.push(c);
-            }
-            '/' if chars.peek() == Some(&'/') => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            '/' if chars.peek() == Some(&'*') => {
-                chars.next();
-                let mut last = ' ';
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                    }
-                    if last == '*' && c == '/' {
-                        break;
-                    }
-                    last = c;
-                }
-            }
-            '}' | ']' => {
-                // A trailing comma: the last non-blank output before it.
-                let end = out.trim_end().len();
-                if out[..end].ends_with(',') {
-                    out.remove(end - 1);
-                }
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn comments_and_trailing_commas_are_what_devcontainer_json_allows() {
-        let text = r#"{
-            // The name people see.
-            "name": "api // not a comment",
-            /* an image,
-               pinned */
-            "image": "mcr.microsoft.com/devcontainers/rust:1",
-            "features": { "a": 1, },
-            "forwardPorts": [3000, 8080,],
-        }"#;
-        let json = parse_jsonc(text).unwrap();
-        assert_eq!(json["name"], "api // not a comment");
-        assert_eq!(json["forwardPorts"][1], 8080);
-        let facts = facts(&json);
-        assert!(facts.contains(&("image", "mcr.microsoft.com/devcontainers/rust:1".to_owned())));
-    }
-
-    #[test]
-    fn a_broken_configuration_says_where() {
-        let err = parse_jsonc("{\n  \"image\": \n}").unwrap_err();
-        assert!(err.contains("line 3"), "{err}");
-    }
 
     #[test]
     fn a_build_is_recorded_by_its_dockerfile_and_context() {
