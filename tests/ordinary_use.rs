@@ -1,0 +1,113 @@
+//! What a user hits in ordinary use (issue 24): each test is one of the
+//! small wrongs found by using the release binary as a new user would.
+
+use crate::common::{Env, git_repo};
+
+/// The target of one log line (`agents: debug: [target] …`).
+fn log_target(line: &str) -> Option<&str> {
+    let rest = line.split_once(": [")?.1;
+    rest.split_once(']').map(|(target, _)| target)
+}
+
+#[test]
+fn very_verbose_shows_the_hosts_own_lines_and_the_compilers_only_at_the_most_verbose_level() {
+    let env = Env::new();
+    let dir = env.mkdir("small");
+    env.write("small/a.txt", "a");
+    // A fresh home compiles the built-in components: Cranelift logs every
+    // pass at debug level.
+    let path = dir.display().to_string();
+    let run = env.run(&[
+        "-vv",
+        "resource",
+        "add",
+        "fs-directory",
+        "local/small",
+        "--path",
+        &path,
+    ]);
+    run.ok();
+    let foreign: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| {
+            let first = log_target(l).map(|t| t.split("::").next().unwrap_or(t));
+            !matches!(
+                first,
+                Some("resource_host" | "agents" | "plugin" | "sandbox")
+            )
+        })
+        .collect();
+    assert!(
+        foreign.is_empty(),
+        "-vv printed other crates' lines: {:?}",
+        &foreign[..foreign.len().min(5)]
+    );
+    assert!(
+        run.stderr.lines().count() < 200,
+        "-vv printed {} lines",
+        run.stderr.lines().count()
+    );
+
+    let env = Env::new();
+    let run = env.run(&[
+        "-vvv",
+        "resource",
+        "add",
+        "fs-directory",
+        "local/small",
+        "--path",
+        &path,
+    ]);
+    run.ok();
+    assert!(
+        run.stderr.lines().any(|l| log_target(l)
+            .is_some_and(|t| t.starts_with("cranelift") || t.starts_with("wasmtime"))),
+        "-vvv shows the compiler's lines"
+    );
+}
+
+/// Every resource's name, content hash and `updated_at`, by name.
+fn hashes_and_times(env: &Env) -> Vec<(String, String, String)> {
+    let list = env.run(&["resource", "list", "-o", "json"]).json();
+    let mut rows: Vec<_> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap_or_default().to_owned(),
+                r["content_hash"].to_string(),
+                r["updated_at"].to_string(),
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn rediscovering_an_unchanged_checkout_rewrites_nothing() {
+    let env = Env::new();
+    let repo = env.path("api");
+    git_repo(&repo);
+    env.add("git-checkout", "local/api", &repo, &[]).ok();
+    let before = hashes_and_times(&env);
+    assert!(
+        before
+            .iter()
+            .any(|(n, h, _)| n == "local/api/git" && h != "null"),
+        "the repository has a hash: {before:?}"
+    );
+    let out = env.run(&["resource", "discover", "local/api"]);
+    assert!(out.ok().contains("0 updated"), "{}", out.stdout);
+    assert_eq!(hashes_and_times(&env), before);
+    // Nor does the next refresh find anything changed.
+    let refresh = env.run(&["resource", "refresh", "-o", "json"]).json();
+    assert_eq!(
+        refresh["changed"].as_array().map(Vec::len),
+        Some(0),
+        "{refresh}"
+    );
+    assert_eq!(hashes_and_times(&env), before);
+}
