@@ -286,11 +286,18 @@ impl Registry {
                     Some(existing) => {
                         let properties_changed = existing.properties != child.properties;
                         let stored_hash = existing.content_hash.clone();
+                        // Not visited and no hash in the answer: what was
+                        // learnt of it before still holds (a child below
+                        // the explored depth keeps its hash).
+                        let content_hash = match child.content_hash {
+                            None if !visit_it => stored_hash.clone(),
+                            hash => hash,
+                        };
                         if visit_it {
                             queue.push_back(Visit {
                                 row: ResourceRow {
                                     properties: child.properties.clone(),
-                                    content_hash: child.content_hash.clone(),
+                                    content_hash: content_hash.clone(),
                                     ..existing.clone()
                                 },
                                 level,
@@ -301,7 +308,7 @@ impl Registry {
                         findings.kept.push(Refresh {
                             id: existing.id,
                             properties: child.properties,
-                            content_hash: child.content_hash,
+                            content_hash,
                             properties_changed,
                             stored_hash,
                             first_explored: false,
