@@ -1,7 +1,7 @@
 //! What a user hits in ordinary use (issue 24): each test is one of the
 //! small wrongs found by using the release binary as a new user would.
 
-use crate::common::{Env, git_repo};
+use crate::common::{Env, git, git_repo};
 
 /// The target of one log line (`agents: debug: [target] …`).
 fn log_target(line: &str) -> Option<&str> {
@@ -110,4 +110,62 @@ fn rediscovering_an_unchanged_checkout_rewrites_nothing() {
         "{refresh}"
     );
     assert_eq!(hashes_and_times(&env), before);
+}
+
+#[test]
+fn inspect_shows_how_far_a_branch_is_from_its_upstream() {
+    let env = Env::new();
+    let origin = env.path("origin.git");
+    std::fs::create_dir_all(&origin).unwrap();
+    git(&origin, &["init", "-q", "--bare"]);
+    let repo = env.path("up");
+    git_repo(&repo);
+    git(
+        &repo,
+        &["remote", "add", "origin", origin.to_str().unwrap()],
+    );
+    git(&repo, &["push", "-q", "origin", "main"]);
+    git(&repo, &["branch", "-q", "--set-upstream-to", "origin/main"]);
+    std::fs::write(repo.join("next.txt"), "next\n").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "one ahead"]);
+    env.add("git-checkout", "local/up", &repo, &[]).ok();
+
+    let text = env.run(&["resource", "inspect", "local/up"]);
+    assert!(
+        text.ok()
+            .contains("upstream origin/main: ahead 1, behind 0"),
+        "{}",
+        text.stdout
+    );
+    let json = env
+        .run(&["resource", "inspect", "local/up", "-o", "json"])
+        .json();
+    assert_eq!(json["fields"]["upstream"], "origin/main", "{json}");
+    assert_eq!(json["fields"]["ahead"], "1");
+    assert_eq!(json["fields"]["behind"], "0");
+}
+
+#[test]
+fn inspecting_a_file_that_is_not_there_is_refused_as_not_found() {
+    let env = Env::new();
+    let repo = env.path("api");
+    git_repo(&repo);
+    env.add("git-checkout", "local/api", &repo, &[]).ok();
+    env.run(&["resource", "inspect", "local/api", "--file", "no/such.py"])
+        .refused(&["not found", "no/such.py", "neither on disk nor tracked"]);
+    // A tracked file deleted from the disk is still there to inspect.
+    std::fs::remove_file(repo.join("README.md")).unwrap();
+    let gone = env.run(&["resource", "inspect", "local/api", "--file", "README.md"]);
+    assert!(
+        gone.ok().contains("deleted (not staged)"),
+        "{}",
+        gone.stdout
+    );
+
+    let dir = env.mkdir("plain");
+    env.write("plain/a.txt", "a");
+    env.add("fs-directory", "local/plain", &dir, &[]).ok();
+    env.run(&["resource", "inspect", "local/plain", "--file", "b.txt"])
+        .refused(&["not found", "b.txt"]);
 }

@@ -142,8 +142,18 @@ pub fn file(path: &str) -> Result<Inspection, HandlerError> {
         ));
     };
     let status = git::status(Some(path))?;
+    let entry = status.iter().find(|s| s.path == path);
+    let full = format!("{}/{path}", root.trim_end_matches('/'));
+    let on_disk = std::fs::symlink_metadata(&full).ok();
+    // A tracked file gone from the disk has a status (deleted); one with
+    // neither is not there at all.
+    if on_disk.is_none() && entry.is_none() {
+        return Err(HandlerError::NotFound(format!(
+            "no file {path} in {root}: it is neither on disk nor tracked by git"
+        )));
+    }
     let mut out = Inspection::new().field("file", path);
-    out = match status.iter().find(|s| s.path == path) {
+    out = match entry {
         None => out.field("status", "unmodified"),
         Some(s) => out
             .field("status", state(&s.index, &s.worktree))
@@ -154,8 +164,7 @@ pub fn file(path: &str) -> Result<Inspection, HandlerError> {
         Some(id) => out.field("blob", id),
         None => out.line("blob (not on disk)"),
     };
-    let full = format!("{}/{path}", root.trim_end_matches('/'));
-    if let Ok(meta) = std::fs::symlink_metadata(&full) {
+    if let Some(meta) = on_disk {
         out = out
             .line(format!("size {} bytes", meta.len()))
             .data("size", meta.len().to_string());
