@@ -169,3 +169,42 @@ fn inspecting_a_file_that_is_not_there_is_refused_as_not_found() {
     env.run(&["resource", "inspect", "local/plain", "--file", "b.txt"])
         .refused(&["not found", "b.txt"]);
 }
+
+#[test]
+fn rollback_takes_a_checkpoint_by_the_reference_checkpoint_answered() {
+    let env = Env::new();
+    let repo = env.path("api");
+    git_repo(&repo);
+    env.add("git-checkout", "local/api", &repo, &[]).ok();
+    let made = env
+        .run(&["sandbox", "create", "local/api", "-o", "json"])
+        .json();
+    let id = made["sandbox_id"].as_str().unwrap();
+    let workdir = std::path::PathBuf::from(made["workdir"].as_str().unwrap());
+    std::fs::write(workdir.join("README.md"), "first\n").unwrap();
+    let first = env.run(&["sandbox", "checkpoint", id, "-o", "json"]).json();
+    let reference = first["reference"].as_str().unwrap().to_owned();
+    std::fs::write(workdir.join("README.md"), "second\n").unwrap();
+    env.run(&["sandbox", "checkpoint", id]).ok();
+
+    env.run(&["sandbox", "rollback", id, &reference]).ok();
+    assert_eq!(
+        std::fs::read_to_string(workdir.join("README.md")).unwrap(),
+        "first\n"
+    );
+    // An abbreviated commit id, as git shows one, names it too; a prefix
+    // too short to be an abbreviation does not.
+    std::fs::write(workdir.join("README.md"), "third\n").unwrap();
+    env.run(&["sandbox", "rollback", id, &reference[..8]]).ok();
+    assert_eq!(
+        std::fs::read_to_string(workdir.join("README.md")).unwrap(),
+        "first\n"
+    );
+    let short = &reference[..4];
+    // (Unless those four happen to read as a checkpoint's number.)
+    if !matches!(short.parse::<i64>(), Ok(1 | 2)) {
+        env.run(&["sandbox", "rollback", id, short])
+            .refused(&["no checkpoint", "#1", "#2"]);
+    }
+    env.run(&["sandbox", "destroy", id]).ok();
+}

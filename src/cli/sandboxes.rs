@@ -46,8 +46,9 @@ pub enum SandboxCommand {
     },
     /// Bring the working copy back to a checkpoint exactly (default: the latest).
     #[command(
-        after_help = "CHECKPOINT is a number (1, #2) or a label. Later checkpoints are \
-        kept, so you can roll forward to them again."
+        after_help = "CHECKPOINT is a number (1, #2), a label, or the reference `checkpoint` \
+        answered (a git_worktree commit id, whole or abbreviated to 7 or more). Later \
+        checkpoints are kept, so you can roll forward to them again."
     )]
     Rollback {
         id: SandboxId,
