@@ -208,3 +208,41 @@ fn rollback_takes_a_checkpoint_by_the_reference_checkpoint_answered() {
     }
     env.run(&["sandbox", "destroy", id]).ok();
 }
+
+#[test]
+fn directories_holding_absolute_symlinks_register_each_link_with_its_target() {
+    let env = Env::new();
+    let dir = env.mkdir("config");
+    env.write("config/app.yaml", "a: 1\n");
+    std::os::unix::fs::symlink("/etc/hostname", dir.join("host")).unwrap();
+    std::os::unix::fs::symlink("/nonexistent/dangling", dir.join("gone")).unwrap();
+    env.add("fs-directory", "local/config-dir", &dir, &[]).ok();
+    for (name, target) in [("host", "/etc/hostname"), ("gone", "/nonexistent/dangling")] {
+        let link = env
+            .run(&[
+                "resource",
+                "show",
+                &format!("local/config-dir/{name}"),
+                "-o",
+                "json",
+            ])
+            .json();
+        assert_eq!(link["resource_type_name"], "fs-symlink", "{link}");
+        assert_eq!(link["properties"]["target"], target, "{link}");
+    }
+    // The same inside a checkout, through its worktree directory.
+    let repo = env.path("api");
+    git_repo(&repo);
+    std::os::unix::fs::symlink("/etc/hostname", repo.join("host-link")).unwrap();
+    env.add("git-checkout", "local/api", &repo, &[]).ok();
+    let link = env
+        .run(&[
+            "resource",
+            "show",
+            "local/api/worktree/host-link",
+            "-o",
+            "json",
+        ])
+        .json();
+    assert_eq!(link["properties"]["target"], "/etc/hostname", "{link}");
+}
