@@ -126,7 +126,9 @@ impl Registry {
         row.base = Some(place.base.clone());
         row.updated_at = self.now();
         self.store.write(|w| w.update_sandbox(&row))?;
-        Ok(view(row, resource.label(), Vec::new()))
+        let mut made = view(row, resource.label(), Vec::new());
+        made.enumerated = self.local_enumeration(&made)?;
+        Ok(made)
     }
 
     /// Every sandbox, or those of one resource, oldest first.
@@ -152,18 +154,57 @@ impl Registry {
     }
 
     pub fn show_sandbox(&self, id: SandboxId) -> Result<SandboxView, RegistryError> {
-        self.store.read(|r| {
+        let mut shown = self.store.read(|r| {
             let row = r
                 .sandbox(id)?
                 .ok_or(RegistryError::SandboxNotFound { id })?;
             let label = resource_label(r, &row)?;
             let checkpoints = r.checkpoints(id)?;
-            Ok(view(
+            Ok::<_, RegistryError>(view(
                 row,
                 label,
                 checkpoints.into_iter().map(Into::into).collect(),
             ))
-        })
+        })?;
+        shown.enumerated = self.local_enumeration(&shown)?;
+        Ok(shown)
+    }
+
+    /// Local mode: what the rules of the sandboxed resource's type find in
+    /// the working copy, when the type has rules and no handler (none
+    /// otherwise, and for a sandbox that is not active).
+    fn local_enumeration(
+        &self,
+        sandbox: &SandboxView,
+    ) -> Result<Option<Vec<super::local_mode::RuleEntries>>, RegistryError> {
+        let Some(workdir) = sandbox
+            .workdir
+            .as_deref()
+            .filter(|_| sandbox.state == SandboxState::Active)
+        else {
+            return Ok(None);
+        };
+        let (types, type_name) = self.store.read(|r| {
+            let row = r.resource_by_id(sandbox.resource_id)?;
+            Ok::<_, RegistryError>((self.types.get(r)?, row.map(|row| row.type_name)))
+        })?;
+        let Some(type_name) = type_name else {
+            return Ok(None);
+        };
+        let ty = types.resolve(&type_name)?;
+        let rules = match ty.discovery() {
+            Some(rules) if super::register::has_rules(&ty) && self.handler_for(&ty)?.is_none() => {
+                rules
+            }
+            _ => return Ok(None),
+        };
+        super::local_mode::enumerate(rules, Path::new(workdir))
+            .map(Some)
+            .map_err(|source| RegistryError::ReadFile {
+                what: "the sandbox's working copy",
+                path: workdir.into(),
+                source,
+            })
     }
 
     /// Record the working copy's whole state as the next checkpoint.
