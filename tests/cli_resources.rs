@@ -295,10 +295,6 @@ fn every_refusal_leaves_the_registry_unchanged() {
             &["local/a already exists"],
         ),
         (
-            &["resource", "add", "fs-directory", "bad name", "--path", d],
-            &["resource name"],
-        ),
-        (
             &["resource", "show", "local/nope"],
             &["no resource named or with id \"local/nope\""],
         ),
@@ -365,6 +361,15 @@ fn every_refusal_leaves_the_registry_unchanged() {
             &["invalid value 'magic'", "copy_on_write"],
         ),
         (&["resource", "show", "nope"], &["neither a resource id"]),
+        // A malformed name is a usage error wherever it is given.
+        (
+            &["resource", "add", "fs-directory", "bad name", "--path", d],
+            &["resource name", "ASCII letters"],
+        ),
+        (
+            &["resource", "show", "bad name"],
+            &["neither a resource id"],
+        ),
     ];
     for (args, parts) in usage {
         env.run(args).usage(parts);

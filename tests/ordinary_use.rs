@@ -246,3 +246,83 @@ fn directories_holding_absolute_symlinks_register_each_link_with_its_target() {
         .json();
     assert_eq!(link["properties"]["target"], "/etc/hostname", "{link}");
 }
+
+#[test]
+fn messages_say_what_they_mean_once() {
+    let env = Env::new();
+    let repo = env.path("api");
+    git_repo(&repo);
+    env.add("git-checkout", "local/api", &repo, &[]).ok();
+    // `inherit`: an article that fits, and a resource above it that
+    // isolates (the repository's strategy is `none`, so the checkout).
+    env.run(&["sandbox", "create", "local/api/git/branch/main"])
+        .refused(&[
+            "cannot create an inherit sandbox of local/api/git/branch/main",
+            "create a sandbox of local/api",
+        ]);
+    let refused = env.run(&["sandbox", "create", "local/api/git/branch/main"]);
+    assert!(
+        !refused.stderr.contains("local/api/git or"),
+        "{}",
+        refused.stderr
+    );
+    // `none` warns once.
+    let none = env.run(&["sandbox", "create", "local/api", "--strategy", "none"]);
+    none.ok();
+    assert_eq!(
+        none.stderr.matches("own risk").count(),
+        1,
+        "{}",
+        none.stderr
+    );
+    // A missing path is said once.
+    let missing = env.run(&[
+        "resource",
+        "add",
+        "fs-directory",
+        "local/x",
+        "--path",
+        "/nonexistent/x",
+    ]);
+    let text = missing.refused(&["--path /nonexistent/x: No such file or directory"]);
+    assert_eq!(
+        text.to_lowercase().matches("no such file").count(),
+        1,
+        "{text}"
+    );
+    // Counts agree with their nouns.
+    let inspected = env.run(&["resource", "inspect", "local/api/git"]);
+    assert!(
+        inspected
+            .ok()
+            .contains("1 branch, 0 tags, 0 remote branches, 0 remotes, 0 stashes, 0 submodules"),
+        "{}",
+        inspected.stdout
+    );
+    // A virtual parent type is an identity, not a place.
+    let fs_file = env.run(&["resource", "type", "show", "fs-file"]);
+    assert!(
+        fs_file
+            .ok()
+            .contains("fs-directory, file (virtual identity)"),
+        "{}",
+        fs_file.stdout
+    );
+    // Depth 0 is refused by tree as by discover; a name outside ASCII is
+    // a usage error for add as for every NAME_OR_ID.
+    env.run(&["resource", "tree", "local/api", "--depth", "0"])
+        .usage(&["--depth"]);
+    env.run(&["resource", "discover", "local/api", "--depth", "0"])
+        .usage(&["--depth"]);
+    let dir = env.mkdir("d");
+    let path = dir.display().to_string();
+    env.run(&[
+        "resource",
+        "add",
+        "fs-directory",
+        "local/café",
+        "--path",
+        &path,
+    ])
+    .usage(&["ASCII letters"]);
+}

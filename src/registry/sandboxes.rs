@@ -29,7 +29,7 @@ mod views;
 use super::lookup::{find_row, load_one};
 use super::{Registry, RegistryError, SandboxRefusal};
 use crate::model::{
-    Resource, ResourceKey, ResourceKind, ResourceName, SandboxId, SandboxStrategy, TypeName,
+    Resource, ResourceId, ResourceKey, ResourceKind, SandboxId, SandboxStrategy, TypeName,
 };
 use crate::sandbox::{self, Applied, CheckpointRef, SandboxDiff, Strategy};
 use crate::store::{SandboxRow, SandboxState};
@@ -73,7 +73,7 @@ impl Registry {
                 return Err(refuse(SandboxRefusal::NoLocation));
             }
             if chosen == SandboxStrategy::Inherit {
-                let parents = parent_labels(r, &resource)?;
+                let parents = isolating_ancestors(r, &types, &resource)?;
                 return Err(refuse(SandboxRefusal::Inherits { parents }));
             }
             if chosen != SandboxStrategy::None && !caps.sandbox {
@@ -509,14 +509,38 @@ fn resource_label(r: &crate::store::Reader<'_>, row: &SandboxRow) -> Result<Stri
     ))
 }
 
-fn parent_labels(
+fn isolating_ancestors(
     r: &crate::store::Reader<'_>,
+    types: &super::type_set::TypeSet,
     resource: &Resource,
 ) -> Result<Vec<String>, RegistryError> {
-    let mut labels = Vec::new();
-    for parent in &resource.parents {
-        let name: Option<ResourceName> = r.resource_by_id(*parent)?.and_then(|p| p.name);
-        labels.push(crate::model::resource_label(name.as_ref(), *parent));
+    // Level by level up from its parents: the nearest resources whose own
+    // strategy isolates (not `inherit`, which passes the question up, nor
+    // `none`, which isolates nothing).
+    let mut level: Vec<ResourceId> = resource.parents.clone();
+    let mut seen: std::collections::HashSet<ResourceId> = level.iter().copied().collect();
+    while !level.is_empty() {
+        let mut found = Vec::new();
+        let mut next = Vec::new();
+        for id in &level {
+            let Some(row) = r.resource_by_id(*id)? else {
+                continue;
+            };
+            let strategy = match row.sandbox_strategy {
+                Some(s) => s,
+                None => types.resolve(&row.type_name)?.sandbox_strategy(),
+            };
+            match strategy {
+                SandboxStrategy::Inherit | SandboxStrategy::None => {
+                    next.extend(r.parents_of(*id)?.into_iter().filter(|p| seen.insert(*p)));
+                }
+                _ => found.push(row.label()),
+            }
+        }
+        if !found.is_empty() {
+            return Ok(found);
+        }
+        level = next;
     }
-    Ok(labels)
+    Ok(Vec::new())
 }

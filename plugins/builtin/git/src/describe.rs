@@ -79,10 +79,17 @@ pub fn repository() -> Result<Inspection, HandlerError> {
             head.branch.as_deref().unwrap_or("(detached)"),
             head.commit.as_deref().unwrap_or("(no commits)"),
         ))
-        .line(format!(
-            "{branches} branches, {tags} tags, {remote_branches} remote branches, {remotes} \
-             remotes, {stashes} stashes, {submodules} submodules"
-        ))
+        .line(
+            [
+                counted(branches, "branch", "branches"),
+                counted(tags, "tag", "tags"),
+                counted(remote_branches, "remote branch", "remote branches"),
+                counted(remotes, "remote", "remotes"),
+                counted(stashes, "stash", "stashes"),
+                counted(submodules, "submodule", "submodules"),
+            ]
+            .join(", "),
+        )
         .data("git-dir", repo.git_dir)
         .data("bare", bare.to_string());
     if let Some(branch) = head.branch {
@@ -98,6 +105,11 @@ pub fn repository() -> Result<Inspection, HandlerError> {
         .data("remotes", remotes.to_string())
         .data("stashes", stashes.to_string())
         .data("submodules", submodules.to_string()))
+}
+
+/// `1 branch`, `2 branches`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A `git status` letter in words.
