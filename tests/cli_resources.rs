@@ -224,7 +224,7 @@ fn type_flags_are_checked_against_the_type() {
         "--path",
         "/no/such/dir",
     ])
-    .refused(&["--path /no/such/dir", "no such file"]);
+    .refused(&["--path /no/such/dir", "No such file or directory"]);
     // relative paths resolve against the working directory and are stored canonical
     env.run(&[
         "resource",
@@ -288,7 +288,7 @@ fn every_refusal_leaves_the_registry_unchanged() {
                 "--path",
                 "/nope",
             ],
-            &["no such file"],
+            &["No such file or directory"],
         ),
         (
             &["resource", "add", "fs-directory", "local/a", "--path", d],
@@ -364,7 +364,7 @@ fn every_refusal_leaves_the_registry_unchanged() {
         // A malformed name is a usage error wherever it is given.
         (
             &["resource", "add", "fs-directory", "bad name", "--path", d],
-            &["resource name", "ASCII letters"],
+            &["resource name \"bad name\" is not valid"],
         ),
         (
             &["resource", "show", "bad name"],

@@ -326,3 +326,62 @@ fn messages_say_what_they_mean_once() {
     ])
     .usage(&["ASCII letters"]);
 }
+
+#[test]
+fn a_repository_with_more_refs_than_the_old_cap_registers_and_the_cap_names_its_flag() {
+    let env = Env::new();
+    let repo = env.path("mirror");
+    git_repo(&repo);
+    let head = git(&repo, &["rev-parse", "HEAD"]).trim().to_owned();
+    // 12,000 branches (a mirror's pull-request heads, say): more than the
+    // 10,000 children one answer could hold.
+    let refs: String = (0..12_000)
+        .map(|i| format!("create refs/heads/pr/{i} {head}\n"))
+        .collect();
+    let mut update = std::process::Command::new("git")
+        .args(["update-ref", "--stdin"])
+        .current_dir(&repo)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    update
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(refs.as_bytes())
+        .unwrap();
+    assert!(update.wait().unwrap().success());
+    git(&repo, &["pack-refs", "--all"]);
+
+    let path = repo.display().to_string();
+    env.run(&[
+        "--handler-max-children",
+        "5000",
+        "resource",
+        "add",
+        "git-checkout",
+        "local/m",
+        "--path",
+        &path,
+    ])
+    .refused(&[
+        "12001 children, more than the 5000 allowed",
+        "--handler-max-children",
+    ]);
+    env.run(&[
+        "--handler-timeout",
+        "120",
+        "resource",
+        "add",
+        "git-checkout",
+        "local/m",
+        "--path",
+        &path,
+    ])
+    .ok();
+    let git_children = env
+        .run(&["resource", "show", "local/m/git", "-o", "json"])
+        .json();
+    assert_eq!(git_children["children"].as_array().unwrap().len(), 12_001);
+}
