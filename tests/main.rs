@@ -32,6 +32,7 @@ mod environments;
 mod equivalence;
 mod exhaustion;
 mod load;
+mod ordinary_use;
 mod placeholders;
 mod plugin_check;
 mod plugin_faults;

@@ -65,6 +65,12 @@ pub struct Cli {
     #[arg(long, global = true, env = "AGENTS_HANDLER_MEMORY", value_name = "MIB",
           default_value_t = Limits::default().memory_bytes / (1024 * 1024))]
     handler_memory: u64,
+    /// The most children one handler answer may hold (a repository's
+    /// branches and tags are one answer).
+    #[arg(long, global = true, env = "AGENTS_HANDLER_MAX_CHILDREN", value_name = "N",
+          default_value_t = resource_host::plugin::DEFAULT_MAX_CHILDREN,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000_000))]
+    handler_max_children: usize,
     #[command(subcommand)]
     command: Verb,
 }
@@ -184,6 +190,10 @@ fn run(cli: Cli) -> Outcome {
     let limits = Limits {
         timeout: Duration::from_secs_f64(cli.handler_timeout),
         memory_bytes: cli.handler_memory * 1024 * 1024,
+        answer: resource_host::plugin::AnswerBounds {
+            max_children: cli.handler_max_children,
+            ..Default::default()
+        },
         ..Limits::default()
     };
     let ctx = Context {

@@ -73,8 +73,8 @@ pub enum ResourceCommand {
         agents resource tree --type fs-directory local/api-repo"
     )]
     Tree {
-        /// How many links deep to go (all when omitted).
-        #[arg(long, value_name = "N")]
+        /// How many links deep to go (all when omitted; 1: the children).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         depth: Option<u32>,
         /// Only show paths to resources of this type.
         #[arg(long = "type", value_name = "TYPE")]

@@ -328,7 +328,9 @@ impl GitScope {
 
     pub async fn divergence(&mut self, branch: &str) -> Result<Option<(u32, u32)>, GitError> {
         check_branch(branch)?;
-        let range = format!("refs/heads/{branch}...refs/heads/{branch}@{{upstream}}");
+        // `<branch>@{upstream}` takes a branch's name, not its full ref
+        // (`refs/heads/x@{upstream}` is "no such branch").
+        let range = format!("refs/heads/{branch}...{branch}@{{upstream}}");
         match self
             .git(&["rev-list", "--left-right", "--count", &range, "--"])
             .await

@@ -189,7 +189,10 @@ pub enum RegistryError {
          Registry::open)"
     )]
     SandboxNeedsHome,
-    #[error("cannot {operation} a {strategy} sandbox of {resource}: {reason}")]
+    #[error(
+        "cannot {operation} {} {strategy} sandbox of {resource}: {reason}",
+        if matches!(strategy, SandboxStrategy::Inherit | SandboxStrategy::Overlay) { "an" } else { "a" }
+    )]
     SandboxRefused {
         operation: &'static str,
         resource: String,

@@ -117,15 +117,7 @@ impl Registry {
         action: &'static str,
     ) -> Result<Handler, RegistryError> {
         self.handler_for(ty)?
-            .ok_or_else(|| RegistryError::NoHandler {
-                resource: row.label(),
-                type_name: ty.name.clone(),
-                action,
-                reason: match ty.handler_ref() {
-                    Some(h) => super::NoHandlerReason::BuiltinNotInBuild(h.clone()),
-                    None => super::NoHandlerReason::TypeNamesNone,
-                },
-            })
+            .ok_or_else(|| no_handler(ty, row, action))
     }
 
     /// One operation's git snapshot (see [`PluginRuntime::git_snapshot`]):
@@ -300,4 +292,22 @@ pub(super) fn find_plugin(r: &Reader<'_>, module: &ModuleName) -> Result<PluginR
         .ok_or_else(|| RegistryError::PluginNotFound {
             module: module.clone(),
         })
+}
+
+/// The refusal for `action` on `row`, whose type `ty` has no handler to
+/// run.
+pub(super) fn no_handler(
+    ty: &ResolvedType,
+    row: &ResourceRow,
+    action: &'static str,
+) -> RegistryError {
+    RegistryError::NoHandler {
+        resource: row.label(),
+        type_name: ty.name.clone(),
+        action,
+        reason: match ty.handler_ref() {
+            Some(h) => super::NoHandlerReason::BuiltinNotInBuild(h.clone()),
+            None => super::NoHandlerReason::TypeNamesNone,
+        },
+    }
 }

@@ -47,6 +47,7 @@ mod handlers;
 mod import;
 mod inspect;
 mod links;
+pub mod local_mode;
 mod lookup;
 mod plugin_check;
 mod plugin_store;

@@ -29,7 +29,7 @@ mod views;
 use super::lookup::{find_row, load_one};
 use super::{Registry, RegistryError, SandboxRefusal};
 use crate::model::{
-    Resource, ResourceKey, ResourceKind, ResourceName, SandboxId, SandboxStrategy, TypeName,
+    Resource, ResourceId, ResourceKey, ResourceKind, SandboxId, SandboxStrategy, TypeName,
 };
 use crate::sandbox::{self, Applied, CheckpointRef, SandboxDiff, Strategy};
 use crate::store::{SandboxRow, SandboxState};
@@ -73,7 +73,7 @@ impl Registry {
                 return Err(refuse(SandboxRefusal::NoLocation));
             }
             if chosen == SandboxStrategy::Inherit {
-                let parents = parent_labels(r, &resource)?;
+                let parents = isolating_ancestors(r, &types, &resource)?;
                 return Err(refuse(SandboxRefusal::Inherits { parents }));
             }
             if chosen != SandboxStrategy::None && !caps.sandbox {
@@ -126,7 +126,9 @@ impl Registry {
         row.base = Some(place.base.clone());
         row.updated_at = self.now();
         self.store.write(|w| w.update_sandbox(&row))?;
-        Ok(view(row, resource.label(), Vec::new()))
+        let mut made = view(row, resource.label(), Vec::new());
+        made.enumerated = self.local_enumeration(&made)?;
+        Ok(made)
     }
 
     /// Every sandbox, or those of one resource, oldest first.
@@ -152,18 +154,57 @@ impl Registry {
     }
 
     pub fn show_sandbox(&self, id: SandboxId) -> Result<SandboxView, RegistryError> {
-        self.store.read(|r| {
+        let mut shown = self.store.read(|r| {
             let row = r
                 .sandbox(id)?
                 .ok_or(RegistryError::SandboxNotFound { id })?;
             let label = resource_label(r, &row)?;
             let checkpoints = r.checkpoints(id)?;
-            Ok(view(
+            Ok::<_, RegistryError>(view(
                 row,
                 label,
                 checkpoints.into_iter().map(Into::into).collect(),
             ))
-        })
+        })?;
+        shown.enumerated = self.local_enumeration(&shown)?;
+        Ok(shown)
+    }
+
+    /// Local mode: what the rules of the sandboxed resource's type find in
+    /// the working copy, when the type has rules and no handler (none
+    /// otherwise, and for a sandbox that is not active).
+    fn local_enumeration(
+        &self,
+        sandbox: &SandboxView,
+    ) -> Result<Option<Vec<super::local_mode::RuleEntries>>, RegistryError> {
+        let Some(workdir) = sandbox
+            .workdir
+            .as_deref()
+            .filter(|_| sandbox.state == SandboxState::Active)
+        else {
+            return Ok(None);
+        };
+        let (types, type_name) = self.store.read(|r| {
+            let row = r.resource_by_id(sandbox.resource_id)?;
+            Ok::<_, RegistryError>((self.types.get(r)?, row.map(|row| row.type_name)))
+        })?;
+        let Some(type_name) = type_name else {
+            return Ok(None);
+        };
+        let ty = types.resolve(&type_name)?;
+        let rules = match ty.discovery() {
+            Some(rules) if super::register::has_rules(&ty) && self.handler_for(&ty)?.is_none() => {
+                rules
+            }
+            _ => return Ok(None),
+        };
+        super::local_mode::enumerate(rules, Path::new(workdir))
+            .map(Some)
+            .map_err(|source| RegistryError::ReadFile {
+                what: "the sandbox's working copy",
+                path: workdir.into(),
+                source,
+            })
     }
 
     /// Record the working copy's whole state as the next checkpoint.
@@ -468,14 +509,38 @@ fn resource_label(r: &crate::store::Reader<'_>, row: &SandboxRow) -> Result<Stri
     ))
 }
 
-fn parent_labels(
+fn isolating_ancestors(
     r: &crate::store::Reader<'_>,
+    types: &super::type_set::TypeSet,
     resource: &Resource,
 ) -> Result<Vec<String>, RegistryError> {
-    let mut labels = Vec::new();
-    for parent in &resource.parents {
-        let name: Option<ResourceName> = r.resource_by_id(*parent)?.and_then(|p| p.name);
-        labels.push(crate::model::resource_label(name.as_ref(), *parent));
+    // Level by level up from its parents: the nearest resources whose own
+    // strategy isolates (not `inherit`, which passes the question up, nor
+    // `none`, which isolates nothing).
+    let mut level: Vec<ResourceId> = resource.parents.clone();
+    let mut seen: std::collections::HashSet<ResourceId> = level.iter().copied().collect();
+    while !level.is_empty() {
+        let mut found = Vec::new();
+        let mut next = Vec::new();
+        for id in &level {
+            let Some(row) = r.resource_by_id(*id)? else {
+                continue;
+            };
+            let strategy = match row.sandbox_strategy {
+                Some(s) => s,
+                None => types.resolve(&row.type_name)?.sandbox_strategy(),
+            };
+            match strategy {
+                SandboxStrategy::Inherit | SandboxStrategy::None => {
+                    next.extend(r.parents_of(*id)?.into_iter().filter(|p| seen.insert(*p)));
+                }
+                _ => found.push(row.label()),
+            }
+        }
+        if !found.is_empty() {
+            return Ok(found);
+        }
+        level = next;
     }
-    Ok(labels)
+    Ok(Vec::new())
 }

@@ -18,7 +18,9 @@ pub struct NoIsolation;
 
 impl Strategy for NoIsolation {
     fn create(&self, original: &Path, area: &Path) -> Result<SandboxPlace, SandboxError> {
-        log::warn!(
+        // The caller tells a person (the view says `isolated: false`; the
+        // CLI warns): at info here, so the warning is not printed twice.
+        log::info!(
             "strategy none: {} is not isolated; changes are made to it directly and cannot be \
              rolled back — you proceed at your own risk",
             original.display()

@@ -80,7 +80,9 @@ pub enum SandboxRefusal {
     Virtual,
     /// A physical resource registered without a location.
     NoLocation,
-    /// Strategy `inherit`: the resource is isolated with its parent.
+    /// Strategy `inherit`: the resource is isolated with its parent;
+    /// `parents` are the nearest resources above it whose strategy
+    /// isolates (neither `inherit` nor `none`).
     Inherits { parents: Vec<String> },
     /// The type does not declare the `sandbox` capability.
     TypeNotSandboxable { type_name: TypeName },
@@ -100,8 +102,8 @@ impl fmt::Display for SandboxRefusal {
             Self::Virtual => f.write_str("virtual resources have no location to isolate"),
             Self::NoLocation => f.write_str("it has no location to isolate"),
             Self::Inherits { parents } if parents.is_empty() => f.write_str(
-                "its strategy is inherit: it is isolated as part of its parent's sandbox, and it \
-                 has no parent",
+                "its strategy is inherit: it is isolated as part of its parent's sandbox, and no \
+                 resource above it has a strategy that isolates",
             ),
             Self::Inherits { parents } => write!(
                 f,

@@ -36,6 +36,11 @@ pub struct SandboxView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
     pub checkpoints: Vec<CheckpointView>,
+    /// Local mode (a type with discovery rules and no handler): what each
+    /// rule finds in the working copy, enumerated by the host (see
+    /// `registry/local_mode.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enumerated: Option<Vec<crate::registry::local_mode::RuleEntries>>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -112,6 +117,7 @@ pub(super) fn view(
         base: row.base.filter(|b| !b.is_empty()),
         last_error: row.last_error,
         checkpoints,
+        enumerated: None,
         created_at: row.created_at,
         updated_at: row.updated_at,
     }

@@ -79,10 +79,17 @@ pub fn repository() -> Result<Inspection, HandlerError> {
             head.branch.as_deref().unwrap_or("(detached)"),
             head.commit.as_deref().unwrap_or("(no commits)"),
         ))
-        .line(format!(
-            "{branches} branches, {tags} tags, {remote_branches} remote branches, {remotes} \
-             remotes, {stashes} stashes, {submodules} submodules"
-        ))
+        .line(
+            [
+                counted(branches, "branch", "branches"),
+                counted(tags, "tag", "tags"),
+                counted(remote_branches, "remote branch", "remote branches"),
+                counted(remotes, "remote", "remotes"),
+                counted(stashes, "stash", "stashes"),
+                counted(submodules, "submodule", "submodules"),
+            ]
+            .join(", "),
+        )
         .data("git-dir", repo.git_dir)
         .data("bare", bare.to_string());
     if let Some(branch) = head.branch {
@@ -98,6 +105,11 @@ pub fn repository() -> Result<Inspection, HandlerError> {
         .data("remotes", remotes.to_string())
         .data("stashes", stashes.to_string())
         .data("submodules", submodules.to_string()))
+}
+
+/// `1 branch`, `2 branches`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A `git status` letter in words.
@@ -142,8 +154,18 @@ pub fn file(path: &str) -> Result<Inspection, HandlerError> {
         ));
     };
     let status = git::status(Some(path))?;
+    let entry = status.iter().find(|s| s.path == path);
+    let full = format!("{}/{path}", root.trim_end_matches('/'));
+    let on_disk = std::fs::symlink_metadata(&full).ok();
+    // A tracked file gone from the disk has a status (deleted); one with
+    // neither is not there at all.
+    if on_disk.is_none() && entry.is_none() {
+        return Err(HandlerError::NotFound(format!(
+            "no file {path} in {root}: it is neither on disk nor tracked by git"
+        )));
+    }
     let mut out = Inspection::new().field("file", path);
-    out = match status.iter().find(|s| s.path == path) {
+    out = match entry {
         None => out.field("status", "unmodified"),
         Some(s) => out
             .field("status", state(&s.index, &s.worktree))
@@ -154,8 +176,7 @@ pub fn file(path: &str) -> Result<Inspection, HandlerError> {
         Some(id) => out.field("blob", id),
         None => out.line("blob (not on disk)"),
     };
-    let full = format!("{}/{path}", root.trim_end_matches('/'));
-    if let Ok(meta) = std::fs::symlink_metadata(&full) {
+    if let Some(meta) = on_disk {
         out = out
             .line(format!("size {} bytes", meta.len()))
             .data("size", meta.len().to_string());
