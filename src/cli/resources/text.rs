@@ -157,6 +157,12 @@ pub(super) fn removal(report: &RemovalReport) -> String {
             "blocked by sandbox {id}: destroy it first, or remove with --force\n"
         ));
     }
+    for held in &report.containers {
+        text.push_str(&format!(
+            "blocked by the container of {}: stop and remove it first, or remove with --force\n",
+            escape_line(held)
+        ));
+    }
     for r in &report.unlinked {
         let keep = if report.dry_run { "would keep" } else { "kept" };
         text.push_str(&format!(
