@@ -68,7 +68,16 @@ fn a_devcontainer_starts_stops_and_rebuilds_through_docker() {
     .unwrap();
     assert_eq!(container(&env)["out_of_date"], true);
     let human = env.run(&["resource", "show", DC]);
-    assert!(human.ok().contains("out of date"), "{}", human.stdout);
+    assert!(
+        human
+            .ok()
+            .contains(&format!("changed since it was built: agents resource rebuild {DC}")),
+        "{}",
+        human.stdout
+    );
+    // Its state is the container's (stopped), not discovery's `detected`.
+    assert!(!human.stdout.contains("detected"), "{}", human.stdout);
+    assert!(human.stdout.contains("state: stopped"), "{}", human.stdout);
     std::fs::write(bin.join("next-id"), "4567cdef\n").unwrap();
     // A changed configuration is trusted again before it is rebuilt.
     env.run(&["resource", "rebuild", DC])

@@ -268,9 +268,12 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
                             .map_or_else(|_| id.to_string(), |r| r.label())
                     })
                     .collect();
-                let mut text = show(&resource, &equivalents);
+                // A devcontainer's live state is its container's: the
+                // `state` discovery recorded ("detected") is not repeated.
+                let hidden: &[&str] = if container.is_some() { &["state"] } else { &[] };
+                let mut text = show(&resource, &equivalents, hidden);
                 if let Some(c) = &container {
-                    text.push_str(&container_text(c));
+                    text.push_str(&container_text(c, &resource.label()));
                 }
                 text
             })
