@@ -68,7 +68,16 @@ fn a_devcontainer_starts_stops_and_rebuilds_through_docker() {
     .unwrap();
     assert_eq!(container(&env)["out_of_date"], true);
     let human = env.run(&["resource", "show", DC]);
-    assert!(human.ok().contains("out of date"), "{}", human.stdout);
+    assert!(
+        human
+            .ok()
+            .contains(&format!("changed since it was built: agents resource rebuild {DC}")),
+        "{}",
+        human.stdout
+    );
+    // Its state is the container's (stopped), not discovery's `detected`.
+    assert!(!human.stdout.contains("detected"), "{}", human.stdout);
+    assert!(human.stdout.contains("state: stopped"), "{}", human.stdout);
     std::fs::write(bin.join("next-id"), "4567cdef\n").unwrap();
     // A changed configuration is trusted again before it is rebuilt.
     env.run(&["resource", "rebuild", DC])
@@ -188,8 +197,73 @@ fn without_a_container_runtime_activation_is_refused_saying_what_to_install() {
         "detected",
         "a refusal changes no state"
     );
-    env.run(&["resource", "stop", DC])
-        .refused(&["never started"]);
+    // Stopping what never started is no error (as `docker stop`), and
+    // asks no engine: there is none here.
+    let stop = env.run(&["resource", "stop", DC]);
+    assert!(
+        stop.ok().contains("is not running (state detected)"),
+        "{}",
+        stop.stdout
+    );
     env.run(&["resource", "start", "local/my-repo"])
         .refused(&["devcontainer-instance"]);
+}
+
+#[test]
+fn removing_a_resource_does_not_orphan_its_running_container() {
+    let mut env = Env::new();
+    let bin = stand_ins(&mut env, &["docker"]);
+    let repo = repo(&env, "{ \"image\": \"debian:12\" }\n");
+    trust(&env);
+    env.run(&["resource", "start", DC]).ok();
+
+    // Refused while the engine holds it, naming it and the way out; the
+    // dry run says so too, and nothing is removed.
+    let dry = env
+        .run(&[
+            "resource",
+            "remove",
+            "--dry-run",
+            "local/my-repo",
+            "-o",
+            "json",
+        ])
+        .json();
+    assert_eq!(
+        dry["containers"][0],
+        format!("{DC} (running, 0123abcd)"),
+        "{dry}"
+    );
+    env.run(&["resource", "remove", "local/my-repo"]).refused(&[
+        DC,
+        "containers the engine still holds",
+        "--force",
+    ]);
+    assert_eq!(container(&env)["state"], "running");
+    assert!(!log(&bin).contains("docker rm"), "{}", log(&bin));
+
+    // A refresh after `.devcontainer/` went would drop it: refused the
+    // same way (the checkout is marked stale with the reason).
+    std::fs::remove_dir_all(repo.join(".devcontainer")).unwrap();
+    let refresh = env.run(&["resource", "refresh", "-o", "json"]).json();
+    let stale = refresh["stale"].to_string();
+    assert!(
+        stale.contains("containers the engine still holds"),
+        "{refresh}"
+    );
+    assert_eq!(container(&env)["state"], "running");
+
+    // --force stops and removes it (saying so), then removes the rows.
+    let forced = env.run(&["resource", "remove", "--force", "local/my-repo"]);
+    forced.ok();
+    assert!(
+        forced
+            .stderr
+            .contains("stopped and removed container 0123abcd of local/my-repo-devcontainer"),
+        "{}",
+        forced.stderr
+    );
+    assert!(log(&bin).contains("docker rm -f 0123abcd"), "{}", log(&bin));
+    env.run(&["resource", "show", DC])
+        .refused(&["no resource named"]);
 }

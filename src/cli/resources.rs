@@ -219,14 +219,15 @@ pub enum ResourceCommand {
         after_help = "Resources you registered yourself are never removed implicitly; \
         they only lose the link.\n\nExamples:\n  agents resource remove local/api-repo\n  \
         agents resource remove --dry-run local/api-repo\n\n\
-        A resource with live sandboxes (on it or on what would go with it) is not removed; \
-        --force destroys those sandboxes first."
+        A resource with live sandboxes or containers (on it or on what would go with it) is \
+        not removed; --force destroys those sandboxes and stops and removes those containers \
+        first."
     )]
     Remove {
         /// Only show what would be removed.
         #[arg(long)]
         dry_run: bool,
-        /// Destroy the sandboxes living on what goes, then remove.
+        /// Destroy the sandboxes and remove the containers living on what goes, then remove.
         #[arg(long, conflicts_with = "dry_run")]
         force: bool,
         #[arg(value_name = "NAME_OR_ID")]
@@ -267,9 +268,12 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
                             .map_or_else(|_| id.to_string(), |r| r.label())
                     })
                     .collect();
-                let mut text = show(&resource, &equivalents);
+                // A devcontainer's live state is its container's: the
+                // `state` discovery recorded ("detected") is not repeated.
+                let hidden: &[&str] = if container.is_some() { &["state"] } else { &[] };
+                let mut text = show(&resource, &equivalents, hidden);
                 if let Some(c) = &container {
-                    text.push_str(&container_text(c));
+                    text.push_str(&container_text(c, &resource.label()));
                 }
                 text
             })
@@ -282,7 +286,15 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         ResourceCommand::Untrust { key } => trust::untrust(ctx, &key),
         ResourceCommand::Stop { key } => {
             let view = ctx.open()?.stop_container(&key)?;
-            lifecycle(ctx, "stopped", &view)
+            match &view.container_id {
+                None => emit(ctx.format, &view, || {
+                    format!(
+                        "{key} is not running (state {}): nothing to stop\n",
+                        view.state
+                    )
+                }),
+                Some(_) => lifecycle(ctx, "stopped", &view),
+            }
         }
         ResourceCommand::Rebuild { key } => {
             let view = ctx.open()?.rebuild_container(&key)?;
@@ -384,6 +396,13 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         } => {
             let mut registry = ctx.open()?;
             if force {
+                for (resource, container) in registry.remove_containers_for_removal(&key)? {
+                    eprintln!(
+                        "stopped and removed container {} of {}",
+                        escape_line(&container),
+                        escape_line(&resource)
+                    );
+                }
                 for gone in registry.destroy_sandboxes_for_removal(&key)? {
                     eprintln!(
                         "destroyed sandbox {} ({} of {})",

@@ -123,22 +123,14 @@ impl Registry {
     }
 
     /// Stop the running container (it stays, stopped, until started again
-    /// or rebuilt).
+    /// or rebuilt). Like `docker stop`, stopping what is not running is no
+    /// error: one never started, or with no container (a failed build),
+    /// is answered as it is, and nothing is asked of the engine.
     pub fn stop_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
         let (resource, row) = self.devcontainer(key, "stop")?;
-        let refuse = |reason: &str| RegistryError::ContainerRefused {
-            resource: resource.label(),
-            operation: "stop",
-            reason: reason.to_owned(),
-        };
-        let Some(row) = row else {
-            return Err(refuse("it was never started (state detected)"));
-        };
-        let Some(id) = row.container_id.clone() else {
-            return Err(refuse(&format!(
-                "it has no container (state {})",
-                row.state
-            )));
+        let Some((row, id)) = row.and_then(|r| r.container_id.clone().map(|id| (r, id))) else {
+            log::info!("{} is not running: nothing to stop", resource.label());
+            return self.container_status(key);
         };
         let runtime = self.container_runtime(&resource, "stop")?;
         let _lock = self.container_lock(&resource)?;
@@ -155,6 +147,55 @@ impl Registry {
         };
         self.store.write(|w| w.put_container_state(&stopped))?;
         self.view(&resource, Some(&stopped))
+    }
+
+    /// Remove (`rm -f`: stopping it) the container of each devcontainer
+    /// that removing `key` would take, so that the removal orphans none:
+    /// what `agents resource remove --force` does first. Answers the
+    /// devcontainers whose container went, each with the container's id.
+    pub fn remove_containers_for_removal(
+        &mut self,
+        key: &ResourceKey,
+    ) -> Result<Vec<(String, String)>, RegistryError> {
+        let cache = &self.types;
+        let going = self.store.read(|r| {
+            let types = cache.get(r)?;
+            let root = find_row(r, key)?;
+            let (removed, _) = super::removal::what_goes(r, &types, &[root.id])?;
+            let held = super::removal::containers_on(r, &removed)?;
+            Ok::<_, RegistryError>(
+                held.into_iter()
+                    .map(|(res, _)| res.clone())
+                    .collect::<Vec<_>>(),
+            )
+        })?;
+        let mut gone = Vec::new();
+        for resource in going {
+            let runtime = self.container_runtime(&resource, "remove")?;
+            let _lock = self.container_lock(&resource)?;
+            // Read under the lock: another process may have removed it.
+            let id = resource.resource_id;
+            let Some(row) = self.store.read(|r| r.container_state(id))? else {
+                continue;
+            };
+            let Some(container) = row.container_id.clone() else {
+                continue;
+            };
+            match runtime.remove(&container) {
+                Ok(()) | Err(DevcontainerError::NoSuchContainer { .. }) => {}
+                Err(source) => return Err(self.container_failed(&resource, "remove", source)),
+            }
+            let removed = ContainerStateRow {
+                state: ContainerState::Detected,
+                container_id: None,
+                last_error: None,
+                updated_at: self.now(),
+                ..row
+            };
+            self.store.write(|w| w.put_container_state(&removed))?;
+            gone.push((resource.label(), container));
+        }
+        Ok(gone)
     }
 
     /// One build-or-start step: the configuration checked and its trust

@@ -238,6 +238,16 @@ pub enum RegistryError {
         resource: String,
         sandboxes: Vec<SandboxId>,
     },
+    #[error(
+        "cannot remove {resource}: it (or what would go with it) has containers the engine still \
+         holds ({}); stop and remove them first — agents resource remove --force {resource} does",
+        containers.join(", ")
+    )]
+    HasContainers {
+        resource: String,
+        /// `name (state, container id)` of each.
+        containers: Vec<String>,
+    },
 
     // ---- links ----
     #[error("cannot link {resource} to itself: a resource cannot be its own child")]
