@@ -28,6 +28,7 @@ mod embedding;
 mod environments;
 mod equivalence;
 mod exhaustion;
+mod git_neutral;
 mod load;
 mod placeholders;
 mod plugin_check;
