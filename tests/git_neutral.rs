@@ -92,26 +92,25 @@ fn nothing_ran(env: &Env, repo: &Path, canary: &Path) {
     }
 }
 
+/// `git config KEY VALUE` in `repo` for each pair.
+fn configure(repo: &Path, pairs: &[(&str, &str)]) {
+    for (key, value) in pairs {
+        git(repo, &["config", key, value]);
+    }
+}
+
 #[test]
 fn a_clean_filter_the_repository_names_never_runs() {
     let env = Env::new();
     let repo = checkout(&env);
     let canary = env.path("canary");
-    git(
-        &repo,
-        &[
-            "config",
-            "filter.x.clean",
-            &canary_program(&canary, "clean"),
-        ],
+    let (clean, smudge) = (
+        canary_program(&canary, "clean"),
+        canary_program(&canary, "smudge"),
     );
-    git(
+    configure(
         &repo,
-        &[
-            "config",
-            "filter.x.smudge",
-            &canary_program(&canary, "smudge"),
-        ],
+        &[("filter.x.clean", &clean), ("filter.x.smudge", &smudge)],
     );
     nothing_ran(&env, &repo, &canary);
 }
@@ -121,50 +120,40 @@ fn a_long_running_filter_process_never_runs() {
     let env = Env::new();
     let repo = checkout(&env);
     let canary = env.path("canary");
-    git(
+    let process = canary_program(&canary, "process");
+    configure(
         &repo,
         &[
-            "config",
-            "filter.x.process",
-            &canary_program(&canary, "process"),
+            ("filter.x.process", &process),
+            ("filter.x.required", "true"),
         ],
     );
-    git(&repo, &["config", "filter.x.required", "true"]);
     nothing_ran(&env, &repo, &canary);
 }
 
 #[test]
 fn a_filter_named_through_include_or_include_if_never_runs() {
-    let env = Env::new();
-    let repo = checkout(&env);
-    let canary = env.path("canary");
-    // Quoted: `;` would start a comment.
-    let included = env.write(
-        "included.cfg",
-        &format!(
-            "[filter \"x\"]\n\tclean = \"{}\"\n",
-            canary_program(&canary, "include")
-        ),
-    );
-    git(
-        &repo,
-        &["config", "include.path", included.to_str().unwrap()],
-    );
-    nothing_ran(&env, &repo, &canary);
-
-    let env = Env::new();
-    let repo = checkout(&env);
-    let canary = env.path("canary");
-    let included = env.write(
-        "conditional.cfg",
-        &format!(
-            "[filter \"x\"]\n\tprocess = \"{}\"\n",
-            canary_program(&canary, "includeIf")
-        ),
-    );
-    let condition = format!("includeIf.gitdir:{}/.git.path", repo.display());
-    git(&repo, &["config", &condition, included.to_str().unwrap()]);
-    nothing_ran(&env, &repo, &canary);
+    // `include.path` naming a file with a clean filter, then an
+    // `includeIf "gitdir:…"` naming one with a filter process.
+    for (key, driver) in [("include.path", "clean"), ("includeIf", "process")] {
+        let env = Env::new();
+        let repo = checkout(&env);
+        let canary = env.path("canary");
+        // Quoted: `;` would start a comment.
+        let included = env.write(
+            "included.cfg",
+            &format!(
+                "[filter \"x\"]\n\t{driver} = \"{}\"\n",
+                canary_program(&canary, key)
+            ),
+        );
+        let key = match key {
+            "includeIf" => format!("includeIf.gitdir:{}/.git.path", repo.display()),
+            plain => plain.to_owned(),
+        };
+        configure(&repo, &[(&key, included.to_str().unwrap())]);
+        nothing_ran(&env, &repo, &canary);
+    }
 }
 
 #[test]
@@ -205,11 +194,14 @@ fn a_signed_stash_with_show_signature_runs_no_gpg_program() {
     );
     let gpg = env.path("gpg.sh");
     canary_script(&gpg, &canary, "gpg");
-    git(&repo, &["config", "log.showSignature", "true"]);
-    git(&repo, &["config", "gpg.program", gpg.to_str().unwrap()]);
-    git(
+    let gpg = gpg.to_str().unwrap();
+    configure(
         &repo,
-        &["config", "gpg.openpgp.program", gpg.to_str().unwrap()],
+        &[
+            ("log.showSignature", "true"),
+            ("gpg.program", gpg),
+            ("gpg.openpgp.program", gpg),
+        ],
     );
     // The oracle: git itself runs it for this stash listing.
     git(
@@ -325,24 +317,26 @@ fn what_git_already_held_stays_held() {
         canary_script(&hooks.join(hook), &canary, hook);
         canary_script(&repo.join(".git/hooks").join(hook), &canary, hook);
     }
-    for (key, value) in [
-        ("core.fsmonitor", program.as_str()),
-        ("diff.x.textconv", &program),
-        ("diff.x.command", &program),
-        ("diff.external", &program),
-        ("core.pager", &program),
-        ("pager.status", &program),
-        ("pager.log", &program),
-        ("core.sshCommand", &program),
-        ("core.askPass", &program),
-        ("credential.helper", &format!("!{program}")),
-        ("remote.origin.url", "ssh://example.com/x.git"),
-        ("remote.origin.uploadpack", &program),
-        ("remote.evil.url", &format!("ext::{program}")),
-        ("core.hooksPath", hooks.to_str().unwrap()),
-    ] {
-        git(&repo, &["config", key, value]);
-    }
+    let (helper, ext) = (format!("!{program}"), format!("ext::{program}"));
+    configure(
+        &repo,
+        &[
+            ("core.fsmonitor", program.as_str()),
+            ("diff.x.textconv", &program),
+            ("diff.x.command", &program),
+            ("diff.external", &program),
+            ("core.pager", &program),
+            ("pager.status", &program),
+            ("pager.log", &program),
+            ("core.sshCommand", &program),
+            ("core.askPass", &program),
+            ("credential.helper", &helper),
+            ("remote.origin.url", "ssh://example.com/x.git"),
+            ("remote.origin.uploadpack", &program),
+            ("remote.evil.url", &ext),
+            ("core.hooksPath", hooks.to_str().unwrap()),
+        ],
+    );
     assert!(!canary.exists(), "the test's own git ran them");
     nothing_ran(&env, &repo, &canary);
 }
