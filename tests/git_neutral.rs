@@ -56,9 +56,18 @@ fn checkout(env: &Env) -> PathBuf {
 }
 
 /// Register `repo` as `local/repo`, refresh it, inspect it and one of its
-/// files, with `a.txt` stale before each; answer each run.
-fn register_refresh_inspect(env: &Env, repo: &Path) -> Vec<Run> {
-    let mut runs = Vec::new();
+/// files (`a.txt` stale before each), then sandbox it, change the
+/// sandbox's `a.txt`, checkpoint, diff and destroy it: every run works,
+/// and after none has the canary appeared.
+#[track_caller]
+fn nothing_ran(env: &Env, repo: &Path, canary: &Path) {
+    let ran = |run: &Run| {
+        assert!(
+            !canary.exists(),
+            "a program the repository names ran: {}\nafter {run:?}",
+            std::fs::read_to_string(canary).unwrap_or_default()
+        );
+    };
     let path = repo.to_str().unwrap();
     for args in [
         &[
@@ -74,21 +83,20 @@ fn register_refresh_inspect(env: &Env, repo: &Path) -> Vec<Run> {
         &["resource", "inspect", "--file", "a.txt", "local/repo"],
     ] {
         make_stale(&repo.join("a.txt"));
-        runs.push(env.run(args));
-    }
-    runs
-}
-
-/// Everything works, and nothing wrote the canary.
-#[track_caller]
-fn nothing_ran(env: &Env, repo: &Path, canary: &Path) {
-    for run in register_refresh_inspect(env, repo) {
+        let run = env.run(args);
         run.ok();
-        assert!(
-            !canary.exists(),
-            "a program the repository names ran: {}\nafter {run:?}",
-            std::fs::read_to_string(canary).unwrap_or_default()
-        );
+        ran(&run);
+    }
+    let create = env.run(&["sandbox", "create", "local/repo", "-o", "json"]);
+    ran(&create);
+    let made = create.json();
+    let id = made["sandbox_id"].as_str().unwrap();
+    let workdir = PathBuf::from(made["workdir"].as_str().unwrap());
+    std::fs::write(workdir.join("a.txt"), "c\n").unwrap();
+    for verb in ["checkpoint", "diff", "destroy"] {
+        let run = env.run(&["sandbox", verb, id]);
+        run.ok();
+        ran(&run);
     }
 }
 
