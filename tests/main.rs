@@ -31,6 +31,7 @@ mod embedding_trust;
 mod environments;
 mod equivalence;
 mod exhaustion;
+mod git_neutral;
 mod load;
 mod ordinary_use;
 mod placeholders;

@@ -497,4 +497,5 @@ fn the_library_hands_out_sandboxes_and_typed_refusals() {
 }
 
 mod full_disk;
+mod hostile_git;
 mod transaction;

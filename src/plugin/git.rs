@@ -49,6 +49,7 @@ pub(crate) struct GitDir {
 pub(crate) struct GitScope {
     dir: Option<GitDir>,
     repo: Option<Result<Repository, GitError>>,
+    neutral: Option<Arc<Neutral>>,
     memo: Option<Arc<GitMemo>>,
 }
 
@@ -60,6 +61,7 @@ impl GitScope {
         Self {
             dir,
             repo: None,
+            neutral: None,
             memo,
         }
     }
@@ -91,30 +93,43 @@ impl GitScope {
                 answer
             }
         }?;
-        let mut lines = out.lines();
-        let git_dir = lines.next().unwrap_or_default().to_owned();
-        let bare = lines.next() == Some("true");
-        let id_length = if lines.next() == Some("sha256") {
-            64
-        } else {
-            40
-        };
-        let work_tree = match (bare, lines.next()) {
-            (true, _) => None,
-            (false, Some(top)) if !top.is_empty() => Some(top.to_owned()),
-            // Asked from inside the git directory: the work tree is the
-            // directory holding `.git`.
-            (false, _) => Path::new(&git_dir)
-                .file_name()
-                .filter(|n| *n == ".git")
-                .and_then(|_| Path::new(&git_dir).parent())
-                .map(|p| p.display().to_string()),
-        };
-        Ok(Repository {
-            git_dir,
-            work_tree,
-            id_length,
-        })
+        repository_of(&out)
+    }
+
+    /// The overrides that keep git from running what this repository's
+    /// configuration names ([`Neutral`]): its configuration listed once
+    /// per call, or once per operation through the memo.
+    async fn neutral(&mut self) -> Result<Arc<Neutral>, GitError> {
+        if let Some(done) = &self.neutral {
+            return Ok(done.clone());
+        }
+        let repo = self.repository().await?;
+        let scope = format!("repo {}", repo.git_dir);
+        let memo = self.memo.as_deref();
+        let listing = match memo.and_then(|m| m.get(&scope, "config")) {
+            Some(hit) => hit.map(String::into_bytes),
+            None => {
+                let answer = list_config(&repo).await;
+                // The memo keeps text: a listing that is not UTF-8 is
+                // asked again rather than changed.
+                if let Some(m) = memo {
+                    match &answer {
+                        Ok(bytes) => {
+                            if let Ok(text) = std::str::from_utf8(bytes) {
+                                m.put(&scope, "config", &Ok(text.to_owned()));
+                            }
+                        }
+                        Err(e) => m.put(&scope, "config", &Err(e.clone())),
+                    }
+                }
+                answer
+            }
+        }?;
+        let neutral = Neutral::from_listing(&listing, &repo.run_dir(), None)
+            .map_err(|e| GitError::Failed(e.to_string()))?;
+        let neutral = Arc::new(neutral);
+        self.neutral = Some(neutral.clone());
+        Ok(neutral)
     }
 
     /// `git ARGS` on the repository, answered once per operation: only
@@ -137,22 +152,15 @@ impl GitScope {
         answer
     }
 
-    /// Run git on the repository (its git dir and, if any, work tree).
+    /// Run git on the repository (its git dir and, if any, work tree),
+    /// neutralised.
     async fn git(&mut self, args: &[&str]) -> Result<String, GitError> {
         let repo = self.repository().await?;
-        let git_dir = format!("--git-dir={}", repo.git_dir);
-        let mut argv = vec![git_dir.as_str()];
-        let work_tree;
-        if let Some(tree) = &repo.work_tree {
-            work_tree = format!("--work-tree={tree}");
-            argv.push(&work_tree);
-        }
-        argv.extend_from_slice(args);
-        let dir = repo
-            .work_tree
-            .as_deref()
-            .map_or_else(|| PathBuf::from(&repo.git_dir), PathBuf::from);
-        run(&dir, &argv).await
+        let neutral = self.neutral().await?;
+        let mut argv = repo.dir_args();
+        argv.extend(args.iter().map(|a| (*a).to_owned()));
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        run(&repo.run_dir(), &argv, &neutral).await
     }
 
     pub async fn head(&mut self) -> Result<Head, GitError> {
@@ -219,6 +227,7 @@ impl GitScope {
                 &[
                     "reflog",
                     "show",
+                    "--no-show-signature",
                     "--format=%H%x00%gs%x00",
                     "refs/stash",
                     "--",
@@ -371,87 +380,27 @@ impl GitScope {
 
     async fn git_stdin(&mut self, args: &[&str], input: Vec<u8>) -> Result<String, GitError> {
         let repo = self.repository().await?;
+        let neutral = self.neutral().await?;
         let git_dir = format!("--git-dir={}", repo.git_dir);
         let mut argv = vec![git_dir.as_str()];
         argv.extend_from_slice(args);
-        run_with(Path::new(&repo.git_dir), &argv, Some(input)).await
+        run_with(Path::new(&repo.git_dir), &argv, Some(input), &neutral).await
     }
-}
-
-/// Which repository contains `dir`: git's own answer, one process —
-/// its git directory, whether it is bare, its object format and (inside a
-/// work tree) the work tree's root, a line each. Asked from inside a git
-/// directory, `--show-toplevel` fails after the first three lines are
-/// out; those are the answer then.
-async fn locate(dir: &Path) -> Result<String, GitError> {
-    let out = git_output(
-        dir,
-        &[
-            "rev-parse",
-            "--absolute-git-dir",
-            "--is-bare-repository",
-            "--show-object-format",
-            "--show-toplevel",
-        ],
-        None,
-    )
-    .await?;
-    if out.success {
-        return Ok(out.stdout);
-    }
-    if out.stderr.contains("must be run in a work tree") && out.stdout.lines().count() == 3 {
-        return Ok(out.stdout);
-    }
-    Err(classify(out.stderr))
-}
-
-/// The bytes a work tree path holds now (a symlink's target text), read
-/// without leaving the work tree: no symlink may be on the way.
-fn read_in_tree(tree: &Path, path: &str) -> Result<Option<Vec<u8>>, GitError> {
-    use cap_primitives::fs::{FollowSymlinks, OpenOptions};
-    let root = std::fs::File::open(tree)
-        .map_err(|e| GitError::Failed(format!("{}: {e}", tree.display())))?;
-    let rel = Path::new(path);
-    let meta = match cap_primitives::fs::stat(&root, rel, FollowSymlinks::No) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(GitError::Failed(format!("{path}: {e}"))),
-    };
-    if meta.file_type().is_symlink() {
-        let target = cap_primitives::fs::read_link(&root, rel)
-            .map_err(|e| GitError::Failed(format!("{path}: {e}")))?;
-        return Ok(Some(target.to_string_lossy().into_owned().into_bytes()));
-    }
-    if !meta.is_file() {
-        return Ok(None);
-    }
-    if meta.len() > OUTPUT_LIMIT {
-        return Err(GitError::Failed(format!(
-            "{path} is larger than {} MiB",
-            OUTPUT_LIMIT >> 20
-        )));
-    }
-    let mut opts = OpenOptions::new();
-    opts.read(true)._cap_fs_ext_follow(FollowSymlinks::No);
-    opts._cap_fs_ext_nonblock(true);
-    let mut file = cap_primitives::fs::open(&root, rel, &opts)
-        .map_err(|e| GitError::Failed(format!("{path}: {e}")))?;
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut file, &mut bytes)
-        .map_err(|e| GitError::Failed(format!("{path}: {e}")))?;
-    Ok(Some(bytes))
 }
 
 mod answers;
 mod checks;
 mod memo;
 mod process;
+mod repo;
 
+use crate::git_env::Neutral;
 pub(crate) use answers::*;
 use checks::{check_branch, check_id, check_path};
 pub use memo::GitSnapshot;
 pub(crate) use memo::{GitMemo, MemoSlot};
 use process::{OUTPUT_LIMIT, classify, git_output, run, run_with};
+use repo::{list_config, locate, read_in_tree, repository_of};
 
 #[cfg(test)]
 mod tests;
