@@ -69,9 +69,9 @@ fn a_devcontainer_starts_stops_and_rebuilds_through_docker() {
     assert_eq!(container(&env)["out_of_date"], true);
     let human = env.run(&["resource", "show", DC]);
     assert!(
-        human
-            .ok()
-            .contains(&format!("changed since it was built: agents resource rebuild {DC}")),
+        human.ok().contains(&format!(
+            "changed since it was built: agents resource rebuild {DC}"
+        )),
         "{}",
         human.stdout
     );

@@ -1,10 +1,10 @@
 //! `agents resource type …`: add, list, show, explain, remove.
 
 use super::output::{self, emit, fields, list, or_dash, table};
-use super::{Context, Outcome};
+use super::{Context, Failure, Outcome};
 use clap::Subcommand;
 use resource_host::model::{ResolvedType, ResourceKind, Sourced, TypeArgument, TypeName};
-use resource_host::registry::{Registry, RegistryError, TypeView};
+use resource_host::registry::{Registry, TypeView};
 use std::collections::HashSet;
 use std::path::PathBuf;
 
@@ -133,7 +133,7 @@ pub(super) fn arg_line(a: &TypeArgument) -> String {
 
 /// The virtual types: a parent of one of those is an identity its
 /// members are linked below, not a place the type is found in.
-fn identity_types(registry: &Registry) -> Result<HashSet<TypeName>, RegistryError> {
+fn identity_types(registry: &Registry) -> Result<HashSet<TypeName>, Failure> {
     Ok(registry
         .list_types(None)?
         .iter()
