@@ -124,7 +124,20 @@ pub struct RouteInputs {
     /// Devcontainers nearer than `devcontainer` that level 3 passed over
     /// (found deep inside a resource, and not trusted), each with why.
     pub passed_over: Vec<String>,
+    /// The nearest resource holds several devcontainers and none is its
+    /// default (`.devcontainer/devcontainer.json`): level 3 cannot choose
+    /// (`devcontainer` is then none).
+    pub ambiguous: Option<Ambiguous>,
     pub tool: ToolPreference,
+}
+
+/// Several devcontainers at one resource, none of them the default.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ambiguous {
+    /// The resource holding them.
+    pub via: String,
+    /// Their names.
+    pub devcontainers: Vec<String>,
 }
 
 /// Which rule decided.
@@ -213,6 +226,18 @@ pub enum RouteError {
          container-instance or one of its subtypes)"
     )]
     NotAnEnvironment { environment: String },
+    #[error(
+        "{via} holds {} devcontainers ({}) and none is its default \
+         (.devcontainer/devcontainer.json), so level 3 cannot choose; name one for the tool \
+         (--tool-env specific:NAME) or set one (agents project context set \
+         --execution-environment NAME --execution-env-priority override)",
+        devcontainers.len(),
+        devcontainers.join(", ")
+    )]
+    AmbiguousDevcontainer {
+        via: String,
+        devcontainers: Vec<String>,
+    },
 }
 
 /// Route one tool call. Pure: the registry gathered the inputs.
@@ -223,6 +248,17 @@ pub fn route(inputs: &RouteInputs) -> Result<Route, RouteError> {
             "; passed over (found deep inside a resource and not trusted): {}",
             inputs.passed_over.join("; ")
         ));
+    }
+    // Level 3 would decide, but cannot choose: unless the tool names its
+    // environment or an override decided above it.
+    if let Some(a) = &inputs.ambiguous
+        && !matches!(inputs.tool, ToolPreference::Specific { .. })
+        && !matches!(chain.1, Level::PlanOverride | Level::ProjectOverride)
+    {
+        return Err(RouteError::AmbiguousDevcontainer {
+            via: a.via.clone(),
+            devcontainers: a.devcontainers.clone(),
+        });
     }
     let (environment, level, reason) = match &inputs.tool {
         ToolPreference::Specific {

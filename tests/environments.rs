@@ -223,3 +223,82 @@ fn settings_are_checked_stored_and_shown() {
         serde_json::Value::Null
     );
 }
+
+#[test]
+fn devcontainers_in_subfolders_are_each_detected_and_the_default_one_wins() {
+    let env = Env::new();
+    let repo = env.mkdir("mono");
+    env.write(
+        "mono/.devcontainer/api/devcontainer.json",
+        "{ \"image\": \"python:3\" }\n",
+    );
+    env.write(
+        "mono/.devcontainer/web/devcontainer.json",
+        "{ \"image\": \"node:22\" }\n",
+    );
+    env.write("mono/README.md", "# mono\n");
+    commit_all(&repo);
+    env.add("git-checkout", "local/mono", &repo, &[]).ok();
+    let api = env
+        .run(&[
+            "resource",
+            "show",
+            "local/mono-devcontainer-api",
+            "-o",
+            "json",
+        ])
+        .json();
+    assert_eq!(api["properties"]["image"], "python:3", "{api}");
+    assert_eq!(api["properties"]["config-folder"], "api");
+    env.run(&["resource", "show", "local/mono-devcontainer-web"])
+        .ok();
+
+    // Two, neither the default: the router will not guess.
+    env.run(&["env", "resolve", "local/mono"]).refused(&[
+        "local/mono holds 2 devcontainers",
+        "local/mono-devcontainer-api, local/mono-devcontainer-web",
+        "specific:NAME",
+    ]);
+    let chosen = resolve(
+        &env,
+        &[
+            "local/mono",
+            "--tool-env",
+            "specific:local/mono-devcontainer-web",
+        ],
+    );
+    assert_eq!(
+        chosen["environment"]["name"], "local/mono-devcontainer-web",
+        "{chosen}"
+    );
+
+    // A default configuration appears: it is the one level 3 gives.
+    env.write(
+        "mono/.devcontainer/devcontainer.json",
+        "{ \"image\": \"debian\" }\n",
+    );
+    env.run(&["resource", "refresh"]).ok();
+    let route = resolve(&env, &["local/mono"]);
+    assert_eq!(
+        route["environment"]["name"], "local/mono-devcontainer",
+        "{route}"
+    );
+    assert_eq!(route["level"], "devcontainer");
+}
+
+#[test]
+fn the_only_devcontainer_in_a_subfolder_is_the_one_given() {
+    let env = Env::new();
+    let repo = env.mkdir("one");
+    env.write(
+        "one/.devcontainer/python/devcontainer.json",
+        "{ \"image\": \"python:3\" }\n",
+    );
+    commit_all(&repo);
+    env.add("git-checkout", "local/one", &repo, &[]).ok();
+    let route = resolve(&env, &["local/one"]);
+    assert_eq!(
+        route["environment"]["name"], "local/one-devcontainer-python",
+        "{route}"
+    );
+}

@@ -19,7 +19,8 @@ use super::type_set::TypeSet;
 use super::{Registry, RegistryError};
 use crate::model::{ResourceId, ResourceKey, TypeName, resource_label};
 use crate::routing::{
-    self, Detected, Environment, Priority, Route, RouteInputs, RouteTrust, Setting, ToolPreference,
+    self, Ambiguous, Detected, Environment, Priority, Route, RouteInputs, RouteTrust, Setting,
+    ToolPreference,
 };
 use crate::store::{Reader, SettingRow, SettingScope};
 use serde::Serialize;
@@ -202,6 +203,7 @@ impl Registry {
                 project: setting(&SettingScope::Project)?,
                 devcontainer: None,
                 passed_over: Vec::new(),
+                ambiguous: None,
                 tool,
             };
             Ok::<_, RegistryError>((inputs, devcontainer_candidates(r, &types, start.id)?))
@@ -221,7 +223,15 @@ impl Registry {
                     continue;
                 }
             }
-            inputs.devcontainer = Some(candidate.detected);
+            match candidate.ambiguous {
+                Some(devcontainers) => {
+                    inputs.ambiguous = Some(Ambiguous {
+                        via: candidate.detected.via,
+                        devcontainers,
+                    })
+                }
+                None => inputs.devcontainer = Some(candidate.detected),
+            }
             break;
         }
         let mut route = routing::route(&inputs)?;
@@ -414,6 +424,9 @@ struct Candidate {
     /// It is (or is a child of) a resource a person registered: found by
     /// the discovery of what they registered, not deep inside it.
     at_root: bool,
+    /// Its resource holds several devcontainers and none is the default
+    /// (all of them from `.devcontainer/<folder>/`): their names.
+    ambiguous: Option<Vec<String>>,
 }
 
 impl Detected {
@@ -423,6 +436,45 @@ impl Detected {
             Environment::Host => unreachable!("a devcontainer is a resource"),
         }
     }
+}
+
+/// Among one level's candidates, a resource holding several
+/// devcontainers offers its default one (`.devcontainer/devcontainer.json`
+/// or `.devcontainer.json`: no `config-folder`) first; with no default and
+/// more than one, each is marked ambiguous (the router then asks the tool
+/// or a setting to choose).
+fn choose_within_each_resource(
+    r: &Reader<'_>,
+    level: Vec<Candidate>,
+) -> Result<Vec<Candidate>, RegistryError> {
+    let mut keyed = Vec::with_capacity(level.len());
+    for c in level {
+        let row = r.resource_by_id(c.detected.resource_id())?;
+        let is_default = row.is_none_or(|row| !row.properties.contains_key("config-folder"));
+        keyed.push((is_default, c));
+    }
+    let vias: Vec<String> = keyed.iter().map(|(_, c)| c.detected.via.clone()).collect();
+    for via in &vias {
+        let group: Vec<usize> = (0..keyed.len())
+            .filter(|&i| &keyed[i].1.detected.via == via)
+            .collect();
+        if group.len() < 2 || group.iter().any(|&i| keyed[i].0) {
+            continue;
+        }
+        let names: Vec<String> = group
+            .iter()
+            .map(|&i| match &keyed[i].1.detected.environment {
+                Environment::Resource { name, .. } => name.clone(),
+                Environment::Host => "host".to_owned(),
+            })
+            .collect();
+        for &i in &group {
+            keyed[i].1.ambiguous = Some(names.clone());
+        }
+    }
+    // Defaults first; otherwise in the order they were found (stable).
+    keyed.sort_by_key(|(is_default, _)| !is_default);
+    Ok(keyed.into_iter().map(|(_, c)| c).collect())
 }
 
 /// The devcontainers above `start`, nearest first, up to the first at
@@ -464,6 +516,7 @@ fn devcontainer_candidates(
         }
         found.sort();
         found.dedup_by_key(|(id, _)| *id);
+        let first = out.len();
         let mut rooted = false;
         for (id, via) in found {
             let mut at_root = registered(id)?;
@@ -480,8 +533,11 @@ fn devcontainer_candidates(
                     distance,
                 },
                 at_root,
+                ambiguous: None,
             });
         }
+        let level_found = out.split_off(first);
+        out.extend(choose_within_each_resource(r, level_found)?);
         if rooted {
             break;
         }

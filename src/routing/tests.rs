@@ -105,6 +105,7 @@ fn every_combination_of_the_six_levels_and_the_tool_preferences() {
                         project: project.clone(),
                         devcontainer: dc.clone(),
                         passed_over: Vec::new(),
+                        ambiguous: None,
                         tool: tool.clone(),
                     };
                     let (want_env, want_level) = model(&inputs);
@@ -251,4 +252,44 @@ fn a_passed_over_devcontainer_is_named_in_the_reason_at_whatever_level_decides()
         r.reason
     );
     assert_eq!(r.trust, None, "routing itself never asks about trust");
+}
+
+#[test]
+fn several_devcontainers_with_no_default_are_refused_unless_the_tool_or_an_override_chooses() {
+    let ambiguous = Some(Ambiguous {
+        via: "local/mono".to_owned(),
+        devcontainers: vec![
+            "local/mono-devcontainer-api".to_owned(),
+            "local/mono-devcontainer-web".to_owned(),
+        ],
+    });
+    let refused = route(&RouteInputs {
+        ambiguous: ambiguous.clone(),
+        ..RouteInputs::default()
+    })
+    .unwrap_err();
+    let text = refused.to_string();
+    assert!(text.contains("local/mono holds 2 devcontainers"), "{text}");
+    assert!(text.contains("specific:NAME"), "{text}");
+    let web = resource(9, "local/mono-devcontainer-web", "devcontainer-instance");
+    let chosen = route(&RouteInputs {
+        ambiguous: ambiguous.clone(),
+        tool: ToolPreference::Specific {
+            environment: web.clone(),
+            is_environment: true,
+        },
+        ..RouteInputs::default()
+    })
+    .unwrap();
+    assert_eq!(chosen.environment, web);
+    let overridden = route(&RouteInputs {
+        ambiguous,
+        project: Some(Setting {
+            environment: web.clone(),
+            priority: Priority::Override,
+        }),
+        ..RouteInputs::default()
+    })
+    .unwrap();
+    assert_eq!(overridden.level, Level::ProjectOverride);
 }
