@@ -22,7 +22,14 @@
 //! exclusive lock on `sandboxes/<id>.lock` under the home (two agents
 //! checkpointing one sandbox at once would otherwise race inside the
 //! strategy's files).
+//!
+//! **Paths from the home, not from rows** (`place.rs`): every operation
+//! acts on the area derived from the home and the id, the strategy's
+//! working copy in it and the resource's location, and refuses a row that
+//! names others. `destroy` and `rollback` first refuse a mount inside the
+//! area (the strategy's own overlay aside), before the row changes.
 
+mod place;
 mod support;
 mod views;
 
@@ -36,8 +43,8 @@ use crate::store::{SandboxRow, SandboxState};
 use std::path::{Path, PathBuf};
 pub(super) use support::lock_file;
 use support::{check_label, create_area, lock, lock_path, pick_checkpoint};
+use views::view;
 pub use views::{CheckpointView, SandboxView};
-use views::{place_of, view};
 
 impl Registry {
     /// Make a sandbox of a resource with its strategy — `strategy` if
@@ -86,7 +93,7 @@ impl Registry {
         self.check_machine_of(resource.resource_id, || resource.label(), "a sandbox")?;
         let location = resource.location.clone().unwrap_or_default();
         let id = SandboxId::from_ulid(self.ids.next_id(self.clock.now()).ulid());
-        let area = root.join(id.to_string());
+        let area = place::area_of(&root, id);
         let now = self.now();
         let mut row = SandboxRow {
             id,
@@ -113,8 +120,10 @@ impl Registry {
             Err(err) => {
                 // Nothing half made stays behind: the strategy's partial
                 // files (a worktree, a copy) and the row.
-                let partial = place_of(&row);
-                let _ = self.implementation(chosen).destroy(&partial);
+                let strategy = self.implementation(chosen);
+                if let Ok(partial) = place::place(&root, &row, Some(&location), &*strategy) {
+                    let _ = strategy.destroy(&partial);
+                }
                 let _ = std::fs::remove_dir_all(&area);
                 self.store.write(|w| w.delete_sandbox(id))?;
                 let _ = std::fs::remove_file(lock_path(&root, id));
@@ -126,7 +135,7 @@ impl Registry {
         row.base = Some(place.base.clone());
         row.updated_at = self.now();
         self.store.write(|w| w.update_sandbox(&row))?;
-        Ok(view(row, resource.label(), Vec::new()))
+        Ok(view(row, resource.label(), Vec::new(), Some(&area)))
     }
 
     /// Every sandbox, or those of one resource, oldest first.
@@ -141,10 +150,12 @@ impl Registry {
             for row in rows {
                 let label = resource_label(r, &row)?;
                 let checkpoints = r.checkpoints(row.id)?;
+                let area = self.derived_area(row.id);
                 views.push(view(
                     row,
                     label,
                     checkpoints.into_iter().map(Into::into).collect(),
+                    area.as_deref(),
                 ));
             }
             Ok(views)
@@ -158,10 +169,12 @@ impl Registry {
                 .ok_or(RegistryError::SandboxNotFound { id })?;
             let label = resource_label(r, &row)?;
             let checkpoints = r.checkpoints(id)?;
+            let area = self.derived_area(id);
             Ok(view(
                 row,
                 label,
                 checkpoints.into_iter().map(Into::into).collect(),
+                area.as_deref(),
             ))
         })
     }
@@ -194,10 +207,11 @@ impl Registry {
         }
         self.refuse_held(&row, &resource, "checkpoint")?;
         let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
         let _lock = lock(&root, id)?;
-        let made = self
-            .implementation(row.strategy)
-            .checkpoint(&place_of(&row), label.as_deref().unwrap_or(""))
+        let made = strategy
+            .checkpoint(&place, label.as_deref().unwrap_or(""))
             .map_err(|source| failed(&row, &resource.label(), "checkpoint", source))?;
         let now = self.now();
         let number = self.store.write(|w| {
@@ -241,9 +255,12 @@ impl Registry {
             .collect();
         let target = pick_checkpoint(id, &checkpoints, to)?;
         let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
         let _lock = lock(&root, id)?;
-        self.implementation(row.strategy)
-            .rollback(&place_of(&row), &CheckpointRef(target.reference.clone()))
+        strategy
+            .refuse_mounts(&place)
+            .and_then(|()| strategy.rollback(&place, &CheckpointRef(target.reference.clone())))
             .map_err(|source| failed(&row, &resource.label(), "rollback", source))?;
         let now = self.now();
         self.store.write(|w| {
@@ -259,8 +276,11 @@ impl Registry {
     pub fn diff_sandbox(&self, id: SandboxId) -> Result<SandboxDiff, RegistryError> {
         let (row, resource) = self.active(id, "diff")?;
         self.refuse_held(&row, &resource, "diff")?;
-        self.implementation(row.strategy)
-            .diff(&place_of(&row))
+        let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
+        strategy
+            .diff(&place)
             .map_err(|source| failed(&row, &resource.label(), "diff", source))
     }
 
@@ -278,10 +298,11 @@ impl Registry {
         }
         self.refuse_held(&row, &resource, "apply")?;
         let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
         let _lock = lock(&root, id)?;
-        let applied = self
-            .implementation(row.strategy)
-            .apply(&place_of(&row))
+        let applied = strategy
+            .apply(&place)
             .map_err(|source| failed(&row, &resource.label(), "apply", source))?;
         let now = self.now();
         self.store.write(|w| {
@@ -322,7 +343,10 @@ impl Registry {
                 reason: SandboxRefusal::ReadOnly,
             });
         }
-        sandbox::SqliteTransaction::open(Path::new(&row.original))
+        let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
+        sandbox::SqliteTransaction::open(&place.original)
             .map_err(|source| failed(&row, &resource.label(), "open", source))
     }
 
@@ -333,16 +357,25 @@ impl Registry {
         let root = self.sandboxes_root()?;
         let mut shown = self.show_sandbox(id)?;
         let _lock = lock(&root, id)?;
-        let mut row = self
-            .store
-            .read(|r| r.sandbox(id))?
-            .ok_or(RegistryError::SandboxNotFound { id })?;
+        let (mut row, location) = self.store.read(|r| {
+            let row = r
+                .sandbox(id)?
+                .ok_or(RegistryError::SandboxNotFound { id })?;
+            let location = r.resource_by_id(row.resource)?.and_then(|f| f.location);
+            Ok::<_, RegistryError>((row, location))
+        })?;
         self.check_machine_of(row.resource, || shown.resource.clone(), "its sandboxes")?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, location.as_deref(), &*strategy)?;
+        // A mount inside is refused before anything changes: the sandbox
+        // stays as it was (active stays active) until it is unmounted.
+        strategy
+            .refuse_mounts(&place)
+            .map_err(|source| failed(&row, &shown.resource, "destroy", source))?;
         row.state = SandboxState::Destroying;
         row.updated_at = self.now();
         self.store.write(|w| w.update_sandbox(&row))?;
-        let place = place_of(&row);
-        if let Err(source) = self.implementation(row.strategy).destroy(&place) {
+        if let Err(source) = strategy.destroy(&place) {
             let err = failed(&row, &shown.resource, "destroy", source);
             row.last_error = Some(crate::text::excerpt(&err.to_string(), 3000).into_owned());
             self.store.write(|w| w.update_sandbox(&row))?;
@@ -380,7 +413,14 @@ impl Registry {
 
     fn sandboxes_root(&self) -> Result<PathBuf, RegistryError> {
         let home = self.home.as_ref().ok_or(RegistryError::SandboxNeedsHome)?;
-        Ok(home.join("sandboxes"))
+        place::sandboxes_root(home)
+    }
+
+    /// Where sandbox `id`'s area is, when this registry has a home (for
+    /// showing; operations go through `place::place`).
+    fn derived_area(&self, id: SandboxId) -> Option<PathBuf> {
+        let home = self.home.as_ref()?;
+        Some(place::area_of(&home.join("sandboxes"), id))
     }
 
     /// The sandbox's row and resource, refusing one that is not active.

@@ -50,10 +50,17 @@ impl Drop for Tmpfs {
     }
 }
 
-/// Mount a tmpfs of `size` on `dir`, when this process may.
+/// Mount a tmpfs of `size` on `dir`, private (mode 0700, as the host
+/// requires of its home and sandboxes directory), when this process may.
 pub fn tmpfs(dir: &Path, size: &str) -> Option<Tmpfs> {
     let mounted = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+        .args([
+            "-t",
+            "tmpfs",
+            "-o",
+            &format!("size={size},mode=0700"),
+            "tmpfs",
+        ])
         .arg(dir)
         .output();
     mounted
