@@ -22,6 +22,8 @@ mod held;
 mod none;
 mod overlay;
 mod seam;
+#[cfg(test)]
+mod test_support;
 mod transaction;
 
 pub use copy_on_write::CopyOnWrite;

@@ -31,7 +31,7 @@ pub(in crate::sandbox) fn reached(moment: Moment, rel: &str) {
 }
 
 #[cfg(test)]
-pub(in crate::sandbox) use hook::{Armed, arm};
+pub(in crate::sandbox) use hook::arm;
 
 #[cfg(test)]
 mod hook {

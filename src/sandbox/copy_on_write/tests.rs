@@ -1,3 +1,4 @@
+mod races;
 mod rollback;
 mod stat_record;
 
