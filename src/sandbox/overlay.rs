@@ -66,7 +66,7 @@
 //! * Apply copies the changed entries back from the upper layer (kernel;
 //!   unmounted first, so the lower is not changed under a live mount) or
 //!   from `merged/` (user space) with `copy_on_write`'s staged,
-//!   cap-std-confined `copy_back`. Afterwards the original is the new
+//!   descriptor-confined `copy_back`. Afterwards the original is the new
 //!   lower: the manifest is rewritten and kernel mode starts an empty
 //!   upper layer. Checkpoints taken before an apply are relative to the
 //!   old lower and can no longer be restored exactly, so rollback to them
@@ -74,9 +74,13 @@
 //! * Destroy unmounts (lazily when busy), checks that nothing is mounted
 //!   on `merged/` any more, then removes the area; it needs no `mode`, so
 //!   it also clears away a create that failed halfway.
-//! * Every write into the original (apply) goes through cap-std; the
-//!   kernel mounts the original read-only as a lower layer and never
-//!   writes it (`index=off`).
+//! * Every read of the working copy or the upper layer, and every write
+//!   into the original (apply), goes through directory descriptors
+//!   (`fs_at`: `O_NOFOLLOW` component by component, mounts refused inside
+//!   the sandbox), as in `copy_on_write`; the kernel mounts the original
+//!   read-only as a lower layer and never writes it (`index=off`). What is
+//!   copied carries permission bits, not setuid/setgid (the `nosuid` mount
+//!   does not stop an agent from setting them in the upper layer).
 //! * Known limits: kernel mode needs the mount in this mount namespace
 //!   with `trusted.*` xattrs (root in the initial user namespace; a user
 //!   namespace gets user space); the copies of a layer keep the opaque
