@@ -501,30 +501,27 @@ pub(in crate::sandbox) fn remove_at(parent: &DirFd, name: &OsStr) -> Result<(), 
 const REMOVE_TRIES: usize = 4;
 
 fn remove_entry(parent: &DirFd, name: &OsStr, root: &Meta) -> Result<(), SandboxError> {
+    use rustix::io::Errno;
     let path = parent.child(name);
     let mounted = || SandboxError::Mounted {
         points: vec![path.clone()],
     };
+    let is = |e: &std::io::Error, errno: Errno| e.raw_os_error() == Some(errno.raw_os_error());
     for _ in 0..REMOVE_TRIES {
         seam::reached(Moment::Remove, &name.to_string_lossy());
+        // Anything but a directory goes at once (a symlink itself, never
+        // what it points at; a file mounted over is busy).
+        match parent.unlink(name) {
+            Ok(_) => return Ok(()),
+            Err(e) if is(&e, Errno::ISDIR) => {}
+            Err(e) if is(&e, Errno::BUSY) => return Err(mounted()),
+            Err(e) => return Err(io_err("remove", &path)(e)),
+        }
         let Some(meta) = parent.stat(name)? else {
             return Ok(());
         };
         if meta.crosses_from(root) {
             return Err(mounted());
-        }
-        if meta.kind != FileKind::Dir {
-            match parent.unlink(name) {
-                Ok(_) => return Ok(()),
-                // It became a directory since: look again.
-                Err(e) if e.raw_os_error() == Some(rustix::io::Errno::ISDIR.raw_os_error()) => {
-                    continue;
-                }
-                Err(e) if e.raw_os_error() == Some(rustix::io::Errno::BUSY.raw_os_error()) => {
-                    return Err(mounted());
-                }
-                Err(e) => return Err(io_err("remove", &path)(e)),
-            }
         }
         let dir = match parent.open_dir(name, Mounts::Stay, root, true) {
             Ok(dir) => dir,
@@ -538,13 +535,10 @@ fn remove_entry(parent: &DirFd, name: &OsStr, root: &Meta) -> Result<(), Sandbox
         match parent.rmdir(name) {
             Ok(()) => return Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::BUSY.raw_os_error()) => {
-                return Err(mounted());
-            }
+            Err(e) if is(&e, Errno::BUSY) => return Err(mounted()),
             // Refilled while it was emptied, or replaced: again.
             Err(e)
-                if e.kind() == std::io::ErrorKind::DirectoryNotEmpty
-                    || e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) =>
+                if e.kind() == std::io::ErrorKind::DirectoryNotEmpty || is(&e, Errno::NOTDIR) =>
             {
                 continue;
             }
