@@ -3,33 +3,9 @@
 //! hand its files privileges, or blow a sparse file up into real blocks.
 
 use super::{create, project, sandbox, tree};
-use crate::common::{Env, skipped};
+use crate::common::{Env, bind, skipped};
 use std::os::unix::fs::{FileExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-
-/// A bind mount made for a test, lazily unmounted when dropped.
-struct Bound(PathBuf);
-
-impl Drop for Bound {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount")
-            .arg("-l")
-            .arg(&self.0)
-            .status();
-    }
-}
-
-/// `mount --bind dir on`, when this process may (root).
-fn bind(dir: &Path, on: &Path) -> Option<Bound> {
-    std::fs::create_dir_all(on).unwrap();
-    let done = std::process::Command::new("mount")
-        .arg("--bind")
-        .arg(dir)
-        .arg(on)
-        .output();
-    done.is_ok_and(|o| o.status.success())
-        .then(|| Bound(on.to_owned()))
-}
 
 fn mode(path: &Path) -> u32 {
     std::fs::symlink_metadata(path)

@@ -252,3 +252,24 @@ fn exchange_swaps_two_entries_of_one_directory() {
     symlink("a", tmp.path().join("l")).unwrap();
     assert_eq!(dir.read_link(OsStr::new("l")).unwrap(), "a");
 }
+
+#[test]
+fn the_stat_of_an_entry_is_what_std_reports_so_older_stat_records_still_match() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("f");
+    write(&path, b"bytes");
+    let ours = super::lstat(&path).unwrap();
+    let std = fs::symlink_metadata(&path).unwrap();
+    assert_eq!(
+        (ours.dev, ours.ino, ours.mode, ours.size),
+        (std.dev(), std.ino(), std.mode() & 0o7777, std.len())
+    );
+    assert_eq!(
+        ours.mtime_ns,
+        i128::from(std.mtime()) * 1_000_000_000 + i128::from(std.mtime_nsec())
+    );
+    assert_eq!(
+        ours.ctime_ns,
+        i128::from(std.ctime()) * 1_000_000_000 + i128::from(std.ctime_nsec())
+    );
+}
