@@ -14,9 +14,9 @@
 //! * checkpoint: the strategy finishes its checkpoint (renamed into place,
 //!   or a ref written) before the checkpoint's row is inserted, so a crash
 //!   leaves the previous checkpoints usable and no half-recorded one.
-//! * destroy: the row becomes `destroying`, the strategy removes what it
-//!   made, then the rows go; a crash leaves a `destroying` row that
-//!   `destroy` finishes.
+//! * destroy (`destroy.rs`): the row becomes `destroying`, the strategy
+//!   removes what it made, then the rows go; a crash leaves a
+//!   `destroying` row that `destroy` finishes.
 //!
 //! Operations on one sandbox are serialised across processes by an
 //! exclusive lock on `sandboxes/<id>.lock` under the home (two agents
@@ -29,6 +29,7 @@
 //! names others. `destroy` and `rollback` first refuse a mount inside the
 //! area (the strategy's own overlay aside), before the row changes.
 
+mod destroy;
 mod place;
 mod support;
 mod views;
@@ -348,67 +349,6 @@ impl Registry {
         let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
         sandbox::SqliteTransaction::open(&place.original)
             .map_err(|source| failed(&row, &resource.label(), "open", source))
-    }
-
-    /// Remove everything the sandbox made (its area, worktree, refs) and
-    /// its rows. Also finishes a sandbox a crash left `creating` or
-    /// `destroying`.
-    pub fn destroy_sandbox(&mut self, id: SandboxId) -> Result<SandboxView, RegistryError> {
-        let root = self.sandboxes_root()?;
-        let mut shown = self.show_sandbox(id)?;
-        let _lock = lock(&root, id)?;
-        let (mut row, location) = self.store.read(|r| {
-            let row = r
-                .sandbox(id)?
-                .ok_or(RegistryError::SandboxNotFound { id })?;
-            let location = r.resource_by_id(row.resource)?.and_then(|f| f.location);
-            Ok::<_, RegistryError>((row, location))
-        })?;
-        self.check_machine_of(row.resource, || shown.resource.clone(), "its sandboxes")?;
-        let strategy = self.implementation(row.strategy);
-        let place = place::place(&root, &row, location.as_deref(), &*strategy)?;
-        // A mount inside is refused before anything changes: the sandbox
-        // stays as it was (active stays active) until it is unmounted.
-        strategy
-            .refuse_mounts(&place)
-            .map_err(|source| failed(&row, &shown.resource, "destroy", source))?;
-        row.state = SandboxState::Destroying;
-        row.updated_at = self.now();
-        self.store.write(|w| w.update_sandbox(&row))?;
-        if let Err(source) = strategy.destroy(&place) {
-            let err = failed(&row, &shown.resource, "destroy", source);
-            row.last_error = Some(crate::text::excerpt(&err.to_string(), 3000).into_owned());
-            self.store.write(|w| w.update_sandbox(&row))?;
-            return Err(err);
-        }
-        self.store.write(|w| w.delete_sandbox(id))?;
-        let _ = std::fs::remove_file(lock_path(&root, id));
-        shown.state = SandboxState::Destroying;
-        Ok(shown)
-    }
-
-    /// Destroy every sandbox of the resource and of what removing it would
-    /// take along (`agents resource remove --force`); answers them.
-    pub fn destroy_sandboxes_for_removal(
-        &mut self,
-        key: &ResourceKey,
-    ) -> Result<Vec<SandboxView>, RegistryError> {
-        let ids = self.sandboxes_blocking_removal(key)?;
-        ids.into_iter().map(|id| self.destroy_sandbox(id)).collect()
-    }
-
-    /// The sandboxes living on the resource or on what removing it takes.
-    pub(super) fn sandboxes_blocking_removal(
-        &self,
-        key: &ResourceKey,
-    ) -> Result<Vec<SandboxId>, RegistryError> {
-        let cache = &self.types;
-        self.store.read(|r| {
-            let types = cache.get(r)?;
-            let root = find_row(r, key)?;
-            let (removed, _) = super::removal::what_goes(r, &types, &[root.id])?;
-            super::removal::sandboxes_on(r, &removed)
-        })
     }
 
     fn sandboxes_root(&self) -> Result<PathBuf, RegistryError> {

@@ -22,14 +22,17 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
-use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use crate::sandbox::SandboxError;
 pub(in crate::sandbox) use crate::sandbox::fs_at::io_err;
 use crate::sandbox::fs_at::{self, Cursor, DirFd, FileKind, Meta, Mounts, carried_mode, contents};
-use crate::sandbox::seam::{self, Moment};
+
+mod copy;
+mod remove;
+pub(in crate::sandbox) use copy::{copy_entry, copy_tree, copy_tree_linking};
+pub(in crate::sandbox) use remove::{remove_at, remove_tree};
 
 /// What an entry is. Symlinks are entries of their own, never followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -372,181 +375,4 @@ pub(in crate::sandbox) fn is_plain_relative(path: &str) -> bool {
     !path
         .split('/')
         .any(|c| c.is_empty() || c == "." || c == "..")
-}
-
-/// Copy one entry of a tree, `src` in `src_dir`, to the new `dst` in
-/// `dst_dir`: copy a file (its holes kept; a reflink where the
-/// filesystem has them) from a descriptor opened here, recreate a symlink
-/// with the same target, make a directory. A file's mode is set here (as
-/// [`Entry::carried`]); a directory's by the caller once its contents are
-/// in (a read-only directory must be filled first). For a file, answers
-/// the stat of the descriptor it was copied from.
-pub(in crate::sandbox) fn copy_entry(
-    (src_dir, src): (&DirFd, &OsStr),
-    (dst_dir, dst): (&DirFd, &OsStr),
-    entry: &Entry,
-) -> Result<Option<Meta>, SandboxError> {
-    match entry.kind {
-        Kind::Dir => dst_dir.mkdir(dst).map(|()| None),
-        Kind::Symlink => {
-            let target = src_dir.read_link(src)?;
-            dst_dir.symlink(&target, dst).map(|()| None)
-        }
-        Kind::File => {
-            let (file, meta) = src_dir.open_file(src)?;
-            let from = (&file, &meta, src_dir.child(src));
-            copy_file(from, (dst_dir, dst), entry.carried_mode())?;
-            Ok(Some(meta))
-        }
-    }
-}
-
-/// Copy the open file `src` (its stat, its path for messages) to the new
-/// `dst` with `mode`; a copy that failed halfway is removed.
-fn copy_file(
-    (src, meta, path): (&File, &Meta, std::path::PathBuf),
-    (dir, dst): (&DirFd, &OsStr),
-    mode: u32,
-) -> Result<(), SandboxError> {
-    let out = dir.create_file(dst)?;
-    let copied = contents::copy(src, &out, meta.size, (meta.dev, dir.meta().dev))
-        .and_then(|()| {
-            rustix::fs::fchmod(&out, rustix::fs::Mode::from_raw_mode(mode)).map_err(Into::into)
-        })
-        .map_err(io_err("copy", &path));
-    if copied.is_err() {
-        let _ = dir.unlink(dst);
-    }
-    copied
-}
-
-/// Copy the whole of `tree` (a walk of `src`) to `dst` in `dst_parent`,
-/// which must not exist yet; `dst` gets `src`'s own mode too.
-pub(in crate::sandbox) fn copy_tree(
-    (src, mounts): (&DirFd, Mounts),
-    (dst_parent, dst): (&DirFd, &OsStr),
-    tree: &Tree,
-) -> Result<(), SandboxError> {
-    copy_tree_linking(
-        (src, mounts),
-        (dst_parent, dst),
-        tree,
-        &mut |_, _| false,
-        &mut |_, _| {},
-    )
-}
-
-/// [`copy_tree`], except that `link(rel, (dir, name))` is offered every
-/// file first and may put it there itself (a hard link to an identical
-/// file with the same mode); where it returns `false` the file is copied,
-/// and `copied(rel, stat)` told the stat of the descriptor it was copied
-/// from.
-pub(in crate::sandbox) fn copy_tree_linking(
-    (src, mounts): (&DirFd, Mounts),
-    (dst_parent, dst): (&DirFd, &OsStr),
-    tree: &Tree,
-    link: &mut dyn FnMut(&str, (&DirFd, &OsStr)) -> bool,
-    copied: &mut dyn FnMut(&str, &Meta),
-) -> Result<(), SandboxError> {
-    dst_parent.mkdir(dst)?;
-    let root = dst_parent.open_dir(dst, Mounts::Stay, dst_parent.meta(), false)?;
-    let mut from = Cursor::new(src, mounts);
-    let mut to = Cursor::new(&root, Mounts::Stay);
-    for (rel, entry) in tree {
-        seam::reached(Moment::Copy, rel);
-        let target = to.parent(rel)?;
-        if entry.kind == Kind::File && link(rel, target) {
-            continue;
-        }
-        if let Some(meta) = copy_entry(from.parent(rel)?, target, entry)? {
-            copied(rel, &meta);
-        }
-    }
-    for (rel, entry) in tree.iter().rev().filter(|(_, e)| e.kind == Kind::Dir) {
-        to.dir(rel)?.set_mode(entry.carried_mode())?;
-    }
-    root.set_mode(carried_mode(FileKind::Dir, src.meta().mode))
-}
-
-/// Remove the tree at `path` (a directory with everything in it, or any
-/// other entry), even where a copied directory is read-only (its owner's
-/// mode was copied faithfully). Symlinks are removed, never followed; a
-/// mount met inside is refused, naming it, and nothing on it is removed
-/// or has its mode changed. What is gone already is fine.
-pub(in crate::sandbox) fn remove_tree(path: &Path) -> Result<(), SandboxError> {
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-        return Err(SandboxError::Unsuitable(format!(
-            "{} names no entry to remove",
-            path.display()
-        )));
-    };
-    let parent = match DirFd::open(parent) {
-        Ok(parent) => parent,
-        Err(SandboxError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(());
-        }
-        Err(e) => return Err(e),
-    };
-    remove_at(&parent, name)
-}
-
-/// Remove `name` of `parent` (see [`remove_tree`]), staying on
-/// `parent`'s filesystem.
-pub(in crate::sandbox) fn remove_at(parent: &DirFd, name: &OsStr) -> Result<(), SandboxError> {
-    remove_entry(parent, name, parent.meta())
-}
-
-/// How often a removal retries an entry the agent keeps changing (a
-/// directory refilled while it is emptied, a file turned into one).
-const REMOVE_TRIES: usize = 4;
-
-fn remove_entry(parent: &DirFd, name: &OsStr, root: &Meta) -> Result<(), SandboxError> {
-    use rustix::io::Errno;
-    let path = parent.child(name);
-    let mounted = || SandboxError::Mounted {
-        points: vec![path.clone()],
-    };
-    let is = |e: &std::io::Error, errno: Errno| e.raw_os_error() == Some(errno.raw_os_error());
-    for _ in 0..REMOVE_TRIES {
-        seam::reached(Moment::Remove, &name.to_string_lossy());
-        // Anything but a directory goes at once (a symlink itself, never
-        // what it points at; a file mounted over is busy).
-        match parent.unlink(name) {
-            Ok(_) => return Ok(()),
-            Err(e) if is(&e, Errno::ISDIR) => {}
-            Err(e) if is(&e, Errno::BUSY) => return Err(mounted()),
-            Err(e) => return Err(io_err("remove", &path)(e)),
-        }
-        let Some(meta) = parent.stat(name)? else {
-            return Ok(());
-        };
-        if meta.crosses_from(root) {
-            return Err(mounted());
-        }
-        let dir = match parent.open_dir(name, Mounts::Stay, root, true) {
-            Ok(dir) => dir,
-            // It stopped being a directory since: look again.
-            Err(SandboxError::Changed { .. }) => continue,
-            Err(e) => return Err(e),
-        };
-        for inner in dir.names()? {
-            remove_entry(&dir, &inner, root)?;
-        }
-        match parent.rmdir(name) {
-            Ok(()) => return Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) if is(&e, Errno::BUSY) => return Err(mounted()),
-            // Refilled while it was emptied, or replaced: again.
-            Err(e)
-                if e.kind() == std::io::ErrorKind::DirectoryNotEmpty || is(&e, Errno::NOTDIR) =>
-            {
-                continue;
-            }
-            Err(e) => return Err(io_err("remove", &path)(e)),
-        }
-    }
-    Err(fs_at::changed(
-        &path,
-        "it kept changing while it was removed",
-    ))
 }
