@@ -15,6 +15,7 @@ pub mod home;
 pub mod machine;
 pub mod model;
 pub mod plugin;
+mod private_dir;
 #[cfg(test)]
 mod props;
 pub mod registry;

@@ -10,53 +10,25 @@
 //! with its keys, the directory itself must be private: owned by the user
 //! running `agents` (or root) and writable by no group and no one else.
 //! The host creates these directories that way (mode 0700); one that has
-//! been opened up since is refused with the reason and the fix.
+//! been opened up since is refused with the reason and the fix. The rule
+//! itself is `crate::private_dir`'s (the sandboxes directory follows it
+//! too); this module words it for code.
 
 use super::error::PluginError;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::Path;
 
 /// Create `dir` (and its parents) private if missing, then refuse it
-/// unless it is private.
+/// unless it is private (`crate::private_dir`).
 pub(crate) fn check_private_dir(dir: &Path) -> Result<(), PluginError> {
-    let io = |source| PluginError::Io {
+    let checked = crate::private_dir::check(dir).map_err(|source| PluginError::Io {
         what: "preparing directory",
         path: dir.to_owned(),
         source,
-    };
-    if !dir.exists() {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(io)?;
-    }
-    let meta = std::fs::metadata(dir).map_err(io)?;
-    let me = rustix::process::geteuid().as_raw();
-    let refuse = |why: String| PluginError::InsecureDir {
+    })?;
+    checked.map_err(|exposed| PluginError::InsecureDir {
         path: dir.to_owned(),
-        why,
-    };
-    if meta.uid() != me && meta.uid() != 0 {
-        return Err(refuse(format!(
-            "it is owned by uid {}, not by you (uid {me}) or root",
-            meta.uid()
-        )));
-    }
-    let mode = meta.mode() & 0o7777;
-    if mode & 0o022 != 0 {
-        let who = match (mode & 0o020 != 0, mode & 0o002 != 0) {
-            (true, true) => "its group and everyone",
-            (true, false) => "its group",
-            _ => "everyone",
-        };
-        return Err(refuse(format!(
-            "it is writable by {who} (mode {mode:04o}), so they could swap in code the host \
-             would run; make it private: chmod go-w {}",
-            dir.display()
-        )));
-    }
-    Ok(())
+        why: exposed.explain(dir, "they could swap in code the host would run"),
+    })
 }
 
 #[cfg(test)]

@@ -189,6 +189,26 @@ pub enum RegistryError {
          Registry::open)"
     )]
     SandboxNeedsHome,
+    #[error("refusing to keep sandboxes in {}: {why}", path.display())]
+    InsecureSandboxes { path: PathBuf, why: String },
+    /// A sandbox's row names a path its files cannot be at: the paths the
+    /// host acts on come from the home and the resource, never a row.
+    #[error(
+        "sandbox {sandbox}'s registry row names its {field} {}, but {rule}: {}; the row \
+         was changed outside agents (by a teammate on the shared registry, or by hand), so \
+         nothing was done. If the sandbox is yours, put the row back (UPDATE sandboxes SET \
+         {field} = '{}' WHERE sandbox_id = '{sandbox}'), or ask whoever changed it",
+        crate::text::quote(stored),
+        crate::text::escape_line(expected),
+        crate::text::escape_line(&expected.replace('\'', "''"))
+    )]
+    SandboxRowDisagrees {
+        sandbox: SandboxId,
+        field: &'static str,
+        stored: String,
+        expected: String,
+        rule: &'static str,
+    },
     #[error(
         "cannot {operation} {} {strategy} sandbox of {resource}: {reason}",
         if matches!(strategy, SandboxStrategy::Inherit | SandboxStrategy::Overlay) { "an" } else { "a" }

@@ -50,7 +50,15 @@ pub struct RuleEntries {
 /// What each of `rules` finds below `workdir`. A directory that cannot
 /// be read is an error; an entry that vanishes meanwhile is skipped.
 pub fn enumerate(rules: &AutoDiscovery, workdir: &Path) -> std::io::Result<Vec<RuleEntries>> {
-    let root = Dir::open_ambient_dir(workdir, cap_std::ambient_authority())?;
+    // The working copy's root itself is not followed either: an agent
+    // that replaced it by a symlink gets it refused, not listed.
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let root = Dir::from_std_file(std::fs::File::from(rustix::fs::open(
+        workdir,
+        flags,
+        Mode::empty(),
+    )?));
     let mut out = Vec::new();
     for (n, rule) in rules.rules.iter().enumerate() {
         let dirs_only = rule.pattern.ends_with('/');

@@ -14,15 +14,23 @@
 //! * checkpoint: the strategy finishes its checkpoint (renamed into place,
 //!   or a ref written) before the checkpoint's row is inserted, so a crash
 //!   leaves the previous checkpoints usable and no half-recorded one.
-//! * destroy: the row becomes `destroying`, the strategy removes what it
-//!   made, then the rows go; a crash leaves a `destroying` row that
-//!   `destroy` finishes.
+//! * destroy (`destroy.rs`): the row becomes `destroying`, the strategy
+//!   removes what it made, then the rows go; a crash leaves a
+//!   `destroying` row that `destroy` finishes.
 //!
 //! Operations on one sandbox are serialised across processes by an
 //! exclusive lock on `sandboxes/<id>.lock` under the home (two agents
 //! checkpointing one sandbox at once would otherwise race inside the
 //! strategy's files).
+//!
+//! **Paths from the home, not from rows** (`place.rs`): every operation
+//! acts on the area derived from the home and the id, the strategy's
+//! working copy in it and the resource's location, and refuses a row that
+//! names others. `destroy` and `rollback` first refuse a mount inside the
+//! area (the strategy's own overlay aside), before the row changes.
 
+mod destroy;
+mod place;
 mod support;
 mod views;
 
@@ -36,8 +44,8 @@ use crate::store::{SandboxRow, SandboxState};
 use std::path::{Path, PathBuf};
 pub(super) use support::lock_file;
 use support::{check_label, create_area, lock, lock_path, pick_checkpoint};
+use views::view;
 pub use views::{CheckpointView, SandboxView};
-use views::{place_of, view};
 
 impl Registry {
     /// Make a sandbox of a resource with its strategy — `strategy` if
@@ -86,7 +94,7 @@ impl Registry {
         self.check_machine_of(resource.resource_id, || resource.label(), "a sandbox")?;
         let location = resource.location.clone().unwrap_or_default();
         let id = SandboxId::from_ulid(self.ids.next_id(self.clock.now()).ulid());
-        let area = root.join(id.to_string());
+        let area = place::area_of(&root, id);
         let now = self.now();
         let mut row = SandboxRow {
             id,
@@ -113,8 +121,10 @@ impl Registry {
             Err(err) => {
                 // Nothing half made stays behind: the strategy's partial
                 // files (a worktree, a copy) and the row.
-                let partial = place_of(&row);
-                let _ = self.implementation(chosen).destroy(&partial);
+                let strategy = self.implementation(chosen);
+                if let Ok(partial) = place::place(&root, &row, Some(&location), &*strategy) {
+                    let _ = strategy.destroy(&partial);
+                }
                 let _ = std::fs::remove_dir_all(&area);
                 self.store.write(|w| w.delete_sandbox(id))?;
                 let _ = std::fs::remove_file(lock_path(&root, id));
@@ -126,7 +136,7 @@ impl Registry {
         row.base = Some(place.base.clone());
         row.updated_at = self.now();
         self.store.write(|w| w.update_sandbox(&row))?;
-        let mut made = view(row, resource.label(), Vec::new());
+        let mut made = view(row, resource.label(), Vec::new(), Some(&area));
         made.enumerated = self.local_enumeration(&made)?;
         Ok(made)
     }
@@ -143,10 +153,12 @@ impl Registry {
             for row in rows {
                 let label = resource_label(r, &row)?;
                 let checkpoints = r.checkpoints(row.id)?;
+                let area = self.derived_area(row.id);
                 views.push(view(
                     row,
                     label,
                     checkpoints.into_iter().map(Into::into).collect(),
+                    area.as_deref(),
                 ));
             }
             Ok(views)
@@ -160,10 +172,12 @@ impl Registry {
                 .ok_or(RegistryError::SandboxNotFound { id })?;
             let label = resource_label(r, &row)?;
             let checkpoints = r.checkpoints(id)?;
+            let area = self.derived_area(id);
             Ok::<_, RegistryError>(view(
                 row,
                 label,
                 checkpoints.into_iter().map(Into::into).collect(),
+                area.as_deref(),
             ))
         })?;
         shown.enumerated = self.local_enumeration(&shown)?;
@@ -177,32 +191,37 @@ impl Registry {
         &self,
         sandbox: &SandboxView,
     ) -> Result<Option<Vec<super::local_mode::RuleEntries>>, RegistryError> {
-        let Some(workdir) = sandbox
-            .workdir
-            .as_deref()
-            .filter(|_| sandbox.state == SandboxState::Active)
-        else {
+        if sandbox.state != SandboxState::Active {
             return Ok(None);
-        };
-        let (types, type_name) = self.store.read(|r| {
-            let row = r.resource_by_id(sandbox.resource_id)?;
-            Ok::<_, RegistryError>((self.types.get(r)?, row.map(|row| row.type_name)))
+        }
+        let id = sandbox.sandbox_id;
+        let (types, resource, row) = self.store.read(|r| {
+            let resource = r.resource_by_id(sandbox.resource_id)?;
+            Ok::<_, RegistryError>((self.types.get(r)?, resource, r.sandbox(id)?))
         })?;
-        let Some(type_name) = type_name else {
+        let (Some(resource), Some(row)) = (resource, row) else {
             return Ok(None);
         };
-        let ty = types.resolve(&type_name)?;
+        let ty = types.resolve(&resource.type_name)?;
         let rules = match ty.discovery() {
             Some(rules) if super::register::has_rules(&ty) && self.handler_for(&ty)?.is_none() => {
                 rules
             }
             _ => return Ok(None),
         };
-        super::local_mode::enumerate(rules, Path::new(workdir))
+        // The working copy where the home says it is, never where the row
+        // says: a row that disagrees is not listed (its operations refuse
+        // it, saying why).
+        let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let Ok(at) = place::place(&root, &row, resource.location.as_deref(), &*strategy) else {
+            return Ok(None);
+        };
+        super::local_mode::enumerate(rules, &at.workdir)
             .map(Some)
             .map_err(|source| RegistryError::ReadFile {
                 what: "the sandbox's working copy",
-                path: workdir.into(),
+                path: at.workdir.clone(),
                 source,
             })
     }
@@ -235,10 +254,11 @@ impl Registry {
         }
         self.refuse_held(&row, &resource, "checkpoint")?;
         let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
         let _lock = lock(&root, id)?;
-        let made = self
-            .implementation(row.strategy)
-            .checkpoint(&place_of(&row), label.as_deref().unwrap_or(""))
+        let made = strategy
+            .checkpoint(&place, label.as_deref().unwrap_or(""))
             .map_err(|source| failed(&row, &resource.label(), "checkpoint", source))?;
         let now = self.now();
         let number = self.store.write(|w| {
@@ -282,9 +302,12 @@ impl Registry {
             .collect();
         let target = pick_checkpoint(id, &checkpoints, to)?;
         let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
         let _lock = lock(&root, id)?;
-        self.implementation(row.strategy)
-            .rollback(&place_of(&row), &CheckpointRef(target.reference.clone()))
+        strategy
+            .refuse_mounts(&place)
+            .and_then(|()| strategy.rollback(&place, &CheckpointRef(target.reference.clone())))
             .map_err(|source| failed(&row, &resource.label(), "rollback", source))?;
         let now = self.now();
         self.store.write(|w| {
@@ -300,8 +323,11 @@ impl Registry {
     pub fn diff_sandbox(&self, id: SandboxId) -> Result<SandboxDiff, RegistryError> {
         let (row, resource) = self.active(id, "diff")?;
         self.refuse_held(&row, &resource, "diff")?;
-        self.implementation(row.strategy)
-            .diff(&place_of(&row))
+        let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
+        strategy
+            .diff(&place)
             .map_err(|source| failed(&row, &resource.label(), "diff", source))
     }
 
@@ -319,10 +345,11 @@ impl Registry {
         }
         self.refuse_held(&row, &resource, "apply")?;
         let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
         let _lock = lock(&root, id)?;
-        let applied = self
-            .implementation(row.strategy)
-            .apply(&place_of(&row))
+        let applied = strategy
+            .apply(&place)
             .map_err(|source| failed(&row, &resource.label(), "apply", source))?;
         let now = self.now();
         self.store.write(|w| {
@@ -363,65 +390,23 @@ impl Registry {
                 reason: SandboxRefusal::ReadOnly,
             });
         }
-        sandbox::SqliteTransaction::open(Path::new(&row.original))
-            .map_err(|source| failed(&row, &resource.label(), "open", source))
-    }
-
-    /// Remove everything the sandbox made (its area, worktree, refs) and
-    /// its rows. Also finishes a sandbox a crash left `creating` or
-    /// `destroying`.
-    pub fn destroy_sandbox(&mut self, id: SandboxId) -> Result<SandboxView, RegistryError> {
         let root = self.sandboxes_root()?;
-        let mut shown = self.show_sandbox(id)?;
-        let _lock = lock(&root, id)?;
-        let mut row = self
-            .store
-            .read(|r| r.sandbox(id))?
-            .ok_or(RegistryError::SandboxNotFound { id })?;
-        self.check_machine_of(row.resource, || shown.resource.clone(), "its sandboxes")?;
-        row.state = SandboxState::Destroying;
-        row.updated_at = self.now();
-        self.store.write(|w| w.update_sandbox(&row))?;
-        let place = place_of(&row);
-        if let Err(source) = self.implementation(row.strategy).destroy(&place) {
-            let err = failed(&row, &shown.resource, "destroy", source);
-            row.last_error = Some(crate::text::excerpt(&err.to_string(), 3000).into_owned());
-            self.store.write(|w| w.update_sandbox(&row))?;
-            return Err(err);
-        }
-        self.store.write(|w| w.delete_sandbox(id))?;
-        let _ = std::fs::remove_file(lock_path(&root, id));
-        shown.state = SandboxState::Destroying;
-        Ok(shown)
-    }
-
-    /// Destroy every sandbox of the resource and of what removing it would
-    /// take along (`agents resource remove --force`); answers them.
-    pub fn destroy_sandboxes_for_removal(
-        &mut self,
-        key: &ResourceKey,
-    ) -> Result<Vec<SandboxView>, RegistryError> {
-        let ids = self.sandboxes_blocking_removal(key)?;
-        ids.into_iter().map(|id| self.destroy_sandbox(id)).collect()
-    }
-
-    /// The sandboxes living on the resource or on what removing it takes.
-    pub(super) fn sandboxes_blocking_removal(
-        &self,
-        key: &ResourceKey,
-    ) -> Result<Vec<SandboxId>, RegistryError> {
-        let cache = &self.types;
-        self.store.read(|r| {
-            let types = cache.get(r)?;
-            let root = find_row(r, key)?;
-            let (removed, _) = super::removal::what_goes(r, &types, &[root.id])?;
-            super::removal::sandboxes_on(r, &removed)
-        })
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
+        sandbox::SqliteTransaction::open(&place.original)
+            .map_err(|source| failed(&row, &resource.label(), "open", source))
     }
 
     fn sandboxes_root(&self) -> Result<PathBuf, RegistryError> {
         let home = self.home.as_ref().ok_or(RegistryError::SandboxNeedsHome)?;
-        Ok(home.join("sandboxes"))
+        place::sandboxes_root(home)
+    }
+
+    /// Where sandbox `id`'s area is, when this registry has a home (for
+    /// showing; operations go through `place::place`).
+    fn derived_area(&self, id: SandboxId) -> Option<PathBuf> {
+        let home = self.home.as_ref()?;
+        Some(place::area_of(&home.join("sandboxes"), id))
     }
 
     /// The sandbox's row and resource, refusing one that is not active.
