@@ -385,3 +385,92 @@ fn a_repository_with_more_refs_than_the_old_cap_registers_and_the_cap_names_its_
         .json();
     assert_eq!(git_children["children"].as_array().unwrap().len(), 12_001);
 }
+
+#[test]
+fn a_remote_repository_registers_its_branches_and_tags_from_a_listing() {
+    let env = Env::new();
+    let origin = env.path("origin.git");
+    std::fs::create_dir_all(&origin).unwrap();
+    git(&origin, &["init", "-q", "--bare", "-b", "main"]);
+    let work = env.path("work");
+    git_repo(&work);
+    git(&work, &["tag", "-a", "v1", "-m", "one"]);
+    let url = format!("file://{}", origin.display());
+    git(&work, &["push", "-q", &url, "main", "v1"]);
+
+    env.run(&["resource", "add", "git", "local/rem", "--url", &url])
+        .ok();
+    let tree = env
+        .run(&["resource", "tree", "local/rem", "-o", "json"])
+        .json();
+    let names: Vec<&str> = tree["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["local/rem/branch/main", "local/rem/tag/v1"],
+        "{tree}"
+    );
+    let head = git(&work, &["rev-parse", "HEAD"]).trim().to_owned();
+    let main = env
+        .run(&["resource", "show", "local/rem/branch/main", "-o", "json"])
+        .json();
+    assert_eq!(main["properties"]["head-sha"], head.as_str());
+    assert!(main["location"].is_null());
+    let inspected = env
+        .run(&["resource", "inspect", "local/rem", "-o", "json"])
+        .json();
+    assert_eq!(inspected["fields"]["remote"], "true", "{inspected}");
+    assert_eq!(inspected["fields"]["branches"], "1");
+
+    // The remote moves on: refresh lists it again.
+    git(&work, &["push", "-q", &url, "main:refs/heads/next"]);
+    let refreshed = env.run(&["resource", "refresh", "-o", "json"]).json();
+    assert_eq!(
+        refreshed["changed"][0]["added"],
+        serde_json::json!(["local/rem/branch/next"]),
+        "{refreshed}"
+    );
+}
+
+#[test]
+fn a_remote_url_git_would_run_a_program_for_or_that_holds_a_password_is_refused() {
+    let env = Env::new();
+    let canary = env.path("CANARY");
+    for url in [
+        format!("ext::sh -c touch% {}", canary.display()),
+        format!("ext::touch {}", canary.display()),
+        format!("--upload-pack=touch {}", canary.display()),
+    ] {
+        env.run(&["resource", "add", "git", "local/bad", &format!("--url={url}")])
+            .refused(&["cannot list the remote's refs"]);
+    }
+    assert!(!canary.exists(), "a transport helper ran");
+    let secret = env.run(&[
+        "resource",
+        "add",
+        "git",
+        "local/pw",
+        "--url",
+        "https://alice:S3cret@127.0.0.1:1/x.git",
+    ]);
+    let text = secret.refused(&["password"]);
+    assert!(!text.contains("S3cret"), "{text}");
+    // Unreachable: refused with git's own reason, at once (no prompt).
+    env.run(&[
+        "resource",
+        "add",
+        "git",
+        "local/down",
+        "--url",
+        "https://127.0.0.1:1/x.git",
+    ])
+    .refused(&["127.0.0.1"]);
+    assert_eq!(
+        env.run(&["resource", "list", "-o", "json"]).json(),
+        serde_json::json!([])
+    );
+}

@@ -48,6 +48,9 @@ pub(crate) struct GitDir {
 #[derive(Debug)]
 pub(crate) struct GitScope {
     dir: Option<GitDir>,
+    /// A remote repository's URL (checked): the questions are about it
+    /// instead (`remote.rs`).
+    remote: Option<String>,
     repo: Option<Result<Repository, GitError>>,
     neutral: Option<Arc<Neutral>>,
     memo: Option<Arc<GitMemo>>,
@@ -60,9 +63,47 @@ impl GitScope {
     pub fn new(dir: Option<GitDir>, memo: Option<Arc<GitMemo>>) -> Self {
         Self {
             dir,
+            remote: None,
             repo: None,
             neutral: None,
             memo,
+        }
+    }
+
+    /// Questions about the remote repository at `url` (checked before
+    /// git is run for it): only its refs are known.
+    pub fn remote(url: String, memo: Option<Arc<GitMemo>>) -> Self {
+        Self {
+            remote: Some(url),
+            ..Self::new(None, memo)
+        }
+    }
+
+    /// The remote's listing, once per operation.
+    async fn listing(&self, url: &str) -> Result<remote::Listing, GitError> {
+        let scope = format!("remote {url}");
+        let memo = self.memo.as_deref();
+        let out = match memo.and_then(|m| m.get(&scope, "ls-remote")) {
+            Some(hit) => hit,
+            None => {
+                let answer = remote::ls_remote(url).await;
+                if let Some(m) = memo {
+                    m.put(&scope, "ls-remote", &answer);
+                }
+                answer
+            }
+        }?;
+        Ok(remote::parse_listing(&out))
+    }
+
+    /// The refusal of a question a remote cannot answer here.
+    fn remote_only_refs(&self) -> Result<(), GitError> {
+        match &self.remote {
+            Some(url) => Err(GitError::NotARepository(format!(
+                "{url} is a remote repository: only its refs are known (git ls-remote), not its \
+                 objects, files or status"
+            ))),
+            None => Ok(()),
         }
     }
 
@@ -76,6 +117,20 @@ impl GitScope {
     }
 
     async fn find_repository(&self) -> Result<Repository, GitError> {
+        if let Some(url) = &self.remote {
+            // Asked now, so that an unreachable remote is said at once.
+            let listing = self.listing(url).await?;
+            let id_length = listing
+                .head_commit
+                .as_ref()
+                .or(listing.refs.first().map(|r| &r.target))
+                .map_or(40, |id| id.len() as u32);
+            return Ok(Repository {
+                git_dir: url.clone(),
+                work_tree: None,
+                id_length,
+            });
+        }
         let Some(dir) = &self.dir else {
             return Err(GitError::NotARepository(
                 "this call has no location".to_owned(),
@@ -164,6 +219,13 @@ impl GitScope {
     }
 
     pub async fn head(&mut self) -> Result<Head, GitError> {
+        if let Some(url) = self.remote.clone() {
+            let listing = self.listing(&url).await?;
+            return Ok(Head {
+                branch: listing.head_branch,
+                commit: listing.head_commit,
+            });
+        }
         let branch = self
             .git_once("head-branch", &["symbolic-ref", "-q", "--short", "HEAD"])
             .await
@@ -183,6 +245,9 @@ impl GitScope {
     }
 
     pub async fn references(&mut self) -> Result<Vec<Reference>, GitError> {
+        if let Some(url) = self.remote.clone() {
+            return Ok(self.listing(&url).await?.refs);
+        }
         let out = self
             .git_once(
                 "references",
@@ -200,6 +265,9 @@ impl GitScope {
     }
 
     pub async fn remotes(&mut self) -> Result<Vec<Remote>, GitError> {
+        if self.remote.is_some() {
+            return Ok(Vec::new());
+        }
         // No remotes: `git config` exits 1, which is an empty answer.
         let out = match self
             .git_once(
@@ -221,6 +289,9 @@ impl GitScope {
     }
 
     pub async fn stashes(&mut self) -> Result<Vec<Stash>, GitError> {
+        if self.remote.is_some() {
+            return Ok(Vec::new());
+        }
         let out = match self
             .git_once(
                 "stashes",
@@ -244,6 +315,9 @@ impl GitScope {
     }
 
     pub async fn submodules(&mut self) -> Result<Vec<Submodule>, GitError> {
+        if self.remote.is_some() {
+            return Ok(Vec::new());
+        }
         let repo = self.repository().await?;
         let Some(tree) = repo.work_tree else {
             return Ok(Vec::new());
@@ -273,6 +347,7 @@ impl GitScope {
     }
 
     pub async fn read_commit(&mut self, id: &str) -> Result<Commit, GitError> {
+        self.remote_only_refs()?;
         check_id(id)?;
         let spec = format!("{id}^{{commit}}");
         let out = self
@@ -289,6 +364,7 @@ impl GitScope {
     }
 
     pub async fn read_tree(&mut self, id: &str) -> Result<Vec<TreeEntry>, GitError> {
+        self.remote_only_refs()?;
         check_id(id)?;
         let spec = format!("{id}^{{tree}}");
         let out = self.git(&["ls-tree", "-z", "--full-tree", &spec]).await?;
@@ -296,6 +372,7 @@ impl GitScope {
     }
 
     pub async fn blob_id(&mut self, path: &str) -> Result<Option<String>, GitError> {
+        self.remote_only_refs()?;
         check_path(path)?;
         let repo = self.repository().await?;
         let Some(tree) = repo.work_tree else {
@@ -316,6 +393,7 @@ impl GitScope {
     }
 
     pub async fn status(&mut self, path: Option<&str>) -> Result<Vec<PathStatus>, GitError> {
+        self.remote_only_refs()?;
         let mut args = vec![
             "status",
             "--porcelain=v1",
@@ -336,6 +414,7 @@ impl GitScope {
     }
 
     pub async fn divergence(&mut self, branch: &str) -> Result<Option<(u32, u32)>, GitError> {
+        self.remote_only_refs()?;
         check_branch(branch)?;
         // `<branch>@{upstream}` takes a branch's name, not its full ref
         // (`refs/heads/x@{upstream}` is "no such branch").
@@ -358,6 +437,7 @@ impl GitScope {
     }
 
     pub async fn last_commit(&mut self, path: &str) -> Result<Option<Commit>, GitError> {
+        self.remote_only_refs()?;
         check_path(path)?;
         let out = match self
             .git(&[
@@ -392,6 +472,7 @@ mod answers;
 mod checks;
 mod memo;
 mod process;
+mod remote;
 mod repo;
 
 use crate::git_env::Neutral;

@@ -53,6 +53,18 @@ pub(super) async fn git_output(
     input: Option<Vec<u8>>,
     neutral: &Neutral,
 ) -> Result<GitOutput, GitError> {
+    git_output_with_env(dir, args, input, neutral, &[]).await
+}
+
+/// [`git_output`], with `env` set over the hermetic environment (a
+/// remote's transports: `remote.rs`).
+pub(super) async fn git_output_with_env(
+    dir: &Path,
+    args: &[&str],
+    input: Option<Vec<u8>>,
+    neutral: &Neutral,
+    env: &[(&str, &str)],
+) -> Result<GitOutput, GitError> {
     let program = crate::git_env::git_program()
         .ok_or_else(|| GitError::Failed(crate::git_env::no_git_found()))?;
     let mut cmd = tokio::process::Command::new(program);
@@ -81,6 +93,7 @@ pub(super) async fn git_output(
     for (key, value) in [("GIT_OPTIONAL_LOCKS", "0"), ("GIT_NO_REPLACE_OBJECTS", "1")] {
         cmd.env(key, value);
     }
+    cmd.envs(env.iter().copied());
     let mut child = cmd
         .spawn()
         .map_err(|e| GitError::Failed(format!("cannot run git: {e}")))?;

@@ -81,7 +81,9 @@ fn instance(r: &ResourceView, root: &str, folder: Option<&str>, config: &str) ->
     // `local/my-repo-devcontainer` (a name starting `../` is the host's
     // "beside the parent"), `…-devcontainer-<folder>` for a subfolder's.
     if let Some(last) = r.name.as_deref().and_then(|n| n.rsplit('/').next()) {
-        let suffix = folder.map(|f| format!("-{}", name_part(f))).unwrap_or_default();
+        let suffix = folder
+            .map(|f| format!("-{}", name_part(f)))
+            .unwrap_or_default();
         child = child.named(format!("../{}-devcontainer{suffix}", name_part(last)));
     }
     match read(config).and_then(|text| parse_jsonc(&text)) {

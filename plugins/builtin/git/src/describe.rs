@@ -51,8 +51,9 @@ pub fn checkout(r: &ResourceView) -> Result<Inspection, HandlerError> {
         .data("untracked", untracked.to_string()))
 }
 
-/// Where HEAD is and how many refs of each kind.
-pub fn repository() -> Result<Inspection, HandlerError> {
+/// Where HEAD is and how many refs of each kind (`remote`: a remote
+/// repository, of which only the refs are known).
+pub fn repository(remote: bool) -> Result<Inspection, HandlerError> {
     let repo = git::repository()?;
     let head = git::head()?;
     let refs = git::references()?;
@@ -69,11 +70,18 @@ pub fn repository() -> Result<Inspection, HandlerError> {
     );
     let bare = repo.work_tree.is_none();
     let mut out = Inspection::new()
-        .line(format!(
-            "repository {}{}",
-            repo.git_dir,
-            if bare { " (bare)" } else { "" }
-        ))
+        .line(if remote {
+            format!(
+                "remote repository {} (its refs, as ls-remote lists them)",
+                repo.git_dir
+            )
+        } else {
+            format!(
+                "repository {}{}",
+                repo.git_dir,
+                if bare { " (bare)" } else { "" }
+            )
+        })
         .line(format!(
             "HEAD {} {}",
             head.branch.as_deref().unwrap_or("(detached)"),
@@ -90,8 +98,9 @@ pub fn repository() -> Result<Inspection, HandlerError> {
             ]
             .join(", "),
         )
-        .data("git-dir", repo.git_dir)
-        .data("bare", bare.to_string());
+        .data(if remote { "url" } else { "git-dir" }, repo.git_dir)
+        .data("bare", bare.to_string())
+        .data("remote", remote.to_string());
     if let Some(branch) = head.branch {
         out = out.data("branch", branch);
     }
