@@ -52,8 +52,8 @@ fn main() {
     let plugins = root.join("plugins");
     watch_sources(&root, &plugins);
 
-    if !wasm_target_installed() {
-        println!("cargo::error=wasm32-wasip2 target missing: run rustup target add wasm32-wasip2");
+    if !wasm_target_installed() && !add_wasm_target() {
+        println!("cargo::error={WASM_TARGET} target missing: run rustup target add {WASM_TARGET}");
         return;
     }
 
@@ -132,6 +132,25 @@ fn wasm_target_installed() -> bool {
         .join(WASM_TARGET)
         .join("lib")
         .is_dir()
+}
+
+/// Add [`WASM_TARGET`] through rustup when this build runs under it
+/// (`RUSTUP_TOOLCHAIN` names the toolchain rustup chose): rustup installs
+/// the `targets` of `rust-toolchain.toml` only when it installs the
+/// toolchain, so a machine that already had the pinned toolchain lacks
+/// it. True when the target is there afterwards.
+fn add_wasm_target() -> bool {
+    let Some(toolchain) = std::env::var_os("RUSTUP_TOOLCHAIN") else {
+        return false;
+    };
+    println!("cargo::warning={WASM_TARGET} target missing: adding it with rustup");
+    let added = Command::new("rustup")
+        .args(["target", "add", WASM_TARGET, "--toolchain"])
+        .arg(toolchain)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    added && wasm_target_installed()
 }
 
 /// Copy every `*.wasm` the nested build produced into `to`.

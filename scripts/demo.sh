@@ -5,6 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# rustup adds rust-toolchain.toml's targets only when it installs the
+# toolchain: a machine that had the pinned toolchain already lacks the
+# plugins' target until it is added.
+if command -v rustup >/dev/null 2>&1 &&
+        ! rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2; then
+    echo "adding the wasm32-wasip2 target the plugins are built for (rustup target add wasm32-wasip2)…"
+    rustup target add wasm32-wasip2
+fi
+
 echo "building agents and the plugins/ components (the first build takes a few minutes)…"
 cargo build --quiet --bin agents
 agents_bin="${CARGO_TARGET_DIR:-target}/debug/agents"

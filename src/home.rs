@@ -2,7 +2,7 @@
 //! store and its compile cache. The library is handed the directory; only
 //! the CLI decides it (`--home`, `$AGENTS_HOME`, the XDG data dir).
 //!
-//! A home is private ([`crate::private`]'s rule): a new one is created
+//! A home is private ([`crate::private_dir`]'s rule): a new one is created
 //! 0700, and one owned by another user (not root) or writable by its group
 //! or by everyone is refused before anything in it is opened — its owner,
 //! or those writers, could swap the registry file and so choose which
@@ -53,11 +53,12 @@ impl Home {
             .create(&self.root)
             .map_err(create)?;
         let meta = std::fs::metadata(&self.root).map_err(create)?;
-        let could = "swap the registry it holds, and with it what the host deletes and runs";
-        match crate::private::fault(&self.root, &meta, could) {
-            Some(why) => Err(HomeError::NotPrivate {
+        let risk = "they could swap the registry it holds, and with it what the host deletes \
+                    and runs";
+        match crate::private_dir::exposed(&meta) {
+            Some(exposed) => Err(HomeError::NotPrivate {
                 path: self.root.clone(),
-                why,
+                why: exposed.explain(&self.root, risk),
             }),
             None => Ok(()),
         }

@@ -16,7 +16,7 @@ pub mod home;
 pub mod machine;
 pub mod model;
 pub mod plugin;
-mod private;
+mod private_dir;
 #[cfg(test)]
 mod props;
 pub mod registry;

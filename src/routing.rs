@@ -121,7 +121,23 @@ pub struct RouteInputs {
     pub plan: Option<(String, Setting)>,
     pub project: Option<Setting>,
     pub devcontainer: Option<Detected>,
+    /// Devcontainers nearer than `devcontainer` that level 3 passed over
+    /// (found deep inside a resource, and not trusted), each with why.
+    pub passed_over: Vec<String>,
+    /// The nearest resource holds several devcontainers and none is its
+    /// default (`.devcontainer/devcontainer.json`): level 3 cannot choose
+    /// (`devcontainer` is then none).
+    pub ambiguous: Option<Ambiguous>,
     pub tool: ToolPreference,
+}
+
+/// Several devcontainers at one resource, none of them the default.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ambiguous {
+    /// The resource holding them.
+    pub via: String,
+    /// Their names.
+    pub devcontainers: Vec<String>,
 }
 
 /// Which rule decided.
@@ -178,6 +194,20 @@ pub struct Route {
     /// What a `preferred: container` hint came to, if it was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// When the environment is a devcontainer: whether it may be
+    /// activated (the registry fills this in; routing does not ask).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust: Option<RouteTrust>,
+}
+
+/// Whether the devcontainer a route chose may be activated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RouteTrust {
+    /// Its person trusted this very configuration.
+    pub trusted: bool,
+    /// Why not, and what to do (absent when trusted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// Why no environment could be given.
@@ -196,11 +226,40 @@ pub enum RouteError {
          container-instance or one of its subtypes)"
     )]
     NotAnEnvironment { environment: String },
+    #[error(
+        "{via} holds {} devcontainers ({}) and none is its default \
+         (.devcontainer/devcontainer.json), so level 3 cannot choose; name one for the tool \
+         (--tool-env specific:NAME) or set one (agents project context set \
+         --execution-environment NAME --execution-env-priority override)",
+        devcontainers.len(),
+        devcontainers.join(", ")
+    )]
+    AmbiguousDevcontainer {
+        via: String,
+        devcontainers: Vec<String>,
+    },
 }
 
 /// Route one tool call. Pure: the registry gathered the inputs.
 pub fn route(inputs: &RouteInputs) -> Result<Route, RouteError> {
-    let chain = chain(inputs);
+    let mut chain = chain(inputs);
+    if !inputs.passed_over.is_empty() {
+        chain.2.push_str(&format!(
+            "; passed over (found deep inside a resource and not trusted): {}",
+            inputs.passed_over.join("; ")
+        ));
+    }
+    // Level 3 would decide, but cannot choose: unless the tool names its
+    // environment or an override decided above it.
+    if let Some(a) = &inputs.ambiguous
+        && !matches!(inputs.tool, ToolPreference::Specific { .. })
+        && !matches!(chain.1, Level::PlanOverride | Level::ProjectOverride)
+    {
+        return Err(RouteError::AmbiguousDevcontainer {
+            via: a.via.clone(),
+            devcontainers: a.devcontainers.clone(),
+        });
+    }
     let (environment, level, reason) = match &inputs.tool {
         ToolPreference::Specific {
             environment,
@@ -237,6 +296,7 @@ pub fn route(inputs: &RouteInputs) -> Result<Route, RouteError> {
         level,
         reason,
         hint,
+        trust: None,
     })
 }
 

@@ -224,7 +224,7 @@ fn type_flags_are_checked_against_the_type() {
         "--path",
         "/no/such/dir",
     ])
-    .refused(&["--path /no/such/dir", "no such file"]);
+    .refused(&["--path /no/such/dir", "No such file or directory"]);
     // relative paths resolve against the working directory and are stored canonical
     env.run(&[
         "resource",
@@ -288,15 +288,11 @@ fn every_refusal_leaves_the_registry_unchanged() {
                 "--path",
                 "/nope",
             ],
-            &["no such file"],
+            &["No such file or directory"],
         ),
         (
             &["resource", "add", "fs-directory", "local/a", "--path", d],
             &["local/a already exists"],
-        ),
-        (
-            &["resource", "add", "fs-directory", "bad name", "--path", d],
-            &["resource name"],
         ),
         (
             &["resource", "show", "local/nope"],
@@ -365,6 +361,15 @@ fn every_refusal_leaves_the_registry_unchanged() {
             &["invalid value 'magic'", "copy_on_write"],
         ),
         (&["resource", "show", "nope"], &["neither a resource id"]),
+        // A malformed name is a usage error wherever it is given.
+        (
+            &["resource", "add", "fs-directory", "bad name", "--path", d],
+            &["resource name \"bad name\" is not valid"],
+        ),
+        (
+            &["resource", "show", "bad name"],
+            &["neither a resource id"],
+        ),
     ];
     for (args, parts) in usage {
         env.run(args).usage(parts);

@@ -57,13 +57,20 @@ fn the_six_levels_from_the_command_line() {
     let deep = "local/repo/worktree/sub/deep/f.txt";
     let top = "local/repo/worktree/top.txt";
 
-    // 3: the nearest devcontainer — the nested one for a file below sub/.
+    // 3: the nearest devcontainer — for a file below sub/, the nested one
+    // once it is trusted; until then it is passed over (found deep inside
+    // the checkout by a recursive discovery), and the checkout's is used.
+    let nested = "local/repo/worktree/sub-devcontainer";
     let r = resolve(&env, &[deep]);
     assert_eq!(r["priority"], 3, "{r}");
-    assert_eq!(
-        r["environment"]["name"],
-        "local/repo/worktree/sub-devcontainer"
-    );
+    assert_eq!(r["environment"]["name"], "local/repo-devcontainer", "{r}");
+    let why = r["reason"].as_str().unwrap();
+    assert!(why.contains("passed over") && why.contains(nested), "{why}");
+    assert_eq!(r["trust"]["trusted"], false, "{r}");
+    env.run(&["resource", "trust", nested, "--yes"]).ok();
+    let r = resolve(&env, &[deep]);
+    assert_eq!(r["environment"]["name"], nested, "{r}");
+    assert_eq!(r["trust"]["trusted"], true, "{r}");
     let r = resolve(&env, &[top]);
     assert_eq!(r["environment"]["name"], "local/repo-devcontainer", "{r}");
 
@@ -214,5 +221,84 @@ fn settings_are_checked_stored_and_shown() {
         env.run(&["project", "context", "show", "-o", "json"])
             .json(),
         serde_json::Value::Null
+    );
+}
+
+#[test]
+fn devcontainers_in_subfolders_are_each_detected_and_the_default_one_wins() {
+    let env = Env::new();
+    let repo = env.mkdir("mono");
+    env.write(
+        "mono/.devcontainer/api/devcontainer.json",
+        "{ \"image\": \"python:3\" }\n",
+    );
+    env.write(
+        "mono/.devcontainer/web/devcontainer.json",
+        "{ \"image\": \"node:22\" }\n",
+    );
+    env.write("mono/README.md", "# mono\n");
+    commit_all(&repo);
+    env.add("git-checkout", "local/mono", &repo, &[]).ok();
+    let api = env
+        .run(&[
+            "resource",
+            "show",
+            "local/mono-devcontainer-api",
+            "-o",
+            "json",
+        ])
+        .json();
+    assert_eq!(api["properties"]["image"], "python:3", "{api}");
+    assert_eq!(api["properties"]["config-folder"], "api");
+    env.run(&["resource", "show", "local/mono-devcontainer-web"])
+        .ok();
+
+    // Two, neither the default: the router will not guess.
+    env.run(&["env", "resolve", "local/mono"]).refused(&[
+        "local/mono holds 2 devcontainers",
+        "local/mono-devcontainer-api, local/mono-devcontainer-web",
+        "specific:NAME",
+    ]);
+    let chosen = resolve(
+        &env,
+        &[
+            "local/mono",
+            "--tool-env",
+            "specific:local/mono-devcontainer-web",
+        ],
+    );
+    assert_eq!(
+        chosen["environment"]["name"], "local/mono-devcontainer-web",
+        "{chosen}"
+    );
+
+    // A default configuration appears: it is the one level 3 gives.
+    env.write(
+        "mono/.devcontainer/devcontainer.json",
+        "{ \"image\": \"debian\" }\n",
+    );
+    env.run(&["resource", "refresh"]).ok();
+    let route = resolve(&env, &["local/mono"]);
+    assert_eq!(
+        route["environment"]["name"], "local/mono-devcontainer",
+        "{route}"
+    );
+    assert_eq!(route["level"], "devcontainer");
+}
+
+#[test]
+fn the_only_devcontainer_in_a_subfolder_is_the_one_given() {
+    let env = Env::new();
+    let repo = env.mkdir("one");
+    env.write(
+        "one/.devcontainer/python/devcontainer.json",
+        "{ \"image\": \"python:3\" }\n",
+    );
+    commit_all(&repo);
+    env.add("git-checkout", "local/one", &repo, &[]).ok();
+    let route = resolve(&env, &["local/one"]);
+    assert_eq!(
+        route["environment"]["name"], "local/one-devcontainer-python",
+        "{route}"
     );
 }

@@ -79,3 +79,146 @@ fn rules_without_a_handler_give_placeholders_until_a_handler_enumerates() {
         .collect();
     assert_eq!(names, ["local/docs/guide.md", "local/docs/img"]);
 }
+
+fn child_names(env: &Env, name: &str) -> Vec<String> {
+    children(env, name)
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn discover_and_refresh_bring_placeholders_in_line_with_the_rules_as_they_are_now() {
+    let env = Env::new();
+    let file = env.write("docs.yaml", RULES);
+    env.run(&["resource", "type", "add", file.to_str().unwrap()])
+        .ok();
+    let docs = env.mkdir("docs");
+    env.add("myteam/docs", "local/docs", &docs, &[]).ok();
+    let first = env
+        .run(&["resource", "show", "local/docs/rule-1", "-o", "json"])
+        .json();
+
+    // Nothing changed: discover keeps them, refresh checks the resource.
+    let out = env.run(&["resource", "discover", "local/docs"]);
+    assert!(
+        out.ok().contains("0 new, 0 gone, 0 updated, 2 unchanged"),
+        "{}",
+        out.stdout
+    );
+    let report = env.run(&["resource", "refresh", "-o", "json"]).json();
+    assert_eq!(report["checked"], 1, "{report}");
+    assert_eq!(report["unchanged"], 1, "{report}");
+
+    // The rules change: the second one's pattern, and a third one.
+    let changed = RULES.replace("*.md", "*.txt") + "    - {type: fs-file, pattern: \"*.rst\"}\n";
+    let file = env.write("docs.yaml", &changed);
+    env.run(&[
+        "resource",
+        "type",
+        "add",
+        "--replace",
+        file.to_str().unwrap(),
+    ])
+    .ok();
+    let report = env.run(&["resource", "refresh", "-o", "json"]).json();
+    assert_eq!(
+        common::sorted(&report["changed"][0]["added"]),
+        ["local/docs/rule-2", "local/docs/rule-3"],
+        "{report}"
+    );
+    assert_eq!(
+        common::sorted(&report["changed"][0]["removed"]),
+        ["local/docs/rule-2"]
+    );
+    assert_eq!(
+        child_names(&env, "local/docs"),
+        [
+            "local/docs/rule-1",
+            "local/docs/rule-2",
+            "local/docs/rule-3"
+        ]
+    );
+    let rule2 = env
+        .run(&["resource", "show", "local/docs/rule-2", "-o", "json"])
+        .json();
+    assert_eq!(rule2["properties"]["pattern"], "*.txt");
+    // The unchanged rule's placeholder is the same resource.
+    let again = env
+        .run(&["resource", "show", "local/docs/rule-1", "-o", "json"])
+        .json();
+    assert_eq!(again["resource_id"], first["resource_id"]);
+
+    // A rule removed: `discover` drops its placeholder.
+    let file = env.write("docs.yaml", RULES);
+    env.run(&[
+        "resource",
+        "type",
+        "add",
+        "--replace",
+        file.to_str().unwrap(),
+    ])
+    .ok();
+    let out = env.run(&["resource", "discover", "local/docs"]);
+    assert!(out.ok().contains("1 new, 2 gone"), "{}", out.stdout);
+    assert_eq!(
+        child_names(&env, "local/docs"),
+        ["local/docs/rule-1", "local/docs/rule-2"]
+    );
+}
+
+#[test]
+fn a_type_with_neither_rules_nor_a_handler_has_nothing_to_discover_with() {
+    let env = Env::new();
+    let file = env.write(
+        "bare.yaml",
+        "name: myteam/bare\nresource_kind: physical\nuser_addable: true\ncli_args:\n  - {name: path, type: path, required: true}\n",
+    );
+    env.run(&["resource", "type", "add", file.to_str().unwrap()])
+        .ok();
+    let dir = env.mkdir("bare");
+    env.add("myteam/bare", "local/bare", &dir, &[]).ok();
+    env.run(&["resource", "discover", "local/bare"])
+        .refused(&["has no handler to discover with"]);
+}
+
+#[test]
+fn a_sandbox_of_a_handler_less_resource_enumerates_its_copy_by_the_rules() {
+    let env = Env::new();
+    let file = env.write(
+        "docs.yaml",
+        &format!("{RULES}sandbox_strategy: copy_on_write\n"),
+    );
+    env.run(&["resource", "type", "add", file.to_str().unwrap()])
+        .ok();
+    env.write("docs/guide.md", "# guide\n");
+    env.write("docs/img/logo.txt", "logo\n");
+    let docs = env.path("docs");
+    env.add("myteam/docs", "local/docs", &docs, &[]).ok();
+    let made = env
+        .run(&["sandbox", "create", "local/docs", "-o", "json"])
+        .json();
+    let rules = made["enumerated"].as_array().unwrap();
+    assert_eq!(rules[0]["pattern"], "*/");
+    assert_eq!(rules[0]["entries"], serde_json::json!(["img"]));
+    assert_eq!(rules[1]["entries"], serde_json::json!(["guide.md"]));
+    // What the agent adds is what the rules find in its copy; the
+    // original and the registry's placeholders are as they were.
+    let id = made["sandbox_id"].as_str().unwrap();
+    let workdir = std::path::PathBuf::from(made["workdir"].as_str().unwrap());
+    std::fs::write(workdir.join("notes.md"), "n").unwrap();
+    let shown = env.run(&["sandbox", "show", id, "-o", "json"]).json();
+    assert_eq!(
+        shown["enumerated"][1]["entries"],
+        serde_json::json!(["guide.md", "notes.md"])
+    );
+    let text = env.run(&["sandbox", "show", id]);
+    assert!(
+        text.ok()
+            .contains("rule 2 (fs-file *.md): 2 entries: guide.md, notes.md"),
+        "{}",
+        text.stdout
+    );
+    assert_eq!(children(&env, "local/docs").len(), 2);
+    env.run(&["sandbox", "destroy", id]).ok();
+}

@@ -496,5 +496,8 @@ fn the_library_hands_out_sandboxes_and_typed_refusals() {
     assert!(again.list_sandboxes(None).unwrap().is_empty());
 }
 
+mod containment;
 mod full_disk;
+mod hostile_git;
+mod rows;
 mod transaction;

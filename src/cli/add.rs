@@ -50,6 +50,12 @@ pub fn run(ctx: &Context, type_name: String, rest: Vec<String>) -> Outcome {
         .copied()
         .unwrap_or(ctx.format);
     let request = request(&form, &matches);
+    // A malformed name is a usage error, as for every NAME_OR_ID.
+    if let Some(name) = &request.name
+        && let Err(refused) = resource_host::model::ResourceName::parse(name)
+    {
+        return Err(Failure::Usage(refused.to_string()));
+    }
     let mut progress = super::output::Progress::new("discovering");
     let resource = registry.register_resource_with(request, &mut |p| progress.show(p))?;
     progress.done();

@@ -231,5 +231,12 @@ fn route_text(route: &Route) -> String {
     if let Some(hint) = &route.hint {
         pairs.push(("hint", hint.clone()));
     }
+    if let Some(trust) = &route.trust {
+        let text = match &trust.why {
+            None => "trusted: it may be activated".to_owned(),
+            Some(why) => format!("NOT TRUSTED — {why}"),
+        };
+        pairs.push(("trust", text));
+    }
     fields(&pairs)
 }

@@ -6,6 +6,11 @@
 //! target `plugin` — is capped per command: past [`PLUGIN_LINES`] lines or
 //! [`PLUGIN_BYTES`] bytes the rest is dropped and counted, and one last
 //! line says how much ([`finish`]).
+//!
+//! Up to `-vv` only the host's own lines are shown (this crate's modules
+//! and its `plugin` and `sandbox` targets); the libraries below it —
+//! Cranelift's timing passes alone are ~24,000 debug lines for one
+//! compile — speak only at the most verbose level (`-vvv`).
 
 use log::{LevelFilter, Log, Metadata, Record};
 use resource_host::text::escape_line;
@@ -29,9 +34,23 @@ struct StderrLogger {
     plugin: Mutex<Budget>,
 }
 
+/// Targets of the host's own lines: its modules and the names it logs
+/// under.
+fn is_own(target: &str) -> bool {
+    let first = target.split("::").next().unwrap_or(target);
+    matches!(first, "resource_host" | "agents" | "plugin" | "sandbox")
+}
+
 impl Log for StderrLogger {
     fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.level() <= log::max_level()
+        let max = log::max_level();
+        if metadata.level() > max {
+            return false;
+        }
+        // A library's warnings and errors always; its chatter at -vvv.
+        is_own(metadata.target())
+            || metadata.level() <= log::Level::Warn
+            || max == LevelFilter::Trace
     }
 
     fn log(&self, record: &Record<'_>) {

@@ -67,6 +67,12 @@ pub struct Cli {
           value_parser = clap::value_parser!(u64).range(*Limits::MEMORY_MIB.start()..=*Limits::MEMORY_MIB.end()),
           default_value_t = Limits::default().memory_bytes / (1024 * 1024))]
     handler_memory: u64,
+    /// The most children one handler answer may hold (a repository's
+    /// branches and tags are one answer).
+    #[arg(long, global = true, env = "AGENTS_HANDLER_MAX_CHILDREN", value_name = "N",
+          default_value_t = resource_host::plugin::DEFAULT_MAX_CHILDREN,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000_000))]
+    handler_max_children: usize,
     #[command(subcommand)]
     command: Verb,
 }
@@ -195,6 +201,10 @@ fn run(cli: Cli) -> Outcome {
     let limits = Limits {
         timeout: Duration::from_secs_f64(cli.handler_timeout),
         memory_bytes: cli.handler_memory * 1024 * 1024,
+        answer: resource_host::plugin::AnswerBounds {
+            max_children: cli.handler_max_children,
+            ..Default::default()
+        },
         ..Limits::default()
     };
     let ctx = Context {
@@ -239,6 +249,22 @@ fn completions(ctx: &Context, shell: clap_complete::Shell) -> Outcome {
     });
     clap_complete::generate(shell, &mut cmd, "agents", &mut std::io::stdout());
     Ok(())
+}
+
+/// The person running `agents`: whose trust decisions apply. The uid is
+/// the process's real one; the name is `$USER` (else `$LOGNAME`), for
+/// messages only.
+fn person() -> resource_host::registry::Person {
+    let uid = rustix::process::getuid().as_raw();
+    let user = ["USER", "LOGNAME"]
+        .iter()
+        .find_map(|k| {
+            std::env::var(k)
+                .ok()
+                .filter(|v| !v.is_empty() && v.len() <= 256)
+        })
+        .unwrap_or_else(|| format!("uid{uid}"));
+    resource_host::registry::Person { user, uid }
 }
 
 /// What every verb gets: where the registry is and how to print.
@@ -295,6 +321,7 @@ impl Context {
         let options = Options {
             registry,
             machine,
+            person: Some(person()),
             limits: self.limits.clone(),
             overlay: resource_host::sandbox::Overlay::from_env_value(overlay.as_deref()),
             container_tools,

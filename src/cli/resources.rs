@@ -1,6 +1,7 @@
 //! `agents resource …`: add, list, show, tree, link-child, unlink-child,
-//! discover, inspect, remove — and the `type` group (`refresh` and
-//! `watch` print through `keeping`).
+//! discover, inspect, remove, a devcontainer's start/stop/rebuild and
+//! trust/untrust (`resources/trust.rs`) — and the `type` group (`refresh`
+//! and `watch` print through `keeping`).
 
 use super::add;
 use super::keeping;
@@ -72,8 +73,8 @@ pub enum ResourceCommand {
         agents resource tree --type fs-directory local/api-repo"
     )]
     Tree {
-        /// How many links deep to go (all when omitted).
-        #[arg(long, value_name = "N")]
+        /// How many links deep to go (all when omitted; 1: the children).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         depth: Option<u32>,
         /// Only show paths to resources of this type.
         #[arg(long = "type", value_name = "TYPE")]
@@ -172,6 +173,31 @@ pub enum ResourceCommand {
         #[arg(value_name = "NAME_OR_ID")]
         key: ResourceKey,
     },
+    /// Trust a devcontainer's configuration (or each below a resource), after showing what activation does.
+    #[command(
+        after_help = "Prints what activating it would do — commands on the host and in the \
+        container, the image or Dockerfile, every mount (outside the repository called out), \
+        every docker run option and what it grants, the environment, the tool — then asks \
+        [y/N] on a terminal. --yes answers for a script (the summary is still printed); \
+        without a terminal and without --yes nothing is recorded. The decision is yours \
+        (your user, this machine), bound to the configuration and the files it builds from: \
+        change one and start/rebuild/env resolve --activate refuse until you trust it again.\n\n\
+        Examples:\n  agents resource trust local/my-repo-devcontainer\n  \
+        agents resource trust local/my-repo --yes"
+    )]
+    Trust {
+        #[arg(value_name = "NAME_OR_ID")]
+        key: ResourceKey,
+        /// Trust without asking (the summary is printed all the same).
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Take back your trust in a devcontainer (or in each below a resource).
+    #[command(after_help = "Examples:\n  agents resource untrust local/my-repo-devcontainer")]
+    Untrust {
+        #[arg(value_name = "NAME_OR_ID")]
+        key: ResourceKey,
+    },
     /// Stop a running devcontainer (it stays until started again or rebuilt).
     #[command(after_help = "Examples:\n  agents resource stop local/my-repo-devcontainer")]
     Stop {
@@ -193,14 +219,15 @@ pub enum ResourceCommand {
         after_help = "Resources you registered yourself are never removed implicitly; \
         they only lose the link.\n\nExamples:\n  agents resource remove local/api-repo\n  \
         agents resource remove --dry-run local/api-repo\n\n\
-        A resource with live sandboxes (on it or on what would go with it) is not removed; \
-        --force destroys those sandboxes first."
+        A resource with live sandboxes or containers (on it or on what would go with it) is \
+        not removed; --force destroys those sandboxes and stops and removes those containers \
+        first."
     )]
     Remove {
         /// Only show what would be removed.
         #[arg(long)]
         dry_run: bool,
-        /// Destroy the sandboxes living on what goes, then remove.
+        /// Destroy the sandboxes and remove the containers living on what goes, then remove.
         #[arg(long, conflicts_with = "dry_run")]
         force: bool,
         #[arg(value_name = "NAME_OR_ID")]
@@ -241,9 +268,12 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
                             .map_or_else(|_| id.to_string(), |r| r.label())
                     })
                     .collect();
-                let mut text = show(&resource, &equivalents);
+                // A devcontainer's live state is its container's: the
+                // `state` discovery recorded ("detected") is not repeated.
+                let hidden: &[&str] = if container.is_some() { &["state"] } else { &[] };
+                let mut text = show(&resource, &equivalents, hidden);
                 if let Some(c) = &container {
-                    text.push_str(&container_text(c));
+                    text.push_str(&container_text(c, &resource.label()));
                 }
                 text
             })
@@ -252,9 +282,19 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
             let view = ctx.open()?.start_container(&key)?;
             lifecycle(ctx, "started", &view)
         }
+        ResourceCommand::Trust { key, yes } => trust::trust(ctx, &key, yes),
+        ResourceCommand::Untrust { key } => trust::untrust(ctx, &key),
         ResourceCommand::Stop { key } => {
             let view = ctx.open()?.stop_container(&key)?;
-            lifecycle(ctx, "stopped", &view)
+            match &view.container_id {
+                None => emit(ctx.format, &view, || {
+                    format!(
+                        "{key} is not running (state {}): nothing to stop\n",
+                        view.state
+                    )
+                }),
+                Some(_) => lifecycle(ctx, "stopped", &view),
+            }
         }
         ResourceCommand::Rebuild { key } => {
             let view = ctx.open()?.rebuild_container(&key)?;
@@ -356,6 +396,13 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         } => {
             let mut registry = ctx.open()?;
             if force {
+                for (resource, container) in registry.remove_containers_for_removal(&key)? {
+                    eprintln!(
+                        "stopped and removed container {} of {}",
+                        escape_line(&container),
+                        escape_line(&resource)
+                    );
+                }
                 for gone in registry.destroy_sandboxes_for_removal(&key)? {
                     eprintln!(
                         "destroyed sandbox {} ({} of {})",
@@ -392,4 +439,5 @@ fn lifecycle(ctx: &Context, done: &str, view: &ContainerView) -> Outcome {
 }
 
 mod text;
+pub(super) mod trust;
 use text::{container_text, draw, removal, resource_table, show};

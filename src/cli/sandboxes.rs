@@ -46,8 +46,9 @@ pub enum SandboxCommand {
     },
     /// Bring the working copy back to a checkpoint exactly (default: the latest).
     #[command(
-        after_help = "CHECKPOINT is a number (1, #2) or a label. Later checkpoints are \
-        kept, so you can roll forward to them again."
+        after_help = "CHECKPOINT is a number (1, #2), a label, or the reference `checkpoint` \
+        answered (a git_worktree commit id, whole or abbreviated to 7 or more). Later \
+        checkpoints are kept, so you can roll forward to them again."
     )]
     Rollback {
         id: SandboxId,
@@ -119,11 +120,12 @@ pub fn run(ctx: &Context, cmd: SandboxCommand) -> Outcome {
             }
             emit(ctx.format, &sandbox, || {
                 format!(
-                    "created sandbox {} ({} of {})\nworkdir: {}\n",
+                    "created sandbox {} ({} of {})\nworkdir: {}\n{}",
                     sandbox.sandbox_id,
                     sandbox.strategy.as_str(),
                     sandbox.resource,
-                    escape_line(sandbox.workdir.as_deref().unwrap_or("-"))
+                    escape_line(sandbox.workdir.as_deref().unwrap_or("-")),
+                    enumerated_text(&sandbox)
                 )
             })
         }
@@ -286,7 +288,50 @@ fn show(s: &SandboxView) -> String {
         "checkpoints",
         list(s.checkpoints.iter().map(|c| c.label_text())),
     ));
-    fields(&pairs)
+    fields(&pairs) + &enumerated_text(s)
+}
+
+/// Local mode: what each rule found in the working copy, a line per rule
+/// (`rule 1 (fs-file *.md): 3 entries: a.md, b.md, c.md`).
+fn enumerated_text(s: &SandboxView) -> String {
+    const SHOWN: usize = 20;
+    let Some(rules) = &s.enumerated else {
+        return String::new();
+    };
+    let mut text = String::from("enumerated by the type's rules (local mode, no handler):\n");
+    for rule in rules {
+        let mut names: Vec<String> = rule
+            .entries
+            .iter()
+            .take(SHOWN)
+            .map(|e| escape_line(e).into_owned())
+            .collect();
+        let more = rule.entries.len().saturating_sub(SHOWN);
+        if more > 0 || rule.truncated {
+            names.push(format!(
+                "… {more}{} more",
+                if rule.truncated { "+" } else { "" }
+            ));
+        }
+        text.push_str(&format!(
+            "  rule {} ({} {}): {} {}{}\n",
+            rule.rule,
+            rule.type_name,
+            escape_line(&rule.pattern),
+            rule.entries.len(),
+            if rule.entries.len() == 1 {
+                "entry"
+            } else {
+                "entries"
+            },
+            if names.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", names.join(", "))
+            }
+        ));
+    }
+    text
 }
 
 fn diff_text(diff: &SandboxDiff) -> String {

@@ -1,12 +1,12 @@
 //! `agents resource type …`: add, list, show, explain, remove.
 
 use super::output::{self, emit, fields, list, or_dash, table};
-use super::{Context, Outcome};
+use super::{Context, Failure, Outcome};
 use clap::Subcommand;
-use resource_host::model::ResolvedType;
-use resource_host::model::{Sourced, TypeArgument};
-use resource_host::registry::TypeView;
+use resource_host::model::{ResolvedType, ResourceKind, Sourced, TypeArgument, TypeName};
+use resource_host::registry::{Registry, TypeView};
 use resource_host::text::escape_line;
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
@@ -73,11 +73,13 @@ pub fn run(ctx: &Context, cmd: TypeCommand) -> Outcome {
         }
         TypeCommand::Show { name } => {
             let view = registry.show_type(&name)?;
-            emit(ctx.format, &view, || show(&view))
+            let identities = identity_types(&registry)?;
+            emit(ctx.format, &view, || show(&view, &identities))
         }
         TypeCommand::Explain { name } => {
             let view = registry.resolved_type(&name)?;
-            emit(ctx.format, &view, || explain(&view))
+            let identities = identity_types(&registry)?;
+            emit(ctx.format, &view, || explain(&view, &identities))
         }
         TypeCommand::Remove { name } => {
             registry.remove_type(&name)?;
@@ -136,7 +138,27 @@ fn raw_arg_line(a: &TypeArgument) -> String {
     text
 }
 
-fn show(v: &TypeView) -> String {
+/// The virtual types: a parent of one of those is an identity its
+/// members are linked below, not a place the type is found in.
+fn identity_types(registry: &Registry) -> Result<HashSet<TypeName>, Failure> {
+    Ok(registry
+        .list_types(None)?
+        .iter()
+        .filter(|t| t.kind() == ResourceKind::Virtual)
+        .map(|t| t.name.clone())
+        .collect())
+}
+
+/// A parent type as text, a virtual one said to be an identity.
+fn parent_text(t: &TypeName, identities: &HashSet<TypeName>) -> String {
+    if identities.contains(t) {
+        format!("{t} (virtual identity)")
+    } else {
+        t.to_string()
+    }
+}
+
+fn show(v: &TypeView, identities: &HashSet<TypeName>) -> String {
     let mut text = fields(&[
         ("name", v.name.to_string()),
         ("description", v.description().to_owned()),
@@ -146,7 +168,10 @@ fn show(v: &TypeView) -> String {
         ("built_in", yes_no(v.built_in)),
         ("inherits", or_dash(v.inherits())),
         ("handler", or_dash(v.handler_ref())),
-        ("parent_types", list(v.parent_type_names())),
+        (
+            "parent_types",
+            list(v.parent_type_names().map(|t| parent_text(t, identities))),
+        ),
         ("child_types", list(v.child_type_names())),
         ("capabilities", list(v.type_capabilities().enabled())),
         ("source", v.source.clone()),
@@ -190,7 +215,7 @@ fn origin<T>(s: &Sourced<T>, own: &resource_host::model::TypeName) -> String {
     }
 }
 
-fn explain(v: &ResolvedType) -> String {
+fn explain(v: &ResolvedType, identities: &HashSet<TypeName>) -> String {
     let own = &v.name;
     let chain = v
         .chain
@@ -260,7 +285,7 @@ fn explain(v: &ResolvedType) -> String {
         "parent_types",
         v.parent_types
             .iter()
-            .map(|t| (t.value.to_string(), origin(t, own)))
+            .map(|t| (parent_text(&t.value, identities), origin(t, own)))
             .collect(),
     );
     section(

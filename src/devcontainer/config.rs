@@ -1,5 +1,4 @@
-//! `devcontainer.json` read into what the lifecycle uses, and the hash that
-//! says when a container is out of date.
+//! `devcontainer.json` read into what the lifecycle uses.
 //!
 //! Reading is lenient about *which* keys a file has (the specification has
 //! many, and the Dev Containers CLI reads the file itself) and strict about
@@ -12,13 +11,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
-
-use super::DevcontainerError;
-use super::jsonc::parse_jsonc;
-
-/// The largest configuration read.
-const MAX_CONFIG: u64 = 1024 * 1024;
 
 /// What a `devcontainer.json` says that the lifecycle uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,12 +84,10 @@ const READ_KEYS: [&str; 15] = [
 ];
 
 impl DevcontainerConfig {
-    /// Reads and checks `path`.
-    pub fn load(path: &Path) -> Result<Self, DevcontainerError> {
-        Ok(read(path)?.1)
-    }
-
-    fn from_json(path: &Path, json: &Value) -> Result<Self, String> {
+    /// What `json` (the configuration at `path`) says; the refusal of a
+    /// value of the wrong type names its key. Reading the file and the
+    /// checks of what it names are [`super::Checked::load`]'s.
+    pub(super) fn from_json(path: &Path, json: &Value) -> Result<Self, String> {
         let top = json
             .as_object()
             .ok_or("the configuration must be a JSON object")?;
@@ -155,73 +145,6 @@ impl DevcontainerConfig {
                 .collect(),
         })
     }
-}
-
-/// The configuration's bytes and what they say.
-fn read(path: &Path) -> Result<(Vec<u8>, DevcontainerConfig), DevcontainerError> {
-    let refused = |reason: String| DevcontainerError::Config {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let bytes = read_bounded(path)?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| refused(format!("not UTF-8 text ({e})")))?;
-    let json = parse_jsonc(text.trim_start_matches('\u{feff}')).map_err(&refused)?;
-    let config = DevcontainerConfig::from_json(path, &json).map_err(refused)?;
-    Ok((bytes, config))
-}
-
-fn read_bounded(path: &Path) -> Result<Vec<u8>, DevcontainerError> {
-    use std::io::Read;
-    let io = |source| DevcontainerError::Io {
-        what: "cannot read",
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .map_err(io)?
-        .take(MAX_CONFIG + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > MAX_CONFIG {
-        return Err(DevcontainerError::Config {
-            path: path.to_path_buf(),
-            reason: format!("larger than the {MAX_CONFIG} bytes read"),
-        });
-    }
-    Ok(bytes)
-}
-
-/// The hash that makes a container out of date: lowercase hex sha256 of
-/// the configuration file's bytes when it builds no Dockerfile (then equal
-/// to the `config-digest` detection records), else of the two files'
-/// digests, `"<config sha256>\n<Dockerfile sha256>\n"`, so editing either
-/// changes it. Other files of the build context (what the Dockerfile
-/// `COPY`s) and a Docker Compose file are not covered.
-pub fn config_hash(config_path: &Path) -> Result<String, DevcontainerError> {
-    Ok(load_with_hash(config_path)?.1)
-}
-
-/// The configuration and its [`config_hash`], from one read of the file.
-pub(super) fn load_with_hash(
-    config_path: &Path,
-) -> Result<(DevcontainerConfig, String), DevcontainerError> {
-    let (bytes, config) = read(config_path)?;
-    let config_digest = crate::digest::sha256_hex(&bytes);
-    let Some(build) = &config.build else {
-        return Ok((config, config_digest));
-    };
-    let dockerfile = std::fs::read(&build.dockerfile).map_err(|source| DevcontainerError::Io {
-        what: "cannot read the Dockerfile (build.dockerfile)",
-        path: build.dockerfile.clone(),
-        source,
-    })?;
-    let both = format!(
-        "{config_digest}\n{}\n",
-        crate::digest::sha256_hex(&dockerfile)
-    );
-    let hash = crate::digest::hex(&Sha256::digest(both.as_bytes()));
-    Ok((config, hash))
 }
 
 fn build_config(folder: &Path, build: &Value) -> Result<BuildConfig, String> {

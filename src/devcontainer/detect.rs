@@ -143,6 +143,54 @@ fn find_program(search_path: &OsStr, name: &str) -> Option<PathBuf> {
         })
 }
 
+/// Which tools are on a `PATH`, found without running any of them: what
+/// a trust summary names as the tool that would run a configuration
+/// (the one used is the first of them that answers, as [`detect`] finds).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ToolsOnPath {
+    pub devcontainer_cli: Option<PathBuf>,
+    pub docker: Option<PathBuf>,
+    pub podman: Option<PathBuf>,
+}
+
+impl ToolsOnPath {
+    pub fn find(search_path: &OsStr) -> Self {
+        Self {
+            devcontainer_cli: find_program(search_path, "devcontainer"),
+            docker: find_program(search_path, "docker"),
+            podman: find_program(search_path, "podman"),
+        }
+    }
+
+    /// In a sentence, for a person.
+    pub fn describe(&self) -> String {
+        let shown = |p: &Path| escape_line(&p.display().to_string()).into_owned();
+        let engine = self
+            .docker
+            .as_deref()
+            .map(|p| format!("docker ({})", shown(p)))
+            .or_else(|| {
+                self.podman
+                    .as_deref()
+                    .map(|p| format!("podman ({})", shown(p)))
+            });
+        match (&self.devcontainer_cli, engine) {
+            (Some(cli), Some(engine)) => format!(
+                "the Dev Containers CLI ({}) on {engine}: it runs everything the configuration \
+                 says, initializeCommand on the host included",
+                shown(cli)
+            ),
+            (None, Some(engine)) => format!(
+                "{engine} directly (no Dev Containers CLI on PATH): what it cannot do is refused \
+                 at activation; install the CLI and all of the above runs"
+            ),
+            (_, None) => "none on PATH now (no docker or podman); the Dev Containers CLI, docker \
+                 or podman found at activation runs it"
+                .to_owned(),
+        }
+    }
+}
+
 fn ready(found: &Option<Found>) -> Option<&Path> {
     match found {
         Some(Found {

@@ -29,6 +29,16 @@
 //! applied by `up`, with either tool: it is for the processes a caller
 //! starts in the container.
 //!
+//! **Checked first.** Every `up` and `rebuild` starts from a [`Checked`]
+//! configuration: read inside the request's repository by descriptor
+//! (`files`: no symlink followed, regular files only, non-blocking,
+//! bounded), parsed by the one JSONC parser the detection uses too, and
+//! refused — before any tool runs — when it names a file outside the
+//! repository or a value that would become an option (`checked`). Its
+//! [`Checked::digest`] is what a person's trust is bound to, and
+//! [`Summary`] what they are shown (`summary`, `options`); whether a
+//! person trusted it is the registry's question, not this module's.
+//!
 //! **One container per id label.** `up` first looks for a container
 //! carrying the request's id label (`agents.resource=<ULID>`): a running
 //! one is returned as it is, a stopped one is started (its
@@ -47,17 +57,24 @@
 //! process group is killed. What a tool printed is untrusted: errors carry
 //! the tail of its stderr, cut and escaped.
 
+mod checked;
 mod config;
 mod detect;
 mod direct;
+mod files;
 mod jsonc;
+mod options;
 mod process;
 mod runtime;
+mod summary;
 
-pub use config::{BuildConfig, DevcontainerConfig, LifecycleCommand, config_hash};
-pub use detect::{Detected, ENGINE_ENV_VARS, Found, Status, detect, detect_with};
+pub use checked::{Checked, CoveredFile, LIFECYCLE};
+pub use config::{BuildConfig, DevcontainerConfig, LifecycleCommand};
+pub use detect::{Detected, ENGINE_ENV_VARS, Found, Status, ToolsOnPath, detect, detect_with};
+pub use files::{MAX_FILE, config_inside};
 pub use jsonc::{parse_jsonc, strip_jsonc};
 pub use runtime::{ContainerState, Runtime};
+pub use summary::{Item, Section, Summary};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -83,12 +100,14 @@ impl std::fmt::Display for Tool {
 }
 
 /// What `up` is asked for: the workspace folder (absolute, on the host),
-/// its `devcontainer.json`, and the label (`name=value`) that identifies
-/// the container (`agents.resource=<ULID>`).
+/// its `devcontainer.json`, the repository both lie in (what the
+/// configuration may read: `files`), and the label (`name=value`) that
+/// identifies the container (`agents.resource=<ULID>`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpRequest {
     pub workspace: PathBuf,
     pub config: PathBuf,
+    pub repository: PathBuf,
     pub id_label: String,
 }
 

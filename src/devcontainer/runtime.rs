@@ -11,7 +11,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::config::load_with_hash;
+use super::checked::Checked;
 use super::direct::{self, HASH_LABEL};
 use super::process::{Call, Finished, shown_stderr};
 use super::{Container, DevcontainerError, Timeouts, Tool, UpRequest};
@@ -91,12 +91,25 @@ impl Runtime {
     }
 
     /// The container of `req`: the one carrying its id label (started if
-    /// stopped), or a new one.
+    /// stopped), or a new one. The configuration is read and checked
+    /// first ([`Checked::load`]); nothing runs if it is refused.
     pub fn up(&self, req: &UpRequest) -> Result<Container, DevcontainerError> {
+        check_request(req)?;
+        self.up_checked(req, &Checked::load(req)?)
+    }
+
+    /// [`Runtime::up`] with the configuration already checked (the
+    /// caller compared its digest with what a person trusted): the
+    /// direct mode runs exactly what `checked` read.
+    pub fn up_checked(
+        &self,
+        req: &UpRequest,
+        checked: &Checked,
+    ) -> Result<Container, DevcontainerError> {
         check_request(req)?;
         match &self.cli {
             Some(cli) => self.up_with_cli(cli, req, false),
-            None => self.up_direct(req, false),
+            None => self.up_direct(req, checked, false),
         }
     }
 
@@ -104,9 +117,19 @@ impl Runtime {
     /// (with the CLI: `--remove-existing-container`).
     pub fn rebuild(&self, req: &UpRequest) -> Result<Container, DevcontainerError> {
         check_request(req)?;
+        self.rebuild_checked(req, &Checked::load(req)?)
+    }
+
+    /// [`Runtime::rebuild`] with the configuration already checked.
+    pub fn rebuild_checked(
+        &self,
+        req: &UpRequest,
+        checked: &Checked,
+    ) -> Result<Container, DevcontainerError> {
+        check_request(req)?;
         match &self.cli {
             Some(cli) => self.up_with_cli(cli, req, true),
-            None => self.up_direct(req, true),
+            None => self.up_direct(req, checked, true),
         }
     }
 
@@ -148,9 +171,13 @@ impl Runtime {
         }
     }
 
-    fn up_direct(&self, req: &UpRequest, rebuild: bool) -> Result<Container, DevcontainerError> {
-        let (config, hash) = load_with_hash(&req.config)?;
-        let plan = direct::plan(&config, req, &hash, self.engine_kind)?;
+    fn up_direct(
+        &self,
+        req: &UpRequest,
+        checked: &Checked,
+        rebuild: bool,
+    ) -> Result<Container, DevcontainerError> {
+        let plan = direct::plan(&checked.config, req, &checked.config_hash, self.engine_kind)?;
         let container = |id: String, image: String, created: bool| Container {
             id,
             image,
@@ -320,6 +347,13 @@ fn check_id(id: &str) -> Result<(), DevcontainerError> {
 }
 
 fn check_request(req: &UpRequest) -> Result<(), DevcontainerError> {
+    if !req.repository.is_absolute() || !req.workspace.starts_with(&req.repository) {
+        return Err(DevcontainerError::Request(format!(
+            "the repository {} must be an absolute path holding the workspace {}",
+            crate::text::escape_line(&req.repository.display().to_string()),
+            crate::text::escape_line(&req.workspace.display().to_string())
+        )));
+    }
     if !req.workspace.is_absolute() || !req.workspace.is_dir() {
         return Err(DevcontainerError::Request(format!(
             "the workspace {} must be an existing directory, named by an absolute path",

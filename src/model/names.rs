@@ -179,7 +179,7 @@ impl ResourceName {
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
             if part.is_empty() || !ok_chars || *part == "." || *part == ".." {
                 return Err(refuse(&format!(
-                    "part {part:?}: use letters, digits, '-', '_' and '.' (not '.' or '..' alone)"
+                    "part {part:?}: use ASCII letters, digits, '-', '_' and '.' (not '.' or '..' alone)"
                 )));
             }
         }

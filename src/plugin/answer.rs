@@ -153,7 +153,8 @@ pub(crate) fn children(
 ) -> Result<Vec<Discovered>, String> {
     if raw.len() > b.max_children {
         return Err(format!(
-            "{} children, more than the {} allowed",
+            "{} children, more than the {} allowed (the cap on one answer's children: raise it \
+             with agents --handler-max-children N, or Limits::answer.max_children)",
             raw.len(),
             b.max_children
         ));

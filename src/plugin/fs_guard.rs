@@ -1,6 +1,6 @@
-//! The sandbox's `open-at`: the one place a handler's request to open a
-//! path becomes an open file, and the reason no handler can hang the host
-//! by opening a named pipe, a device or a socket.
+//! The sandbox's `open-at` (and `readlink-at`): the one place a handler's
+//! request to open a path becomes an open file, and the reason no handler
+//! can hang the host by opening a named pipe, a device or a socket.
 //!
 //! wasmtime-wasi's own `open-at` opens with a plain blocking `openat`: a
 //! FIFO without a writer blocks that thread for ever, and no deadline can
@@ -15,6 +15,13 @@
 //! * the opened descriptor is `fstat`-ed and anything that is not a
 //!   regular file or a directory (FIFO, character or block device,
 //!   socket) is closed at once and refused with `unsupported`.
+//!
+//! Its `readlink-at` answers what a symlink says even when that is an
+//! absolute path (wasmtime-wasi's refuses those, through cap-primitives'
+//! `read_link`, so a directory holding `/etc/localtime` could not be
+//! discovered): the answer is text about an entry inside the location —
+//! the link is resolved inside it like every path and never followed, and
+//! every open still goes through the sandbox, so the text opens nothing.
 //!
 //! The check is on the descriptor that was opened, not on a path looked up
 //! before, so no swap between check and use can get a FIFO through.
@@ -36,11 +43,19 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{
 /// built against any `0.2.x` are matched to it by semver).
 const FILESYSTEM_TYPES: &str = "wasi:filesystem/types@0.2.12";
 
-/// Replace `open-at` in `linker` (which must already hold wasmtime-wasi's
-/// filesystem) with the guarded one.
+/// Replace `open-at` and `readlink-at` in `linker` (which must already
+/// hold wasmtime-wasi's filesystem) with the guarded ones.
 pub(crate) fn install(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
     linker.allow_shadowing(true);
-    linker.instance(FILESYSTEM_TYPES)?.func_wrap_async(
+    let mut types = linker.instance(FILESYSTEM_TYPES)?;
+    types.func_wrap_async(
+        "[method]descriptor.readlink-at",
+        |mut store, (fd, path): (Resource<Descriptor>, String)| {
+            let answer = readlink_at(store.data_mut(), &fd, &path);
+            Box::new(async move { Ok((answer,)) })
+        },
+    )?;
+    types.func_wrap_async(
         "[method]descriptor.open-at",
         |mut store,
          (fd, path_flags, path, oflags, flags): (
@@ -56,6 +71,26 @@ pub(crate) fn install(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
     )?;
     linker.allow_shadowing(false);
     Ok(())
+}
+
+/// What the symlink `path` says, whatever it says: resolved inside the
+/// preopened directory like every path (no component above the link is
+/// followed out of it), the link itself never followed.
+fn readlink_at(
+    state: &mut CallState,
+    fd: &Resource<Descriptor>,
+    path: &str,
+) -> Result<String, ErrorCode> {
+    let dir = match state.ctx().table.get(fd) {
+        Ok(Descriptor::Dir(dir)) => dir.dir.clone(),
+        Ok(Descriptor::File(_)) => return Err(ErrorCode::NotDirectory),
+        Err(_) => return Err(ErrorCode::BadDescriptor),
+    };
+    let target = cap_primitives::fs::read_link_contents(&dir, Path::new(path))?;
+    target
+        .into_os_string()
+        .into_string()
+        .map_err(|_| ErrorCode::IllegalByteSequence)
 }
 
 fn open_at(

@@ -48,7 +48,11 @@ pub(crate) struct GitDir {
 #[derive(Debug)]
 pub(crate) struct GitScope {
     dir: Option<GitDir>,
+    /// A remote repository's URL (checked): the questions are about it
+    /// instead (`remote.rs`).
+    remote: Option<String>,
     repo: Option<Result<Repository, GitError>>,
+    neutral: Option<Arc<Neutral>>,
     memo: Option<Arc<GitMemo>>,
 }
 
@@ -59,8 +63,47 @@ impl GitScope {
     pub fn new(dir: Option<GitDir>, memo: Option<Arc<GitMemo>>) -> Self {
         Self {
             dir,
+            remote: None,
             repo: None,
+            neutral: None,
             memo,
+        }
+    }
+
+    /// Questions about the remote repository at `url` (checked before
+    /// git is run for it): only its refs are known.
+    pub fn remote(url: String, memo: Option<Arc<GitMemo>>) -> Self {
+        Self {
+            remote: Some(url),
+            ..Self::new(None, memo)
+        }
+    }
+
+    /// The remote's listing, once per operation.
+    async fn listing(&self, url: &str) -> Result<remote::Listing, GitError> {
+        let scope = format!("remote {url}");
+        let memo = self.memo.as_deref();
+        let out = match memo.and_then(|m| m.get(&scope, "ls-remote")) {
+            Some(hit) => hit,
+            None => {
+                let answer = remote::ls_remote(url).await;
+                if let Some(m) = memo {
+                    m.put(&scope, "ls-remote", &answer);
+                }
+                answer
+            }
+        }?;
+        Ok(remote::parse_listing(&out))
+    }
+
+    /// The refusal of a question a remote cannot answer here.
+    fn remote_only_refs(&self) -> Result<(), GitError> {
+        match &self.remote {
+            Some(url) => Err(GitError::NotARepository(format!(
+                "{url} is a remote repository: only its refs are known (git ls-remote), not its \
+                 objects, files or status"
+            ))),
+            None => Ok(()),
         }
     }
 
@@ -74,6 +117,20 @@ impl GitScope {
     }
 
     async fn find_repository(&self) -> Result<Repository, GitError> {
+        if let Some(url) = &self.remote {
+            // Asked now, so that an unreachable remote is said at once.
+            let listing = self.listing(url).await?;
+            let id_length = listing
+                .head_commit
+                .as_ref()
+                .or(listing.refs.first().map(|r| &r.target))
+                .map_or(40, |id| id.len() as u32);
+            return Ok(Repository {
+                git_dir: url.clone(),
+                work_tree: None,
+                id_length,
+            });
+        }
         let Some(dir) = &self.dir else {
             return Err(GitError::NotARepository(
                 "this call has no location".to_owned(),
@@ -91,30 +148,43 @@ impl GitScope {
                 answer
             }
         }?;
-        let mut lines = out.lines();
-        let git_dir = lines.next().unwrap_or_default().to_owned();
-        let bare = lines.next() == Some("true");
-        let id_length = if lines.next() == Some("sha256") {
-            64
-        } else {
-            40
-        };
-        let work_tree = match (bare, lines.next()) {
-            (true, _) => None,
-            (false, Some(top)) if !top.is_empty() => Some(top.to_owned()),
-            // Asked from inside the git directory: the work tree is the
-            // directory holding `.git`.
-            (false, _) => Path::new(&git_dir)
-                .file_name()
-                .filter(|n| *n == ".git")
-                .and_then(|_| Path::new(&git_dir).parent())
-                .map(|p| p.display().to_string()),
-        };
-        Ok(Repository {
-            git_dir,
-            work_tree,
-            id_length,
-        })
+        repository_of(&out)
+    }
+
+    /// The overrides that keep git from running what this repository's
+    /// configuration names ([`Neutral`]): its configuration listed once
+    /// per call, or once per operation through the memo.
+    async fn neutral(&mut self) -> Result<Arc<Neutral>, GitError> {
+        if let Some(done) = &self.neutral {
+            return Ok(done.clone());
+        }
+        let repo = self.repository().await?;
+        let scope = format!("repo {}", repo.git_dir);
+        let memo = self.memo.as_deref();
+        let listing = match memo.and_then(|m| m.get(&scope, "config")) {
+            Some(hit) => hit.map(String::into_bytes),
+            None => {
+                let answer = list_config(&repo).await;
+                // The memo keeps text: a listing that is not UTF-8 is
+                // asked again rather than changed.
+                if let Some(m) = memo {
+                    match &answer {
+                        Ok(bytes) => {
+                            if let Ok(text) = std::str::from_utf8(bytes) {
+                                m.put(&scope, "config", &Ok(text.to_owned()));
+                            }
+                        }
+                        Err(e) => m.put(&scope, "config", &Err(e.clone())),
+                    }
+                }
+                answer
+            }
+        }?;
+        let neutral = Neutral::from_listing(&listing, &repo.run_dir(), None)
+            .map_err(|e| GitError::Failed(e.to_string()))?;
+        let neutral = Arc::new(neutral);
+        self.neutral = Some(neutral.clone());
+        Ok(neutral)
     }
 
     /// `git ARGS` on the repository, answered once per operation: only
@@ -137,25 +207,25 @@ impl GitScope {
         answer
     }
 
-    /// Run git on the repository (its git dir and, if any, work tree).
+    /// Run git on the repository (its git dir and, if any, work tree),
+    /// neutralised.
     async fn git(&mut self, args: &[&str]) -> Result<String, GitError> {
         let repo = self.repository().await?;
-        let git_dir = format!("--git-dir={}", repo.git_dir);
-        let mut argv = vec![git_dir.as_str()];
-        let work_tree;
-        if let Some(tree) = &repo.work_tree {
-            work_tree = format!("--work-tree={tree}");
-            argv.push(&work_tree);
-        }
-        argv.extend_from_slice(args);
-        let dir = repo
-            .work_tree
-            .as_deref()
-            .map_or_else(|| PathBuf::from(&repo.git_dir), PathBuf::from);
-        run(&dir, &argv).await
+        let neutral = self.neutral().await?;
+        let mut argv = repo.dir_args();
+        argv.extend(args.iter().map(|a| (*a).to_owned()));
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        run(&repo.run_dir(), &argv, &neutral).await
     }
 
     pub async fn head(&mut self) -> Result<Head, GitError> {
+        if let Some(url) = self.remote.clone() {
+            let listing = self.listing(&url).await?;
+            return Ok(Head {
+                branch: listing.head_branch,
+                commit: listing.head_commit,
+            });
+        }
         let branch = self
             .git_once("head-branch", &["symbolic-ref", "-q", "--short", "HEAD"])
             .await
@@ -175,6 +245,9 @@ impl GitScope {
     }
 
     pub async fn references(&mut self) -> Result<Vec<Reference>, GitError> {
+        if let Some(url) = self.remote.clone() {
+            return Ok(self.listing(&url).await?.refs);
+        }
         let out = self
             .git_once(
                 "references",
@@ -192,6 +265,9 @@ impl GitScope {
     }
 
     pub async fn remotes(&mut self) -> Result<Vec<Remote>, GitError> {
+        if self.remote.is_some() {
+            return Ok(Vec::new());
+        }
         // No remotes: `git config` exits 1, which is an empty answer.
         let out = match self
             .git_once(
@@ -213,12 +289,16 @@ impl GitScope {
     }
 
     pub async fn stashes(&mut self) -> Result<Vec<Stash>, GitError> {
+        if self.remote.is_some() {
+            return Ok(Vec::new());
+        }
         let out = match self
             .git_once(
                 "stashes",
                 &[
                     "reflog",
                     "show",
+                    "--no-show-signature",
                     "--format=%H%x00%gs%x00",
                     "refs/stash",
                     "--",
@@ -235,6 +315,9 @@ impl GitScope {
     }
 
     pub async fn submodules(&mut self) -> Result<Vec<Submodule>, GitError> {
+        if self.remote.is_some() {
+            return Ok(Vec::new());
+        }
         let repo = self.repository().await?;
         let Some(tree) = repo.work_tree else {
             return Ok(Vec::new());
@@ -264,6 +347,7 @@ impl GitScope {
     }
 
     pub async fn read_commit(&mut self, id: &str) -> Result<Commit, GitError> {
+        self.remote_only_refs()?;
         check_id(id)?;
         let spec = format!("{id}^{{commit}}");
         let out = self
@@ -280,6 +364,7 @@ impl GitScope {
     }
 
     pub async fn read_tree(&mut self, id: &str) -> Result<Vec<TreeEntry>, GitError> {
+        self.remote_only_refs()?;
         check_id(id)?;
         let spec = format!("{id}^{{tree}}");
         let out = self.git(&["ls-tree", "-z", "--full-tree", &spec]).await?;
@@ -287,6 +372,7 @@ impl GitScope {
     }
 
     pub async fn blob_id(&mut self, path: &str) -> Result<Option<String>, GitError> {
+        self.remote_only_refs()?;
         check_path(path)?;
         let repo = self.repository().await?;
         let Some(tree) = repo.work_tree else {
@@ -307,6 +393,7 @@ impl GitScope {
     }
 
     pub async fn status(&mut self, path: Option<&str>) -> Result<Vec<PathStatus>, GitError> {
+        self.remote_only_refs()?;
         let mut args = vec![
             "status",
             "--porcelain=v1",
@@ -327,8 +414,11 @@ impl GitScope {
     }
 
     pub async fn divergence(&mut self, branch: &str) -> Result<Option<(u32, u32)>, GitError> {
+        self.remote_only_refs()?;
         check_branch(branch)?;
-        let range = format!("refs/heads/{branch}...refs/heads/{branch}@{{upstream}}");
+        // `<branch>@{upstream}` takes a branch's name, not its full ref
+        // (`refs/heads/x@{upstream}` is "no such branch").
+        let range = format!("refs/heads/{branch}...{branch}@{{upstream}}");
         match self
             .git(&["rev-list", "--left-right", "--count", &range, "--"])
             .await
@@ -347,6 +437,7 @@ impl GitScope {
     }
 
     pub async fn last_commit(&mut self, path: &str) -> Result<Option<Commit>, GitError> {
+        self.remote_only_refs()?;
         check_path(path)?;
         let out = match self
             .git(&[
@@ -369,87 +460,28 @@ impl GitScope {
 
     async fn git_stdin(&mut self, args: &[&str], input: Vec<u8>) -> Result<String, GitError> {
         let repo = self.repository().await?;
+        let neutral = self.neutral().await?;
         let git_dir = format!("--git-dir={}", repo.git_dir);
         let mut argv = vec![git_dir.as_str()];
         argv.extend_from_slice(args);
-        run_with(Path::new(&repo.git_dir), &argv, Some(input)).await
+        run_with(Path::new(&repo.git_dir), &argv, Some(input), &neutral).await
     }
-}
-
-/// Which repository contains `dir`: git's own answer, one process —
-/// its git directory, whether it is bare, its object format and (inside a
-/// work tree) the work tree's root, a line each. Asked from inside a git
-/// directory, `--show-toplevel` fails after the first three lines are
-/// out; those are the answer then.
-async fn locate(dir: &Path) -> Result<String, GitError> {
-    let out = git_output(
-        dir,
-        &[
-            "rev-parse",
-            "--absolute-git-dir",
-            "--is-bare-repository",
-            "--show-object-format",
-            "--show-toplevel",
-        ],
-        None,
-    )
-    .await?;
-    if out.success {
-        return Ok(out.stdout);
-    }
-    if out.stderr.contains("must be run in a work tree") && out.stdout.lines().count() == 3 {
-        return Ok(out.stdout);
-    }
-    Err(classify(out.stderr))
-}
-
-/// The bytes a work tree path holds now (a symlink's target text), read
-/// without leaving the work tree: no symlink may be on the way.
-fn read_in_tree(tree: &Path, path: &str) -> Result<Option<Vec<u8>>, GitError> {
-    use cap_primitives::fs::{FollowSymlinks, OpenOptions};
-    let root = std::fs::File::open(tree)
-        .map_err(|e| GitError::Failed(format!("{}: {e}", tree.display())))?;
-    let rel = Path::new(path);
-    let meta = match cap_primitives::fs::stat(&root, rel, FollowSymlinks::No) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(GitError::Failed(format!("{path}: {e}"))),
-    };
-    if meta.file_type().is_symlink() {
-        let target = cap_primitives::fs::read_link(&root, rel)
-            .map_err(|e| GitError::Failed(format!("{path}: {e}")))?;
-        return Ok(Some(target.to_string_lossy().into_owned().into_bytes()));
-    }
-    if !meta.is_file() {
-        return Ok(None);
-    }
-    if meta.len() > OUTPUT_LIMIT {
-        return Err(GitError::Failed(format!(
-            "{path} is larger than {} MiB",
-            OUTPUT_LIMIT >> 20
-        )));
-    }
-    let mut opts = OpenOptions::new();
-    opts.read(true)._cap_fs_ext_follow(FollowSymlinks::No);
-    opts._cap_fs_ext_nonblock(true);
-    let mut file = cap_primitives::fs::open(&root, rel, &opts)
-        .map_err(|e| GitError::Failed(format!("{path}: {e}")))?;
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut file, &mut bytes)
-        .map_err(|e| GitError::Failed(format!("{path}: {e}")))?;
-    Ok(Some(bytes))
 }
 
 mod answers;
 mod checks;
 mod memo;
 mod process;
+mod remote;
+mod repo;
 
+use crate::git_env::Neutral;
 pub(crate) use answers::*;
 use checks::{check_branch, check_id, check_path};
 pub use memo::GitSnapshot;
 pub(crate) use memo::{GitMemo, MemoSlot};
 use process::{OUTPUT_LIMIT, classify, git_output, run, run_with};
+use repo::{list_config, locate, read_in_tree, repository_of};
 
 #[cfg(test)]
 mod tests;

@@ -61,6 +61,12 @@ impl Default for Limits {
     }
 }
 
+/// Children one `discover` answer may hold by default: a repository's
+/// branches and tags are one answer, and mirrors with pull-request refs
+/// or Gerrit's `refs/changes/*` have tens of thousands (`agents
+/// --handler-max-children N` raises it).
+pub const DEFAULT_MAX_CHILDREN: usize = 100_000;
+
 /// Sizes an answer may not exceed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnswerBounds {
@@ -80,11 +86,11 @@ pub struct AnswerBounds {
 }
 
 impl Default for AnswerBounds {
-    /// 10,000 children, 1,000 properties, 64 KiB strings, 128-byte hashes,
-    /// 1 MiB of inspect text, 1,000 classes.
+    /// [`DEFAULT_MAX_CHILDREN`] children, 1,000 properties, 64 KiB
+    /// strings, 128-byte hashes, 1 MiB of inspect text, 1,000 classes.
     fn default() -> Self {
         Self {
-            max_children: 10_000,
+            max_children: DEFAULT_MAX_CHILDREN,
             max_properties: 1_000,
             max_string_bytes: 64 * 1024,
             max_hash_bytes: 128,
@@ -172,7 +178,7 @@ mod tests {
         assert_eq!(limits.memory_bytes, 128 << 20);
         assert_eq!(limits.timeout, Duration::from_secs(10));
         assert_eq!(limits.output_bytes, 64 << 10);
-        assert_eq!(limits.answer.max_children, 10_000);
+        assert_eq!(limits.answer.max_children, DEFAULT_MAX_CHILDREN);
     }
 
     #[test]

@@ -47,7 +47,7 @@ pub use contract::{CONTRACT_PACKAGE, CONTRACT_VERSION, ContractVersion, served_e
 pub use error::{CallError, CallErrorKind, PluginError};
 pub use files::{PluginFiles, StoredFile, read_verified};
 pub use git::GitSnapshot;
-pub use limits::{AnswerBounds, Limits};
+pub use limits::{AnswerBounds, DEFAULT_MAX_CHILDREN, Limits};
 pub use runtime::{Accepted, ComponentSource, LoadedModule, PluginRuntime};
 pub use types::{
     ClassInfo, Discovered, Grant, HandlerError, Inspected, Operation, PluginInfo, ResourceView,

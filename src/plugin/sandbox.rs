@@ -112,7 +112,10 @@ impl CallState {
             }
             None => None,
         };
-        let git = GitScope::new(view.as_ref().and_then(View::git_dir), git_memo);
+        let git = match (&view, &grant.remote) {
+            (None, Some(url)) => GitScope::remote(url.clone(), git_memo),
+            _ => GitScope::new(view.as_ref().and_then(View::git_dir), git_memo),
+        };
         Ok(Self {
             wasi: wasi.build(),
             view,

@@ -11,36 +11,24 @@
 //! running `agents` (or root) and writable by no group and no one else.
 //! The host creates these directories that way (mode 0700); one that has
 //! been opened up since is refused with the reason and the fix. The rule
-//! itself is [`crate::private`]'s, shared with the home and the registry
-//! file.
+//! itself is `crate::private_dir`'s (the sandboxes directory follows it
+//! too); this module words it for code.
 
 use super::error::PluginError;
-use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 
 /// Create `dir` (and its parents) private if missing, then refuse it
-/// unless it is private.
+/// unless it is private (`crate::private_dir`).
 pub(crate) fn check_private_dir(dir: &Path) -> Result<(), PluginError> {
-    let io = |source| PluginError::Io {
+    let checked = crate::private_dir::check(dir).map_err(|source| PluginError::Io {
         what: "preparing directory",
         path: dir.to_owned(),
         source,
-    };
-    if !dir.exists() {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(io)?;
-    }
-    let meta = std::fs::metadata(dir).map_err(io)?;
-    match crate::private::fault(dir, &meta, "swap in code the host would run") {
-        Some(why) => Err(PluginError::InsecureDir {
-            path: dir.to_owned(),
-            why,
-        }),
-        None => Ok(()),
-    }
+    })?;
+    checked.map_err(|exposed| PluginError::InsecureDir {
+        path: dir.to_owned(),
+        why: exposed.explain(dir, "they could swap in code the host would run"),
+    })
 }
 
 #[cfg(test)]

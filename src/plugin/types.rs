@@ -139,6 +139,11 @@ impl fmt::Display for Operation {
 pub struct Grant {
     pub location: Option<PathBuf>,
     pub writable: bool,
+    /// With no location: the remote repository (a URL) the call's `git`
+    /// questions are about. The host asks only URLs it accepts
+    /// (`plugin/git/remote.rs`); a refused one answers each question
+    /// with the reason.
+    pub remote: Option<String>,
 }
 
 impl Grant {
@@ -151,7 +156,15 @@ impl Grant {
     pub fn read_only(location: impl Into<PathBuf>) -> Self {
         Self {
             location: Some(location.into()),
-            writable: false,
+            ..Self::default()
+        }
+    }
+
+    /// No filesystem; `git` questions about the remote repository `url`.
+    pub fn remote(url: impl Into<String>) -> Self {
+        Self {
+            remote: Some(url.into()),
+            ..Self::default()
         }
     }
 }

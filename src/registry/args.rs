@@ -41,7 +41,7 @@ pub enum ArgError {
         value: String,
         expected: String,
     },
-    #[error("--{flag} {path}: no such file or directory ({source})")]
+    #[error("--{flag} {path}: {source}")]
     PathMissing {
         flag: String,
         path: PathBuf,

@@ -4,8 +4,10 @@
 //! lists discovery rules — match one; a virtual child has no location;
 //! its name (`<parent name>/<suffix>`, or beside the parent for a suffix
 //! `../<part>`) must be a valid resource name,
-//! given once. (`plugin` has already bounded the answer and checked that
-//! every location lies inside the parent's.)
+//! given once; a devcontainer's `config-path` names a regular file inside
+//! its location (checked on the real filesystem, stored absolute). (`plugin`
+//! has already bounded the answer and checked that every location lies
+//! inside the parent's.)
 
 use super::type_set::TypeSet;
 use super::{ChildRefusal, Registry, RegistryError};
@@ -107,11 +109,33 @@ impl Registry {
             }
             _ => None,
         };
-        let properties: PropertyMap = child
+        let mut properties: PropertyMap = child
             .properties
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
+        if child_ty.is_a(&super::trust::devcontainer_type())
+            && let Some(Value::String(path)) = properties.get("config-path")
+        {
+            // The host decides where the configuration is: inside the
+            // devcontainer's own location, on the real filesystem.
+            let root = child
+                .location
+                .as_deref()
+                .or(parent.location.as_deref())
+                .ok_or_else(|| {
+                    ChildRefusal::ConfigPath(format!(
+                        "config-path {} names a file, but the devcontainer has no location",
+                        crate::text::quote(path)
+                    ))
+                })?;
+            let real = crate::devcontainer::config_inside(std::path::Path::new(root), path)
+                .map_err(ChildRefusal::ConfigPath)?;
+            properties.insert(
+                "config-path".into(),
+                Value::String(real.display().to_string()),
+            );
+        }
         Ok(ResourceRow {
             id: self.ids.next_id(self.clock.now()),
             name,

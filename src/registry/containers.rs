@@ -4,6 +4,11 @@
 //! hashes are rows (`container_states`), so they survive restarts; the
 //! containers themselves are `devcontainer`'s.
 //!
+//! Nothing is built or started — no tool is even probed — unless the
+//! configuration passes `devcontainer::Checked` (what is refused even when
+//! trusted) and its person trusted it (`trust`); both are checked again
+//! under the lock, where the step runs exactly what was checked.
+//!
 //! Like a sandbox operation, a lifecycle step cannot join a SQLite
 //! transaction: the row says `building` (committed) before the engine is
 //! asked, and the outcome is written after. Steps on one container are
@@ -12,10 +17,11 @@
 
 use super::environments::DEVCONTAINER_TYPE;
 use super::lookup::{find_row, load_one};
+use super::trust::TrustState;
 use super::{Registry, RegistryError};
-use crate::devcontainer::{self, Container, DevcontainerError, UpRequest};
-use crate::model::{Resource, ResourceKey, TypeName};
-use crate::store::{ContainerState, ContainerStateRow};
+use crate::devcontainer::{self, Checked, Container, DevcontainerError, UpRequest};
+use crate::model::{Resource, ResourceId, ResourceKey, TypeName};
+use crate::store::{ContainerState, ContainerStateRow, Reader};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -47,6 +53,14 @@ pub struct ContainerView {
     pub config_hash: Option<String>,
     /// Built from an older configuration: `rebuild` brings it up to date.
     pub out_of_date: bool,
+    /// Where it stands for the registry's person (absent when the
+    /// configuration is refused).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust: Option<TrustState>,
+    /// Why activation is refused even if trusted (the configuration
+    /// cannot be read, or names what is never allowed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -58,20 +72,20 @@ impl Registry {
     /// first started).
     pub fn container_status(&self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
         let (resource, row) = self.devcontainer(key, "show")?;
-        Ok(view(&resource, row.as_ref()))
+        self.view(&resource, row.as_ref())
     }
 
     /// Build and start the container (lazy activation: what the router's
     /// first selection does). A running container is left as it is.
     pub fn start_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
-        self.lifecycle(key, "start", |runtime, req, row| {
+        self.lifecycle(key, "start", |runtime, req, checked, row| {
             if let Some(id) = row.and_then(|r| r.container_id.as_deref())
                 && row.is_some_and(|r| r.state == ContainerState::Running)
                 && runtime.is_running(id).unwrap_or(false)
             {
                 return Ok(None);
             }
-            runtime.up(req).map(Some)
+            runtime.up_checked(req, checked).map(Some)
         })
     }
 
@@ -103,28 +117,20 @@ impl Registry {
     /// Rebuild the container from its current configuration (after
     /// `devcontainer.json` changed): the old one is removed first.
     pub fn rebuild_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
-        self.lifecycle(key, "rebuild", |runtime, req, _| {
-            runtime.rebuild(req).map(Some)
+        self.lifecycle(key, "rebuild", |runtime, req, checked, _| {
+            runtime.rebuild_checked(req, checked).map(Some)
         })
     }
 
     /// Stop the running container (it stays, stopped, until started again
-    /// or rebuilt).
+    /// or rebuilt). Like `docker stop`, stopping what is not running is no
+    /// error: one never started, or with no container (a failed build),
+    /// is answered as it is, and nothing is asked of the engine.
     pub fn stop_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
         let (resource, row) = self.devcontainer(key, "stop")?;
-        let refuse = |reason: &str| RegistryError::ContainerRefused {
-            resource: resource.label(),
-            operation: "stop",
-            reason: reason.to_owned(),
-        };
-        let Some(row) = row else {
-            return Err(refuse("it was never started (state detected)"));
-        };
-        let Some(id) = row.container_id.clone() else {
-            return Err(refuse(&format!(
-                "it has no container (state {})",
-                row.state
-            )));
+        let Some((row, id)) = row.and_then(|r| r.container_id.clone().map(|id| (r, id))) else {
+            log::info!("{} is not running: nothing to stop", resource.label());
+            return self.container_status(key);
         };
         let runtime = self.container_runtime(&resource, "stop")?;
         let _lock = self.container_lock(&resource)?;
@@ -140,11 +146,62 @@ impl Registry {
             ..row
         };
         self.store.write(|w| w.put_container_state(&stopped))?;
-        Ok(view(&resource, Some(&stopped)))
+        self.view(&resource, Some(&stopped))
     }
 
-    /// One build-or-start step: `building` recorded first, the outcome
-    /// after (`running`, or `failed` with the error).
+    /// Remove (`rm -f`: stopping it) the container of each devcontainer
+    /// that removing `key` would take, so that the removal orphans none:
+    /// what `agents resource remove --force` does first. Answers the
+    /// devcontainers whose container went, each with the container's id.
+    pub fn remove_containers_for_removal(
+        &mut self,
+        key: &ResourceKey,
+    ) -> Result<Vec<(String, String)>, RegistryError> {
+        let cache = &self.types;
+        let going = self.store.read(|r| {
+            let types = cache.get(r)?;
+            let root = find_row(r, key)?;
+            let (removed, _) = super::removal::what_goes(r, &types, &[root.id])?;
+            let held = super::removal::containers_on(r, &removed)?;
+            Ok::<_, RegistryError>(
+                held.into_iter()
+                    .map(|(res, _)| res.clone())
+                    .collect::<Vec<_>>(),
+            )
+        })?;
+        let mut gone = Vec::new();
+        for resource in going {
+            let runtime = self.container_runtime(&resource, "remove")?;
+            let _lock = self.container_lock(&resource)?;
+            // Read under the lock: another process may have removed it.
+            let id = resource.resource_id;
+            let Some(row) = self.store.read(|r| r.container_state(id))? else {
+                continue;
+            };
+            let Some(container) = row.container_id.clone() else {
+                continue;
+            };
+            match runtime.remove(&container) {
+                Ok(()) | Err(DevcontainerError::NoSuchContainer { .. }) => {}
+                Err(source) => return Err(self.container_failed(&resource, "remove", source)),
+            }
+            let removed = ContainerStateRow {
+                state: ContainerState::Detected,
+                container_id: None,
+                last_error: None,
+                updated_at: self.now(),
+                ..row
+            };
+            self.store.write(|w| w.put_container_state(&removed))?;
+            gone.push((resource.label(), container));
+        }
+        Ok(gone)
+    }
+
+    /// One build-or-start step: the configuration checked and its trust
+    /// required (before any tool runs, and again under the lock), then
+    /// `building` recorded, the outcome after (`running`, or `failed`
+    /// with the error).
     fn lifecycle(
         &mut self,
         key: &ResourceKey,
@@ -152,21 +209,20 @@ impl Registry {
         step: impl FnOnce(
             &devcontainer::Runtime,
             &UpRequest,
+            &Checked,
             Option<&ContainerStateRow>,
         ) -> Result<Option<Container>, DevcontainerError>,
     ) -> Result<ContainerView, RegistryError> {
         let (resource, _) = self.devcontainer(key, operation)?;
+        let (_, checked) = self.checked_config(&resource, operation)?;
+        self.require_trust(&resource, &checked, operation)?;
         let runtime = self.container_runtime(&resource, operation)?;
         let _lock = self.container_lock(&resource)?;
-        // Read again under the lock: another process may have started it.
-        let (_, row) = self.devcontainer(key, operation)?;
-        let config = config_path(&resource);
-        let hash = devcontainer::config_hash(&config).ok();
-        let req = UpRequest {
-            workspace: PathBuf::from(resource.location.clone().unwrap_or_default()),
-            config,
-            id_label: format!("agents.resource={}", resource.resource_id),
-        };
+        // Read again under the lock: another process may have started it,
+        // or the configuration changed while this one waited.
+        let (resource, row) = self.devcontainer(key, operation)?;
+        let (req, checked) = self.checked_config(&resource, operation)?;
+        self.require_trust(&resource, &checked, operation)?;
         let building = ContainerStateRow {
             resource: resource.resource_id,
             state: ContainerState::Building,
@@ -182,19 +238,19 @@ impl Registry {
         {
             self.store.write(|w| w.put_container_state(&building))?;
         }
-        match step(&runtime, &req, row.as_ref()) {
-            Ok(None) => Ok(view(&resource, row.as_ref())),
+        match step(&runtime, &req, &checked, row.as_ref()) {
+            Ok(None) => self.view(&resource, row.as_ref()),
             Ok(Some(container)) => {
                 let running = ContainerStateRow {
                     state: ContainerState::Running,
                     container_id: Some(container.id),
                     tool: Some(container.tool.to_string()),
-                    config_hash: hash,
+                    config_hash: Some(checked.config_hash.clone()),
                     updated_at: self.now(),
                     ..building
                 };
                 self.store.write(|w| w.put_container_state(&running))?;
-                Ok(view(&resource, Some(&running)))
+                self.view(&resource, Some(&running))
             }
             Err(source) => {
                 let err = self.container_failed(&resource, operation, source);
@@ -208,6 +264,24 @@ impl Registry {
                 Err(err)
             }
         }
+    }
+
+    /// What `up` is asked for `resource`, and its configuration checked
+    /// (a refusal is `ContainerFailed` naming `operation`).
+    pub(super) fn checked_config(
+        &self,
+        resource: &Resource,
+        operation: &'static str,
+    ) -> Result<(UpRequest, Checked), RegistryError> {
+        let req = self.store.read(|r| up_request(r, resource))?;
+        let req = req.ok_or_else(|| RegistryError::ContainerRefused {
+            resource: resource.label(),
+            operation,
+            reason: "it has no location (the workspace its configuration is in)".into(),
+        })?;
+        let checked =
+            Checked::load(&req).map_err(|e| self.container_failed(resource, operation, e))?;
+        Ok((req, checked))
     }
 
     /// The resource, if it is a devcontainer, and its recorded state.
@@ -275,32 +349,104 @@ impl Registry {
     }
 }
 
-/// The devcontainer.json a resource was found by (its `config-path`
-/// property), else `.devcontainer/devcontainer.json` in its location.
-fn config_path(resource: &Resource) -> PathBuf {
-    match resource
+/// What `up` is asked for `resource` (`None`: it has no location): the
+/// workspace is its location; the configuration its `config-path`
+/// property (checked when it was discovered), else
+/// `.devcontainer/devcontainer.json` there; the repository the location
+/// of the resource a person registered that holds it.
+pub(super) fn up_request(
+    r: &Reader<'_>,
+    resource: &Resource,
+) -> Result<Option<UpRequest>, RegistryError> {
+    let Some(location) = resource.location.as_deref() else {
+        return Ok(None);
+    };
+    let workspace = PathBuf::from(location);
+    let config = match resource
         .properties
         .get("config-path")
         .and_then(|v| v.as_str())
     {
-        Some(path) => PathBuf::from(path),
-        None => Path::new(resource.location.as_deref().unwrap_or("."))
-            .join(".devcontainer/devcontainer.json"),
-    }
+        Some(path) => workspace.join(path),
+        None => workspace.join(".devcontainer/devcontainer.json"),
+    };
+    let repository =
+        repository_of(r, resource.resource_id, &workspace)?.unwrap_or_else(|| workspace.clone());
+    Ok(Some(UpRequest {
+        workspace,
+        config,
+        repository,
+        id_label: format!("agents.resource={}", resource.resource_id),
+    }))
 }
 
-pub(super) fn view(resource: &Resource, row: Option<&ContainerStateRow>) -> ContainerView {
-    let now = devcontainer::config_hash(&config_path(resource)).ok();
-    let built_from = row.and_then(|r| r.config_hash.clone());
-    let has_container = row.is_some_and(|r| r.container_id.is_some());
-    ContainerView {
-        state: row.map_or(ContainerState::Detected, |r| r.state),
-        container_id: row.and_then(|r| r.container_id.clone()),
-        tool: row.and_then(|r| r.tool.clone()),
-        out_of_date: has_container && built_from.is_some() && now.is_some() && built_from != now,
-        built_from,
-        config_hash: now,
-        last_error: row.and_then(|r| r.last_error.clone()),
-        updated_at: row.map(|r| r.updated_at.clone()),
+/// The location of the nearest resource a person registered (not
+/// discovered) that is `id` or above it and holds `workspace`.
+fn repository_of(
+    r: &Reader<'_>,
+    id: ResourceId,
+    workspace: &Path,
+) -> Result<Option<PathBuf>, RegistryError> {
+    let mut seen = std::collections::HashSet::from([id]);
+    let mut level = vec![id];
+    while !level.is_empty() {
+        let mut next = Vec::new();
+        for node in level {
+            if let Some(row) = r.resource_by_id(node)?
+                && !row.auto_discovered
+                && let Some(loc) = row.location.as_deref()
+                && workspace.starts_with(loc)
+            {
+                return Ok(Some(PathBuf::from(loc)));
+            }
+            for parent in r.parents_of(node)? {
+                if seen.insert(parent) {
+                    next.push(parent);
+                }
+            }
+        }
+        level = next;
+    }
+    Ok(None)
+}
+
+impl Registry {
+    /// The lifecycle view of `resource`: its recorded state, and what its
+    /// configuration is now (hash, trust, or why it is refused).
+    pub(super) fn view(
+        &self,
+        resource: &Resource,
+        row: Option<&ContainerStateRow>,
+    ) -> Result<ContainerView, RegistryError> {
+        let (now, trust, refused) = match self.checked_config(resource, "show") {
+            Ok((_, checked)) => {
+                let trust = self
+                    .store
+                    .read(|r| self.trust_state(r, resource, &checked))?;
+                (Some(checked.config_hash), Some(trust), None)
+            }
+            Err(RegistryError::ContainerFailed { source, .. }) => {
+                (None, None, Some(source.to_string()))
+            }
+            Err(RegistryError::ContainerRefused { reason, .. }) => (None, None, Some(reason)),
+            Err(other) => return Err(other),
+        };
+        let built_from = row.and_then(|r| r.config_hash.clone());
+        let has_container = row.is_some_and(|r| r.container_id.is_some());
+        Ok(ContainerView {
+            state: row.map_or(ContainerState::Detected, |r| r.state),
+            container_id: row.and_then(|r| r.container_id.clone()),
+            tool: row.and_then(|r| r.tool.clone()),
+            out_of_date: has_container
+                && built_from.is_some()
+                && now.is_some()
+                && built_from != now,
+            built_from,
+            config_hash: now,
+            trust,
+            refused,
+            last_error: row.and_then(|r| r.last_error.clone()),
+            updated_at: row.map(|r| r.updated_at.clone()),
+        })
     }
 }

@@ -91,8 +91,9 @@ pub(super) struct Found {
     /// The resource it was found below.
     pub parent: ResourceId,
     pub parent_label: Arc<str>,
-    /// The handler that found it, and where in its answer.
-    pub handler: HandlerRef,
+    /// The handler that found it, and where in its answer (none: a
+    /// local-mode placeholder, which the rules made).
+    pub handler: Option<HandlerRef>,
     pub index: usize,
 }
 
@@ -286,11 +287,18 @@ impl Registry {
                     Some(existing) => {
                         let properties_changed = existing.properties != child.properties;
                         let stored_hash = existing.content_hash.clone();
+                        // Not visited and no hash in the answer: what was
+                        // learnt of it before still holds (a child below
+                        // the explored depth keeps its hash).
+                        let content_hash = match child.content_hash {
+                            None if !visit_it => stored_hash.clone(),
+                            hash => hash,
+                        };
                         if visit_it {
                             queue.push_back(Visit {
                                 row: ResourceRow {
                                     properties: child.properties.clone(),
-                                    content_hash: child.content_hash.clone(),
+                                    content_hash: content_hash.clone(),
                                     ..existing.clone()
                                 },
                                 level,
@@ -301,7 +309,7 @@ impl Registry {
                         findings.kept.push(Refresh {
                             id: existing.id,
                             properties: child.properties,
-                            content_hash: child.content_hash,
+                            content_hash,
                             properties_changed,
                             stored_hash,
                             first_explored: false,
@@ -320,7 +328,7 @@ impl Registry {
                             row: child,
                             parent: visit.row.id,
                             parent_label: parent_label.clone(),
-                            handler: handler.reference.clone(),
+                            handler: Some(handler.reference.clone()),
                             index,
                         });
                     }
@@ -375,15 +383,26 @@ impl Registry {
             .store
             .read(|r| Ok::<_, RegistryError>((self.types.get(r)?, find_row(r, key)?)))?;
         let ty = types.resolve(&row.type_name)?;
-        let handler = self.require_handler(&ty, &row, "discover")?;
         let root_id = row.id;
         let label = row.label();
-        // The resource's own properties, fresh (validate again for one
-        // someone registered), before what is below it.
-        let properties = self.fresh_properties(&handler, &ty, &row)?;
-        let properties_changed = properties != row.properties;
-        let row = ResourceRow { properties, ..row };
-        let findings = self.explore(&types, row.clone(), true, None, depth, progress)?;
+        let (row, properties_changed, findings) = match self.handler_for(&ty)? {
+            // Local mode: no handler, but rules — their placeholders as
+            // the rules are now.
+            None if super::register::has_rules(&ty) => {
+                let findings = self.placeholder_findings(&types, &ty, &row)?;
+                (row, false, findings)
+            }
+            None => return Err(super::handlers::no_handler(&ty, &row, "discover")),
+            Some(handler) => {
+                // The resource's own properties, fresh (validate again for
+                // one someone registered), before what is below it.
+                let properties = self.fresh_properties(&handler, &ty, &row)?;
+                let properties_changed = properties != row.properties;
+                let row = ResourceRow { properties, ..row };
+                let findings = self.explore(&types, row.clone(), true, None, depth, progress)?;
+                (row, properties_changed, findings)
+            }
+        };
         let now = self.now();
         let cache = &self.types;
         let (ids, clock) = (&self.ids, &self.clock);
@@ -437,7 +456,7 @@ fn added_resources(types: &TypeSet, findings: &Findings) -> Result<Vec<Resource>
 /// What makes a discovered child the same resource as a stored one.
 type Identity<'a> = (&'a TypeName, Option<&'a ResourceName>, Option<&'a str>);
 
-fn identity(row: &ResourceRow) -> Identity<'_> {
+pub(super) fn identity(row: &ResourceRow) -> Identity<'_> {
     (&row.type_name, row.name.as_ref(), row.location.as_deref())
 }
 

@@ -41,6 +41,13 @@ pub enum RegistryError {
     },
     #[error(transparent)]
     Input(#[from] crate::user_files::UserFileError),
+    #[error("cannot read {} {}: {source}", what, path.display())]
+    ReadFile {
+        what: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 
     // ---- types ----
     #[error("no resource type {name}{}", suggest(.suggestions))]
@@ -162,6 +169,14 @@ pub enum RegistryError {
         operation: &'static str,
         reason: String,
     },
+    /// Activation of a devcontainer its person has not trusted (or whose
+    /// configuration changed since).
+    #[error("cannot {operation} {resource}: {}", state.explain(resource))]
+    NotTrusted {
+        resource: String,
+        operation: &'static str,
+        state: Box<super::TrustState>,
+    },
     #[error("cannot {operation} {resource}: {source}")]
     ContainerFailed {
         resource: String,
@@ -178,7 +193,30 @@ pub enum RegistryError {
          Registry::open)"
     )]
     SandboxNeedsHome,
-    #[error("cannot {operation} a {strategy} sandbox of {resource}: {reason}")]
+    #[error("refusing to keep sandboxes in {}: {why}", path.display())]
+    InsecureSandboxes { path: PathBuf, why: String },
+    /// A sandbox's row names a path its files cannot be at: the paths the
+    /// host acts on come from the home and the resource, never a row.
+    #[error(
+        "sandbox {sandbox}'s registry row names its {field} {}, but {rule}: {}; the row \
+         was changed outside agents (by a teammate on the shared registry, or by hand), so \
+         nothing was done. If the sandbox is yours, put the row back (UPDATE sandboxes SET \
+         {field} = '{}' WHERE sandbox_id = '{sandbox}'), or ask whoever changed it",
+        crate::text::quote(stored),
+        crate::text::escape_line(expected),
+        crate::text::escape_line(&expected.replace('\'', "''"))
+    )]
+    SandboxRowDisagrees {
+        sandbox: SandboxId,
+        field: &'static str,
+        stored: String,
+        expected: String,
+        rule: &'static str,
+    },
+    #[error(
+        "cannot {operation} {} {strategy} sandbox of {resource}: {reason}",
+        if matches!(strategy, SandboxStrategy::Inherit | SandboxStrategy::Overlay) { "an" } else { "a" }
+    )]
     SandboxRefused {
         operation: &'static str,
         resource: String,
@@ -233,6 +271,16 @@ pub enum RegistryError {
     HasSandboxes {
         resource: String,
         sandboxes: Vec<SandboxId>,
+    },
+    #[error(
+        "cannot remove {resource}: it (or what would go with it) has containers the engine still \
+         holds ({}); stop and remove them first — agents resource remove --force {resource} does",
+        containers.join(", ")
+    )]
+    HasContainers {
+        resource: String,
+        /// `name (state, container id)` of each.
+        containers: Vec<String>,
     },
 
     // ---- links ----

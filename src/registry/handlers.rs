@@ -117,15 +117,7 @@ impl Registry {
         action: &'static str,
     ) -> Result<Handler, RegistryError> {
         self.handler_for(ty)?
-            .ok_or_else(|| RegistryError::NoHandler {
-                resource: row.label(),
-                type_name: ty.name.clone(),
-                action,
-                reason: match ty.handler_ref() {
-                    Some(h) => super::NoHandlerReason::BuiltinNotInBuild(h.clone()),
-                    None => super::NoHandlerReason::TypeNamesNone,
-                },
-            })
+            .ok_or_else(|| no_handler(ty, row, action))
     }
 
     /// One operation's git snapshot (see [`PluginRuntime::git_snapshot`]):
@@ -152,12 +144,9 @@ impl Registry {
             args.insert(0, (args::LOCATION_ARG.to_owned(), location.clone()));
         }
         log::debug!("{} validate {}", handler.reference, row.type_name);
-        Ok(self.runtime()?.validate(
-            &handler.module,
-            handler.class(),
-            &args,
-            &grant(row.location.as_deref()),
-        )?)
+        Ok(self
+            .runtime()?
+            .validate(&handler.module, handler.class(), &args, &grant(row))?)
     }
 
     /// `discover` for `row`; an `unsupported` answer is no children.
@@ -168,12 +157,7 @@ impl Registry {
     ) -> Result<Vec<Discovered>, RegistryError> {
         self.check_machine(row, "discovery")?;
         let runtime = self.runtime()?;
-        let found = runtime.discover(
-            &handler.module,
-            handler.class(),
-            &view(row),
-            &grant(row.location.as_deref()),
-        );
+        let found = runtime.discover(&handler.module, handler.class(), &view(row), &grant(row));
         optional(found).map(Option::unwrap_or_default)
     }
 
@@ -185,12 +169,7 @@ impl Registry {
     ) -> Result<Option<String>, RegistryError> {
         self.check_machine(row, "its handler (content-hash)")?;
         let runtime = self.runtime()?;
-        optional(runtime.content_hash(
-            &handler.module,
-            handler.class(),
-            &view(row),
-            &grant(row.location.as_deref()),
-        ))
+        optional(runtime.content_hash(&handler.module, handler.class(), &view(row), &grant(row)))
     }
 
     /// `inspect` for `row`, or one file in it.
@@ -206,7 +185,7 @@ impl Registry {
             handler.class(),
             &view(row),
             file,
-            &grant(row.location.as_deref()),
+            &grant(row),
         )?)
     }
 }
@@ -225,8 +204,21 @@ fn optional<T>(answer: Result<T, CallError>) -> Result<Option<T>, RegistryError>
 
 /// The sandbox a call on `location` gets: that location, read-only (the
 /// plugin layer checks it again and decides the view).
-fn grant(location: Option<&str>) -> Grant {
-    location.map_or_else(Grant::none, Grant::read_only)
+/// What a call on `row` is granted: its location, read-only; with none,
+/// a resource a person registered with a `url` (a remote `git`) has its
+/// git questions asked of that URL.
+fn grant(row: &ResourceRow) -> Grant {
+    match &row.location {
+        Some(location) => Grant::read_only(location),
+        None => match row
+            .properties
+            .get("url")
+            .and_then(serde_json::Value::as_str)
+        {
+            Some(url) if !row.auto_discovered => Grant::remote(url),
+            _ => Grant::none(),
+        },
+    }
 }
 
 /// `row` as a handler sees it.
@@ -300,4 +292,22 @@ pub(super) fn find_plugin(r: &Reader<'_>, module: &ModuleName) -> Result<PluginR
         .ok_or_else(|| RegistryError::PluginNotFound {
             module: module.clone(),
         })
+}
+
+/// The refusal for `action` on `row`, whose type `ty` has no handler to
+/// run.
+pub(super) fn no_handler(
+    ty: &ResolvedType,
+    row: &ResourceRow,
+    action: &'static str,
+) -> RegistryError {
+    RegistryError::NoHandler {
+        resource: row.label(),
+        type_name: ty.name.clone(),
+        action,
+        reason: match ty.handler_ref() {
+            Some(h) => super::NoHandlerReason::BuiltinNotInBuild(h.clone()),
+            None => super::NoHandlerReason::TypeNamesNone,
+        },
+    }
 }

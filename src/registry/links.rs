@@ -115,7 +115,12 @@ impl Registry {
                 .map(|t| types.find(t).map(|ty| types.with_subtypes(&ty.name)))
                 .transpose()?;
             let root = find_row(r, key)?;
-            let edges = r.edges_below(root.id, depth.unwrap_or(u32::MAX))?;
+            // Depth 0 is the resource alone (the walk's first step is
+            // already its children).
+            let edges = match depth.unwrap_or(u32::MAX) {
+                0 => Vec::new(),
+                n => r.edges_below(root.id, n)?,
+            };
             let mut ids: Vec<ResourceId> = edges.iter().map(|e| e.child).collect();
             ids.push(root.id);
             ids.sort();

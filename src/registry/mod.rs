@@ -27,6 +27,7 @@
 //! | `sandboxes` | `agents sandbox …`: which strategy, the refusals, the rows around each strategy call |
 //! | `environments` | execution-environment settings, and the router's inputs (`agents env resolve`) |
 //! | `containers` | the devcontainer lifecycle: start (lazy activation), stop, rebuild, states |
+//! | `trust` | a person's trust in a devcontainer's configuration, and the check activation makes |
 //! | `plugin_check` | accepting a plugin file: `plugin add`'s checks, and `agents plugin check` |
 //! | `views` | the JSON/YAML views and their mapping to the spec's field names |
 //! | [`document`] | the registry document: the format `export` writes and `import` reads |
@@ -46,6 +47,7 @@ mod handlers;
 mod import;
 mod inspect;
 mod links;
+pub mod local_mode;
 mod lookup;
 mod plugin_check;
 mod plugin_store;
@@ -54,6 +56,7 @@ mod register;
 mod removal;
 mod sandboxes;
 mod scrub;
+mod trust;
 mod type_set;
 mod types;
 mod views;
@@ -79,6 +82,7 @@ pub use refresh::{ChangedResource, RefreshProgress, RefreshReport, StaleResource
 pub use register::{NewResource, RegistrationForm};
 pub use removal::RemovalReport;
 pub use sandboxes::{CheckpointView, SandboxView};
+pub use trust::{Consent, DevcontainerSummary, Person, TrustRecord, TrustState, TrustSummary};
 pub use views::TypeView;
 pub use watch::{WatchEvent, WatchOptions};
 
@@ -111,6 +115,8 @@ pub struct Registry {
     /// This machine, when the registry tells machines apart (a shared
     /// registry): resources registered elsewhere are not handled here.
     machine: Option<crate::machine::Machine>,
+    /// Whose trust decisions apply (`trust`).
+    person: Option<Person>,
 }
 
 /// What a registry is handed: its effects (defaults: the system clock,
@@ -131,6 +137,11 @@ pub struct Options {
     /// This machine, on a shared (PostgreSQL) registry (default: detected
     /// — the OS's machine id, else one kept in the home).
     pub machine: Option<crate::machine::Machine>,
+    /// The person using the registry: whose trust decisions
+    /// devcontainer activation checks, and who records new ones (default:
+    /// none — then nothing is trusted and no devcontainer is activated;
+    /// the CLI hands in the OS user).
+    pub person: Option<Person>,
 }
 
 impl Default for Options {
@@ -143,6 +154,7 @@ impl Default for Options {
             overlay: crate::sandbox::Overlay::new(),
             container_tools: ContainerTools::default(),
             machine: None,
+            person: None,
         }
     }
 }
@@ -211,6 +223,7 @@ impl Registry {
             overlay: options.overlay,
             container_tools: options.container_tools,
             machine: None,
+            person: options.person,
         };
         registry.bootstrap_builtin_types()?;
         Ok(registry)

@@ -257,7 +257,11 @@ impl Registry {
     ) -> Result<Outcome, RegistryError> {
         let ty = types.resolve(&row.type_name)?;
         let Some(handler) = self.handler_for(&ty)? else {
-            return Ok(Outcome::NoHandler);
+            return if super::register::has_rules(&ty) {
+                self.refresh_placeholders(types, &ty, row)
+            } else {
+                Ok(Outcome::NoHandler)
+            };
         };
         if let Some(location) = &row.location
             && std::fs::symlink_metadata(location).is_err()
@@ -339,6 +343,47 @@ impl Registry {
 }
 
 impl Registry {
+    /// Refresh a resource in local mode (no handler, rules): its
+    /// placeholders brought in line with the rules as they are now.
+    fn refresh_placeholders(
+        &mut self,
+        types: &Arc<TypeSet>,
+        ty: &ResolvedType,
+        row: &ResourceRow,
+    ) -> Result<Outcome, RegistryError> {
+        let findings = self.placeholder_findings(types, ty, row)?;
+        if findings.added.is_empty() && findings.vanished.is_empty() {
+            return Ok(Outcome::Unchanged);
+        }
+        let now = self.now();
+        let cache = &self.types;
+        let label = row.label();
+        let (ids, clock) = (&self.ids, &self.clock);
+        let removed = self.store.write(|w| {
+            let current = cache.get(w)?;
+            check_types_unchanged_for(
+                &current,
+                types,
+                std::iter::once(&row.type_name).chain(&findings.types),
+                || format!("the refresh of {label}"),
+            )?;
+            let removed = apply(w, types, &findings, &now)?;
+            super::equivalence::reconcile(w, types, &|| ids.next_id(clock.now()), &now)?;
+            Ok::<_, RegistryError>(removed)
+        })?;
+        Ok(Outcome::Changed(
+            ChangedResource {
+                resource_id: row.id,
+                resource: label,
+                properties_changed: false,
+                added: findings.added.iter().map(|f| f.row.label()).collect(),
+                removed: removed.iter().map(|r| r.label()).collect(),
+                updated: 0,
+            },
+            HashSet::new(),
+        ))
+    }
+
     /// What `row`'s properties are now: for a resource someone registered,
     /// its stored arguments validated again and the handler's answer
     /// merged over them (as at registration); a discovered resource's come

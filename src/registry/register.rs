@@ -307,15 +307,17 @@ pub(super) fn insert_child(
     found: &Found,
     now: &str,
 ) -> Result<(), RegistryError> {
-    match insert_new(w, inserter, &found.row) {
-        Err(RegistryError::DuplicateName { name, id }) => Err(RegistryError::DiscoveredNameTaken {
-            handler: found.handler.clone(),
-            index: found.index,
-            parent: found.parent_label.to_string(),
-            name,
-            id,
-        }),
-        other => other,
+    match (insert_new(w, inserter, &found.row), &found.handler) {
+        (Err(RegistryError::DuplicateName { name, id }), Some(handler)) => {
+            Err(RegistryError::DiscoveredNameTaken {
+                handler: handler.clone(),
+                index: found.index,
+                parent: found.parent_label.to_string(),
+                name,
+                id,
+            })
+        }
+        (other, _) => other,
     }?;
     w.insert_link(found.parent, found.row.id, true, now)?;
     Ok(())
@@ -343,6 +345,7 @@ pub(super) fn insert_new(
 
 mod checks;
 mod placeholders;
+pub(super) use placeholders::has_rules;
 
 pub(super) use checks::check_strategy;
 use checks::{check_addable, check_location_fits};

@@ -23,6 +23,11 @@ pub struct RemovalReport {
     /// exist (destroy them, or `--force`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sandboxes: Vec<crate::model::SandboxId>,
+    /// The devcontainers among what goes whose container the engine still
+    /// holds: a removal is refused while any do (`--force` stops and
+    /// removes them first), so no container is orphaned.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub containers: Vec<String>,
 }
 
 impl Registry {
@@ -37,11 +42,16 @@ impl Registry {
             let root = find_row(r, key)?;
             let (removed, unlinked) = what_goes(r, types, &[root.id])?;
             let sandboxes = sandboxes_on(r, &removed)?;
+            let containers = containers_on(r, &removed)?
+                .into_iter()
+                .map(|(_, text)| text)
+                .collect();
             Ok(RemovalReport {
                 dry_run,
                 removed,
                 unlinked,
                 sandboxes,
+                containers,
             })
         };
         let cache = &self.types;
@@ -57,6 +67,12 @@ impl Registry {
                 return Err(RegistryError::HasSandboxes {
                     resource: key.to_string(),
                     sandboxes: report.sandboxes,
+                });
+            }
+            if !report.containers.is_empty() {
+                return Err(RegistryError::HasContainers {
+                    resource: key.to_string(),
+                    containers: report.containers,
                 });
             }
             let ids: Vec<ResourceId> = report.removed.iter().map(|r| r.resource_id).collect();
@@ -75,6 +91,29 @@ pub(super) fn sandboxes_on(
 ) -> Result<Vec<crate::model::SandboxId>, RegistryError> {
     let ids: Vec<ResourceId> = resources.iter().map(|res| res.resource_id).collect();
     Ok(r.sandboxes_of(&ids)?.into_iter().map(|s| s.id).collect())
+}
+
+/// The resources among `resources` whose container the engine holds, and
+/// each as `name (state, container id)`.
+pub(super) fn containers_on<'a>(
+    r: &Reader<'_>,
+    resources: &'a [Resource],
+) -> Result<Vec<(&'a Resource, String)>, RegistryError> {
+    let held = r.containers()?;
+    Ok(resources
+        .iter()
+        .filter_map(|res| {
+            let row = held.iter().find(|c| c.resource == res.resource_id)?;
+            let id = row.container_id.as_deref().unwrap_or_default();
+            let text = format!(
+                "{} ({}, {})",
+                res.label(),
+                row.state,
+                &id[..id.len().min(12)]
+            );
+            Some((res, text))
+        })
+        .collect())
 }
 
 /// What removing `roots` takes with it: (the resources that go, in the

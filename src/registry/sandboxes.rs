@@ -14,15 +14,23 @@
 //! * checkpoint: the strategy finishes its checkpoint (renamed into place,
 //!   or a ref written) before the checkpoint's row is inserted, so a crash
 //!   leaves the previous checkpoints usable and no half-recorded one.
-//! * destroy: the row becomes `destroying`, the strategy removes what it
-//!   made, then the rows go; a crash leaves a `destroying` row that
-//!   `destroy` finishes.
+//! * destroy (`destroy.rs`): the row becomes `destroying`, the strategy
+//!   removes what it made, then the rows go; a crash leaves a
+//!   `destroying` row that `destroy` finishes.
 //!
 //! Operations on one sandbox are serialised across processes by an
 //! exclusive lock on `sandboxes/<id>.lock` under the home (two agents
 //! checkpointing one sandbox at once would otherwise race inside the
 //! strategy's files).
+//!
+//! **Paths from the home, not from rows** (`place.rs`): every operation
+//! acts on the area derived from the home and the id, the strategy's
+//! working copy in it and the resource's location, and refuses a row that
+//! names others. `destroy` and `rollback` first refuse a mount inside the
+//! area (the strategy's own overlay aside), before the row changes.
 
+mod destroy;
+mod place;
 mod session;
 mod support;
 mod views;
@@ -30,15 +38,15 @@ mod views;
 use super::lookup::{find_row, load_one};
 use super::{Registry, RegistryError, SandboxRefusal};
 use crate::model::{
-    Resource, ResourceKey, ResourceKind, ResourceName, SandboxId, SandboxStrategy, TypeName,
+    Resource, ResourceId, ResourceKey, ResourceKind, SandboxId, SandboxStrategy, TypeName,
 };
 use crate::sandbox::{self, Applied, CheckpointRef, SandboxDiff, Strategy};
 use crate::store::{SandboxRow, SandboxState};
 use std::path::{Path, PathBuf};
 pub(super) use support::lock_file;
 use support::{check_label, create_area, lock, lock_path, pick_checkpoint};
+use views::view;
 pub use views::{CheckpointView, SandboxView};
-use views::{place_of, view};
 
 impl Registry {
     /// Make a sandbox of a resource with its strategy — `strategy` if
@@ -74,7 +82,7 @@ impl Registry {
                 return Err(refuse(SandboxRefusal::NoLocation));
             }
             if chosen == SandboxStrategy::Inherit {
-                let parents = parent_labels(r, &resource)?;
+                let parents = isolating_ancestors(r, &types, &resource)?;
                 return Err(refuse(SandboxRefusal::Inherits { parents }));
             }
             if chosen != SandboxStrategy::None && !caps.sandbox {
@@ -87,7 +95,7 @@ impl Registry {
         self.check_machine_of(resource.resource_id, || resource.label(), "a sandbox")?;
         let location = resource.location.clone().unwrap_or_default();
         let id = SandboxId::from_ulid(self.ids.next_id(self.clock.now()).ulid());
-        let area = root.join(id.to_string());
+        let area = place::area_of(&root, id);
         let now = self.now();
         let mut row = SandboxRow {
             id,
@@ -114,8 +122,10 @@ impl Registry {
             Err(err) => {
                 // Nothing half made stays behind: the strategy's partial
                 // files (a worktree, a copy) and the row.
-                let partial = place_of(&row);
-                let _ = self.implementation(chosen).destroy(&partial);
+                let strategy = self.implementation(chosen);
+                if let Ok(partial) = place::place(&root, &row, Some(&location), &*strategy) {
+                    let _ = strategy.destroy(&partial);
+                }
                 let _ = std::fs::remove_dir_all(&area);
                 self.store.write(|w| w.delete_sandbox(id))?;
                 let _ = std::fs::remove_file(lock_path(&root, id));
@@ -127,7 +137,9 @@ impl Registry {
         row.base = Some(place.base.clone());
         row.updated_at = self.now();
         self.store.write(|w| w.update_sandbox(&row))?;
-        Ok(view(row, resource.label(), Vec::new()))
+        let mut made = view(row, resource.label(), Vec::new(), Some(&area));
+        made.enumerated = self.local_enumeration(&made)?;
+        Ok(made)
     }
 
     /// Every sandbox, or those of one resource, oldest first.
@@ -142,10 +154,12 @@ impl Registry {
             for row in rows {
                 let label = resource_label(r, &row)?;
                 let checkpoints = r.checkpoints(row.id)?;
+                let area = self.derived_area(row.id);
                 views.push(view(
                     row,
                     label,
                     checkpoints.into_iter().map(Into::into).collect(),
+                    area.as_deref(),
                 ));
             }
             Ok(views)
@@ -153,18 +167,64 @@ impl Registry {
     }
 
     pub fn show_sandbox(&self, id: SandboxId) -> Result<SandboxView, RegistryError> {
-        self.store.read(|r| {
+        let mut shown = self.store.read(|r| {
             let row = r
                 .sandbox(id)?
                 .ok_or(RegistryError::SandboxNotFound { id })?;
             let label = resource_label(r, &row)?;
             let checkpoints = r.checkpoints(id)?;
-            Ok(view(
+            let area = self.derived_area(id);
+            Ok::<_, RegistryError>(view(
                 row,
                 label,
                 checkpoints.into_iter().map(Into::into).collect(),
+                area.as_deref(),
             ))
-        })
+        })?;
+        shown.enumerated = self.local_enumeration(&shown)?;
+        Ok(shown)
+    }
+
+    /// Local mode: what the rules of the sandboxed resource's type find in
+    /// the working copy, when the type has rules and no handler (none
+    /// otherwise, and for a sandbox that is not active).
+    fn local_enumeration(
+        &self,
+        sandbox: &SandboxView,
+    ) -> Result<Option<Vec<super::local_mode::RuleEntries>>, RegistryError> {
+        if sandbox.state != SandboxState::Active {
+            return Ok(None);
+        }
+        let id = sandbox.sandbox_id;
+        let (types, resource, row) = self.store.read(|r| {
+            let resource = r.resource_by_id(sandbox.resource_id)?;
+            Ok::<_, RegistryError>((self.types.get(r)?, resource, r.sandbox(id)?))
+        })?;
+        let (Some(resource), Some(row)) = (resource, row) else {
+            return Ok(None);
+        };
+        let ty = types.resolve(&resource.type_name)?;
+        let rules = match ty.discovery() {
+            Some(rules) if super::register::has_rules(&ty) && self.handler_for(&ty)?.is_none() => {
+                rules
+            }
+            _ => return Ok(None),
+        };
+        // The working copy where the home says it is, never where the row
+        // says: a row that disagrees is not listed (its operations refuse
+        // it, saying why).
+        let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let Ok(at) = place::place(&root, &row, resource.location.as_deref(), &*strategy) else {
+            return Ok(None);
+        };
+        super::local_mode::enumerate(rules, &at.workdir)
+            .map(Some)
+            .map_err(|source| RegistryError::ReadFile {
+                what: "the sandbox's working copy",
+                path: at.workdir.clone(),
+                source,
+            })
     }
 
     /// Record the working copy's whole state as the next checkpoint.
@@ -195,10 +255,11 @@ impl Registry {
         }
         self.refuse_held(&row, &resource, "checkpoint")?;
         let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
         let _lock = lock(&root, id)?;
-        let made = self
-            .implementation(row.strategy)
-            .checkpoint(&place_of(&row), label.as_deref().unwrap_or(""))
+        let made = strategy
+            .checkpoint(&place, label.as_deref().unwrap_or(""))
             .map_err(|source| failed(&row, &resource.label(), "checkpoint", source))?;
         let now = self.now();
         let number = self.store.write(|w| {
@@ -242,9 +303,12 @@ impl Registry {
             .collect();
         let target = pick_checkpoint(id, &checkpoints, to)?;
         let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
         let _lock = lock(&root, id)?;
-        self.implementation(row.strategy)
-            .rollback(&place_of(&row), &CheckpointRef(target.reference.clone()))
+        strategy
+            .refuse_mounts(&place)
+            .and_then(|()| strategy.rollback(&place, &CheckpointRef(target.reference.clone())))
             .map_err(|source| failed(&row, &resource.label(), "rollback", source))?;
         let now = self.now();
         self.store.write(|w| {
@@ -260,8 +324,11 @@ impl Registry {
     pub fn diff_sandbox(&self, id: SandboxId) -> Result<SandboxDiff, RegistryError> {
         let (row, resource) = self.active(id, "diff")?;
         self.refuse_held(&row, &resource, "diff")?;
-        self.implementation(row.strategy)
-            .diff(&place_of(&row))
+        let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
+        strategy
+            .diff(&place)
             .map_err(|source| failed(&row, &resource.label(), "diff", source))
     }
 
@@ -279,10 +346,11 @@ impl Registry {
         }
         self.refuse_held(&row, &resource, "apply")?;
         let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
         let _lock = lock(&root, id)?;
-        let applied = self
-            .implementation(row.strategy)
-            .apply(&place_of(&row))
+        let applied = strategy
+            .apply(&place)
             .map_err(|source| failed(&row, &resource.label(), "apply", source))?;
         let now = self.now();
         self.store.write(|w| {
@@ -294,67 +362,16 @@ impl Registry {
         Ok(applied)
     }
 
-    /// Remove everything the sandbox made (its area, worktree, refs) and
-    /// its rows. Also finishes a sandbox a crash left `creating` or
-    /// `destroying`.
-    pub fn destroy_sandbox(&mut self, id: SandboxId) -> Result<SandboxView, RegistryError> {
-        let root = self.sandboxes_root()?;
-        let mut shown = self.show_sandbox(id)?;
-        let _lock = lock(&root, id)?;
-        let mut row = self
-            .store
-            .read(|r| r.sandbox(id))?
-            .ok_or(RegistryError::SandboxNotFound { id })?;
-        self.check_machine_of(row.resource, || shown.resource.clone(), "its sandboxes")?;
-        // A live session would outlive the sandbox (and could still
-        // apply): refused while one is; none can start until this ends.
-        let _session = (row.strategy == SandboxStrategy::TransactionRollback)
-            .then(|| session::claim(&root, id, "destroy"))
-            .transpose()?;
-        row.state = SandboxState::Destroying;
-        row.updated_at = self.now();
-        self.store.write(|w| w.update_sandbox(&row))?;
-        let place = place_of(&row);
-        if let Err(source) = self.implementation(row.strategy).destroy(&place) {
-            let err = failed(&row, &shown.resource, "destroy", source);
-            row.last_error = Some(crate::text::excerpt(&err.to_string(), 3000).into_owned());
-            self.store.write(|w| w.update_sandbox(&row))?;
-            return Err(err);
-        }
-        self.store.write(|w| w.delete_sandbox(id))?;
-        let _ = std::fs::remove_file(lock_path(&root, id));
-        let _ = std::fs::remove_file(session::session_path(&root, id));
-        shown.state = SandboxState::Destroying;
-        Ok(shown)
-    }
-
-    /// Destroy every sandbox of the resource and of what removing it would
-    /// take along (`agents resource remove --force`); answers them.
-    pub fn destroy_sandboxes_for_removal(
-        &mut self,
-        key: &ResourceKey,
-    ) -> Result<Vec<SandboxView>, RegistryError> {
-        let ids = self.sandboxes_blocking_removal(key)?;
-        ids.into_iter().map(|id| self.destroy_sandbox(id)).collect()
-    }
-
-    /// The sandboxes living on the resource or on what removing it takes.
-    pub(super) fn sandboxes_blocking_removal(
-        &self,
-        key: &ResourceKey,
-    ) -> Result<Vec<SandboxId>, RegistryError> {
-        let cache = &self.types;
-        self.store.read(|r| {
-            let types = cache.get(r)?;
-            let root = find_row(r, key)?;
-            let (removed, _) = super::removal::what_goes(r, &types, &[root.id])?;
-            super::removal::sandboxes_on(r, &removed)
-        })
-    }
-
     fn sandboxes_root(&self) -> Result<PathBuf, RegistryError> {
         let home = self.home.as_ref().ok_or(RegistryError::SandboxNeedsHome)?;
-        Ok(home.join("sandboxes"))
+        place::sandboxes_root(home)
+    }
+
+    /// Where sandbox `id`'s area is, when this registry has a home (for
+    /// showing; operations go through `place::place`).
+    fn derived_area(&self, id: SandboxId) -> Option<PathBuf> {
+        let home = self.home.as_ref()?;
+        Some(place::area_of(&home.join("sandboxes"), id))
     }
 
     /// The sandbox's row and resource, refusing one that is not active.
@@ -442,14 +459,38 @@ fn resource_label(r: &crate::store::Reader<'_>, row: &SandboxRow) -> Result<Stri
     ))
 }
 
-fn parent_labels(
+fn isolating_ancestors(
     r: &crate::store::Reader<'_>,
+    types: &super::type_set::TypeSet,
     resource: &Resource,
 ) -> Result<Vec<String>, RegistryError> {
-    let mut labels = Vec::new();
-    for parent in &resource.parents {
-        let name: Option<ResourceName> = r.resource_by_id(*parent)?.and_then(|p| p.name);
-        labels.push(crate::model::resource_label(name.as_ref(), *parent));
+    // Level by level up from its parents: the nearest resources whose own
+    // strategy isolates (not `inherit`, which passes the question up, nor
+    // `none`, which isolates nothing).
+    let mut level: Vec<ResourceId> = resource.parents.clone();
+    let mut seen: std::collections::HashSet<ResourceId> = level.iter().copied().collect();
+    while !level.is_empty() {
+        let mut found = Vec::new();
+        let mut next = Vec::new();
+        for id in &level {
+            let Some(row) = r.resource_by_id(*id)? else {
+                continue;
+            };
+            let strategy = match row.sandbox_strategy {
+                Some(s) => s,
+                None => types.resolve(&row.type_name)?.sandbox_strategy(),
+            };
+            match strategy {
+                SandboxStrategy::Inherit | SandboxStrategy::None => {
+                    next.extend(r.parents_of(*id)?.into_iter().filter(|p| seen.insert(*p)));
+                }
+                _ => found.push(row.label()),
+            }
+        }
+        if !found.is_empty() {
+            return Ok(found);
+        }
+        level = next;
     }
-    Ok(labels)
+    Ok(Vec::new())
 }

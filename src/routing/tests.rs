@@ -104,6 +104,8 @@ fn every_combination_of_the_six_levels_and_the_tool_preferences() {
                         plan: plan.clone().map(|s| ("default".to_owned(), s)),
                         project: project.clone(),
                         devcontainer: dc.clone(),
+                        passed_over: Vec::new(),
+                        ambiguous: None,
                         tool: tool.clone(),
                     };
                     let (want_env, want_level) = model(&inputs);
@@ -233,4 +235,61 @@ fn a_preference_is_only_a_hint() {
     .unwrap();
     assert!(r.environment.is_host());
     assert!(r.hint.unwrap().contains("hint only"));
+}
+
+#[test]
+fn a_passed_over_devcontainer_is_named_in_the_reason_at_whatever_level_decides() {
+    let passed = vec!["local/r/vendor/dep-devcontainer (not trusted)".to_owned()];
+    let r = route(&RouteInputs {
+        passed_over: passed.clone(),
+        ..RouteInputs::default()
+    })
+    .unwrap();
+    assert_eq!(r.level, Level::Host);
+    assert!(
+        r.reason.contains("passed over") && r.reason.contains("vendor/dep-devcontainer"),
+        "{}",
+        r.reason
+    );
+    assert_eq!(r.trust, None, "routing itself never asks about trust");
+}
+
+#[test]
+fn several_devcontainers_with_no_default_are_refused_unless_the_tool_or_an_override_chooses() {
+    let ambiguous = Some(Ambiguous {
+        via: "local/mono".to_owned(),
+        devcontainers: vec![
+            "local/mono-devcontainer-api".to_owned(),
+            "local/mono-devcontainer-web".to_owned(),
+        ],
+    });
+    let refused = route(&RouteInputs {
+        ambiguous: ambiguous.clone(),
+        ..RouteInputs::default()
+    })
+    .unwrap_err();
+    let text = refused.to_string();
+    assert!(text.contains("local/mono holds 2 devcontainers"), "{text}");
+    assert!(text.contains("specific:NAME"), "{text}");
+    let web = resource(9, "local/mono-devcontainer-web", "devcontainer-instance");
+    let chosen = route(&RouteInputs {
+        ambiguous: ambiguous.clone(),
+        tool: ToolPreference::Specific {
+            environment: web.clone(),
+            is_environment: true,
+        },
+        ..RouteInputs::default()
+    })
+    .unwrap();
+    assert_eq!(chosen.environment, web);
+    let overridden = route(&RouteInputs {
+        ambiguous,
+        project: Some(Setting {
+            environment: web.clone(),
+            priority: Priority::Override,
+        }),
+        ..RouteInputs::default()
+    })
+    .unwrap();
+    assert_eq!(overridden.level, Level::ProjectOverride);
 }

@@ -1,6 +1,6 @@
 //! The `copy_on_write` strategy: the one home of how a directory is
-//! sandboxed by copying it (reflinks where the filesystem has them, via
-//! `reflink-copy`; a plain copy elsewhere).
+//! sandboxed by copying it (reflinks where the filesystem has them,
+//! `FICLONE`; elsewhere a copy of the data that keeps holes).
 //!
 //! Layout of a sandbox's area:
 //!
@@ -18,14 +18,31 @@
 //!
 //! Decisions:
 //!
-//! * Symlinks are never followed: every walk uses `symlink_metadata`, files
-//!   are opened `O_NOFOLLOW`, a link is copied as a link with the same
-//!   target (even one pointing outside the tree).
-//! * What is kept exactly: contents, permission bits (`0o7777`), symlink
-//!   targets, the set of entries. Not kept: owners, timestamps, xattrs,
-//!   hard-link sharing in the working copy (each link becomes its own
-//!   file in a snapshot; a rollback leaves alone the files it can trust,
-//!   so links among those survive it).
+//! * Symlinks are never followed, and no path below a root is resolved
+//!   twice: every walk, copy, rename and removal goes through directory
+//!   descriptors (`fs_at`), each opened `O_NOFOLLOW` from its parent's, so
+//!   an agent that swaps an entry for a symlink to outside while the host
+//!   works (`renameat2(RENAME_EXCHANGE)`) gets a refusal, not a copy of
+//!   outside or a write there; a link is copied as a link with the same
+//!   target (even one pointing outside the tree). The working copy's own
+//!   root is opened from the area's descriptor, so a `work` replaced by a
+//!   symlink is refused by diff, checkpoint and apply (and replaced by a
+//!   directory by rollback), never followed.
+//! * Mounts: nothing is read, restored or removed on another filesystem
+//!   mounted inside the working copy or the area (a bind mount included);
+//!   rollback and destroy refuse up front, naming the mount point, and
+//!   change nothing, and the walks refuse when they meet one (see
+//!   `fs_at`). The original's own walks cross its mounts.
+//! * What is kept exactly: contents (holes of sparse files included),
+//!   permission bits (`0o777`, and the sticky bit of a directory), symlink
+//!   targets, the set of entries. Not kept: setuid and setgid bits, and
+//!   sticky on a file — the host copies content, not privileges, so a file
+//!   an agent marked setuid is never made one by the host (in a snapshot,
+//!   a rollback, the original); diff does not report those bits, and apply
+//!   writes a changed file without them. Neither owners, timestamps,
+//!   xattrs, nor hard-link sharing in the working copy (each link becomes
+//!   its own file in a snapshot; a rollback leaves alone the files it can
+//!   trust, so links among those survive it).
 //! * Special files (FIFOs, devices, sockets) and names that are not UTF-8
 //!   or hold a newline are refused with `Unsuitable` by the walk that
 //!   precedes every copy, so nothing is written; rollback removes them
@@ -72,13 +89,12 @@
 //!   directory behind. After a successful apply the manifest is the
 //!   original's new state, so a second apply sees no conflict.
 //! * Confinement: every write into the original (apply's commit phase)
-//!   goes through a `cap-std` `Dir` of it, so a path that would escape
-//!   (say a directory swapped for a symlink after the conflict check) is
-//!   refused. Walks, copies and writes inside the sandbox's own area use
-//!   std with `symlink_metadata` and `O_NOFOLLOW`; paths come only from
-//!   walks and from manifests and stat records whose paths are checked
-//!   (no `.`, `..` or empty component). An area inside the original is refused at create
-//!   (the copy would contain itself).
+//!   goes through descriptors of its directories, opened `O_NOFOLLOW`
+//!   component by component, so a path that would escape (say a directory
+//!   swapped for a symlink after the conflict check) is refused. Paths
+//!   come only from walks and from manifests and stat records whose paths
+//!   are checked (no `.`, `..` or empty component). An area inside the
+//!   original is refused at create (the copy would contain itself).
 //! * Shared with `overlay` (`pub(in crate::sandbox)`), so the two mean the
 //!   same by a diff and an apply: the walk (`tree.rs`), manifests
 //!   (`manifest.rs`), checkpoints (`make_checkpoint`), `compare`, the
@@ -99,6 +115,7 @@
 //!   next rollback to it (once: that rollback refreshes the record) and
 //!   copied, not linked, by the next checkpoint.
 
+mod apply;
 mod checkpoint;
 pub(in crate::sandbox) mod manifest;
 mod rollback;
@@ -107,12 +124,14 @@ mod stat;
 pub(in crate::sandbox) mod tests;
 pub(in crate::sandbox) mod tree;
 
+use std::ffi::OsStr;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use crate::sandbox::fs_at::{DirFd, Mounts, mounts};
 use crate::sandbox::{Applied, CheckpointRef, SandboxDiff, SandboxError, SandboxPlace, Strategy};
-use tree::{Kind, Tree, io_err};
+pub(in crate::sandbox) use apply::copy_back;
+use tree::{Tree, io_err};
 
 const WORK: &str = "work";
 const MANIFEST: &str = "base.manifest";
@@ -130,17 +149,22 @@ pub struct CopyOnWrite;
 impl Strategy for CopyOnWrite {
     fn create(&self, original: &Path, area: &Path) -> Result<SandboxPlace, SandboxError> {
         refuse_unsuitable(original, area, "copy_on_write")?;
-        let listed = tree::scan(original, false)?;
-        let workdir = area.join(WORK);
+        let source = DirFd::open(original)?;
+        let listed = tree::scan(&source, Mounts::Cross, false)?;
+        let area_dir = DirFd::open(area)?;
         // The manifest's digests are computed on a second thread while the
         // copy runs (the copy is the kernel's work where it can be), so
         // creating costs about the longer of the two, not their sum.
         let (hashed, copied) = std::thread::scope(|s| {
             let hasher = s.spawn(|| {
                 let mut tree = listed.clone();
-                tree::hash_entries(original, &mut tree).map(|()| tree)
+                tree::hash_entries(&source, Mounts::Cross, &mut tree).map(|()| tree)
             });
-            let copied = tree::copy_tree(original, &workdir, &listed);
+            let copied = tree::copy_tree(
+                (&source, Mounts::Cross),
+                (&area_dir, OsStr::new(WORK)),
+                &listed,
+            );
             (hasher.join(), copied)
         });
         copied?;
@@ -149,7 +173,7 @@ impl Strategy for CopyOnWrite {
         Ok(SandboxPlace {
             original: original.to_path_buf(),
             area: area.to_path_buf(),
-            workdir,
+            workdir: area.join(WORK),
             base,
         })
     }
@@ -164,23 +188,48 @@ impl Strategy for CopyOnWrite {
 
     fn diff(&self, place: &SandboxPlace) -> Result<SandboxDiff, SandboxError> {
         let (base, _) = read_manifest(&place.area)?;
-        let now = tree::scan(&place.workdir, true)?;
+        let work = open_working_copy(&place.area, WORK)?;
+        let now = tree::scan(&work, Mounts::Stay, true)?;
         Ok(compare(&base, &now))
     }
 
     fn apply(&self, place: &SandboxPlace) -> Result<Applied, SandboxError> {
         let (base, _) = read_manifest(&place.area)?;
-        refuse_conflicts(&place.original, &base)?;
-        let now = tree::scan(&place.workdir, true)?;
+        let original = DirFd::open(&place.original)?;
+        refuse_conflicts(&original, &base)?;
+        let work = open_working_copy(&place.area, WORK)?;
+        let now = tree::scan(&work, Mounts::Stay, true)?;
         let diff = compare(&base, &now);
-        copy_back(&place.original, &place.workdir, &base, &now, &diff)?;
-        write_manifest(&place.area, &tree::scan(&place.original, true)?)?;
+        copy_back(&original, &work, &base, &now, &diff)?;
+        write_manifest(&place.area, &tree::scan(&original, Mounts::Cross, true)?)?;
         Ok(Applied::CopiedBack(diff))
     }
 
     fn destroy(&self, place: &SandboxPlace) -> Result<(), SandboxError> {
+        mounts::refuse_mounts_below(&place.area, None)?;
         tree::remove_tree(&place.area)
     }
+}
+
+/// The working copy `name` of the sandbox whose area is `area`, opened
+/// from the area's descriptor without following a symlink: one put in
+/// its place (by an agent with access to the area) is refused, not
+/// followed to whatever it points at.
+pub(in crate::sandbox) fn open_working_copy(
+    area: &Path,
+    name: &str,
+) -> Result<DirFd, SandboxError> {
+    let area = DirFd::open(area)?;
+    area.open_dir(OsStr::new(name), Mounts::Stay, area.meta(), false)
+        .map_err(|e| match e {
+            SandboxError::Changed { path, .. } => SandboxError::Unsuitable(format!(
+                "the working copy {} is not a directory (something was put in its place, a \
+                 symlink perhaps); the host does not follow it: roll back to a checkpoint \
+                 (which makes it a directory again) or destroy the sandbox",
+                path.display()
+            )),
+            other => other,
+        })
 }
 
 /// Refuse an `original` that is not a directory, and an `area` inside it
@@ -230,29 +279,32 @@ fn make_checkpoint_after(
     fill: impl FnOnce(&Path, Option<&Path>) -> Result<(), SandboxError>,
 ) -> Result<CheckpointRef, SandboxError> {
     fs::create_dir_all(dir).map_err(io_err("create directory", dir))?;
+    let checkpoints = DirFd::open(dir)?;
     let mut last = 0u64;
-    for item in fs::read_dir(dir).map_err(io_err("read directory", dir))? {
-        let item = item.map_err(io_err("read directory", dir))?;
-        let name = item.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".tmp") {
-            tree::remove_tree(&item.path())?;
-        } else if let Ok(n) = name.parse::<u64>() {
+    for name in checkpoints.names()? {
+        let text = name.to_string_lossy();
+        if text.ends_with(".tmp") {
+            tree::remove_at(&checkpoints, &name)?;
+        } else if let Ok(n) = text.parse::<u64>() {
             last = last.max(n);
         }
     }
     let n = last + 1;
-    let tmp = dir.join(format!("{n}.tmp"));
-    fs::create_dir(&tmp).map_err(io_err("create directory", &tmp))?;
-    let done = dir.join(n.to_string());
+    let tmp_name = format!("{n}.tmp");
+    checkpoints.mkdir(OsStr::new(&tmp_name))?;
+    let tmp = dir.join(&tmp_name);
     let previous = (last > 0).then(|| dir.join(last.to_string()));
     let label_path = tmp.join(LABEL);
     let made = fs::write(&label_path, label)
         .map_err(io_err("write", &label_path))
         .and_then(|()| fill(&tmp, previous.as_deref()))
-        .and_then(|()| fs::rename(&tmp, &done).map_err(io_err("rename into place", &done)));
+        .and_then(|()| {
+            let done = n.to_string();
+            checkpoints.rename(OsStr::new(&tmp_name), &checkpoints, OsStr::new(&done))
+        });
     if made.is_err() {
         // The error to report is the one that stopped the checkpoint.
-        let _ = tree::remove_tree(&tmp);
+        let _ = tree::remove_at(&checkpoints, OsStr::new(&tmp_name));
     }
     made.map(|()| CheckpointRef(n.to_string()))
 }
@@ -274,21 +326,6 @@ pub(in crate::sandbox) fn checkpoint_dir(
     }
 }
 
-/// Exchange two directories: atomically on Linux; elsewhere by two renames.
-pub(in crate::sandbox) fn swap(a: &Path, b: &Path) -> Result<(), SandboxError> {
-    #[cfg(target_os = "linux")]
-    {
-        use rustix::fs::{CWD, RenameFlags, renameat_with};
-        if renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).is_ok() {
-            return Ok(());
-        }
-    }
-    let old = b.with_extension("old");
-    fs::rename(b, &old).map_err(io_err("move aside", b))?;
-    fs::rename(a, b).map_err(io_err("move into place", a))?;
-    fs::rename(&old, a).map_err(io_err("move aside", &old))
-}
-
 /// Write the manifest of `tree` atomically; its sha256 is the sandbox's base.
 fn write_manifest(area: &Path, tree: &Tree) -> Result<String, SandboxError> {
     manifest::write_manifest(&area.join(MANIFEST), tree)
@@ -301,10 +338,10 @@ fn read_manifest(area: &Path) -> Result<(Tree, String), SandboxError> {
 /// Refuse with `Conflict` (naming every path) when `original` no longer
 /// matches `base`, the state a sandbox was made from.
 pub(in crate::sandbox) fn refuse_conflicts(
-    original: &Path,
+    original: &DirFd,
     base: &Tree,
 ) -> Result<(), SandboxError> {
-    let changed = compare(base, &tree::scan(original, true)?);
+    let changed = compare(base, &tree::scan(original, Mounts::Cross, true)?);
     if changed == SandboxDiff::default() {
         return Ok(());
     }
@@ -313,13 +350,15 @@ pub(in crate::sandbox) fn refuse_conflicts(
     Err(SandboxError::Conflict(paths))
 }
 
-/// What differs from `base` in `now` (kind, mode, size or digest).
+/// What differs from `base` in `now` (kind, size, digest, or the mode a
+/// copy carries: setuid, setgid and a file's sticky bit are not compared,
+/// since nothing copies them).
 pub(in crate::sandbox) fn compare(base: &Tree, now: &Tree) -> SandboxDiff {
     let mut diff = SandboxDiff::default();
     for (path, entry) in now {
         match base.get(path) {
             None => diff.added.push(path.clone()),
-            Some(old) if old != entry => diff.modified.push(path.clone()),
+            Some(old) if !old.same_as(entry) => diff.modified.push(path.clone()),
             Some(_) => {}
         }
     }
@@ -329,84 +368,4 @@ pub(in crate::sandbox) fn compare(base: &Tree, now: &Tree) -> SandboxDiff {
         .cloned()
         .collect();
     diff
-}
-
-/// Bring `diff` into `original`, taking every added or modified entry of
-/// `now` from below `from` (the working copy, or an overlay's upper
-/// layer): stage, then commit by removals and renames (see the module doc
-/// for the window).
-pub(in crate::sandbox) fn copy_back(
-    original: &Path,
-    from: &Path,
-    base: &Tree,
-    now: &Tree,
-    diff: &SandboxDiff,
-) -> Result<(), SandboxError> {
-    let changed: Vec<&String> = {
-        let mut v: Vec<&String> = diff.added.iter().chain(&diff.modified).collect();
-        v.sort();
-        v
-    };
-    // Every write into the original goes through a capability on it:
-    // a path that would leave it (a directory swapped for a symlink since
-    // the conflict check) is refused by cap-std, not followed.
-    let root = cap_std::fs::Dir::open_ambient_dir(original, cap_std::ambient_authority())
-        .map_err(io_err("open", original))?;
-    let staging = tempfile::Builder::new()
-        .prefix(".agents-apply-")
-        .tempdir_in(original)
-        .map_err(io_err("create a staging directory in", original))?;
-    let staging_name = staging.path().file_name().unwrap_or_default().to_owned();
-    let mut staged = Vec::new();
-    for (i, path) in changed.iter().enumerate() {
-        let entry = &now[*path];
-        if entry.kind != Kind::Dir {
-            let to = staging.path().join(i.to_string());
-            tree::copy_entry(&from.join(path), &to, entry)?;
-            staged.push((Path::new(&staging_name).join(i.to_string()), *path));
-        }
-    }
-    let in_original = |what: &'static str, path: &str| io_err(what, &original.join(path));
-    // Commit: removals deepest first (a directory's children are deleted
-    // entries too), then new directories, renames, directory modes.
-    let kind_changed = |p: &String| {
-        base.get(p)
-            .is_some_and(|b| now.get(p).is_some_and(|n| n.kind != b.kind))
-    };
-    let mut removals: Vec<&String> = diff
-        .deleted
-        .iter()
-        .chain(diff.modified.iter().filter(|p| kind_changed(p)))
-        .collect();
-    removals.sort_by_key(|p| std::cmp::Reverse(p.matches('/').count()));
-    for path in removals {
-        let result = if base[path].kind == Kind::Dir {
-            root.remove_dir(path)
-        } else {
-            root.remove_file(path)
-        };
-        result.map_err(in_original("remove", path))?;
-    }
-    let dirs: Vec<&&String> = changed
-        .iter()
-        .filter(|p| now[**p].kind == Kind::Dir)
-        .collect();
-    for path in &dirs {
-        if base.get(**path).is_none_or(|b| b.kind != Kind::Dir) {
-            root.create_dir(path)
-                .map_err(in_original("create directory", path))?;
-        }
-    }
-    for (from, to) in staged {
-        root.rename(&from, &root, to)
-            .map_err(in_original("rename into place", to))?;
-    }
-    for path in dirs.iter().rev() {
-        let mode = fs::Permissions::from_mode(now[**path].mode);
-        root.set_permissions(path, cap_std::fs::Permissions::from_std(mode))
-            .map_err(in_original("set the mode of", path))?;
-    }
-    staging
-        .close()
-        .map_err(io_err("remove the staging directory in", original))
 }

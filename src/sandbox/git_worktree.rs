@@ -3,10 +3,13 @@
 //!
 //! A sandbox is a *detached* `git worktree` of the original's HEAD at
 //! `<area>/work`; its `base` is that HEAD's commit id. Everything is done
-//! with the `git` CLI (fixed argv, no shell, `-C <dir>`, a cleared
-//! environment with `GIT_CONFIG_NOSYSTEM=1`, no global config, no hooks,
-//! no commit signing, and the identity `agents <agents@localhost>` for the
-//! commits the sandbox makes).
+//! with the `git` CLI (fixed argv, no shell, a cleared environment with
+//! no system or global config, and the identity `agents
+//! <agents@localhost>` for the commits the sandbox makes), naming the git
+//! directory and work tree from the host's own records and with every
+//! program the repository's configuration names overridden (`repo.rs`,
+//! [`crate::git_env::Neutral`]): the agent's `<workdir>/.git` is never
+//! followed.
 //!
 //! Decisions a user should know about:
 //!
@@ -46,138 +49,77 @@
 //!   parent is the sandbox's HEAD (or at HEAD itself when nothing is
 //!   uncommitted). It is refused when that branch exists already; it never
 //!   moves the user's branches, HEAD, index or work tree.
-//! * **Destroy** removes the worktree (`git worktree remove --force`, or
-//!   `git worktree prune` if it is gone already), the sandbox's refs under
-//!   `refs/agents/sandbox/<area-name>/` and the area. The applied branch
-//!   stays: it belongs to the user now.
+//! * **Nested repositories** (a `.git` below the working copy, made by the
+//!   agent or a submodule it populated) are recorded as the commit their
+//!   HEAD names (a gitlink), as `git add` records them; git is never run
+//!   inside one (their configuration is the agent's): a checkpoint takes
+//!   the gitlinks out of `git add -A`'s view and records them with `git
+//!   update-index`, which reads their HEAD and nothing else.
+//! * **The working copy's `.git` file is the host's**: checked at every
+//!   operation, written back when the agent rewrote, removed or symlinked
+//!   it (never followed), refused with what to do when a directory took
+//!   its place. The host's own commands never read it.
+//! * **Destroy** removes the working copy itself (never through git, so a
+//!   `.git` file the agent rewrote cannot redirect it), then the
+//!   worktree's records (`git worktree remove`, which finds them by path),
+//!   the sandbox's refs under `refs/agents/sandbox/<area-name>/` and the
+//!   area. The applied branch stays: it belongs to the user now.
 //!
 //! The area's directory name becomes a ref component, so it must be plain
 //! (ASCII letters, digits, `-`, `_`; a ULID is); anything else is refused.
 
+mod repo;
+mod state;
+
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use super::{Applied, CheckpointRef, SandboxDiff, SandboxError, SandboxPlace, Strategy};
+use repo::{Git, Side};
+use state::whole_state_tree;
 
 /// The trailer that records the sandbox's HEAD in a checkpoint commit.
 const HEAD_TRAILER: &str = "Agents-Sandbox-Head: ";
 
 /// The `git_worktree` strategy. `program` is the `git` to run (by default
-/// `git`, found on `PATH`).
-#[derive(Debug, Clone)]
+/// the first in `PATH`'s absolute entries, [`crate::git_env::git_program`]).
+#[derive(Debug, Clone, Default)]
 pub struct GitWorktree {
-    program: PathBuf,
-}
-
-impl Default for GitWorktree {
-    fn default() -> Self {
-        Self::new("git")
-    }
+    program: Option<PathBuf>,
 }
 
 impl GitWorktree {
     pub fn new(program: impl Into<PathBuf>) -> Self {
         Self {
-            program: program.into(),
+            program: Some(program.into()),
         }
     }
 
-    /// Runs `git -C dir args…` in a controlled environment and returns its
-    /// stdout, or the failure with its stderr.
-    fn git(
-        &self,
-        dir: &Path,
-        args: &[&OsStr],
-        env: &[(&str, &OsStr)],
-    ) -> Result<String, SandboxError> {
-        let mut cmd = Command::new(&self.program);
-        cmd.env_clear()
-            .arg("-C")
-            .arg(dir)
-            .args([
-                "-c",
-                "core.hooksPath=/dev/null",
-                "-c",
-                "core.fsmonitor=false",
-                "-c",
-                "commit.gpgSign=false",
-                "-c",
-                "color.ui=false",
-                "--no-pager",
-            ])
-            .args(args)
-            .stdin(Stdio::null());
-        cmd.envs(crate::git_env::hermetic());
-        // The identity of the commits a sandbox makes.
-        for (key, value) in [
-            ("GIT_AUTHOR_NAME", "agents"),
-            ("GIT_AUTHOR_EMAIL", "agents@localhost"),
-            ("GIT_COMMITTER_NAME", "agents"),
-            ("GIT_COMMITTER_EMAIL", "agents@localhost"),
-        ] {
-            cmd.env(key, value);
+    fn program(&self) -> Result<&Path, SandboxError> {
+        match &self.program {
+            Some(program) => Ok(program),
+            None => crate::git_env::git_program()
+                .ok_or_else(|| SandboxError::Unsuitable(crate::git_env::no_git_found())),
         }
-        for (key, value) in env {
-            cmd.env(key, value);
-        }
-        let failed = |stderr: String| SandboxError::Git {
-            args: args
-                .iter()
-                .map(|a| a.to_string_lossy())
-                .collect::<Vec<_>>()
-                .join(" "),
-            dir: dir.to_path_buf(),
-            stderr,
-        };
-        let out = cmd.output().map_err(|source| SandboxError::Io {
-            what: "cannot run git",
-            path: self.program.clone(),
-            source,
-        })?;
-        if !out.status.success() {
-            return Err(failed(
-                String::from_utf8_lossy(&out.stderr).trim().to_string(),
-            ));
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
-    fn run(&self, dir: &Path, args: &[&str]) -> Result<String, SandboxError> {
-        let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-        self.git(dir, &args, &[])
-    }
-
-    /// The tree of the working copy's whole state (see the module doc),
-    /// built in a temporary index so the sandbox's own index is untouched.
-    fn whole_state_tree(&self, place: &SandboxPlace) -> Result<String, SandboxError> {
-        let temp = place.area.join("checkpoint.index");
-        let real = self.run(
-            &place.workdir,
-            &["rev-parse", "--path-format=absolute", "--git-path", "index"],
-        )?;
-        let real = PathBuf::from(real.trim());
-        let _ = std::fs::remove_file(&temp);
-        if real.exists() {
-            std::fs::copy(&real, &temp).map_err(|source| SandboxError::Io {
-                what: "cannot copy the sandbox's index to",
-                path: temp.clone(),
-                source,
-            })?;
-        }
-        let env = [("GIT_INDEX_FILE", temp.as_os_str())];
-        let tree = self
-            .git(&place.workdir, &[OsStr::new("add"), OsStr::new("-A")], &env)
-            .and_then(|_| self.git(&place.workdir, &[OsStr::new("write-tree")], &env));
-        let _ = std::fs::remove_file(&temp);
-        Ok(tree?.trim().to_string())
+    /// The sandbox's git, its `.git` file checked (repaired if the agent
+    /// rewrote it).
+    fn open<'a>(&'a self, place: &SandboxPlace) -> Result<Git<'a>, SandboxError> {
+        let git = Git::open(self.program()?, place)?;
+        git.check_gitfile()?;
+        Ok(git)
     }
 
     /// This sandbox's checkpoints, oldest first: `(n, sha)`.
-    fn checkpoints(&self, place: &SandboxPlace) -> Result<Vec<(u64, String)>, SandboxError> {
+    fn checkpoints(
+        &self,
+        git: &Git<'_>,
+        place: &SandboxPlace,
+    ) -> Result<Vec<(u64, String)>, SandboxError> {
         let prefix = ref_prefix(place)?;
-        let out = self.run(
-            &place.original,
+        let out = git.run(
+            Side::Original,
             &["for-each-ref", "--format=%(refname) %(objectname)", &prefix],
         )?;
         let mut found: Vec<(u64, String)> = out
@@ -191,13 +133,13 @@ impl GitWorktree {
         found.sort();
         Ok(found)
     }
+}
 
-    fn head(&self, workdir: &Path) -> Result<String, SandboxError> {
-        Ok(self
-            .run(workdir, &["rev-parse", "--verify", "HEAD^{commit}"])?
-            .trim()
-            .to_string())
-    }
+fn head(git: &Git<'_>, side: Side) -> Result<String, SandboxError> {
+    Ok(git
+        .run(side, &["rev-parse", "--verify", "HEAD^{commit}"])?
+        .trim()
+        .to_string())
 }
 
 /// The area's directory name, checked to be a plain ref component.
@@ -225,82 +167,102 @@ fn ref_prefix(place: &SandboxPlace) -> Result<String, SandboxError> {
 impl Strategy for GitWorktree {
     fn create(&self, original: &Path, area: &Path) -> Result<SandboxPlace, SandboxError> {
         area_name(area)?;
+        let program = self.program()?;
         let not_a_checkout = |why: String| {
             SandboxError::Unsuitable(format!(
                 "{} is not the root of a git work tree ({why}); a git_worktree sandbox needs a git checkout with at least one commit",
                 original.display()
             ))
         };
-        let top = self
-            .run(original, &["rev-parse", "--show-toplevel"])
-            .map_err(|e| match e {
-                SandboxError::Git { stderr, .. } => not_a_checkout(stderr),
-                other => other,
-            })?;
+        let located = Git::locate(program, original, true).map_err(|e| match e {
+            SandboxError::Git { stderr, .. } => not_a_checkout(stderr),
+            other => other,
+        })?;
         let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        if canonical(Path::new(top.trim())) != canonical(original) {
+        let top = located.top.clone().unwrap_or_default();
+        if canonical(&top) != canonical(original) {
             return Err(not_a_checkout(format!(
                 "its work tree's root is {}",
-                top.trim()
+                top.display()
             )));
         }
-        let base = self.head(original).map_err(|_| {
+        let mut place = SandboxPlace {
+            original: original.to_path_buf(),
+            area: area.to_path_buf(),
+            workdir: area.join("work"),
+            base: String::new(),
+        };
+        let mut git = Git::original(program, &place, located);
+        place.base = head(&git, Side::Original).map_err(|_| {
             SandboxError::Unsuitable(format!(
                 "the git repository at {} has no commits yet; commit something first (a sandbox starts from HEAD)",
                 original.display()
             ))
         })?;
-        let workdir = area.join("work");
-        self.git(
-            original,
+        git.run_with(
+            Side::Original,
             &[
                 OsStr::new("worktree"),
                 OsStr::new("add"),
                 OsStr::new("--detach"),
                 OsStr::new("--quiet"),
-                workdir.as_os_str(),
-                OsStr::new(&base),
+                place.workdir.as_os_str(),
+                OsStr::new(&place.base),
             ],
             &[],
+            None,
         )?;
-        Ok(SandboxPlace {
-            original: original.to_path_buf(),
-            area: area.to_path_buf(),
-            workdir,
-            base,
-        })
+        let admin = match git.admins(&place.workdir)?.pop() {
+            Some(admin) => admin,
+            None => {
+                return Err(SandboxError::Unsuitable(format!(
+                    "git worktree add made {} but no worktree of {} names it",
+                    place.workdir.display(),
+                    original.display()
+                )));
+            }
+        };
+        git.with_sandbox(&place.workdir, admin);
+        git.check_gitfile()?;
+        Ok(place)
     }
 
     fn checkpoint(&self, place: &SandboxPlace, label: &str) -> Result<CheckpointRef, SandboxError> {
         let prefix = ref_prefix(place)?;
-        let tree = self.whole_state_tree(place)?;
-        let head = self.head(&place.workdir)?;
-        let existing = self.checkpoints(place)?;
+        let git = self.open(place)?;
+        let tree = whole_state_tree(&git, place)?;
+        let head = head(&git, Side::Sandbox)?;
+        let existing = self.checkpoints(&git, place)?;
         let (n, parent) = match existing.last() {
             Some((n, sha)) => (n + 1, sha.clone()),
             None => (1, place.base.clone()),
         };
         let message = format!("{label}\n\n{HEAD_TRAILER}{head}\n");
-        let sha = self.run(
-            &place.workdir,
+        let sha = git.run(
+            Side::Sandbox,
             &["commit-tree", &tree, "-p", &parent, "-m", &message],
         )?;
         let sha = sha.trim().to_string();
         // The empty old value: never overwrite a checkpoint someone else
         // recorded meanwhile.
-        self.run(
-            &place.original,
+        git.run(
+            Side::Original,
             &["update-ref", &format!("{prefix}{n}"), &sha, ""],
         )?;
         Ok(CheckpointRef(sha))
     }
 
     fn rollback(&self, place: &SandboxPlace, to: &CheckpointRef) -> Result<(), SandboxError> {
-        if !self.checkpoints(place)?.iter().any(|(_, sha)| *sha == to.0) {
+        let git = self.open(place)?;
+        if !self
+            .checkpoints(&git, place)?
+            .iter()
+            .any(|(_, sha)| *sha == to.0)
+        {
             return Err(SandboxError::NoCheckpoint(to.0.clone()));
         }
         // The last trailer line: the label (written first) cannot forge it.
-        let commit = self.run(&place.workdir, &["cat-file", "commit", &to.0])?;
+        let commit = git.run(Side::Sandbox, &["cat-file", "commit", &to.0])?;
         let head = commit
             .lines()
             .filter_map(|l| l.strip_prefix(HEAD_TRAILER))
@@ -309,26 +271,26 @@ impl Strategy for GitWorktree {
             .filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
             .ok_or_else(|| SandboxError::NoCheckpoint(to.0.clone()))?
             .to_string();
-        let dir = &place.workdir;
         // Untracked files under today's ignore rules, then the checkpoint's
         // tree, then untracked files under the checkpoint's ignore rules.
         // Each step can be repeated: a rollback that failed halfway is
         // finished by running it again.
-        self.run(dir, &["clean", "-fdq"])?;
-        self.run(
-            dir,
+        git.run(Side::Sandbox, &["clean", "-fdq"])?;
+        git.run(
+            Side::Sandbox,
             &["read-tree", "--reset", "-u", &format!("{}^{{tree}}", to.0)],
         )?;
-        self.run(dir, &["clean", "-fdq"])?;
-        self.run(dir, &["update-ref", "--no-deref", "HEAD", &head])?;
-        self.run(dir, &["reset", "-q"])?;
+        git.run(Side::Sandbox, &["clean", "-fdq"])?;
+        git.run(Side::Sandbox, &["update-ref", "--no-deref", "HEAD", &head])?;
+        git.run(Side::Sandbox, &["reset", "-q"])?;
         Ok(())
     }
 
     fn diff(&self, place: &SandboxPlace) -> Result<SandboxDiff, SandboxError> {
-        let tree = self.whole_state_tree(place)?;
-        let out = self.run(
-            &place.workdir,
+        let git = self.open(place)?;
+        let tree = whole_state_tree(&git, place)?;
+        let out = git.run(
+            Side::Sandbox,
             &[
                 "diff-tree",
                 "-r",
@@ -352,11 +314,12 @@ impl Strategy for GitWorktree {
         diff.added.sort();
         diff.modified.sort();
         diff.deleted.sort();
-        let log = self.run(
-            &place.workdir,
+        let log = git.run(
+            Side::Sandbox,
             &[
                 "log",
                 "--reverse",
+                "--no-show-signature",
                 "--format=%H %s",
                 &format!("{}..HEAD", place.base),
             ],
@@ -368,11 +331,9 @@ impl Strategy for GitWorktree {
     fn apply(&self, place: &SandboxPlace) -> Result<Applied, SandboxError> {
         let branch = format!("agents/sandbox-{}", area_name(&place.area)?);
         let full = format!("refs/heads/{branch}");
-        if self
-            .run(
-                &place.original,
-                &["rev-parse", "--verify", "--quiet", &full],
-            )
+        let git = self.open(place)?;
+        if git
+            .run(Side::Original, &["rev-parse", "--verify", "--quiet", &full])
             .is_ok()
         {
             return Err(SandboxError::Unsuitable(format!(
@@ -380,15 +341,15 @@ impl Strategy for GitWorktree {
                 place.original.display()
             )));
         }
-        let head = self.head(&place.workdir)?;
-        let tree = self.whole_state_tree(place)?;
-        let head_tree = self.run(&place.workdir, &["rev-parse", &format!("{head}^{{tree}}")])?;
+        let head = head(&git, Side::Sandbox)?;
+        let tree = whole_state_tree(&git, place)?;
+        let head_tree = git.run(Side::Sandbox, &["rev-parse", &format!("{head}^{{tree}}")])?;
         let commit = if head_tree.trim() == tree {
             head
         } else {
             let message = format!("agents: sandbox {branch}");
-            self.run(
-                &place.workdir,
+            git.run(
+                Side::Sandbox,
                 &["commit-tree", &tree, "-p", &head, "-m", &message],
             )?
             .trim()
@@ -396,14 +357,36 @@ impl Strategy for GitWorktree {
         };
         // The empty old value makes creation atomic: it fails if the branch
         // appeared since the check above.
-        self.run(&place.original, &["update-ref", &full, &commit, ""])?;
+        git.run(Side::Original, &["update-ref", &full, &commit, ""])?;
         Ok(Applied::Branch(branch))
     }
 
+    /// Whatever the agent did to its working copy (its `.git` file
+    /// pointed elsewhere, a directory in its place), this removes what
+    /// the host made, found from the host's records: the working copy by
+    /// the host itself, the worktree's records by `git worktree remove`
+    /// once it is gone (git finds them by path and deletes nothing else),
+    /// the refs, the area. An original that no longer exists holds none of
+    /// it.
     fn destroy(&self, place: &SandboxPlace) -> Result<(), SandboxError> {
-        if place.workdir.exists() {
-            self.git(
-                &place.original,
+        if !place.workdir.starts_with(&place.area) {
+            return Err(SandboxError::Unsuitable(format!(
+                "the sandbox's working copy {} is not inside its area {}; the host removes only what it made there",
+                place.workdir.display(),
+                place.area.display()
+            )));
+        }
+        let remove_area = || super::copy_on_write::tree::remove_tree(&place.area);
+        if std::fs::symlink_metadata(&place.original).is_err() {
+            return remove_area();
+        }
+        let program = self.program()?;
+        let located = Git::locate(program, &place.original, false)?;
+        let git = Git::original(program, place, located);
+        super::copy_on_write::tree::remove_tree(&place.workdir)?;
+        if !git.admins(&place.workdir)?.is_empty() {
+            git.run_with(
+                Side::Original,
                 &[
                     OsStr::new("worktree"),
                     OsStr::new("remove"),
@@ -412,29 +395,24 @@ impl Strategy for GitWorktree {
                     place.workdir.as_os_str(),
                 ],
                 &[],
+                None,
             )?;
-        } else {
-            self.run(&place.original, &["worktree", "prune"])?;
         }
         let prefix = ref_prefix(place)?;
-        for (n, sha) in self.checkpoints(place)? {
-            self.run(
-                &place.original,
+        for (n, sha) in self.checkpoints(&git, place)? {
+            git.run(
+                Side::Original,
                 &["update-ref", "-d", &format!("{prefix}{n}"), &sha],
             )?;
         }
-        match std::fs::remove_dir_all(&place.area) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(source) => Err(SandboxError::Io {
-                what: "cannot remove the sandbox area",
-                path: place.area.clone(),
-                source,
-            }),
-        }
+        remove_area()
     }
 }
 
 #[cfg(test)]
 #[path = "tests_git.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "tests_git_hostile.rs"]
+mod hostile_tests;

@@ -51,4 +51,9 @@ impl Strategy for HeldTransaction {
     fn destroy(&self, place: &SandboxPlace) -> Result<(), SandboxError> {
         super::none::NoIsolation.destroy(place)
     }
+
+    /// The session works on the database file itself.
+    fn workdir(&self, original: &Path, _area: &Path) -> std::path::PathBuf {
+        original.to_path_buf()
+    }
 }

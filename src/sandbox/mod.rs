@@ -16,10 +16,14 @@
 //! | `none` | the original itself: no isolation (a warning at create) | refused | refused | nothing to apply |
 
 mod copy_on_write;
+mod fs_at;
 mod git_worktree;
 mod held;
 mod none;
 mod overlay;
+mod seam;
+#[cfg(test)]
+mod test_support;
 mod transaction;
 
 pub use copy_on_write::CopyOnWrite;
@@ -123,6 +127,29 @@ pub enum SandboxError {
     /// why: `none` isolates nothing, …).
     #[error("{0}")]
     NotSupported(String),
+    /// Something is mounted inside the sandbox: the host never goes into
+    /// another filesystem to remove, restore or copy what is there.
+    #[error(
+        "{} {} mounted inside the sandbox; the host does not go into another filesystem \
+         and left what is mounted there untouched: unmount it (umount {}) and retry",
+        list(points),
+        if points.len() == 1 { "is" } else { "are" },
+        list(points)
+    )]
+    Mounted { points: Vec<PathBuf> },
+    /// An entry was replaced (by a symlink, another file, …) while the
+    /// host worked on it: refused rather than followed.
+    #[error(
+        "{} changed while the host was working on it ({what}); nothing was followed \
+         outside the sandbox: retry once it is left alone",
+        path.display()
+    )]
+    Changed { path: PathBuf, what: &'static str },
+}
+
+fn list(paths: &[PathBuf]) -> String {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    shown.join(" ")
 }
 
 /// How one `sandbox_strategy` isolates and undoes. Every operation is all
@@ -143,4 +170,20 @@ pub trait Strategy {
     fn apply(&self, place: &SandboxPlace) -> Result<Applied, SandboxError>;
     /// Remove everything the sandbox made (its area, refs, worktrees).
     fn destroy(&self, place: &SandboxPlace) -> Result<(), SandboxError>;
+
+    /// Where the working copy of a sandbox of `original` in `area` is:
+    /// what `create` answers, so that the registry derives it instead of
+    /// taking it from a row.
+    fn workdir(&self, original: &Path, area: &Path) -> PathBuf {
+        let _ = original;
+        area.join("work")
+    }
+
+    /// Refuse, before anything is changed, when something is mounted in
+    /// the sandbox's area (other than a mount the strategy makes itself):
+    /// what `destroy` and `rollback` would otherwise remove or overwrite
+    /// is another filesystem's.
+    fn refuse_mounts(&self, place: &SandboxPlace) -> Result<(), SandboxError> {
+        fs_at::mounts::refuse_mounts_below(&place.area, None)
+    }
 }

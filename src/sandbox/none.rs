@@ -18,7 +18,9 @@ pub struct NoIsolation;
 
 impl Strategy for NoIsolation {
     fn create(&self, original: &Path, area: &Path) -> Result<SandboxPlace, SandboxError> {
-        log::warn!(
+        // The caller tells a person (the view says `isolated: false`; the
+        // CLI warns): at info here, so the warning is not printed twice.
+        log::info!(
             "strategy none: {} is not isolated; changes are made to it directly and cannot be \
              rolled back — you proceed at your own risk",
             original.display()
@@ -49,13 +51,11 @@ impl Strategy for NoIsolation {
 
     fn destroy(&self, place: &SandboxPlace) -> Result<(), SandboxError> {
         // Only the (empty) area is ours; the original is never touched.
-        match std::fs::remove_dir_all(&place.area) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(SandboxError::Io {
-                what: "remove",
-                path: place.area.clone(),
-                source: e,
-            }),
-            _ => Ok(()),
-        }
+        super::copy_on_write::tree::remove_tree(&place.area)
+    }
+
+    /// The original itself.
+    fn workdir(&self, original: &Path, _area: &Path) -> std::path::PathBuf {
+        original.to_path_buf()
     }
 }

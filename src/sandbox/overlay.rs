@@ -66,7 +66,7 @@
 //! * Apply copies the changed entries back from the upper layer (kernel;
 //!   unmounted first, so the lower is not changed under a live mount) or
 //!   from `merged/` (user space) with `copy_on_write`'s staged,
-//!   cap-std-confined `copy_back`. Afterwards the original is the new
+//!   descriptor-confined `copy_back`. Afterwards the original is the new
 //!   lower: the manifest is rewritten and kernel mode starts an empty
 //!   upper layer. Checkpoints taken before an apply are relative to the
 //!   old lower and can no longer be restored exactly, so rollback to them
@@ -74,9 +74,13 @@
 //! * Destroy unmounts (lazily when busy), checks that nothing is mounted
 //!   on `merged/` any more, then removes the area; it needs no `mode`, so
 //!   it also clears away a create that failed halfway.
-//! * Every write into the original (apply) goes through cap-std; the
-//!   kernel mounts the original read-only as a lower layer and never
-//!   writes it (`index=off`).
+//! * Every read of the working copy or the upper layer, and every write
+//!   into the original (apply), goes through directory descriptors
+//!   (`fs_at`: `O_NOFOLLOW` component by component, mounts refused inside
+//!   the sandbox), as in `copy_on_write`; the kernel mounts the original
+//!   read-only as a lower layer and never writes it (`index=off`). What is
+//!   copied carries permission bits, not setuid/setgid (the `nosuid` mount
+//!   does not stop an agent from setting them in the upper layer).
 //! * Known limits: kernel mode needs the mount in this mount namespace
 //!   with `trusted.*` xattrs (root in the initial user namespace; a user
 //!   namespace gets user space); the copies of a layer keep the opaque
@@ -96,13 +100,14 @@ mod tests;
 mod user_space;
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::sandbox::copy_on_write::tree::{self, Tree, io_err};
 use crate::sandbox::copy_on_write::{
-    checkpoint_dir, compare, copy_back, make_checkpoint, manifest, refuse_conflicts,
-    refuse_unsuitable,
+    checkpoint_dir, compare, copy_back, make_checkpoint, manifest, open_working_copy,
+    refuse_conflicts, refuse_unsuitable,
 };
+use crate::sandbox::fs_at::{DirFd, Mounts, mounts};
 use crate::sandbox::{Applied, CheckpointRef, SandboxDiff, SandboxError, SandboxPlace, Strategy};
 
 const MODE: &str = "mode";
@@ -201,7 +206,7 @@ impl Overlay {
     /// Make the working copy in the mode wanted; returns the mode it got.
     fn make(
         &self,
-        original: &Path,
+        (original, source): (&Path, &DirFd),
         area: &Path,
         lower: &Tree,
     ) -> Result<OverlayMode, SandboxError> {
@@ -214,7 +219,8 @@ impl Overlay {
                  creation",
                 original.display()
             );
-            user_space::create(original, &area.join(MERGED), lower).map(|()| OverlayMode::UserSpace)
+            let area = DirFd::open(area)?;
+            user_space::create(source, &area, lower).map(|()| OverlayMode::UserSpace)
         };
         match &self.want {
             Want::Unknown(value) => Err(SandboxError::Unsuitable(format!(
@@ -250,9 +256,10 @@ impl Default for Overlay {
 impl Strategy for Overlay {
     fn create(&self, original: &Path, area: &Path) -> Result<SandboxPlace, SandboxError> {
         refuse_unsuitable(original, area, "overlay")?;
-        let lower = tree::scan(original, true)?;
+        let source = DirFd::open(original)?;
+        let lower = tree::scan(&source, Mounts::Cross, true)?;
         let base = manifest::write_manifest(&area.join(LOWER), &lower)?;
-        let mode = self.make(original, area, &lower)?;
+        let mode = self.make((original, &source), area, &lower)?;
         let path = area.join(MODE);
         if let Err(e) = fs::write(&path, format!("{}\n", mode.name())) {
             kernel::unmount_merged(area)?;
@@ -273,8 +280,15 @@ impl Strategy for Overlay {
             let guard = tmp.join(CHECKPOINT_LOWER);
             fs::write(&guard, &lower_sha).map_err(io_err("write", &guard))?;
             match mode {
-                OverlayMode::Kernel => layer::copy(&place.area.join(UPPER), &tmp.join(UPPER)),
-                OverlayMode::UserSpace => user_space::checkpoint(&place.workdir, &lower, tmp),
+                OverlayMode::Kernel => {
+                    let upper = DirFd::open(&place.area.join(UPPER))?;
+                    let into = DirFd::open(tmp)?;
+                    layer::copy(&upper, (&into, std::ffi::OsStr::new(UPPER)))
+                }
+                OverlayMode::UserSpace => {
+                    let merged = open_working_copy(&place.area, MERGED)?;
+                    user_space::checkpoint(&merged, &lower, tmp)
+                }
             }
         })
     }
@@ -298,7 +312,7 @@ impl Strategy for Overlay {
                 kernel::replace_upper(&place.original, &place.area, Some(&dir.join(UPPER)))
             }
             OverlayMode::UserSpace => {
-                user_space::rollback(&place.original, &place.workdir, &lower, &dir, &place.area)
+                user_space::rollback(&place.original, &place.area, &lower, &dir)
             }
         }
     }
@@ -312,17 +326,18 @@ impl Strategy for Overlay {
     fn apply(&self, place: &SandboxPlace) -> Result<Applied, SandboxError> {
         let mode = ready(place)?;
         let (lower, _) = read_lower(place)?;
-        refuse_conflicts(&place.original, &lower)?;
+        let original = DirFd::open(&place.original)?;
+        refuse_conflicts(&original, &lower)?;
         let now = merged_tree(place, mode, &lower)?;
         let diff = compare(&lower, &now);
         let from = match mode {
             OverlayMode::Kernel => {
                 kernel::unmount_merged(&place.area)?;
-                place.area.join(UPPER)
+                DirFd::open(&place.area.join(UPPER))
             }
-            OverlayMode::UserSpace => place.workdir.clone(),
+            OverlayMode::UserSpace => open_working_copy(&place.area, MERGED),
         };
-        let copied = copy_back(&place.original, &from, &lower, &now, &diff);
+        let copied = from.and_then(|from| copy_back(&original, &from, &lower, &now, &diff));
         if let Err(e) = copied {
             if mode == OverlayMode::Kernel {
                 // Leave the sandbox as usable as it was; the copy's error is
@@ -332,7 +347,10 @@ impl Strategy for Overlay {
             }
             return Err(e);
         }
-        manifest::write_manifest(&place.area.join(LOWER), &tree::scan(&place.original, true)?)?;
+        manifest::write_manifest(
+            &place.area.join(LOWER),
+            &tree::scan(&original, Mounts::Cross, true)?,
+        )?;
         if mode == OverlayMode::Kernel {
             kernel::replace_upper(&place.original, &place.area, None)?;
         }
@@ -341,7 +359,18 @@ impl Strategy for Overlay {
 
     fn destroy(&self, place: &SandboxPlace) -> Result<(), SandboxError> {
         kernel::unmount_merged(&place.area)?;
+        mounts::refuse_mounts_below(&place.area, None)?;
         tree::remove_tree(&place.area)
+    }
+
+    fn workdir(&self, _original: &Path, area: &Path) -> PathBuf {
+        area.join(MERGED)
+    }
+
+    /// The kernel overlay mounted on `merged/` is the strategy's own (and
+    /// `destroy` and `rollback` unmount it); any other mount is refused.
+    fn refuse_mounts(&self, place: &SandboxPlace) -> Result<(), SandboxError> {
+        mounts::refuse_mounts_below(&place.area, Some(&place.area.join(MERGED)))
     }
 }
 
@@ -368,8 +397,10 @@ fn merged_tree(
     match mode {
         OverlayMode::Kernel => Ok(layer::merged(
             lower,
-            &layer::scan(&place.area.join(UPPER), true)?,
+            &layer::scan(&DirFd::open(&place.area.join(UPPER))?, true)?,
         )),
-        OverlayMode::UserSpace => tree::scan(&place.workdir, true),
+        OverlayMode::UserSpace => {
+            tree::scan(&open_working_copy(&place.area, MERGED)?, Mounts::Stay, true)
+        }
     }
 }

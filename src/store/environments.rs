@@ -141,6 +141,20 @@ impl Reader<'_> {
         )
     }
 
+    /// Every container the registry knows the engine holds (a state row
+    /// with a container id: running, stopped, or failed after one was
+    /// made).
+    pub fn containers(&self) -> Result<Vec<ContainerStateRow>, StoreError> {
+        self.tx.rows(
+            "SELECT resource_id, state, container_id, tool, config_hash, last_error, updated_at
+               FROM container_states WHERE container_id IS NOT NULL ORDER BY resource_id",
+            args![],
+            "container_states",
+            0,
+            decode_state,
+        )
+    }
+
     pub fn container_state(
         &self,
         resource: ResourceId,

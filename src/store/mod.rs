@@ -53,6 +53,7 @@ mod sandboxes;
 mod sqlite;
 #[doc(hidden)]
 pub mod testing;
+mod trust;
 mod types;
 
 pub use bulk::{Counts, LinkRow};
@@ -64,6 +65,7 @@ pub use machines::MachineRow;
 pub use plugins::PluginRow;
 pub use resources::{ResourceInserter, ResourceRow};
 pub use sandboxes::{CheckpointRow, SandboxRow, SandboxState};
+pub use trust::TrustRow;
 pub use types::TypeRow;
 
 use db::{PgConn, Tx, args};
@@ -91,6 +93,7 @@ const SQLITE_MIGRATIONS: Migrations = migrations!("sqlite":
     "0005_sandboxes",
     "0006_environments",
     "0007_shared",
+    "0008_trust",
 );
 
 const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
@@ -101,6 +104,7 @@ const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
     "0005_sandboxes",
     "0006_environments",
     "0007_shared",
+    "0008_trust",
 );
 
 /// The schema version this binary writes.

@@ -9,12 +9,12 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// What someone who may write the registry file could do.
-const COULD: &str = "change the rows the host acts on (which directories a sandbox destroy \
-     deletes, which plugins run)";
+const RISK: &str = "they could change the rows the host acts on (which directories a sandbox \
+     destroy deletes, which plugins run)";
 
 /// Before SQLite opens `path`: refuse it, its `-wal` and `-shm`, or the
 /// directory holding them, if another user could write them (see
-/// [`crate::private`]); make a missing file 0600 — whatever the umask,
+/// [`crate::private_dir`]); make a missing file 0600 — whatever the umask,
 /// and SQLite creates the log and its index with the main file's mode —
 /// and a file that others may read (made before this rule) 0600, saying
 /// so in a warning.
@@ -28,9 +28,9 @@ pub(super) fn prepare_file(path: &Path) -> Result<(), StoreError> {
         _ => Path::new("."),
     };
     if let Ok(meta) = std::fs::metadata(dir)
-        && let Some(why) = crate::private::parent_fault(dir, &meta, COULD)
+        && let Some(exposed) = crate::private_dir::exposed_parent(&meta)
     {
-        return Err(refuse(dir, why));
+        return Err(refuse(dir, exposed.explain(dir, RISK)));
     }
     let created = std::fs::OpenOptions::new()
         .write(true)
@@ -60,10 +60,10 @@ pub(super) fn prepare_file(path: &Path) -> Result<(), StoreError> {
         let Ok(meta) = std::fs::metadata(&file) else {
             continue;
         };
-        if let Some(why) = crate::private::fault(&file, &meta, COULD) {
-            return Err(refuse(&file, why));
+        if let Some(exposed) = crate::private_dir::exposed(&meta) {
+            return Err(refuse(&file, exposed.explain(&file, RISK)));
         }
-        match crate::private::tighten_readable(&file, &meta) {
+        match crate::private_dir::tighten_readable(&file, &meta) {
             Ok(Some(mode)) => log::warn!(
                 target: "registry",
                 "{} was readable by other users (mode {mode:04o}); it is private now (0600)",

@@ -2,8 +2,10 @@
 //! binary, and real git repositories.
 #![allow(dead_code)]
 
+mod containers;
 mod repos;
 
+pub use containers::{stand_ins, tool_log};
 pub use repos::{commit_all, git, git_repo, rich_repo};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -38,10 +40,11 @@ pub fn skipped(test: &str, why: &str) {
     let _ = writeln!(std::io::stderr(), "\n*** SKIPPED {test}: {why} ***");
 }
 
-/// A tmpfs mounted for the test, lazily unmounted when dropped.
-pub struct Tmpfs(PathBuf);
+/// A mount made for the test (a tmpfs, a bind mount), lazily unmounted
+/// when dropped.
+pub struct Mounted(PathBuf);
 
-impl Drop for Tmpfs {
+impl Drop for Mounted {
     fn drop(&mut self) {
         let _ = std::process::Command::new("umount")
             .arg("-l")
@@ -50,8 +53,9 @@ impl Drop for Tmpfs {
     }
 }
 
-/// Mount a tmpfs of `size` on `dir`, when this process may.
-pub fn tmpfs(dir: &Path, size: &str) -> Option<Tmpfs> {
+/// Mount a tmpfs of `size` on `dir`, private (mode 0700, as the host
+/// requires of its home and sandboxes directory), when this process may.
+pub fn tmpfs(dir: &Path, size: &str) -> Option<Mounted> {
     let mounted = std::process::Command::new("mount")
         .args([
             "-t",
@@ -64,7 +68,20 @@ pub fn tmpfs(dir: &Path, size: &str) -> Option<Tmpfs> {
         .output();
     mounted
         .is_ok_and(|o| o.status.success())
-        .then(|| Tmpfs(dir.to_owned()))
+        .then(|| Mounted(dir.to_owned()))
+}
+
+/// Bind-mount `dir` on `on` (made if missing), when this process may (root).
+pub fn bind(dir: &Path, on: &Path) -> Option<Mounted> {
+    std::fs::create_dir_all(on).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .arg("--bind")
+        .arg(dir)
+        .arg(on)
+        .output();
+    mounted
+        .is_ok_and(|o| o.status.success())
+        .then(|| Mounted(on.to_owned()))
 }
 
 /// Files and directories below `dir`, recursively (what a recursive
@@ -419,7 +436,7 @@ pub fn componentize_py() -> Option<PathBuf> {
 }
 
 /// The registry's tables, in the order snapshots dump them.
-const TABLES: [&str; 8] = [
+const TABLES: [&str; 9] = [
     "resource_types",
     "resources",
     "resource_links",
@@ -428,6 +445,7 @@ const TABLES: [&str; 8] = [
     "environment_settings",
     "sandboxes",
     "container_states",
+    "devcontainer_trust",
 ];
 
 /// [`Env::snapshot`] on PostgreSQL: every row of every table, as text.

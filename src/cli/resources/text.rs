@@ -4,10 +4,11 @@
 
 use crate::cli::output::{self, fields, list, or_dash, table};
 use resource_host::model::{Resource, resource_label};
-use resource_host::registry::{ContainerView, RemovalReport, TreeView};
+use resource_host::registry::{ContainerView, RemovalReport, TreeView, TrustState};
 use resource_host::text::escape_line;
 
-pub(super) fn container_text(c: &ContainerView) -> String {
+/// A devcontainer's lifecycle, for `resource show` of `name`.
+pub(super) fn container_text(c: &ContainerView, name: &str) -> String {
     let mut text = output::bold("container:");
     text.push('\n');
     let mut line = |k: &str, v: &str| text.push_str(&format!("  {k}: {}\n", escape_line(v)));
@@ -18,10 +19,33 @@ pub(super) fn container_text(c: &ContainerView) -> String {
     if let Some(tool) = &c.tool {
         line("tool", tool);
     }
+    match &c.trust {
+        Some(TrustState::Trusted { by, at }) => line("trust", &format!("trusted by {by} at {at}")),
+        Some(TrustState::Untrusted) => line(
+            "trust",
+            &format!(
+                "NOT TRUSTED: nothing of it runs until you agree (agents resource trust {name})"
+            ),
+        ),
+        Some(TrustState::Changed { by, changed, .. }) => line(
+            "trust",
+            &format!(
+                "CHANGED since {by} trusted it ({}): agents resource trust {name}",
+                changed.join(", ")
+            ),
+        ),
+        Some(TrustState::NoPerson) => line("trust", "no person: nothing is trusted"),
+        None => {}
+    }
+    if let Some(why) = &c.refused {
+        line("refused", why);
+    }
     if c.out_of_date {
         line(
             "out of date",
-            "devcontainer.json changed since it was built: agents resource rebuild NAME",
+            &format!(
+                "devcontainer.json changed since it was built: agents resource rebuild {name}"
+            ),
         );
     }
     if let Some(err) = &c.last_error {
@@ -45,7 +69,9 @@ pub(super) fn resource_table(resources: &[Resource]) -> String {
     table(&["NAME", "TYPE", "LOCATION", "ID"], &rows)
 }
 
-pub(super) fn show(r: &Resource, equivalents: &[String]) -> String {
+/// One resource for people; the properties named in `hidden` are left
+/// out (shown better elsewhere in the same view).
+pub(super) fn show(r: &Resource, equivalents: &[String], hidden: &[&str]) -> String {
     let mut pairs = vec![
         ("resource_id", r.resource_id.to_string()),
         ("name", or_dash(r.name.as_ref())),
@@ -75,7 +101,11 @@ pub(super) fn show(r: &Resource, equivalents: &[String]) -> String {
     if r.properties.is_empty() {
         text.push_str("  (none)\n");
     }
-    for (k, v) in &r.properties {
+    for (k, v) in r
+        .properties
+        .iter()
+        .filter(|(k, _)| !hidden.contains(&k.as_str()))
+    {
         let value = resource_host::registry::args::render(v);
         text.push_str(&format!("  {}: {}\n", escape_line(k), escape_line(&value)));
     }
@@ -136,6 +166,12 @@ pub(super) fn removal(report: &RemovalReport) -> String {
     for id in &report.sandboxes {
         text.push_str(&format!(
             "blocked by sandbox {id}: destroy it first, or remove with --force\n"
+        ));
+    }
+    for held in &report.containers {
+        text.push_str(&format!(
+            "blocked by the container of {}: stop and remove it first, or remove with --force\n",
+            escape_line(held)
         ));
     }
     for r in &report.unlinked {

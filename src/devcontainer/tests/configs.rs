@@ -17,14 +17,15 @@ fn a_configuration_is_read_with_comments_and_its_paths_resolved() {
         "forwardPorts": [3000,],
     }"#,
     );
-    let config = DevcontainerConfig::load(&req.config).unwrap();
+    bench.file(".devcontainer/Dockerfile", "FROM alpine\n");
+    let config = checked(&req).config;
     let dir = bench.workspace().join(".devcontainer");
     assert_eq!(config.name.as_deref(), Some("api // still the name"));
     assert_eq!(
         config.build,
         Some(BuildConfig {
             dockerfile: dir.join("Dockerfile"),
-            context: dir.join("."),
+            context: dir.clone(),
             args: BTreeMap::from([("V".into(), "1".into())]),
             other_keys: vec![],
         })
@@ -50,12 +51,13 @@ fn the_older_dockerfile_spelling_is_read_and_empty_commands_are_none() {
     let bench = Bench::new(&[]);
     let req = bench
         .config(r#"{"dockerFile": "../Dockerfile", "context": "..", "postCreateCommand": " "}"#);
-    let config = DevcontainerConfig::load(&req.config).unwrap();
-    let dir = bench.workspace().join(".devcontainer");
+    bench.file("Dockerfile", "FROM alpine\n");
+    let config = checked(&req).config;
     let build = config.build.unwrap();
+    // `..` resolved: the paths checked are the paths the engine gets.
     assert_eq!(
         (build.dockerfile, build.context),
-        (dir.join("../Dockerfile"), dir.join(".."))
+        (bench.workspace().join("Dockerfile"), bench.workspace())
     );
     assert_eq!(config.post_create_command, None);
 }
@@ -89,7 +91,7 @@ fn a_value_of_the_wrong_type_is_refused_with_its_key() {
         ("{\n  \"image\": \n}", "line 3"),
     ] {
         let req = bench.config(text);
-        let err = DevcontainerConfig::load(&req.config).unwrap_err();
+        let err = Checked::load(&req).unwrap_err();
         assert!(
             matches!(&err, DevcontainerError::Config { path, .. } if *path == req.config),
             "{err:?}"
@@ -104,30 +106,23 @@ fn the_config_hash_follows_the_configuration_and_its_dockerfile() {
     let image = bench.config(r#"{"image": "alpine"}"#);
     let text = std::fs::read(&image.config).unwrap();
     // Without a Dockerfile: the file's own digest (detection's config-digest).
-    assert_eq!(
-        config_hash(&image.config).unwrap(),
-        crate::digest::sha256_hex(&text)
-    );
+    assert_eq!(config_hash(&image), crate::digest::sha256_hex(&text));
 
     let dockerfile = bench.file(".devcontainer/Dockerfile", "FROM alpine:3.19\n");
     let req = bench.config(r#"{"build": {"dockerfile": "Dockerfile"}}"#);
-    let first = config_hash(&req.config).unwrap();
+    let first = config_hash(&req);
     assert!(crate::digest::is_sha256_hex(&first));
-    assert_eq!(config_hash(&req.config).unwrap(), first, "stable");
+    assert_eq!(config_hash(&req), first, "stable");
     std::fs::write(&dockerfile, "FROM alpine:3.20\n").unwrap();
-    let second = config_hash(&req.config).unwrap();
+    let second = config_hash(&req);
     assert_ne!(second, first, "the Dockerfile changed");
     bench.config(r#"{"build": {"dockerfile": "Dockerfile"}, "runArgs": []}"#);
-    assert_ne!(
-        config_hash(&req.config).unwrap(),
-        second,
-        "the configuration changed"
-    );
+    assert_ne!(config_hash(&req), second, "the configuration changed");
 
     std::fs::remove_file(&dockerfile).unwrap();
-    let err = config_hash(&req.config).unwrap_err();
+    let err = Checked::load(&req).unwrap_err();
     assert!(
-        err.to_string().contains("cannot read the Dockerfile"),
+        err.to_string().contains("build.dockerfile") && err.to_string().contains("does not exist"),
         "{err}"
     );
 }

@@ -4,7 +4,7 @@ use super::*;
 use crate::devcontainer::direct::KEEP_ALIVE;
 
 fn hash_label(req: &UpRequest) -> String {
-    format!("agents.config-hash={}", config_hash(&req.config).unwrap())
+    format!("agents.config-hash={}", config_hash(req))
 }
 
 fn mount(bench: &Bench) -> String {
@@ -77,7 +77,7 @@ fn up_with_a_dockerfile_builds_it_with_its_args_and_runs_the_tag() {
         "overrideCommand": false,
     }"#,
     );
-    let hash = config_hash(&req.config).unwrap();
+    let hash = config_hash(&req);
     let tag = format!("agents-devcontainer-{}", &hash[..12]);
     let container = bench.runtime().up(&req).unwrap();
     assert_eq!(container.image, tag);
@@ -95,7 +95,7 @@ fn up_with_a_dockerfile_builds_it_with_its_args_and_runs_the_tag() {
             "V=1.2",
             "--build-arg",
             "W=ws",
-            &path_str(&dir.join("..")),
+            &path_str(&bench.workspace()),
         ]
     );
     // overrideCommand false: the image's own command, no keep-alive.

@@ -156,6 +156,10 @@ fn what_only_the_cli_can_do_is_refused_by_name() {
     );
     assert!(!message.contains("customizations"), "{message}");
 
+    bench.file(
+        ".devcontainer/compose.yml",
+        "services: {app: {image: alpine}}\n",
+    );
     let req = bench.config(r#"{"dockerComposeFile": "compose.yml", "service": "app"}"#);
     let message = bench.runtime().up(&req).unwrap_err().to_string();
     assert!(

@@ -3,11 +3,13 @@
 //! them: each logs its argv and answers like the real tool. One test uses
 //! the real docker when its daemon answers.
 
+mod checks;
 mod configs;
 mod detection;
 mod direct;
 mod failures;
 mod real_docker;
+mod summary;
 mod via_cli;
 
 use std::ffi::OsString;
@@ -100,6 +102,7 @@ impl Bench {
         UpRequest {
             workspace: self.workspace(),
             config,
+            repository: self.workspace(),
             id_label: "agents.resource=01J0TEST".into(),
         }
     }
@@ -109,6 +112,16 @@ impl Bench {
         std::fs::write(&path, text).unwrap();
         path
     }
+}
+
+/// The configuration of `req`, checked.
+fn checked(req: &UpRequest) -> Checked {
+    Checked::load(req).unwrap()
+}
+
+/// The out-of-date hash of `req`'s configuration.
+fn config_hash(req: &UpRequest) -> String {
+    checked(req).config_hash
 }
 
 fn args(call: &[String]) -> Vec<&str> {

@@ -1,11 +1,13 @@
-//! Running one `git` process: a fixed argv, a cleared environment, stdin
-//! closed (or fed), output bounded, killed when the call's future is
-//! dropped; and what its complaint means.
+//! Running one `git` process: a fixed argv, a cleared environment, the
+//! repository's command-bearing configuration overridden
+//! ([`crate::git_env::Neutral`]), stdin closed (or fed), output bounded,
+//! killed when the call's future is dropped; and what its complaint
+//! means.
 
 use super::GitError;
-use std::path::{Path, PathBuf};
+use crate::git_env::Neutral;
+use std::path::Path;
 use std::process::Stdio;
-use std::sync::OnceLock;
 use tokio::io::AsyncReadExt;
 
 /// Bytes of output one git invocation may produce.
@@ -13,19 +15,21 @@ pub(super) const OUTPUT_LIMIT: u64 = 32 * 1024 * 1024;
 /// Bytes of stderr kept for an error message.
 const STDERR_LIMIT: u64 = 4 * 1024;
 
-/// Run `git ARGS` in `dir` and answer its stdout (bounded, lossy UTF-8).
-pub(super) async fn run(dir: &Path, args: &[&str]) -> Result<String, GitError> {
-    run_with(dir, args, None).await
+/// Run `git ARGS` in `dir`, neutralised by `neutral`, and answer its
+/// stdout (bounded, lossy UTF-8).
+pub(super) async fn run(dir: &Path, args: &[&str], neutral: &Neutral) -> Result<String, GitError> {
+    run_with(dir, args, None, neutral).await
 }
 
 pub(super) async fn run_with(
     dir: &Path,
     args: &[&str],
     input: Option<Vec<u8>>,
+    neutral: &Neutral,
 ) -> Result<String, GitError> {
-    let out = git_output(dir, args, input).await?;
+    let out = git_output(dir, args, input, neutral).await?;
     if out.success {
-        Ok(out.stdout)
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
         Err(classify(out.stderr))
     }
@@ -34,40 +38,40 @@ pub(super) async fn run_with(
 /// What one git process said.
 pub(super) struct GitOutput {
     pub success: bool,
-    pub stdout: String,
+    /// Its bytes, at most [`OUTPUT_LIMIT`].
+    pub stdout: Vec<u8>,
     /// Its first few KiB, trimmed.
     pub stderr: String,
 }
 
-/// The `git` executable: the first on `PATH`, found once per process
-/// (spawning `git` by name would search `PATH` on every run).
-fn git_program() -> &'static Path {
-    static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
-    PROGRAM.get_or_init(|| {
-        use std::os::unix::fs::PermissionsExt;
-        std::env::var_os("PATH")
-            .iter()
-            .flat_map(std::env::split_paths)
-            .map(|dir| dir.join("git"))
-            .find(|p| {
-                std::fs::metadata(p)
-                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-            })
-            .unwrap_or_else(|| PathBuf::from("git"))
-    })
-}
-
+/// Run one git process: the host's `git` (found through `PATH`'s
+/// absolute entries), `neutral`'s overrides, a hermetic environment, no
+/// optional locks, no pager, stdin closed (or fed `input`).
 pub(super) async fn git_output(
     dir: &Path,
     args: &[&str],
     input: Option<Vec<u8>>,
+    neutral: &Neutral,
 ) -> Result<GitOutput, GitError> {
-    let mut cmd = tokio::process::Command::new(git_program());
+    git_output_with_env(dir, args, input, neutral, &[]).await
+}
+
+/// [`git_output`], with `env` set over the hermetic environment (a
+/// remote's transports: `remote.rs`).
+pub(super) async fn git_output_with_env(
+    dir: &Path,
+    args: &[&str],
+    input: Option<Vec<u8>>,
+    neutral: &Neutral,
+    env: &[(&str, &str)],
+) -> Result<GitOutput, GitError> {
+    let program = crate::git_env::git_program()
+        .ok_or_else(|| GitError::Failed(crate::git_env::no_git_found()))?;
+    let mut cmd = tokio::process::Command::new(program);
     cmd.current_dir(dir)
         .env_clear()
+        .args(neutral.args())
         .args([
-            "-c",
-            "core.fsmonitor=false",
             "-c",
             "core.untrackedCache=false",
             "-c",
@@ -86,13 +90,10 @@ pub(super) async fn git_output(
         .kill_on_drop(true);
     cmd.envs(crate::git_env::hermetic());
     // Reads only: take no optional locks, see the objects as they are.
-    for (key, value) in [
-        ("GIT_OPTIONAL_LOCKS", "0"),
-        ("GIT_NO_REPLACE_OBJECTS", "1"),
-        ("GIT_ATTR_NOSYSTEM", "1"),
-    ] {
+    for (key, value) in [("GIT_OPTIONAL_LOCKS", "0"), ("GIT_NO_REPLACE_OBJECTS", "1")] {
         cmd.env(key, value);
     }
+    cmd.envs(env.iter().copied());
     let mut child = cmd
         .spawn()
         .map_err(|e| GitError::Failed(format!("cannot run git: {e}")))?;
@@ -142,7 +143,7 @@ pub(super) async fn git_output(
         .map_err(|e| GitError::Failed(format!("git: {e}")))?;
     Ok(GitOutput {
         success: status.success(),
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stdout,
         stderr: String::from_utf8_lossy(&stderr).trim().to_owned(),
     })
 }

@@ -75,6 +75,15 @@ pub(in crate::registry) fn apply(
             sandboxes: stranded,
         });
     }
+    // Nor one whose container the engine still holds (a `.devcontainer/`
+    // deleted while its container runs): it would be orphaned.
+    let held = crate::registry::removal::containers_on(w, &removed)?;
+    if let Some((first, _)) = held.first() {
+        return Err(RegistryError::HasContainers {
+            resource: first.label(),
+            containers: held.into_iter().map(|(_, text)| text).collect(),
+        });
+    }
     let gone: Vec<ResourceId> = removed.iter().map(|r| r.resource_id).collect();
     w.delete_resources(&gone)?;
     let mut inserter = w.resource_inserter()?;

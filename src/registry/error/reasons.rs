@@ -80,7 +80,9 @@ pub enum SandboxRefusal {
     Virtual,
     /// A physical resource registered without a location.
     NoLocation,
-    /// Strategy `inherit`: the resource is isolated with its parent.
+    /// Strategy `inherit`: the resource is isolated with its parent;
+    /// `parents` are the nearest resources above it whose strategy
+    /// isolates (neither `inherit` nor `none`).
     Inherits { parents: Vec<String> },
     /// The type does not declare the `sandbox` capability.
     TypeNotSandboxable { type_name: TypeName },
@@ -100,8 +102,8 @@ impl fmt::Display for SandboxRefusal {
             Self::Virtual => f.write_str("virtual resources have no location to isolate"),
             Self::NoLocation => f.write_str("it has no location to isolate"),
             Self::Inherits { parents } if parents.is_empty() => f.write_str(
-                "its strategy is inherit: it is isolated as part of its parent's sandbox, and it \
-                 has no parent",
+                "its strategy is inherit: it is isolated as part of its parent's sandbox, and no \
+                 resource above it has a strategy that isolates",
             ),
             Self::Inherits { parents } => write!(
                 f,
@@ -170,6 +172,9 @@ pub enum ChildRefusal {
     BadName(NameError),
     /// Two children of one answer have the same name.
     NameGivenTwice(ResourceName),
+    /// A devcontainer's `config-path` is not a regular file inside its
+    /// location.
+    ConfigPath(String),
 }
 
 impl fmt::Display for ChildRefusal {
@@ -189,6 +194,11 @@ impl fmt::Display for ChildRefusal {
             Self::VirtualWithLocation(t) => write!(f, "{t} is virtual and cannot have a location"),
             Self::BadName(e) => e.fmt(f),
             Self::NameGivenTwice(name) => write!(f, "the name {name} is given twice"),
+            Self::ConfigPath(why) => write!(
+                f,
+                "{why}; a devcontainer's configuration must be a regular file inside its \
+                 location"
+            ),
         }
     }
 }

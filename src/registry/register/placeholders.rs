@@ -1,11 +1,24 @@
 //! Local-mode placeholders: the children a type's discovery rules stand
-//! for while it has no handler.
+//! for while it has no handler — made at registration, and brought in
+//! line with the rules as they are now by `discover` and `refresh` (a
+//! rule added gets its placeholder, a rule removed or changed loses its
+//! own); the handler, once the type names one, replaces them with what it
+//! finds.
 
 use crate::model::{ResolvedType, ResourceName};
-use crate::registry::Registry;
+use crate::registry::discovery::{Findings, Found, Refresh, identity};
 use crate::registry::type_set::TypeSet;
+use crate::registry::{Registry, RegistryError};
 use crate::store::ResourceRow;
 use serde_json::Value;
+use std::sync::Arc;
+
+/// Does a resource of `ty` live in local mode: rules to discover by, and
+/// no handler to run them (checked by the caller)?
+pub(in crate::registry) fn has_rules(ty: &ResolvedType) -> bool {
+    ty.discovery()
+        .is_some_and(|d| d.enabled && !d.rules.is_empty())
+}
 
 impl Registry {
     /// Local-mode placeholders: a type that lists discovery rules but has
@@ -76,5 +89,64 @@ impl Registry {
             });
         }
         rows
+    }
+
+    /// What a rediscovery of `row` (of a handler-less `ty` with rules)
+    /// finds: its rules' placeholders as they are now against the stored
+    /// children. A placeholder stays (same id) while its rule is the same
+    /// — type, position and pattern; the rest of what was discovered below
+    /// it goes, as a handler's vanished children do.
+    pub(in crate::registry) fn placeholder_findings(
+        &self,
+        types: &TypeSet,
+        ty: &ResolvedType,
+        row: &ResourceRow,
+    ) -> Result<Findings, RegistryError> {
+        let now = self.now();
+        let wanted = self.placeholders(types, ty, row, &now);
+        let id = row.id;
+        let stored = self.store.read(|r| r.children_rows(id))?;
+        let mut findings = Findings::default();
+        let mut ids: Vec<_> = stored.iter().map(|c| c.id).collect();
+        ids.sort();
+        findings.read.push((id, ids));
+        findings.root_explored = true;
+        if row.discovered_at.is_none() && !wanted.is_empty() {
+            findings.root_first_explored = Some(id);
+        }
+        let same = |a: &ResourceRow, b: &ResourceRow| {
+            identity(a) == identity(b) && a.properties == b.properties
+        };
+        let stored: Vec<&ResourceRow> = stored.iter().filter(|c| c.auto_discovered).collect();
+        for old in &stored {
+            if !wanted.iter().any(|w| same(w, old)) {
+                findings.vanished.push((id, old.id));
+            }
+        }
+        let parent_label: Arc<str> = row.label().into();
+        for (index, placeholder) in wanted.into_iter().enumerate() {
+            if !findings.types.contains(&placeholder.type_name) {
+                findings.types.push(placeholder.type_name.clone());
+            }
+            if let Some(old) = stored.iter().find(|old| same(old, &placeholder)) {
+                findings.kept.push(Refresh {
+                    id: old.id,
+                    properties: old.properties.clone(),
+                    content_hash: old.content_hash.clone(),
+                    properties_changed: false,
+                    stored_hash: old.content_hash.clone(),
+                    first_explored: false,
+                });
+            } else {
+                findings.added.push(Found {
+                    row: placeholder,
+                    parent: id,
+                    parent_label: parent_label.clone(),
+                    handler: None,
+                    index,
+                });
+            }
+        }
+        Ok(findings)
     }
 }

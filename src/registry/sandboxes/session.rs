@@ -41,7 +41,8 @@ impl Registry {
         id: SandboxId,
         limits: sandbox::SessionLimits,
     ) -> Result<sandbox::SqliteTransaction, RegistryError> {
-        let session = claim(&self.sandboxes_root()?, id, "open a session on")?;
+        let root = self.sandboxes_root()?;
+        let session = claim(&root, id, "open a session on")?;
         let (row, resource) = self.active(id, "open")?;
         if row.strategy != SandboxStrategy::TransactionRollback {
             return Err(failed(
@@ -63,8 +64,10 @@ impl Registry {
                 reason: SandboxRefusal::ReadOnly,
             });
         }
+        let strategy = self.implementation(row.strategy);
+        let place = super::place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
         let wait = sandbox::TRANSACTION_BUSY_TIMEOUT;
-        let mut tx = sandbox::SqliteTransaction::open_with(Path::new(&row.original), wait, limits)
+        let mut tx = sandbox::SqliteTransaction::open_with(&place.original, wait, limits)
             .map_err(|source| failed(&row, &resource.label(), "open", source))?;
         tx.hold(session);
         Ok(tx)

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 /// The longest checkpoint label kept.
 const LABEL_MAX: usize = 200;
 
-/// The checkpoint `wanted` names (its number, `#N`, or its label), or the
-/// latest.
+/// The checkpoint `wanted` names (its number, `#N`, its label, or its
+/// reference: whole or abbreviated), or the latest.
 pub(super) fn pick_checkpoint(
     id: SandboxId,
     checkpoints: &[CheckpointView],
@@ -33,13 +33,29 @@ pub(super) fn pick_checkpoint(
         .unwrap_or(wanted)
         .parse::<i64>()
         .ok();
-    checkpoints
+    let by_number_or_label = checkpoints
         .iter()
         .rev()
-        .find(|c| Some(c.number) == number || c.label.as_deref() == Some(wanted))
-        .cloned()
-        .ok_or_else(|| not_found(wanted))
+        .find(|c| Some(c.number) == number || c.label.as_deref() == Some(wanted));
+    if let Some(found) = by_number_or_label {
+        return Ok(found.clone());
+    }
+    // The strategy's reference, as `checkpoint` shows it: whole, or (a
+    // commit id) abbreviated to a prefix of 7 or more that only one has.
+    let abbreviated =
+        wanted.len() >= MIN_ABBREVIATION && wanted.bytes().all(|b| b.is_ascii_hexdigit());
+    let mut matching = checkpoints
+        .iter()
+        .filter(|c| c.reference == wanted || (abbreviated && c.reference.starts_with(wanted)));
+    match (matching.next(), matching.next()) {
+        (Some(found), None) => Ok(found.clone()),
+        _ => Err(not_found(wanted)),
+    }
 }
+
+/// The shortest abbreviation of a checkpoint's reference `rollback`
+/// takes (git's own default).
+const MIN_ABBREVIATION: usize = 7;
 
 /// A label names a checkpoint in `rollback`, so it must not look like a
 /// number, and it is printed, so no control characters.
@@ -110,4 +126,40 @@ pub(in crate::registry) fn lock_file(
         .map_err(home_err)?;
     file.lock().map_err(home_err)?;
     Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checkpoint(number: i64, label: Option<&str>, reference: &str) -> CheckpointView {
+        CheckpointView {
+            number,
+            label: label.map(str::to_owned),
+            reference: reference.to_owned(),
+            created_at: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_checkpoint_is_picked_by_number_label_reference_or_unique_abbreviation() {
+        let id = SandboxId::from_ulid(ulid::Ulid::nil());
+        let all = [
+            checkpoint(1, Some("start"), "1234567abcdef"),
+            checkpoint(2, None, "1234567fedcba"),
+            checkpoint(3, None, "0000003"),
+        ];
+        let pick = |w: &str| pick_checkpoint(id, &all, Some(w)).map(|c| c.number);
+        assert_eq!(pick("#2").unwrap(), 2);
+        assert_eq!(pick("start").unwrap(), 1);
+        assert_eq!(pick("1234567fedcba").unwrap(), 2);
+        assert_eq!(pick("1234567f").unwrap(), 2);
+        // A number wins over a reference that reads as one.
+        assert_eq!(pick("0000003").unwrap(), 3);
+        // Two references share it: ambiguous, refused.
+        assert!(pick("1234567").is_err());
+        // Too short to be an abbreviation.
+        assert!(pick("12345").is_err());
+        assert_eq!(pick_checkpoint(id, &all, None).unwrap().number, 3);
+    }
 }

@@ -5,7 +5,7 @@ use crate::model::{SandboxId, SandboxStrategy};
 use crate::sandbox::{self, SandboxPlace};
 use crate::store::{CheckpointRow, SandboxRow, SandboxState};
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A sandbox as the registry hands it out (and `-o json` prints it).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -36,6 +36,11 @@ pub struct SandboxView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
     pub checkpoints: Vec<CheckpointView>,
+    /// Local mode (a type with discovery rules and no handler): what each
+    /// rule finds in the working copy, enumerated by the host (see
+    /// `registry/local_mode.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enumerated: Option<Vec<crate::registry::local_mode::RuleEntries>>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -72,31 +77,29 @@ impl CheckpointView {
     }
 }
 
-/// Where the strategy's files are. A row a crash left `creating` has no
-/// working copy recorded; strategies name theirs `work` under the area
-/// and tolerate its absence when destroying.
-pub(super) fn place_of(row: &SandboxRow) -> SandboxPlace {
-    let area = PathBuf::from(&row.area);
-    SandboxPlace {
-        original: PathBuf::from(&row.original),
-        workdir: row
-            .workdir
-            .as_ref()
-            .map_or_else(|| area.join("work"), PathBuf::from),
-        area,
-        base: row.base.clone().unwrap_or_default(),
-    }
-}
-
+/// The view of `row`; `area`: where its area is (derived from the home),
+/// read for the overlay's mode only when the row agrees.
 pub(super) fn view(
     row: SandboxRow,
     resource: String,
     checkpoints: Vec<CheckpointView>,
+    area: Option<&Path>,
 ) -> SandboxView {
-    let overlay_mode = (row.strategy == SandboxStrategy::Overlay
-        && row.state == SandboxState::Active)
-        .then(|| sandbox::Overlay::mode_of(&place_of(&row)).ok())
-        .flatten()
+    let overlay_mode = area
+        .filter(|area| {
+            row.strategy == SandboxStrategy::Overlay
+                && row.state == SandboxState::Active
+                && Path::new(&row.area) == *area
+        })
+        .and_then(|area| {
+            let place = SandboxPlace {
+                original: PathBuf::new(),
+                area: area.to_path_buf(),
+                workdir: PathBuf::new(),
+                base: String::new(),
+            };
+            sandbox::Overlay::mode_of(&place).ok()
+        })
         .map(sandbox::OverlayMode::name);
     SandboxView {
         overlay_mode,
@@ -112,6 +115,7 @@ pub(super) fn view(
         base: row.base.filter(|b| !b.is_empty()),
         last_error: row.last_error,
         checkpoints,
+        enumerated: None,
         created_at: row.created_at,
         updated_at: row.updated_at,
     }

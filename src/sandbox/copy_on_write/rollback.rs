@@ -13,7 +13,10 @@
 //!    recorded one (compared byte for byte with the snapshot when racily
 //!    clean) and its mode and size are the snapshot's; anything else is
 //!    copied out of the snapshot (a reflink where possible, never a hard
-//!    link) to a temporary name in the same directory and renamed over;
+//!    link) to a temporary name in the same directory and renamed over —
+//!    both through the directory's descriptor, so a directory of the
+//!    working copy swapped for a symlink to outside meanwhile makes the
+//!    rollback fail (run it again), never write there;
 //! 3. sets directory modes (deepest first, the root last). While it
 //!    works, every directory of the working copy is open to its owner
 //!    (`u+rwx`), so a read-only one can be walked and changed;
@@ -30,6 +33,10 @@
 //!    The new record replaces the old by a rename; only a whole rollback
 //!    writes it.
 //!
+//! Before anything changes, a mount inside the working copy is refused,
+//! naming it: what is mounted there is another filesystem's, not the
+//! sandbox's to remove or overwrite (the walks refuse one met later).
+//!
 //! Not atomic: a crash or an error halfway leaves the working copy partly
 //! restored (never a half-written file under a real name; at worst a
 //! `.agents-rollback-<i>.tmp` or a directory left `u+rwx`). Rollback is
@@ -42,63 +49,78 @@
 //! renames, with `work.old` as the only crash window).
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::fs;
-use std::os::unix::fs::{MetadataExt, symlink};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::stat::{self, Record, Stat, Verdict};
-use super::tree::{self, Found, Kind, Tree, io_err};
-use super::{CHECKPOINTS, RESTORE, STAT, TREE, checkpoint_dir, swap};
+use super::tree::{self, Found, Kind, Tree, Walk, io_err};
+use super::{CHECKPOINTS, RESTORE, STAT, TREE, WORK, checkpoint_dir};
+use crate::sandbox::fs_at::{Cursor, DirFd, FileKind, Mounts, mounts};
+use crate::sandbox::seam::{self, Moment};
 use crate::sandbox::{CheckpointRef, SandboxError, SandboxPlace};
 
 pub(super) fn rollback(place: &SandboxPlace, to: &CheckpointRef) -> Result<(), SandboxError> {
     let at = checkpoint_dir(&place.area.join(CHECKPOINTS), to)?;
-    let snap = at.join(TREE);
+    mounts::refuse_mounts_below(&place.area, None)?;
+    let area = DirFd::open(&place.area)?;
     match Record::read(&at.join(STAT))? {
         Some(record) => {
             let refreshed = at.join(format!("{STAT}.tmp"));
-            let done = incremental(&place.workdir, &at, &refreshed, record);
+            let done = incremental(&area, &at, &refreshed, record);
             if done.is_err() {
                 let _ = fs::remove_file(&refreshed);
             }
             done?;
         }
-        None => full(place, &snap)?,
+        None => full(&area, &at.join(TREE))?,
     }
     // What a full rollback that crashed left behind.
-    tree::remove_tree(&place.area.join(RESTORE))
+    tree::remove_at(&area, OsStr::new(RESTORE))
 }
 
-/// Bring `work` back to the snapshot of the checkpoint at `at`, then
-/// refresh its `record` by way of `refreshed` (see the module doc).
+/// Bring the working copy (`work` in `area`) back to the snapshot of the
+/// checkpoint at `at`, then refresh its `record` by way of `refreshed`
+/// (see the module doc).
 fn incremental(
-    work: &Path,
+    area: &DirFd,
     at: &Path,
     refreshed: &Path,
     mut record: Record,
 ) -> Result<(), SandboxError> {
-    let snap = at.join(TREE);
-    remove(refreshed, false)?;
+    match fs::remove_file(refreshed) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(io_err("remove", refreshed)(e));
+        }
+        _ => {}
+    }
     fs::File::create_new(refreshed).map_err(io_err("create", refreshed))?;
     let started_ns = stat::clock(refreshed)?;
-    let wanted = tree::scan(&snap, false)?;
-    let root_mode = mode_of(&snap)?;
-    let work_mode = open_root(work)?;
-    let WorkCopy { now, foreign } = walk_open(work, &wanted)?;
+    let snap = DirFd::open(&at.join(TREE))?;
+    let wanted = tree::scan(&snap, Mounts::Stay, false)?;
+    let root_mode = snap.meta().mode;
+    let (work, work_mode) = open_root(area)?;
+    let now = walk_open(&work, &wanted)?;
 
-    // 1. Removals, deepest first.
-    for (path, is_dir) in &foreign {
-        remove(path, *is_dir)?;
-    }
+    // 1. Removals, deepest first (what no tree can hold went during the walk).
+    let mut here = Cursor::new(&work, Mounts::Stay);
     for (rel, stat) in now.iter().rev() {
         if !wanted.get(rel).is_some_and(|w| w.kind == stat.kind) {
-            remove(&work.join(rel), stat.kind == Kind::Dir)?;
+            let (dir, name) = here.parent(rel)?;
+            tree::remove_at(dir, name)?;
         }
     }
     // 2. Directories, symlinks and files, parents first.
+    let mut from = Cursor::new(&snap, Mounts::Stay);
     for (rel, want) in &wanted {
+        seam::reached(Moment::Restore, rel);
         let have = now.get(rel).filter(|s| s.kind == want.kind);
-        if let Some(put_back) = restore(work, &snap, rel, have, &wanted, &record)? {
+        let places = Places {
+            here: &mut here,
+            from: &mut from,
+            wanted: &wanted,
+        };
+        if let Some(put_back) = restore(places, rel, have, &record)? {
             record.entries.insert(rel.clone(), put_back);
         }
     }
@@ -106,11 +128,11 @@ fn incremental(
     for (rel, want) in wanted.iter().rev().filter(|(_, e)| e.kind == Kind::Dir) {
         let had = now.get(rel).filter(|s| s.kind == Kind::Dir).map(|s| s.mode);
         if had != Some(want.mode) {
-            tree::set_mode(&work.join(rel), want.mode)?;
+            here.dir(rel)?.set_mode(want.mode)?;
         }
     }
     if work_mode != root_mode {
-        tree::set_mode(work, root_mode)?;
+        work.set_mode(root_mode)?;
     }
     // 4. The refreshed record.
     record.time_ns = started_ns;
@@ -119,74 +141,73 @@ fn incremental(
     fs::rename(refreshed, &path).map_err(io_err("rename into place", &path))
 }
 
-/// The working copy as rollback found it.
-struct WorkCopy {
-    /// The stat of every entry a tree can hold.
-    now: BTreeMap<String, Stat>,
-    /// What no tree can hold, and whether each is a directory.
-    foreign: Vec<(PathBuf, bool)>,
-}
-
-/// Walk the working copy. Directories the snapshot keeps are opened to
-/// their owner first (their stat says so); the others are not gone into,
-/// as they go whole.
-fn walk_open(work: &Path, wanted: &Tree) -> Result<WorkCopy, SandboxError> {
+/// Walk the working copy: the stat of every entry a tree can hold.
+/// Directories the snapshot keeps are opened to their owner first (their
+/// stat says so); the others are not gone into, as they go whole. What
+/// no tree can hold is removed as it is met.
+fn walk_open(work: &DirFd, wanted: &Tree) -> Result<BTreeMap<String, Stat>, SandboxError> {
     let mut now = BTreeMap::new();
-    let mut foreign = Vec::new();
-    tree::walk(work, &mut |found| match found {
-        Found::Foreign { path, is_dir, .. } => {
-            foreign.push((path.to_path_buf(), is_dir));
+    let how = Walk {
+        mounts: Mounts::Stay,
+        to_owner: true,
+    };
+    tree::walk(work, how, &mut |found| match found {
+        Found::Foreign { dir, name, .. } => {
+            tree::remove_at(dir, name)?;
             Ok(false)
         }
         Found::Entry {
-            rel,
-            path,
-            kind,
-            meta,
+            rel, kind, meta, ..
         } => {
             let mut stat = Stat::of(kind, meta);
             let kept_dir = kind == Kind::Dir && wanted.get(rel).is_some_and(|w| w.kind == kind);
-            if kept_dir && stat.mode & 0o700 != 0o700 {
-                tree::set_mode(path, stat.mode | 0o700)?;
+            if kept_dir {
+                // The walk makes it `u+rwx` as it goes in.
                 stat.mode |= 0o700;
             }
             now.insert(rel.to_owned(), stat);
             Ok(kept_dir)
         }
     })?;
-    Ok(WorkCopy { now, foreign })
+    Ok(now)
+}
+
+/// Where a restore reads and writes: the working copy and the snapshot,
+/// each through a cursor, and what the snapshot holds.
+struct Places<'a, 'w, 's> {
+    here: &'a mut Cursor<'w>,
+    from: &'a mut Cursor<'s>,
+    wanted: &'a Tree,
 }
 
 /// Bring the working copy's `rel` back to the snapshot's, given what is
 /// there now (`have`: of the same kind, else nothing). For a file put
 /// back, its new stat.
 fn restore(
-    work: &Path,
-    snap: &Path,
+    at: Places<'_, '_, '_>,
     rel: &str,
     have: Option<&Stat>,
-    wanted: &Tree,
     record: &Record,
 ) -> Result<Option<Stat>, SandboxError> {
-    let (source, target) = (snap.join(rel), work.join(rel));
-    let want = &wanted[rel];
+    let want = &at.wanted[rel];
     match want.kind {
         Kind::Dir => {
             if have.is_none() {
-                fs::create_dir(&target).map_err(io_err("create directory", &target))?;
+                let (dir, name) = at.here.parent(rel)?;
+                dir.mkdir(name)?;
             }
             Ok(None)
         }
         Kind::Symlink => {
-            let link = fs::read_link(&source).map_err(io_err("read symlink", &source))?;
+            let (snap, snap_name) = at.from.parent(rel)?;
+            let link = snap.read_link(snap_name)?;
+            let (dir, name) = at.here.parent(rel)?;
             let same = match have {
-                Some(_) => fs::read_link(&target).map_err(io_err("read symlink", &target))? == link,
+                Some(_) => dir.read_link(name)? == link,
                 None => false,
             };
             if !same {
-                put(rel, &target, wanted, |tmp| {
-                    symlink(&link, tmp).map_err(io_err("create symlink", tmp))
-                })?;
+                put((dir, name), rel, at.wanted, |tmp| dir.symlink(&link, tmp))?;
             }
             Ok(None)
         }
@@ -195,7 +216,9 @@ fn restore(
                 Some(s) if s.mode == want.mode && s.size == want.size => {
                     match record.verdict(rel, s) {
                         Verdict::Unchanged => true,
-                        Verdict::Racy => tree::same_contents(&source, &target)?,
+                        Verdict::Racy => {
+                            tree::same_contents(at.from.parent(rel)?, at.here.parent(rel)?)?
+                        }
                         Verdict::Changed => false,
                     }
                 }
@@ -204,91 +227,79 @@ fn restore(
             if keep {
                 return Ok(None);
             }
-            put(rel, &target, wanted, |tmp| {
-                tree::copy_entry(&source, tmp, want)
+            let source = at.from.parent(rel)?;
+            let (dir, name) = at.here.parent(rel)?;
+            let made = put((dir, name), rel, at.wanted, |tmp| {
+                tree::copy_entry(source, (dir, tmp), want).map(|_| ())
             })?;
-            let meta = fs::symlink_metadata(&target).map_err(io_err("inspect", &target))?;
-            Ok(Some(Stat::of(Kind::File, &meta)))
+            // Recorded only if what is there now is the copy just made.
+            Ok(match dir.stat(name)? {
+                Some(meta) if meta.kind == FileKind::File && meta.ino == made => {
+                    Some(Stat::of(Kind::File, &meta))
+                }
+                _ => None,
+            })
         }
     }
 }
 
-fn mode_of(path: &Path) -> Result<u32, SandboxError> {
-    let meta = fs::symlink_metadata(path).map_err(io_err("inspect", path))?;
-    Ok(meta.mode() & 0o7777)
-}
-
-/// Make sure the working copy's root is a directory open to its owner
-/// (recreate it if it was removed or replaced); its mode now.
-fn open_root(work: &Path) -> Result<u32, SandboxError> {
-    match fs::symlink_metadata(work) {
-        Ok(meta) if meta.is_dir() => {
-            let mode = meta.mode() & 0o7777;
-            if mode & 0o700 != 0o700 {
-                tree::set_mode(work, mode | 0o700)?;
-            }
-            return Ok(mode | 0o700);
+/// Make sure the working copy's root (`work` in `area`) is a directory
+/// open to its owner: one removed is made again, anything else in its
+/// place (a symlink, a file) is removed, not followed. Answers it and its
+/// mode now.
+fn open_root(area: &DirFd) -> Result<(DirFd, u32), SandboxError> {
+    let work = OsStr::new(WORK);
+    match area.stat(work)? {
+        Some(meta) if meta.kind == FileKind::Dir => {
+            let dir = area.open_dir(work, Mounts::Stay, area.meta(), true)?;
+            return Ok((dir, meta.mode | 0o700));
         }
-        Ok(_) => fs::remove_file(work).map_err(io_err("remove", work))?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(io_err("inspect", work)(e)),
+        Some(_) => tree::remove_at(area, work)?,
+        None => {}
     }
-    fs::create_dir(work).map_err(io_err("create directory", work))?;
-    mode_of(work)
+    area.mkdir(work)?;
+    let dir = area.open_dir(work, Mounts::Stay, area.meta(), false)?;
+    let mode = dir.meta().mode;
+    Ok((dir, mode))
 }
 
-/// Remove what a walk found (a directory with everything in it); what is
-/// gone already is fine.
-fn remove(path: &Path, is_dir: bool) -> Result<(), SandboxError> {
-    if is_dir {
-        return tree::remove_tree(path);
-    }
-    match fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io_err("remove", path)(e)),
-        _ => Ok(()),
-    }
-}
-
-/// Make the entry at `target` (the working copy's `rel`) with `make`:
+/// Make the entry `name` of `dir` (the working copy's `rel`) with `make`:
 /// first under a temporary name beside it that the snapshot does not
-/// use, then renamed over whatever is there.
+/// use, then renamed over whatever is there. Answers the inode made.
 fn put(
+    (dir, name): (&DirFd, &OsStr),
     rel: &str,
-    target: &Path,
     wanted: &Tree,
-    make: impl FnOnce(&Path) -> Result<(), SandboxError>,
-) -> Result<(), SandboxError> {
+    make: impl FnOnce(&OsStr) -> Result<(), SandboxError>,
+) -> Result<u64, SandboxError> {
     let parent = rel.rsplit_once('/').map_or("", |(parent, _)| parent);
-    let name = (0u32..)
+    let tmp = (0u32..)
         .map(|i| format!(".agents-rollback-{i}.tmp"))
-        .find(|name| {
-            let rel = if parent.is_empty() {
-                name.clone()
-            } else {
-                format!("{parent}/{name}")
-            };
-            !wanted.contains_key(&rel)
-        })
+        .find(|tmp| !wanted.contains_key(&tree::join(parent, tmp)))
         .unwrap_or_default();
-    let tmp = target.with_file_name(name);
-    remove(&tmp, false)?;
-    let made = make(&tmp)
-        .and_then(|()| fs::rename(&tmp, target).map_err(io_err("rename into place", target)));
+    let tmp = OsStr::new(&tmp);
+    tree::remove_at(dir, tmp)?;
+    let made = make(tmp).and_then(|()| {
+        let ino = dir.stat(tmp)?.map_or(0, |m| m.ino);
+        dir.rename(tmp, dir, name).map(|()| ino)
+    });
     if made.is_err() {
-        let _ = fs::remove_file(&tmp);
+        let _ = dir.unlink(tmp);
     }
     made
 }
 
-/// The whole snapshot into `restore.tmp`, swapped with the working copy.
-fn full(place: &SandboxPlace, snap: &Path) -> Result<(), SandboxError> {
-    let restore = place.area.join(RESTORE);
-    tree::remove_tree(&restore)?;
-    let built =
-        tree::scan(snap, false).and_then(|snapshot| tree::copy_tree(snap, &restore, &snapshot));
+/// The whole snapshot at `snap` built in `restore.tmp`, swapped with the
+/// working copy.
+fn full(area: &DirFd, snap: &Path) -> Result<(), SandboxError> {
+    let restore = OsStr::new(RESTORE);
+    tree::remove_at(area, restore)?;
+    let snap = DirFd::open(snap)?;
+    let built = tree::scan(&snap, Mounts::Stay, false)
+        .and_then(|snapshot| tree::copy_tree((&snap, Mounts::Stay), (area, restore), &snapshot));
     if built.is_err() {
-        let _ = tree::remove_tree(&restore);
+        let _ = tree::remove_at(area, restore);
     }
     built?;
-    swap(&restore, &place.workdir)
+    area.exchange(restore, OsStr::new(WORK))
 }

@@ -37,11 +37,11 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use super::tree::{Kind, io_err, is_plain_relative};
 use crate::sandbox::SandboxError;
+use crate::sandbox::fs_at::Meta;
 
 /// How close to the record's time a recorded mtime or ctime makes an
 /// entry racily clean.
@@ -63,25 +63,17 @@ pub(super) struct Stat {
 }
 
 impl Stat {
-    pub(super) fn of(kind: Kind, meta: &fs::Metadata) -> Stat {
+    pub(super) fn of(kind: Kind, meta: &Meta) -> Stat {
         Stat {
             kind,
-            mode: if kind == Kind::Symlink {
-                0
-            } else {
-                meta.mode() & 0o7777
-            },
-            size: meta.size(),
-            dev: meta.dev(),
-            ino: meta.ino(),
-            mtime_ns: nanos(meta.mtime(), meta.mtime_nsec()),
-            ctime_ns: nanos(meta.ctime(), meta.ctime_nsec()),
+            mode: if kind == Kind::Symlink { 0 } else { meta.mode },
+            size: meta.size,
+            dev: meta.dev,
+            ino: meta.ino,
+            mtime_ns: meta.mtime_ns,
+            ctime_ns: meta.ctime_ns,
         }
     }
-}
-
-fn nanos(secs: i64, nsecs: i64) -> i128 {
-    i128::from(secs) * 1_000_000_000 + i128::from(nsecs)
 }
 
 /// What a record says about a file of the working copy.
@@ -202,8 +194,8 @@ impl Record {
 /// The filesystem's clock: the mtime of `path`, an entry the caller has
 /// just created (so its mtime is the time of its creation).
 pub(super) fn clock(path: &Path) -> Result<i128, SandboxError> {
-    let meta = fs::symlink_metadata(path).map_err(io_err("inspect", path))?;
-    Ok(nanos(meta.mtime(), meta.mtime_nsec()))
+    let meta = crate::sandbox::fs_at::lstat(path).map_err(io_err("inspect", path))?;
+    Ok(meta.mtime_ns)
 }
 
 #[cfg(test)]

@@ -1,3 +1,4 @@
+mod races;
 mod rollback;
 mod stat_record;
 
@@ -7,6 +8,7 @@ use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
 use super::CopyOnWrite;
+use crate::sandbox::fs_at::{DirFd, Mounts};
 use crate::sandbox::{Applied, CheckpointRef, SandboxError, SandboxPlace, Strategy};
 
 /// Everything a tree holds, read independently of the strategy's own walk:
@@ -342,7 +344,8 @@ fn copy_back_never_writes_through_a_directory_swapped_for_a_symlink() {
     let f = fixture();
     write(&f.place.workdir, "src/lib/planted.txt", b"must stay inside");
     let (base, _) = super::read_manifest(&f.place.area).unwrap();
-    let now = super::tree::scan(&f.place.workdir, true).unwrap();
+    let work = DirFd::open(&f.place.workdir).unwrap();
+    let now = super::tree::scan(&work, Mounts::Stay, true).unwrap();
     let diff = super::compare(&base, &now);
     // The race apply's conflict check cannot close: after it, someone
     // replaces a directory of the original with a link leading outside.
@@ -350,7 +353,8 @@ fn copy_back_never_writes_through_a_directory_swapped_for_a_symlink() {
     fs::create_dir(&elsewhere).unwrap();
     fs::rename(f.original.join("src/lib"), f._tmp.path().join("moved")).unwrap();
     symlink(&elsewhere, f.original.join("src/lib")).unwrap();
-    let err = super::copy_back(&f.original, &f.place.workdir, &base, &now, &diff).unwrap_err();
-    assert!(err.to_string().contains("src/lib/planted.txt"), "{err}");
+    let original = DirFd::open(&f.original).unwrap();
+    let err = super::copy_back(&original, &work, &base, &now, &diff).unwrap_err();
+    assert!(err.to_string().contains("src/lib"), "{err}");
     assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
 }

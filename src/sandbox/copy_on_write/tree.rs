@@ -1,7 +1,8 @@
 //! The file trees `copy_on_write` and `overlay` read and write: the one
-//! home of how a directory is walked (never following a symlink), what an
-//! entry is (kind, mode, size, digest), and how one is copied, compared
-//! and removed.
+//! home of how a directory is walked, what an entry is (kind, mode, size,
+//! digest), and how one is copied, compared and removed — all of it
+//! through directory descriptors (`fs_at`), never following a symlink and
+//! never resolving a path below a root twice.
 //!
 //! A walk shows its visitor what a tree cannot hold (special files:
 //! FIFOs, devices, sockets; names that are not UTF-8 or hold a newline,
@@ -9,15 +10,29 @@
 //! as [`Found::Foreign`], with the refusal to give. Every walk that
 //! precedes a copy gives it, so nothing is written; rollback's walk of
 //! the working copy removes such entries instead (no snapshot has them).
+//!
+//! Walks of a sandbox's own trees ([`Mounts::Stay`]) refuse an entry on
+//! another filesystem, naming it; only an original's walk crosses. A
+//! copy reads each file through a descriptor it opened itself
+//! (`O_NOFOLLOW | O_NONBLOCK`, checked to be a regular file), so an entry
+//! swapped since the walk is refused, never followed; holes of sparse
+//! files are kept (`fs_at::contents`). Copies carry permission bits, not
+//! privileges (`fs_at::carried_mode`): setuid, setgid, and sticky on a
+//! file, are dropped.
 
 use std::collections::BTreeMap;
-use std::fs;
-use std::io::Read;
+use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt, symlink};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::sandbox::SandboxError;
+pub(in crate::sandbox) use crate::sandbox::fs_at::io_err;
+use crate::sandbox::fs_at::{self, Cursor, DirFd, FileKind, Meta, Mounts, carried_mode, contents};
+
+mod copy;
+mod remove;
+pub(in crate::sandbox) use copy::{copy_entry, copy_tree, copy_tree_linking};
+pub(in crate::sandbox) use remove::{remove_at, remove_tree};
 
 /// What an entry is. Symlinks are entries of their own, never followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +60,23 @@ impl Kind {
             _ => None,
         }
     }
+
+    pub(in crate::sandbox) fn of(kind: FileKind) -> Option<Kind> {
+        match kind {
+            FileKind::Dir => Some(Kind::Dir),
+            FileKind::File => Some(Kind::File),
+            FileKind::Symlink => Some(Kind::Symlink),
+            FileKind::Special { .. } => None,
+        }
+    }
+
+    fn file_kind(self) -> FileKind {
+        match self {
+            Kind::Dir => FileKind::Dir,
+            Kind::File => FileKind::File,
+            Kind::Symlink => FileKind::Symlink,
+        }
+    }
 }
 
 /// One entry of a tree: a symlink's `mode` is 0 and its digest is that of
@@ -58,173 +90,222 @@ pub(in crate::sandbox) struct Entry {
     pub digest: String,
 }
 
+impl Entry {
+    /// The mode a copy of the entry gets (and a diff compares): without
+    /// the bits a copy does not carry.
+    pub(in crate::sandbox) fn carried_mode(&self) -> u32 {
+        match self.kind {
+            Kind::Symlink => 0,
+            kind => carried_mode(kind.file_kind(), self.mode),
+        }
+    }
+
+    /// Do the two hold the same, as far as a copy carries (kind, size,
+    /// digest, [`Entry::carried_mode`])?
+    pub(in crate::sandbox) fn same_as(&self, other: &Entry) -> bool {
+        self.kind == other.kind
+            && self.size == other.size
+            && self.digest == other.digest
+            && self.carried_mode() == other.carried_mode()
+    }
+}
+
 /// Every entry below a root, by `/`-separated relative path; a parent
 /// sorts before its children.
 pub(in crate::sandbox) type Tree = BTreeMap<String, Entry>;
 
-pub(in crate::sandbox) fn io_err(
-    what: &'static str,
-    path: &Path,
-) -> impl FnOnce(std::io::Error) -> SandboxError + use<> {
-    let path = path.to_path_buf();
-    move |source| SandboxError::Io { what, path, source }
-}
-
 /// Walk `root` (not itself recorded). `hash`: digest file contents and
 /// symlink targets (for manifests and diffs; copies do not need it).
 /// What a tree cannot hold is refused (see the module doc).
-pub(in crate::sandbox) fn scan(root: &Path, hash: bool) -> Result<Tree, SandboxError> {
+pub(in crate::sandbox) fn scan(
+    root: &DirFd,
+    mounts: Mounts,
+    hash: bool,
+) -> Result<Tree, SandboxError> {
     let mut tree = Tree::new();
-    walk(root, &mut |found| match found {
+    let how = Walk {
+        mounts,
+        to_owner: false,
+    };
+    walk(root, how, &mut |found| match found {
         Found::Foreign { refusal, .. } => Err(refusal),
         Found::Entry {
-            rel, path, meta, ..
+            rel,
+            dir,
+            name,
+            kind,
+            meta,
         } => {
-            tree.insert(rel.to_owned(), entry_from(path, meta, hash)?);
+            tree.insert(rel.to_owned(), entry_from(dir, name, kind, meta, hash)?);
             Ok(true)
         }
     })?;
     Ok(tree)
 }
 
-/// What a [`walk`] meets below its root.
-pub(super) enum Found<'a> {
+/// How a [`walk`] goes.
+#[derive(Debug, Clone, Copy)]
+pub(in crate::sandbox) struct Walk {
+    pub mounts: Mounts,
+    /// Make every directory gone into `u+rwx` first (rollback).
+    pub to_owner: bool,
+}
+
+/// What a [`walk`] meets below its root, by its parent's descriptor and
+/// its name there.
+pub(in crate::sandbox) enum Found<'a> {
     /// An entry a tree can hold: `rel` is its `/`-separated path.
     Entry {
         rel: &'a str,
-        path: &'a Path,
+        dir: &'a DirFd,
+        name: &'a OsStr,
         kind: Kind,
-        meta: &'a fs::Metadata,
+        meta: &'a Meta,
     },
     /// What a tree cannot hold: a special file, or a name that is not
-    /// UTF-8 or holds a newline (not descended into). `refusal` says why,
-    /// for a walk that must refuse it.
+    /// UTF-8 or holds a newline (not descended into; `rel` is `None`).
+    /// `refusal` says why, for a walk that must refuse it.
     Foreign {
-        path: &'a Path,
-        is_dir: bool,
+        rel: Option<&'a str>,
+        dir: &'a DirFd,
+        name: &'a OsStr,
+        meta: &'a Meta,
         refusal: SandboxError,
     },
 }
 
 /// What a walk shows its visitor; for a directory, the visitor answers
 /// whether to go into it.
-pub(super) type Visit<'v> = dyn FnMut(Found<'_>) -> Result<bool, SandboxError> + 'v;
+pub(in crate::sandbox) type Visit<'v> = dyn FnMut(Found<'_>) -> Result<bool, SandboxError> + 'v;
 
 /// Visit everything below `root` without following a symlink: names
-/// sorted, a directory before its contents, and read only after `visit`
-/// said to go into it (so a visitor may first make it readable).
-pub(super) fn walk(root: &Path, visit: &mut Visit<'_>) -> Result<(), SandboxError> {
-    walk_dir(root, "", visit)
+/// sorted, a directory before its contents, and opened only after `visit`
+/// said to go into it (through a descriptor, checked to be the directory
+/// the walk saw).
+pub(in crate::sandbox) fn walk(
+    root: &DirFd,
+    how: Walk,
+    visit: &mut Visit<'_>,
+) -> Result<(), SandboxError> {
+    walk_dir(root.meta(), root, "", how, visit)
 }
 
-fn walk_dir(root: &Path, rel: &str, visit: &mut Visit<'_>) -> Result<(), SandboxError> {
-    let dir = root.join(rel);
-    let mut names = Vec::new();
-    for item in fs::read_dir(&dir).map_err(io_err("read directory", &dir))? {
-        names.push(item.map_err(io_err("read directory", &dir))?.file_name());
-    }
-    names.sort();
-    for name in names {
-        let path = dir.join(&name);
-        let meta = fs::symlink_metadata(&path).map_err(io_err("inspect", &path))?;
-        let Some(name) = name.to_str().filter(|n| !n.contains('\n')) else {
-            let refusal = odd_name(&path);
-            let is_dir = meta.is_dir();
+fn walk_dir(
+    root: &Meta,
+    dir: &DirFd,
+    rel: &str,
+    how: Walk,
+    visit: &mut Visit<'_>,
+) -> Result<(), SandboxError> {
+    for name in dir.names()? {
+        // Gone since the directory was read: it is not in the tree.
+        let Some(meta) = dir.stat(&name)? else {
+            continue;
+        };
+        if how.mounts == Mounts::Stay && meta.crosses_from(root) {
+            return Err(SandboxError::Mounted {
+                points: vec![dir.child(&name)],
+            });
+        }
+        let Some(plain) = name.to_str().filter(|n| !n.contains('\n')) else {
+            let refusal = odd_name(&dir.child(&name));
             visit(Found::Foreign {
-                path: &path,
-                is_dir,
+                rel: None,
+                dir,
+                name: &name,
+                meta: &meta,
                 refusal,
             })?;
             continue;
         };
-        let file_type = meta.file_type();
-        let kind = if file_type.is_symlink() {
-            Kind::Symlink
-        } else if file_type.is_dir() {
-            Kind::Dir
-        } else if file_type.is_file() {
-            Kind::File
-        } else {
-            let refusal = special_file(&path);
+        let rel_path = join(rel, plain);
+        let Some(kind) = Kind::of(meta.kind) else {
+            let refusal = special_file(&dir.child(&name));
             visit(Found::Foreign {
-                path: &path,
-                is_dir: false,
+                rel: Some(&rel_path),
+                dir,
+                name: &name,
+                meta: &meta,
                 refusal,
             })?;
             continue;
-        };
-        let rel_path = if rel.is_empty() {
-            name.to_owned()
-        } else {
-            format!("{rel}/{name}")
         };
         let go_in = visit(Found::Entry {
             rel: &rel_path,
-            path: &path,
+            dir,
+            name: &name,
             kind,
             meta: &meta,
         })?;
         if kind == Kind::Dir && go_in {
-            walk_dir(root, &rel_path, visit)?;
+            let inner = dir.open_dir(&name, how.mounts, root, how.to_owner)?;
+            if !inner.meta().same_inode(&meta) {
+                return Err(fs_at::changed(inner.path(), "it was replaced while walked"));
+            }
+            walk_dir(root, &inner, &rel_path, how, visit)?;
         }
     }
     Ok(())
 }
 
-/// The names in `dir`, sorted; a name that is not UTF-8 or holds a
-/// newline is refused (manifests are one line per entry, path last).
-pub(in crate::sandbox) fn names(dir: &Path) -> Result<Vec<String>, SandboxError> {
-    let mut names = Vec::new();
-    for item in fs::read_dir(dir).map_err(io_err("read directory", dir))? {
-        let name = item.map_err(io_err("read directory", dir))?.file_name();
-        match name.to_str().filter(|n| !n.contains('\n')) {
-            Some(name) => names.push(name.to_owned()),
-            None => return Err(odd_name(&dir.join(&name))),
-        }
+/// `rel/name`, or `name` at the root.
+pub(in crate::sandbox) fn join(rel: &str, name: &str) -> String {
+    if rel.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{rel}/{name}")
     }
-    names.sort();
-    Ok(names)
 }
 
-/// The entry at `path`, whose `symlink_metadata` is `meta`; a special file
-/// (FIFO, device, socket) is refused.
+/// The entry `name` of `dir`, whose stat is `meta` and kind `kind`. A
+/// file is hashed through a descriptor opened without following a
+/// symlink, and then described by that descriptor's stat.
 pub(in crate::sandbox) fn entry_from(
-    path: &Path,
-    meta: &fs::Metadata,
+    dir: &DirFd,
+    name: &OsStr,
+    kind: Kind,
+    meta: &Meta,
     hash: bool,
 ) -> Result<Entry, SandboxError> {
-    let kind = meta.file_type();
-    if kind.is_symlink() {
-        let target = fs::read_link(path).map_err(io_err("read symlink", path))?;
-        let bytes = target.as_os_str().as_bytes();
-        let digest = if hash {
-            digest_bytes(bytes)
-        } else {
-            "-".into()
-        };
-        Ok(Entry {
-            kind: Kind::Symlink,
-            mode: 0,
-            size: bytes.len() as u64,
-            digest,
-        })
-    } else if kind.is_dir() {
-        Ok(Entry {
-            kind: Kind::Dir,
-            mode: meta.permissions().mode() & 0o7777,
+    match kind {
+        Kind::Symlink => {
+            let target = dir.read_link(name)?;
+            let bytes = target.as_bytes();
+            let digest = if hash {
+                digest_bytes(bytes)
+            } else {
+                "-".into()
+            };
+            Ok(Entry {
+                kind,
+                mode: 0,
+                size: bytes.len() as u64,
+                digest,
+            })
+        }
+        Kind::Dir => Ok(Entry {
+            kind,
+            mode: meta.mode,
             size: 0,
             digest: "-".into(),
-        })
-    } else if kind.is_file() {
-        let digest = if hash { hash_file(path)? } else { "-".into() };
-        Ok(Entry {
-            kind: Kind::File,
-            mode: meta.permissions().mode() & 0o7777,
-            size: meta.len(),
-            digest,
-        })
-    } else {
-        Err(special_file(path))
+        }),
+        Kind::File if !hash => Ok(Entry {
+            kind,
+            mode: meta.mode,
+            size: meta.size,
+            digest: "-".into(),
+        }),
+        Kind::File => {
+            let (file, opened) = dir.open_file(name)?;
+            let digest =
+                contents::digest(&file, opened.size).map_err(io_err("read", &dir.child(name)))?;
+            Ok(Entry {
+                kind,
+                mode: opened.mode,
+                size: opened.size,
+                digest,
+            })
+        }
     }
 }
 
@@ -238,7 +319,7 @@ fn odd_name(path: &Path) -> SandboxError {
 }
 
 /// The refusal of a special file.
-fn special_file(path: &Path) -> SandboxError {
+pub(in crate::sandbox) fn special_file(path: &Path) -> SandboxError {
     SandboxError::Unsuitable(format!(
         "{} is a special file (a FIFO, device or socket); the sandbox copies only files, \
          directories and symlinks: remove it or choose another sandbox strategy",
@@ -246,37 +327,26 @@ fn special_file(path: &Path) -> SandboxError {
     ))
 }
 
-/// A regular file opened for reading without following a symlink and
-/// without blocking (a FIFO swapped in since the walk is refused).
-fn open_regular(path: &Path) -> Result<fs::File, SandboxError> {
-    let flags = (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits();
-    let file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(flags as i32)
-        .open(path)
-        .map_err(io_err("open", path))?;
-    if !file.metadata().map_err(io_err("inspect", path))?.is_file() {
-        return Err(SandboxError::Unsuitable(format!(
-            "{} stopped being a regular file while it was read",
-            path.display()
-        )));
-    }
-    Ok(file)
-}
-
 /// Fill in the digests of a tree [`scan`]ned without them (files and
 /// symlink targets, read again below `root`).
-pub(super) fn hash_entries(root: &Path, tree: &mut Tree) -> Result<(), SandboxError> {
+pub(in crate::sandbox) fn hash_entries(
+    root: &DirFd,
+    mounts: Mounts,
+    tree: &mut Tree,
+) -> Result<(), SandboxError> {
+    let mut at = Cursor::new(root, mounts);
     for (rel, entry) in tree.iter_mut() {
-        let path = root.join(rel);
-        match entry.kind {
-            Kind::File => entry.digest = hash_file(&path)?,
-            Kind::Symlink => {
-                let target = fs::read_link(&path).map_err(io_err("read symlink", &path))?;
-                entry.digest = digest_bytes(target.as_os_str().as_bytes());
-            }
-            Kind::Dir => {}
+        if entry.kind == Kind::Dir {
+            continue;
         }
+        let (dir, name) = at.parent(rel)?;
+        entry.digest = match entry.kind {
+            Kind::File => {
+                let (file, opened) = dir.open_file(name)?;
+                contents::digest(&file, opened.size).map_err(io_err("read", &dir.child(name)))?
+            }
+            _ => digest_bytes(dir.read_link(name)?.as_bytes()),
+        };
     }
     Ok(())
 }
@@ -288,193 +358,21 @@ fn digest_bytes(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()
 }
 
-/// The digest of a regular file's bytes (BLAKE3, hex), read through a
-/// descriptor that never follows a symlink.
-fn hash_file(path: &Path) -> Result<String, SandboxError> {
-    let mut file = open_regular(path)?;
-    let mut hasher = blake3::Hasher::new();
-    let mut buf = vec![0u8; 128 * 1024];
-    loop {
-        let n = file.read(&mut buf).map_err(io_err("read", path))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(hasher.finalize().to_hex().to_string())
-}
-
-/// Do two regular files hold the same bytes? Read both, never follow a
-/// symlink, stop at the first difference.
-pub(super) fn same_contents(a: &Path, b: &Path) -> Result<bool, SandboxError> {
-    let (mut fa, mut fb) = (open_regular(a)?, open_regular(b)?);
-    let (mut ba, mut bb) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
-    loop {
-        let na = read_full(&mut fa, &mut ba).map_err(io_err("read", a))?;
-        let nb = read_full(&mut fb, &mut bb).map_err(io_err("read", b))?;
-        if na != nb || ba[..na] != bb[..nb] {
-            return Ok(false);
-        }
-        if na == 0 {
-            return Ok(true);
-        }
-    }
-}
-
-/// Fill `buf` unless the end comes first; how much was read.
-fn read_full(file: &mut fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match file.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
+/// Do the regular files `a` in `a_dir` and `b` in `b_dir` hold the same
+/// bytes? Both read through descriptors, never following a symlink.
+pub(in crate::sandbox) fn same_contents(
+    (a_dir, a): (&DirFd, &OsStr),
+    (b_dir, b): (&DirFd, &OsStr),
+) -> Result<bool, SandboxError> {
+    let (fa, _) = a_dir.open_file(a)?;
+    let (fb, _) = b_dir.open_file(b)?;
+    contents::same(&fa, &fb).map_err(io_err("read", &a_dir.child(a)))
 }
 
 /// A `/`-separated relative path with no empty, `.` or `..` component:
 /// the only kind a manifest or stat record may name.
-pub(super) fn is_plain_relative(path: &str) -> bool {
+pub(in crate::sandbox) fn is_plain_relative(path: &str) -> bool {
     !path
         .split('/')
         .any(|c| c.is_empty() || c == "." || c == "..")
-}
-
-/// Copy one entry of `tree` from `src` to `dst` (the parent exists):
-/// reflink or copy a file, recreate a symlink with the same target, make
-/// a directory. Modes of files are set here; of directories by the caller
-/// once their contents are in (a read-only directory must be filled first).
-pub(in crate::sandbox) fn copy_entry(
-    src: &Path,
-    dst: &Path,
-    entry: &Entry,
-) -> Result<(), SandboxError> {
-    match entry.kind {
-        Kind::Dir => fs::create_dir(dst).map_err(io_err("create directory", dst)),
-        Kind::Symlink => {
-            let target = fs::read_link(src).map_err(io_err("read symlink", src))?;
-            symlink(&target, dst).map_err(io_err("create symlink", dst))
-        }
-        Kind::File => {
-            copy_file(src, dst).map_err(io_err("copy", src))?;
-            set_mode(dst, entry.mode)
-        }
-    }
-}
-
-/// Whether reflinks work from one device to another, as far as this
-/// process has found out.
-static REFLINKS: std::sync::Mutex<BTreeMap<(u64, u64), bool>> =
-    std::sync::Mutex::new(BTreeMap::new());
-
-/// Clone `src` to the new file `dst` where the filesystem can (a reflink),
-/// else copy its bytes (`copy_file_range` in the kernel). A failed clone
-/// costs a create and an unlink, so the answer is remembered per pair of
-/// devices: on a filesystem without reflinks (ext4) only the first file
-/// of a process pays it.
-fn copy_file(src: &Path, dst: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    let parent = dst.parent().unwrap_or(Path::new("."));
-    let key = (
-        fs::symlink_metadata(src)?.dev(),
-        fs::metadata(parent)?.dev(),
-    );
-    let known = REFLINKS
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .get(&key)
-        .copied();
-    if known != Some(false) {
-        match reflink_copy::reflink(src, dst) {
-            Ok(()) => return Ok(()),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::NotFound
-                        | std::io::ErrorKind::PermissionDenied
-                        | std::io::ErrorKind::AlreadyExists
-                ) =>
-            {
-                return Err(e);
-            }
-            Err(_) => {
-                REFLINKS
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .insert(key, false);
-            }
-        }
-    }
-    fs::copy(src, dst).map(|_| ())
-}
-
-pub(in crate::sandbox) fn set_mode(path: &Path, mode: u32) -> Result<(), SandboxError> {
-    fs::set_permissions(path, fs::Permissions::from_mode(mode))
-        .map_err(io_err("set the mode of", path))
-}
-
-/// Copy the whole of `tree` (a walk of `src`) to `dst`, which must not
-/// exist yet; `dst` gets `src`'s own mode too.
-pub(in crate::sandbox) fn copy_tree(
-    src: &Path,
-    dst: &Path,
-    tree: &Tree,
-) -> Result<(), SandboxError> {
-    copy_tree_linking(src, dst, tree, &|_, _| false)
-}
-
-/// [`copy_tree`], except that `link(rel, to)` is offered every file first
-/// and may put it at `to` itself (a hard link to an identical file with
-/// the same mode); where it returns `false` the file is copied.
-pub(super) fn copy_tree_linking(
-    src: &Path,
-    dst: &Path,
-    tree: &Tree,
-    link: &dyn Fn(&str, &Path) -> bool,
-) -> Result<(), SandboxError> {
-    fs::create_dir(dst).map_err(io_err("create directory", dst))?;
-    for (rel, entry) in tree {
-        let to = dst.join(rel);
-        if entry.kind != Kind::File || !link(rel, &to) {
-            copy_entry(&src.join(rel), &to, entry)?;
-        }
-    }
-    for (rel, entry) in tree.iter().rev().filter(|(_, e)| e.kind == Kind::Dir) {
-        set_mode(&dst.join(rel), entry.mode)?;
-    }
-    let root_mode = fs::symlink_metadata(src)
-        .map_err(io_err("inspect", src))?
-        .permissions()
-        .mode();
-    set_mode(dst, root_mode & 0o7777)
-}
-
-/// Remove a tree this strategy made, even where a copied directory is
-/// read-only (its owner's mode was copied faithfully). Symlinks are
-/// removed, never followed.
-pub(in crate::sandbox) fn remove_tree(path: &Path) -> Result<(), SandboxError> {
-    if fs::symlink_metadata(path).is_err() {
-        return Ok(());
-    }
-    if fs::remove_dir_all(path).is_ok() {
-        return Ok(());
-    }
-    make_dirs_writable(path)?;
-    fs::remove_dir_all(path).map_err(io_err("remove", path))
-}
-
-fn make_dirs_writable(path: &Path) -> Result<(), SandboxError> {
-    let meta = fs::symlink_metadata(path).map_err(io_err("inspect", path))?;
-    if !meta.is_dir() {
-        return Ok(());
-    }
-    set_mode(path, 0o700)?;
-    let children: Vec<PathBuf> = fs::read_dir(path)
-        .map_err(io_err("read directory", path))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    children.iter().try_for_each(|c| make_dirs_writable(c))
 }

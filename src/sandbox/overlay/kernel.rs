@@ -9,11 +9,9 @@
 //! unmounts, swaps the directory, starts a fresh work directory and
 //! mounts again.
 
-use std::ffi::{CString, OsString};
+use std::ffi::{CString, OsStr, OsString};
 use std::fs;
-use std::io::ErrorKind;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use rustix::io::Errno;
@@ -21,7 +19,9 @@ use rustix::mount::{MountFlags, UnmountFlags, mount, unmount};
 
 use super::layer;
 use crate::sandbox::SandboxError;
-use crate::sandbox::copy_on_write::{swap, tree};
+use crate::sandbox::copy_on_write::tree;
+use crate::sandbox::fs_at::mounts::{mount_at, unescape};
+use crate::sandbox::fs_at::{DirFd, FileKind, carried_mode};
 use tree::io_err;
 
 use super::{MERGED, RESTORE, UPPER, WORK};
@@ -46,7 +46,7 @@ pub(super) fn create(
         fs::create_dir(dir).map_err(io_err("create directory", dir))?;
     }
     // The merged root shows the upper root's mode: start it as the original's.
-    tree::set_mode(&made[0], mode_of(original)?)?;
+    DirFd::open(&made[0])?.set_mode(carried_mode(FileKind::Dir, mode_of(original)?))?;
     match mount_layers(original, area) {
         Ok(()) => Ok(Ok(())),
         Err(why) => {
@@ -63,7 +63,7 @@ pub(super) fn create(
 /// is mounted there.
 pub(super) fn ensure_mounted(original: &Path, area: &Path) -> Result<(), SandboxError> {
     let merged = area.join(MERGED);
-    let Some((fstype, options)) = mount_at(&merged)? else {
+    let Some(found) = mount_at(&merged)? else {
         let work = area.join(WORK);
         if fs::symlink_metadata(&work).is_err() {
             fs::create_dir(&work).map_err(io_err("create directory", &work))?;
@@ -78,17 +78,19 @@ pub(super) fn ensure_mounted(original: &Path, area: &Path) -> Result<(), Sandbox
             ))
         });
     };
-    let upper = options
+    let upper = found
+        .options
         .split(',')
         .find_map(|o| o.strip_prefix("upperdir="))
         .map(|v| PathBuf::from(OsString::from_vec(unescape(v))));
-    if fstype == "overlay" && upper == Some(canonical(&area.join(UPPER))?) {
+    if found.fstype == "overlay" && upper == Some(canonical(&area.join(UPPER))?) {
         return Ok(());
     }
     Err(SandboxError::Unsuitable(format!(
-        "{} has a {fstype} mount that is not this sandbox's overlay; unmount it \
+        "{} has a {} mount that is not this sandbox's overlay; unmount it \
          (umount {}) and retry",
         merged.display(),
+        found.fstype,
         merged.display()
     )))
 }
@@ -127,24 +129,26 @@ pub(super) fn replace_upper(
     area: &Path,
     from: Option<&Path>,
 ) -> Result<(), SandboxError> {
-    let upper = area.join(UPPER);
-    let restore = area.join(RESTORE);
-    tree::remove_tree(&restore)?;
+    let area_dir = DirFd::open(area)?;
+    let restore = OsStr::new(RESTORE);
+    tree::remove_at(&area_dir, restore)?;
     let made = match from {
-        Some(layer_copy) => layer::copy(layer_copy, &restore),
-        None => fs::create_dir(&restore)
-            .map_err(io_err("create directory", &restore))
-            .and_then(|()| tree::set_mode(&restore, mode_of(&upper)?)),
+        Some(layer_copy) => DirFd::open(layer_copy)
+            .and_then(|layer_copy| layer::copy(&layer_copy, (&area_dir, restore))),
+        None => area_dir.mkdir(restore).and_then(|()| {
+            let mode = mode_of(&area.join(UPPER))?;
+            DirFd::open(&area.join(RESTORE))?.set_mode(mode)
+        }),
     };
     if let Err(e) = made.and_then(|()| unmount_merged(area)) {
-        tree::remove_tree(&restore)?;
+        tree::remove_at(&area_dir, restore)?;
         return Err(e);
     }
-    swap(&restore, &upper)?;
-    tree::remove_tree(&restore)?;
-    let work = area.join(WORK);
-    tree::remove_tree(&work)?;
-    fs::create_dir(&work).map_err(io_err("create directory", &work))?;
+    area_dir.exchange(restore, OsStr::new(UPPER))?;
+    tree::remove_at(&area_dir, restore)?;
+    let work = OsStr::new(WORK);
+    tree::remove_at(&area_dir, work)?;
+    fs::create_dir(area.join(WORK)).map_err(io_err("create directory", &area.join(WORK)))?;
     ensure_mounted(original, area)
 }
 
@@ -222,60 +226,8 @@ fn canonical(path: &Path) -> Result<PathBuf, SandboxError> {
     fs::canonicalize(path).map_err(io_err("resolve", path))
 }
 
-/// The filesystem type and super options of the topmost mount on `dir`
-/// in `/proc/self/mountinfo`, if any.
-fn mount_at(dir: &Path) -> Result<Option<(String, String)>, SandboxError> {
-    let dir = match fs::canonicalize(dir) {
-        Ok(dir) => dir,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_err("resolve", dir)(e)),
-    };
-    let table = Path::new("/proc/self/mountinfo");
-    let text = fs::read_to_string(table).map_err(io_err("read", table))?;
-    let mut found = None;
-    for line in text.lines() {
-        // `id parent major:minor root mount-point options [optional…] - type source super-options`
-        let Some((head, tail)) = line.split_once(" - ") else {
-            continue;
-        };
-        let point = head.split(' ').nth(4).map(unescape);
-        if point.as_deref() != Some(dir.as_os_str().as_bytes()) {
-            continue;
-        }
-        let mut tail = tail.split(' ');
-        let fstype = tail.next().unwrap_or_default().to_owned();
-        let options = tail.nth(1).unwrap_or_default().to_owned();
-        found = Some((fstype, options));
-    }
-    Ok(found)
-}
-
-/// Undo the kernel's octal escapes (`\040` for a space, …) in a
-/// mountinfo field.
-fn unescape(field: &str) -> Vec<u8> {
-    let bytes = field.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let octal = bytes
-            .get(i + 1..i + 4)
-            .filter(|d| bytes[i] == b'\\' && d.iter().all(|b| (b'0'..=b'7').contains(b)));
-        match octal {
-            Some(d) => {
-                out.push(d.iter().fold(0u8, |n, b| n.wrapping_mul(8) + (b - b'0')));
-                i += 4;
-            }
-            None => {
-                out.push(bytes[i]);
-                i += 1;
-            }
-        }
-    }
-    out
-}
-
 /// The permission bits of `path` (not following a symlink).
 fn mode_of(path: &Path) -> Result<u32, SandboxError> {
-    let meta = fs::symlink_metadata(path).map_err(io_err("inspect", path))?;
-    Ok(meta.permissions().mode() & 0o7777)
+    let meta = crate::sandbox::fs_at::lstat(path).map_err(io_err("inspect", path))?;
+    Ok(meta.mode)
 }

@@ -12,16 +12,19 @@
 //! the whole file up); the rest of overlay's bookkeeping xattrs
 //! (`origin`, `impure`, `uuid`) only keep inode numbers stable and are not
 //! copied (overlay recreates what it needs).
+//!
+//! An agent writes the upper layer through the mount while the host
+//! reads it (a checkpoint copies it mounted), so it is walked and copied
+//! through descriptors like a working copy (`fs_at`): nothing in it is
+//! followed, and what is copied carries permission bits, not privileges.
 
 use std::collections::BTreeMap;
-use std::fs;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
-use std::path::Path;
-
-use rustix::fs::{CWD, FileType, Mode, XattrFlags, lgetxattr, lsetxattr, makedev, mknodat};
+use std::ffi::OsStr;
 
 use crate::sandbox::SandboxError;
-use crate::sandbox::copy_on_write::tree::{self, Entry, Kind, Tree, io_err};
+use crate::sandbox::copy_on_write::tree::{self, Entry, Found, Kind, Tree, Walk};
+use crate::sandbox::fs_at::{Cursor, DirFd, FileKind, Mounts, carried_mode};
+use crate::sandbox::seam::{self, Moment};
 
 const OPAQUE: &str = "trusted.overlay.opaque";
 
@@ -40,75 +43,68 @@ pub(super) type Layer = BTreeMap<String, Upper>;
 
 /// Walk the layer at `root` (`hash`: digest files and symlink targets).
 /// Special files other than whiteouts are refused, as in any walk.
-pub(super) fn scan(root: &Path, hash: bool) -> Result<Layer, SandboxError> {
+pub(super) fn scan(root: &DirFd, hash: bool) -> Result<Layer, SandboxError> {
     let mut layer = Layer::new();
-    scan_dir(root, "", hash, &mut layer)?;
+    let how = Walk {
+        mounts: Mounts::Stay,
+        to_owner: false,
+    };
+    tree::walk(root, how, &mut |found| match found {
+        Found::Foreign {
+            rel: Some(rel),
+            meta,
+            ..
+        } if meta.kind == (FileKind::Special { whiteout: true }) => {
+            layer.insert(rel.to_owned(), Upper::Whiteout);
+            Ok(false)
+        }
+        Found::Foreign { refusal, .. } => Err(refusal),
+        Found::Entry {
+            rel,
+            dir,
+            name,
+            kind,
+            meta,
+        } => {
+            let entry = tree::entry_from(dir, name, kind, meta, hash)?;
+            let opaque = kind == Kind::Dir && is_opaque(dir, name)?;
+            layer.insert(rel.to_owned(), Upper::Entry { entry, opaque });
+            Ok(true)
+        }
+    })?;
     Ok(layer)
 }
 
-fn scan_dir(root: &Path, rel: &str, hash: bool, layer: &mut Layer) -> Result<(), SandboxError> {
-    for name in tree::names(&root.join(rel))? {
-        let rel_path = if rel.is_empty() {
-            name
-        } else {
-            format!("{rel}/{name}")
-        };
-        let path = root.join(&rel_path);
-        let meta = fs::symlink_metadata(&path).map_err(io_err("inspect", &path))?;
-        if is_whiteout(&meta) {
-            layer.insert(rel_path, Upper::Whiteout);
-            continue;
-        }
-        let entry = tree::entry_from(&path, &meta, hash)?;
-        let is_dir = entry.kind == Kind::Dir;
-        let opaque = is_dir && is_opaque(&path)?;
-        layer.insert(rel_path.clone(), Upper::Entry { entry, opaque });
-        if is_dir {
-            scan_dir(root, &rel_path, hash, layer)?;
-        }
-    }
-    Ok(())
-}
-
-fn is_whiteout(meta: &fs::Metadata) -> bool {
-    meta.file_type().is_char_device() && meta.rdev() == 0
-}
-
-/// Does the directory at `path` carry `trusted.overlay.opaque` = `y`?
-/// (`x`, which newer kernels write for directories holding xattr
+/// Does the directory `name` of `dir` carry `trusted.overlay.opaque` =
+/// `y`? (`x`, which newer kernels write for directories holding xattr
 /// whiteouts, is not opaque; such layers are not made by sandboxes.)
-fn is_opaque(path: &Path) -> Result<bool, SandboxError> {
-    let mut value = [0u8; 8];
-    match lgetxattr(path, OPAQUE, &mut value[..]) {
-        Ok(len) => Ok(value[..len] == *b"y"),
-        Err(e) if e == rustix::io::Errno::NODATA || e == rustix::io::Errno::NOTSUP => Ok(false),
-        Err(e) => Err(io_err("read the overlay xattrs of", path)(e.into())),
-    }
+fn is_opaque(dir: &DirFd, name: &OsStr) -> Result<bool, SandboxError> {
+    let inner = dir.open_dir(name, Mounts::Stay, dir.meta(), false)?;
+    Ok(inner.xattr(OPAQUE)?.as_deref() == Some(b"y"))
 }
 
-/// Copy the layer at `src` to `dst` (which must not exist), keeping
-/// contents, modes, symlink targets, whiteouts and opaque markers; `dst`
-/// gets `src`'s own mode. Making a whiteout needs `mknod` of a 0:0
-/// character device, which overlayfs allows wherever it may be mounted.
-pub(super) fn copy(src: &Path, dst: &Path) -> Result<(), SandboxError> {
+/// Copy the layer at `src` to the new `dst` in `dst_parent`, keeping
+/// contents, modes (as a copy carries them), symlink targets, whiteouts
+/// and opaque markers; `dst` gets `src`'s own mode. Making a whiteout
+/// needs `mknod` of a 0:0 character device, which overlayfs allows
+/// wherever it may be mounted.
+pub(super) fn copy(src: &DirFd, (dst_parent, dst): (&DirFd, &OsStr)) -> Result<(), SandboxError> {
     let layer = scan(src, false)?;
-    fs::create_dir(dst).map_err(io_err("create directory", dst))?;
+    dst_parent.mkdir(dst)?;
+    let root = dst_parent.open_dir(dst, Mounts::Stay, dst_parent.meta(), false)?;
+    let mut from = Cursor::new(src, Mounts::Stay);
+    let mut to = Cursor::new(&root, Mounts::Stay);
     for (rel, upper) in &layer {
-        let to = dst.join(rel);
+        seam::reached(Moment::Copy, rel);
         match upper {
-            Upper::Whiteout => mknodat(
-                CWD,
-                &to,
-                FileType::CharacterDevice,
-                Mode::empty(),
-                makedev(0, 0),
-            )
-            .map_err(|e| io_err("create a whiteout at", &to)(e.into()))?,
+            Upper::Whiteout => {
+                let (dir, name) = to.parent(rel)?;
+                dir.whiteout(name)?;
+            }
             Upper::Entry { entry, opaque } => {
-                tree::copy_entry(&src.join(rel), &to, entry)?;
+                tree::copy_entry(from.parent(rel)?, to.parent(rel)?, entry)?;
                 if *opaque {
-                    lsetxattr(&to, OPAQUE, b"y", XattrFlags::empty())
-                        .map_err(|e| io_err("mark opaque", &to)(e.into()))?;
+                    to.dir(rel)?.set_xattr(OPAQUE, b"y")?;
                 }
             }
         }
@@ -117,14 +113,10 @@ pub(super) fn copy(src: &Path, dst: &Path) -> Result<(), SandboxError> {
         if let Upper::Entry { entry, .. } = upper
             && entry.kind == Kind::Dir
         {
-            tree::set_mode(&dst.join(rel), entry.mode)?;
+            to.dir(rel)?.set_mode(entry.carried_mode())?;
         }
     }
-    let root_mode = fs::symlink_metadata(src)
-        .map_err(io_err("inspect", src))?
-        .permissions()
-        .mode();
-    tree::set_mode(dst, root_mode & 0o7777)
+    root.set_mode(carried_mode(FileKind::Dir, src.meta().mode))
 }
 
 /// The tree an overlay of `layer` on `lower` shows: a whiteout hides the

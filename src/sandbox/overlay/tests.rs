@@ -400,3 +400,4 @@ fn user_space_rollback_refuses_when_neither_the_copy_nor_the_original_holds_a_lo
 }
 
 mod modes;
+mod races;

@@ -18,30 +18,40 @@
 //! holds it (the agent changed it since the checkpoint *and* someone
 //! changed the original since creation) rollback is refused, naming the
 //! paths, and nothing is changed.
+//!
+//! The merged directory is the agent's working copy, so every read of it
+//! goes through descriptors (`fs_at`): an entry of it swapped for a
+//! symlink meanwhile, or the merged directory itself replaced by one,
+//! counts as not holding the entry, and is never followed. A mount inside
+//! it is refused before a rollback changes anything.
 
+use std::collections::BTreeSet;
+use std::ffi::OsStr;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use crate::sandbox::SandboxError;
 use crate::sandbox::copy_on_write::tree::{self, Entry, Kind, Tree, io_err};
-use crate::sandbox::copy_on_write::{compare, manifest, swap};
+use crate::sandbox::copy_on_write::{compare, manifest};
+use crate::sandbox::fs_at::{Cursor, DirFd, FileKind, Mounts, mounts};
+use crate::sandbox::seam::{self, Moment};
 
-use super::RESTORE;
+use super::{MERGED, RESTORE};
 
 const CHANGES: &str = "changes.manifest";
 const DELETED: &str = "deleted";
 const UPPER: &str = "upper";
 
-/// Make the merged directory: a copy of `lower`, the walk of `original`.
-pub(super) fn create(original: &Path, merged: &Path, lower: &Tree) -> Result<(), SandboxError> {
-    tree::copy_tree(original, merged, lower)
+/// Make the merged directory in `area`: a copy of `lower`, the walk of
+/// `original`.
+pub(super) fn create(original: &DirFd, area: &DirFd, lower: &Tree) -> Result<(), SandboxError> {
+    tree::copy_tree((original, Mounts::Cross), (area, OsStr::new(MERGED)), lower)
 }
 
 /// Fill checkpoint directory `into` with what `merged` changed against
 /// `lower`.
-pub(super) fn checkpoint(merged: &Path, lower: &Tree, into: &Path) -> Result<(), SandboxError> {
-    let now = tree::scan(merged, true)?;
+pub(super) fn checkpoint(merged: &DirFd, lower: &Tree, into: &Path) -> Result<(), SandboxError> {
+    let now = tree::scan(merged, Mounts::Stay, true)?;
     let diff = compare(lower, &now);
     let changes: Tree = diff
         .added
@@ -49,14 +59,29 @@ pub(super) fn checkpoint(merged: &Path, lower: &Tree, into: &Path) -> Result<(),
         .chain(&diff.modified)
         .map(|p| (p.clone(), now[p].clone()))
         .collect();
-    let upper = into.join(UPPER);
-    fs::create_dir(&upper).map_err(io_err("create directory", &upper))?;
-    for (path, entry) in changes.iter().filter(|(_, e)| e.kind != Kind::Dir) {
-        let to = upper.join(path);
-        if let Some(parent) = to.parent() {
-            fs::create_dir_all(parent).map_err(io_err("create directory", parent))?;
+    let into_dir = DirFd::open(into)?;
+    into_dir.mkdir(OsStr::new(UPPER))?;
+    let upper = into_dir.open_dir(OsStr::new(UPPER), Mounts::Stay, into_dir.meta(), false)?;
+    let files: Vec<(&String, &Entry)> = changes
+        .iter()
+        .filter(|(_, e)| e.kind != Kind::Dir)
+        .collect();
+    // Their parent directories first (a set of paths sorts parents first).
+    let parents: BTreeSet<&str> = files
+        .iter()
+        .flat_map(|(path, _)| path.match_indices('/').map(|(i, _)| &path[..i]))
+        .collect();
+    let mut to = Cursor::new(&upper, Mounts::Stay);
+    for parent in parents {
+        let (dir, name) = to.parent(parent)?;
+        if dir.stat(name)?.is_none() {
+            dir.mkdir(name)?;
         }
-        tree::copy_entry(&merged.join(path), &to, entry)?;
+    }
+    let mut from = Cursor::new(merged, Mounts::Stay);
+    for (path, entry) in files {
+        seam::reached(Moment::Copy, path);
+        tree::copy_entry(from.parent(path)?, to.parent(path)?, entry)?;
     }
     manifest::write_manifest(&into.join(CHANGES), &changes)?;
     let deleted: String = diff.deleted.iter().map(|p| format!("{p}\n")).collect();
@@ -64,21 +89,23 @@ pub(super) fn checkpoint(merged: &Path, lower: &Tree, into: &Path) -> Result<(),
     fs::write(&path, deleted).map_err(io_err("write", &path))
 }
 
-/// Bring `merged` back to the state checkpoint directory `from` recorded
-/// against `lower` (see the module doc for where entries come from).
+/// Bring the merged directory of `area` back to the state checkpoint
+/// directory `from` recorded against `lower` (see the module doc for
+/// where entries come from).
 pub(super) fn rollback(
     original: &Path,
-    merged: &Path,
+    area: &Path,
     lower: &Tree,
     from: &Path,
-    restore_in: &Path,
 ) -> Result<(), SandboxError> {
+    mounts::refuse_mounts_below(area, None)?;
     let (target, changes) = target(lower, from)?;
-    let restore = restore_in.join(RESTORE);
-    tree::remove_tree(&restore)?;
-    let built = build(original, merged, from, (&target, &changes), &restore);
-    let result = built.and_then(|()| swap(&restore, merged));
-    tree::remove_tree(&restore)?;
+    let area = DirFd::open(area)?;
+    let restore = OsStr::new(RESTORE);
+    tree::remove_at(&area, restore)?;
+    let built = build(original, &area, from, (&target, &changes));
+    let result = built.and_then(|()| area.exchange(restore, OsStr::new(MERGED)));
+    tree::remove_at(&area, restore)?;
     result
 }
 
@@ -114,25 +141,41 @@ fn target(lower: &Tree, from: &Path) -> Result<(Tree, Tree), SandboxError> {
     Ok((target, changes))
 }
 
-/// Build `target` in `restore` (which must not exist), its `changes`
-/// from checkpoint directory `from`.
+/// Build `target` in `restore.tmp` of `area` (which must not exist), its
+/// `changes` from checkpoint directory `from`.
 fn build(
     original: &Path,
-    merged: &Path,
+    area: &DirFd,
     from: &Path,
     (target, changes): (&Tree, &Tree),
-    restore: &Path,
 ) -> Result<(), SandboxError> {
-    fs::create_dir(restore).map_err(io_err("create directory", restore))?;
+    let original = DirFd::open(original)?;
+    // The merged directory as a source only if it still is a directory.
+    let merged_name = OsStr::new(MERGED);
+    let merged = match area.stat(merged_name)? {
+        Some(meta) if meta.kind == FileKind::Dir => {
+            Some(area.open_dir(merged_name, Mounts::Stay, area.meta(), false)?)
+        }
+        _ => None,
+    };
+    let upper = DirFd::open(&from.join(UPPER))?;
+    let restore_name = OsStr::new(RESTORE);
+    area.mkdir(restore_name)?;
+    let restore = area.open_dir(restore_name, Mounts::Stay, area.meta(), false)?;
+    let mut to = Cursor::new(&restore, Mounts::Stay);
+    let mut checkpointed = Cursor::new(&upper, Mounts::Stay);
+    let mut in_merged = merged.as_ref().map(|m| Cursor::new(m, Mounts::Stay));
+    let mut in_original = Cursor::new(&original, Mounts::Cross);
     let mut lost = Vec::new();
     for (path, entry) in target {
-        let to = restore.join(path);
+        seam::reached(Moment::Restore, path);
+        let dst = to.parent(path)?;
         if entry.kind == Kind::Dir {
-            fs::create_dir(&to).map_err(io_err("create directory", &to))?;
+            dst.0.mkdir(dst.1)?;
         } else if changes.contains_key(path) {
-            tree::copy_entry(&from.join(UPPER).join(path), &to, entry)?;
-        } else if !copy_if_same(&merged.join(path), &to, entry)?
-            && !copy_if_same(&original.join(path), &to, entry)?
+            tree::copy_entry(checkpointed.parent(path)?, dst, entry)?;
+        } else if !copy_if_same(in_merged.as_mut(), path, dst, entry)?
+            && !copy_if_same(Some(&mut in_original), path, dst, entry)?
         {
             lost.push(path.clone());
         }
@@ -147,29 +190,57 @@ fn build(
         )));
     }
     for (path, entry) in target.iter().rev().filter(|(_, e)| e.kind == Kind::Dir) {
-        tree::set_mode(&restore.join(path), entry.mode)?;
+        to.dir(path)?.set_mode(entry.carried_mode())?;
     }
-    let root = fs::symlink_metadata(merged).map_err(io_err("inspect", merged))?;
-    tree::set_mode(restore, root.permissions().mode() & 0o7777)
+    let root_mode = merged.as_ref().unwrap_or(&original).meta().mode;
+    restore.set_mode(crate::sandbox::fs_at::carried_mode(
+        FileKind::Dir,
+        root_mode,
+    ))
 }
 
-/// Copy `src` to `dst` when it is `entry` (same kind, and after copying
-/// the same contents and mode); a copy that turns out different is
-/// removed. `false`: `src` does not hold `entry`.
-fn copy_if_same(src: &Path, dst: &Path, entry: &Entry) -> Result<bool, SandboxError> {
-    let same_kind = match fs::symlink_metadata(src) {
-        Ok(meta) if meta.file_type().is_symlink() => entry.kind == Kind::Symlink,
-        Ok(meta) if meta.is_file() => entry.kind == Kind::File,
-        _ => false,
+/// Copy `path` from below `source` to `dst` when it holds `entry` there
+/// (same kind, and after copying the same contents and mode); a copy that
+/// turns out different is removed. `false`: `source` does not hold
+/// `entry` — it is missing, of another kind, or something on the way was
+/// replaced (never followed).
+fn copy_if_same(
+    source: Option<&mut Cursor<'_>>,
+    path: &str,
+    (dst_dir, dst): (&DirFd, &OsStr),
+    entry: &Entry,
+) -> Result<bool, SandboxError> {
+    let Some(source) = source else {
+        return Ok(false);
     };
+    let (dir, name) = match source.parent(path) {
+        Ok(found) => found,
+        Err(SandboxError::Changed { .. }) => return Ok(false),
+        Err(SandboxError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(false);
+        }
+        Err(e) => return Err(e),
+    };
+    let same_kind = dir
+        .stat(name)?
+        .is_some_and(|meta| Kind::of(meta.kind) == Some(entry.kind));
     if !same_kind {
         return Ok(false);
     }
-    tree::copy_entry(src, dst, entry)?;
-    let meta = fs::symlink_metadata(dst).map_err(io_err("inspect", dst))?;
-    if tree::entry_from(dst, &meta, true)? == *entry {
+    match tree::copy_entry((dir, name), (dst_dir, dst), entry) {
+        Ok(_) => {}
+        Err(SandboxError::Changed { .. }) => return Ok(false),
+        Err(e) => return Err(e),
+    }
+    let copied = match dst_dir.stat(dst)? {
+        Some(meta) => tree::entry_from(dst_dir, dst, entry.kind, &meta, true)?,
+        None => return Ok(false),
+    };
+    if copied.same_as(entry) {
         return Ok(true);
     }
-    fs::remove_file(dst).map_err(io_err("remove", dst))?;
+    dst_dir
+        .unlink(dst)
+        .map_err(io_err("remove", &dst_dir.child(dst)))?;
     Ok(false)
 }

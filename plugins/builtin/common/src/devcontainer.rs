@@ -2,45 +2,91 @@
 //! `fs-directory`) holding `.devcontainer/devcontainer.json` or
 //! `.devcontainer.json` has a `devcontainer-instance` in the `detected`
 //! state, named beside it (`local/my-repo` → `local/my-repo-devcontainer`,
-//! as the reference's devcontainer commands name it). Building, starting
-//! and stopping it are the devcontainer handler's, later.
+//! as the reference's devcontainer commands name it); each configuration
+//! in a subfolder, `.devcontainer/<folder>/devcontainer.json` (the Dev
+//! Containers specification's way for a monorepo to offer several), is
+//! one more, named after its folder (`local/my-repo-devcontainer-api`).
+//! Building, starting and stopping them are the host's.
 
+use crate::jsonc::parse_jsonc;
 use resource_handler_sdk::{Discovered, ResourceView, host, name_part};
 use serde_json::Value;
 
-/// Where a devcontainer configuration may be, in the order the Dev
-/// Containers CLI looks.
+/// Where the default devcontainer configuration may be, in the order the
+/// Dev Containers CLI looks.
 const CONFIGS: [&str; 2] = [".devcontainer/devcontainer.json", ".devcontainer.json"];
 
 /// The largest configuration read.
 const MAX_CONFIG: u64 = 1024 * 1024;
 
-/// The configuration file of the directory `root`, if it has one (a
-/// regular file; a symlink is not followed).
+/// Subfolder configurations looked at, at most (a `.devcontainer/` is a
+/// handful; more is not a configuration directory).
+const MAX_FOLDERS: usize = 64;
+
+fn is_regular_file(path: &str) -> bool {
+    host::lstat(path).is_some_and(|stat| stat.mode & 0o170000 == 0o100000)
+}
+
+/// The default configuration file of the directory `root`, if it has one
+/// (a regular file; a symlink is not followed).
 pub fn config_path(root: &str) -> Option<String> {
     CONFIGS.iter().find_map(|rel| {
         let path = format!("{}/{rel}", root.trim_end_matches('/'));
-        let stat = host::lstat(&path)?;
-        (stat.mode & 0o170000 == 0o100000).then_some(path)
+        is_regular_file(&path).then_some(path)
     })
 }
 
-/// The `devcontainer-instance` child of `r` (whose location is `root`),
-/// when `root` has a configuration. A configuration that does not parse
-/// is still detected, with `config-error` saying why.
-pub fn detect(r: &ResourceView, root: &str) -> Option<Discovered> {
-    let config = config_path(root)?;
+/// Every configuration of `root`: the default one (if any), with no
+/// folder, then `.devcontainer/<folder>/devcontainer.json` of each
+/// subfolder, by folder name (directories only, nothing followed).
+pub fn configs(root: &str) -> Vec<(Option<String>, String)> {
+    let root = root.trim_end_matches('/');
+    let mut found: Vec<(Option<String>, String)> =
+        config_path(root).map(|p| (None, p)).into_iter().collect();
+    let Ok(entries) = host::read_dir(&format!("{root}/.devcontainer")) else {
+        return found;
+    };
+    for entry in entries
+        .iter()
+        .filter(|e| e.stat.mode & 0o170000 == 0o040000)
+        .take(MAX_FOLDERS)
+    {
+        let path = format!("{root}/.devcontainer/{}/devcontainer.json", entry.name);
+        if is_regular_file(&path) {
+            found.push((Some(entry.name.clone()), path));
+        }
+    }
+    found
+}
+
+/// The `devcontainer-instance` children of `r` (whose location is
+/// `root`), one per configuration. A configuration that does not parse is
+/// still detected, with `config-error` saying why.
+pub fn detect(r: &ResourceView, root: &str) -> Vec<Discovered> {
+    configs(root)
+        .into_iter()
+        .map(|(folder, config)| instance(r, root, folder.as_deref(), &config))
+        .collect()
+}
+
+fn instance(r: &ResourceView, root: &str, folder: Option<&str>, config: &str) -> Discovered {
     let mut child = Discovered::new("devcontainer-instance")
         .at(root)
-        .with_property("config-path", config.clone())
+        .with_property("config-path", config.to_owned())
         .with_property("state", "detected");
+    if let Some(folder) = folder {
+        child = child.with_property("config-folder", folder.to_owned());
+    }
     // Named beside the resource it belongs to: `local/my-repo` →
     // `local/my-repo-devcontainer` (a name starting `../` is the host's
-    // "beside the parent").
+    // "beside the parent"), `…-devcontainer-<folder>` for a subfolder's.
     if let Some(last) = r.name.as_deref().and_then(|n| n.rsplit('/').next()) {
-        child = child.named(format!("../{}-devcontainer", name_part(last)));
+        let suffix = folder
+            .map(|f| format!("-{}", name_part(f)))
+            .unwrap_or_default();
+        child = child.named(format!("../{}-devcontainer{suffix}", name_part(last)));
     }
-    match read(&config).and_then(|text| parse_jsonc(&text)) {
+    match read(config).and_then(|text| parse_jsonc(&text)) {
         Ok(json) => {
             for (key, value) in facts(&json) {
                 child = child.with_property(key, value);
@@ -48,27 +94,47 @@ pub fn detect(r: &ResourceView, root: &str) -> Option<Discovered> {
         }
         Err(why) => child = child.with_property("config-error", why),
     }
-    if let Ok(digest) = host::sha256_file(&config) {
+    if let Ok(digest) = host::sha256_file(config) {
         child = child.with_property("config-digest", digest);
     }
-    Some(child)
+    child
 }
 
-/// The configuration's digest, for a content hash that changes when it is
-/// edited (it lies one level down, below what a directory's own hash
-/// covers).
+/// The configurations' digest, for a content hash that changes when one
+/// is edited, added or removed (they lie below what a directory's own
+/// hash covers).
 pub fn config_digest(root: &str) -> Option<String> {
-    host::sha256_file(&config_path(root)?).ok()
+    let found = configs(root);
+    match found.as_slice() {
+        [] => None,
+        // One default configuration: its digest, as before subfolders.
+        [(None, path)] => host::sha256_file(path).ok(),
+        _ => Some(
+            found
+                .iter()
+                .map(|(folder, path)| {
+                    format!(
+                        "{}={}",
+                        folder.as_deref().unwrap_or(""),
+                        host::sha256_file(path).unwrap_or_default()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+    }
 }
 
 fn read(path: &str) -> Result<String, String> {
-    let size = host::lstat(path).map(|s| s.size).unwrap_or(0);
-    if size > MAX_CONFIG {
-        return Err(format!(
-            "{path} is {size} bytes, more than the {MAX_CONFIG} read"
-        ));
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_CONFIG + 1).read_to_end(&mut bytes))
+        .map_err(|e| format!("{path}: {e}"))?;
+    if bytes.len() as u64 > MAX_CONFIG {
+        return Err(format!("{path} is larger than the {MAX_CONFIG} bytes read"));
     }
-    std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))
+    String::from_utf8(bytes).map_err(|e| format!("{path} is not UTF-8 text ({e})"))
 }
 
 /// What a person looks for first: the name, the image or how it is
@@ -111,101 +177,9 @@ fn facts(json: &Value) -> Vec<(&'static str, String)> {
     out
 }
 
-/// JSON with comments (`//`, `/* */`) and trailing commas, as
-/// `devcontainer.json` is written.
-pub fn parse_jsonc(text: &str) -> Result<Value, String> {
-    serde_json::from_str(&strip_jsonc(text))
-        .map_err(|e| format!("not valid JSON with comments: {e}"))
-}
-
-/// `text` without comments and trailing commas; strings untouched, and
-/// line structure kept (comments become spaces) so errors point at the
-/// right line.
-fn strip_jsonc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    let mut in_string = false;
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            match c {
-                '\\' => {
-                    if let Some(next) = chars.next() {
-                        out.push(next);
-                    }
-                }
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => {
-                in_string = true;
-                out.push(c);
-            }
-            '/' if chars.peek() == Some(&'/') => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            '/' if chars.peek() == Some(&'*') => {
-                chars.next();
-                let mut last = ' ';
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                    }
-                    if last == '*' && c == '/' {
-                        break;
-                    }
-                    last = c;
-                }
-            }
-            '}' | ']' => {
-                // A trailing comma: the last non-blank output before it.
-                let end = out.trim_end().len();
-                if out[..end].ends_with(',') {
-                    out.remove(end - 1);
-                }
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn comments_and_trailing_commas_are_what_devcontainer_json_allows() {
-        let text = r#"{
-            // The name people see.
-            "name": "api // not a comment",
-            /* an image,
-               pinned */
-            "image": "mcr.microsoft.com/devcontainers/rust:1",
-            "features": { "a": 1, },
-            "forwardPorts": [3000, 8080,],
-        }"#;
-        let json = parse_jsonc(text).unwrap();
-        assert_eq!(json["name"], "api // not a comment");
-        assert_eq!(json["forwardPorts"][1], 8080);
-        let facts = facts(&json);
-        assert!(facts.contains(&("image", "mcr.microsoft.com/devcontainers/rust:1".to_owned())));
-    }
-
-    #[test]
-    fn a_broken_configuration_says_where() {
-        let err = parse_jsonc("{\n  \"image\": \n}").unwrap_err();
-        assert!(err.contains("line 3"), "{err}");
-    }
 
     #[test]
     fn a_build_is_recorded_by_its_dockerfile_and_context() {

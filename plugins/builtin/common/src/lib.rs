@@ -2,3 +2,4 @@
 //! component itself).
 
 pub mod devcontainer;
+pub mod jsonc;

@@ -220,10 +220,8 @@ impl Handler for FsDirectoryHandler {
             .collect();
         // A devcontainer here, unless this is a checkout's work tree (the
         // checkout has it then).
-        if r.property(WORKTREE_OF).is_none()
-            && let Some(devcontainer) = devcontainer::detect(r, location)
-        {
-            children.push(devcontainer);
+        if r.property(WORKTREE_OF).is_none() {
+            children.extend(devcontainer::detect(r, location));
         }
         Ok(children)
     }

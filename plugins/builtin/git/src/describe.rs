@@ -51,8 +51,9 @@ pub fn checkout(r: &ResourceView) -> Result<Inspection, HandlerError> {
         .data("untracked", untracked.to_string()))
 }
 
-/// Where HEAD is and how many refs of each kind.
-pub fn repository() -> Result<Inspection, HandlerError> {
+/// Where HEAD is and how many refs of each kind (`remote`: a remote
+/// repository, of which only the refs are known).
+pub fn repository(remote: bool) -> Result<Inspection, HandlerError> {
     let repo = git::repository()?;
     let head = git::head()?;
     let refs = git::references()?;
@@ -69,22 +70,37 @@ pub fn repository() -> Result<Inspection, HandlerError> {
     );
     let bare = repo.work_tree.is_none();
     let mut out = Inspection::new()
-        .line(format!(
-            "repository {}{}",
-            repo.git_dir,
-            if bare { " (bare)" } else { "" }
-        ))
+        .line(if remote {
+            format!(
+                "remote repository {} (its refs, as ls-remote lists them)",
+                repo.git_dir
+            )
+        } else {
+            format!(
+                "repository {}{}",
+                repo.git_dir,
+                if bare { " (bare)" } else { "" }
+            )
+        })
         .line(format!(
             "HEAD {} {}",
             head.branch.as_deref().unwrap_or("(detached)"),
             head.commit.as_deref().unwrap_or("(no commits)"),
         ))
-        .line(format!(
-            "{branches} branches, {tags} tags, {remote_branches} remote branches, {remotes} \
-             remotes, {stashes} stashes, {submodules} submodules"
-        ))
-        .data("git-dir", repo.git_dir)
-        .data("bare", bare.to_string());
+        .line(
+            [
+                counted(branches, "branch", "branches"),
+                counted(tags, "tag", "tags"),
+                counted(remote_branches, "remote branch", "remote branches"),
+                counted(remotes, "remote", "remotes"),
+                counted(stashes, "stash", "stashes"),
+                counted(submodules, "submodule", "submodules"),
+            ]
+            .join(", "),
+        )
+        .data(if remote { "url" } else { "git-dir" }, repo.git_dir)
+        .data("bare", bare.to_string())
+        .data("remote", remote.to_string());
     if let Some(branch) = head.branch {
         out = out.data("branch", branch);
     }
@@ -98,6 +114,11 @@ pub fn repository() -> Result<Inspection, HandlerError> {
         .data("remotes", remotes.to_string())
         .data("stashes", stashes.to_string())
         .data("submodules", submodules.to_string()))
+}
+
+/// `1 branch`, `2 branches`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A `git status` letter in words.
@@ -142,8 +163,18 @@ pub fn file(path: &str) -> Result<Inspection, HandlerError> {
         ));
     };
     let status = git::status(Some(path))?;
+    let entry = status.iter().find(|s| s.path == path);
+    let full = format!("{}/{path}", root.trim_end_matches('/'));
+    let on_disk = std::fs::symlink_metadata(&full).ok();
+    // A tracked file gone from the disk has a status (deleted); one with
+    // neither is not there at all.
+    if on_disk.is_none() && entry.is_none() {
+        return Err(HandlerError::NotFound(format!(
+            "no file {path} in {root}: it is neither on disk nor tracked by git"
+        )));
+    }
     let mut out = Inspection::new().field("file", path);
-    out = match status.iter().find(|s| s.path == path) {
+    out = match entry {
         None => out.field("status", "unmodified"),
         Some(s) => out
             .field("status", state(&s.index, &s.worktree))
@@ -154,8 +185,7 @@ pub fn file(path: &str) -> Result<Inspection, HandlerError> {
         Some(id) => out.field("blob", id),
         None => out.line("blob (not on disk)"),
     };
-    let full = format!("{}/{path}", root.trim_end_matches('/'));
-    if let Ok(meta) = std::fs::symlink_metadata(&full) {
+    if let Some(meta) = on_disk {
         out = out
             .line(format!("size {} bytes", meta.len()))
             .data("size", meta.len().to_string());

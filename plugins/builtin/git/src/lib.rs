@@ -179,12 +179,29 @@ impl Handler for GitRepositoryHandler {
 
     fn validate(args: &Props) -> Result<Vec<Property>, HandlerError> {
         if args.get("path").is_none() {
-            return match args.get("url") {
-                Some(_) => Ok(Vec::new()),
-                None => Err(HandlerError::InvalidArgs(
+            if args.get("url").is_none() {
+                return Err(HandlerError::InvalidArgs(
                     "give --path (a local repository) or --url (a remote one)".to_owned(),
-                )),
-            };
+                ));
+            }
+            // A remote: the host asks it what it holds (ls-remote) now, so
+            // an unreachable or refused URL is said at registration.
+            let head = git::head().map_err(|e| {
+                let (GitError::NotARepository(why)
+                | GitError::NotFound(why)
+                | GitError::Invalid(why)
+                | GitError::Failed(why)) = e;
+                // The host's reason names the URL when it may be shown.
+                HandlerError::InvalidArgs(format!("cannot list the remote's refs: {why}"))
+            })?;
+            let mut props = vec![Property::new("remote", "true")];
+            if let Some(branch) = head.branch {
+                props.push(Property::new("head-branch", branch));
+            }
+            if let Some(commit) = head.commit {
+                props.push(Property::new("head", commit));
+            }
+            return Ok(props);
         }
         let path = args.require("path")?;
         let repo = git::repository().map_err(|e| match e {
@@ -204,17 +221,19 @@ impl Handler for GitRepositoryHandler {
     }
 
     fn discover(r: &ResourceView) -> Result<Vec<Discovered>, HandlerError> {
-        let Some(location) = r.location.as_deref() else {
-            return Err(HandlerError::Unsupported(
-                "a remote repository (no location) is not discovered".to_owned(),
-            ));
+        // A remote repository has no location: its children (its branches
+        // and tags, as the remote lists them) have none either.
+        let location = r.location.as_deref();
+        let at = |child: Discovered| match location {
+            Some(l) => child.at(l),
+            None => child,
         };
-        let git_dir = r.property("git-dir");
+        let git_dir = r.property("git-dir").or_else(|| r.property("url"));
         let mut found = Vec::new();
         for remote in git::remotes()? {
-            let mut child = Discovered::new("git-remote")
-                .named(format!("remote/{}", name_part(&remote.name)))
-                .at(location)
+            let mut child =
+                at(Discovered::new("git-remote")
+                    .named(format!("remote/{}", name_part(&remote.name))))
                 .with_hash(text_hash(&[
                     remote.url.clone().unwrap_or_default(),
                     remote.push_url.clone().unwrap_or_default(),
@@ -231,12 +250,11 @@ impl Handler for GitRepositoryHandler {
         for r in git::references()? {
             let child = match r.kind {
                 RefKind::Branch => {
-                    let mut child = Discovered::new("git-branch")
-                        .named(format!("branch/{}", name_path(&r.short_name)))
-                        .at(location)
-                        .with_hash(r.target.clone())
-                        .with_property("branch-name", r.short_name)
-                        .with_property("head-sha", r.target);
+                    let mut child = at(Discovered::new("git-branch")
+                        .named(format!("branch/{}", name_path(&r.short_name))))
+                    .with_hash(r.target.clone())
+                    .with_property("branch-name", r.short_name)
+                    .with_property("head-sha", r.target);
                     if let Some(repo) = git_dir {
                         child = child.with_property(objects::REPOSITORY, repo);
                     }
@@ -248,16 +266,15 @@ impl Handler for GitRepositoryHandler {
                 RefKind::Tag => {
                     let annotated = r.peeled.is_some();
                     let target = r.peeled.clone().unwrap_or_else(|| r.target.clone());
-                    let mut child = Discovered::new("git-tag")
-                        .named(format!("tag/{}", name_path(&r.short_name)))
-                        .at(location)
-                        .with_hash(target)
-                        .with_property("tag-name", r.short_name)
-                        .with_property(
-                            "target-sha",
-                            r.peeled.clone().unwrap_or_else(|| r.target.clone()),
-                        )
-                        .with_property("annotated", annotated.to_string());
+                    let mut child = at(Discovered::new("git-tag")
+                        .named(format!("tag/{}", name_path(&r.short_name))))
+                    .with_hash(target)
+                    .with_property("tag-name", r.short_name)
+                    .with_property(
+                        "target-sha",
+                        r.peeled.clone().unwrap_or_else(|| r.target.clone()),
+                    )
+                    .with_property("annotated", annotated.to_string());
                     if annotated {
                         child = child.with_property("tag-object", r.target);
                     }
@@ -272,9 +289,7 @@ impl Handler for GitRepositoryHandler {
         }
         for stash in git::stashes()? {
             found.push(
-                Discovered::new("git-stash")
-                    .named(format!("stash/{}", short(&stash.commit)))
-                    .at(location)
+                at(Discovered::new("git-stash").named(format!("stash/{}", short(&stash.commit))))
                     .with_hash(stash.commit.clone())
                     .with_property("commit-sha", stash.commit)
                     .with_property("index", stash.index.to_string())
@@ -282,15 +297,14 @@ impl Handler for GitRepositoryHandler {
             );
         }
         for sub in git::submodules()? {
-            let mut child = Discovered::new("git-submodule")
-                .named(format!("submodule/{}", name_path(&sub.path)))
-                .at(location)
-                .with_hash(text_hash(&[
-                    sub.url.clone().unwrap_or_default(),
-                    sub.commit.clone().unwrap_or_default(),
-                ]))
-                .with_property("path", sub.path)
-                .with_property("submodule-name", sub.name);
+            let mut child = at(Discovered::new("git-submodule")
+                .named(format!("submodule/{}", name_path(&sub.path))))
+            .with_hash(text_hash(&[
+                sub.url.clone().unwrap_or_default(),
+                sub.commit.clone().unwrap_or_default(),
+            ]))
+            .with_property("path", sub.path)
+            .with_property("submodule-name", sub.name);
             if let Some(url) = sub.url {
                 child = child.with_property("url", url);
             }
@@ -322,10 +336,10 @@ impl Handler for GitRepositoryHandler {
         Ok(text_hash(&parts))
     }
 
-    fn inspect(_: &ResourceView, file: Option<&str>) -> Result<Inspection, HandlerError> {
+    fn inspect(r: &ResourceView, file: Option<&str>) -> Result<Inspection, HandlerError> {
         match file {
             Some(file) => describe::file(file),
-            None => describe::repository(),
+            None => describe::repository(r.location.is_none()),
         }
     }
 }

@@ -34,7 +34,7 @@ fn snapshot_file(place: &SandboxPlace, n: u32, rel: &str) -> fs::Metadata {
 }
 
 fn stat_now(path: &Path) -> Stat {
-    Stat::of(Kind::File, &fs::symlink_metadata(path).unwrap())
+    Stat::of(Kind::File, &crate::sandbox::fs_at::lstat(path).unwrap())
 }
 
 #[test]

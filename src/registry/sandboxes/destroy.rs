@@ -1,0 +1,80 @@
+//! Destroying sandboxes: the one home of the order in which a sandbox's
+//! files and rows go (see `sandboxes.rs`: the row becomes `destroying`,
+//! the strategy removes its files, then the rows), and of what is checked
+//! before anything changes — the paths against the home and the resource,
+//! and that nothing is mounted inside (a refused destroy leaves the
+//! sandbox active).
+
+use super::{Registry, failed, lock, lock_path, place, session};
+use crate::model::{ResourceKey, SandboxId, SandboxStrategy};
+use crate::registry::{RegistryError, SandboxView};
+use crate::store::SandboxState;
+
+impl Registry {
+    /// Remove everything the sandbox made (its area, worktree, refs) and
+    /// its rows. Also finishes a sandbox a crash left `creating` or
+    /// `destroying`.
+    pub fn destroy_sandbox(&mut self, id: SandboxId) -> Result<SandboxView, RegistryError> {
+        let root = self.sandboxes_root()?;
+        let mut shown = self.show_sandbox(id)?;
+        let _lock = lock(&root, id)?;
+        let (mut row, location) = self.store.read(|r| {
+            let row = r
+                .sandbox(id)?
+                .ok_or(RegistryError::SandboxNotFound { id })?;
+            let location = r.resource_by_id(row.resource)?.and_then(|f| f.location);
+            Ok::<_, RegistryError>((row, location))
+        })?;
+        self.check_machine_of(row.resource, || shown.resource.clone(), "its sandboxes")?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, location.as_deref(), &*strategy)?;
+        // A mount inside is refused before anything changes: the sandbox
+        // stays as it was (active stays active) until it is unmounted.
+        strategy
+            .refuse_mounts(&place)
+            .map_err(|source| failed(&row, &shown.resource, "destroy", source))?;
+        // A live session would outlive the sandbox (and could still
+        // apply): refused while one is; none can start until this ends.
+        let _session = (row.strategy == SandboxStrategy::TransactionRollback)
+            .then(|| session::claim(&root, id, "destroy"))
+            .transpose()?;
+        row.state = SandboxState::Destroying;
+        row.updated_at = self.now();
+        self.store.write(|w| w.update_sandbox(&row))?;
+        if let Err(source) = strategy.destroy(&place) {
+            let err = failed(&row, &shown.resource, "destroy", source);
+            row.last_error = Some(crate::text::excerpt(&err.to_string(), 3000).into_owned());
+            self.store.write(|w| w.update_sandbox(&row))?;
+            return Err(err);
+        }
+        self.store.write(|w| w.delete_sandbox(id))?;
+        let _ = std::fs::remove_file(lock_path(&root, id));
+        let _ = std::fs::remove_file(session::session_path(&root, id));
+        shown.state = SandboxState::Destroying;
+        Ok(shown)
+    }
+
+    /// Destroy every sandbox of the resource and of what removing it would
+    /// take along (`agents resource remove --force`); answers them.
+    pub fn destroy_sandboxes_for_removal(
+        &mut self,
+        key: &ResourceKey,
+    ) -> Result<Vec<SandboxView>, RegistryError> {
+        let ids = self.sandboxes_blocking_removal(key)?;
+        ids.into_iter().map(|id| self.destroy_sandbox(id)).collect()
+    }
+
+    /// The sandboxes living on the resource or on what removing it takes.
+    pub(super) fn sandboxes_blocking_removal(
+        &self,
+        key: &ResourceKey,
+    ) -> Result<Vec<SandboxId>, RegistryError> {
+        let cache = &self.types;
+        self.store.read(|r| {
+            let types = cache.get(r)?;
+            let root = crate::registry::lookup::find_row(r, key)?;
+            let (removed, _) = crate::registry::removal::what_goes(r, &types, &[root.id])?;
+            crate::registry::removal::sandboxes_on(r, &removed)
+        })
+    }
+}
