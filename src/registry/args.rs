@@ -51,9 +51,9 @@ pub enum ArgError {
     #[error("--{flag} {path}: a relative path needs a base directory; give an absolute path")]
     RelativePath { flag: String, path: PathBuf },
     #[error(
-        "--{flag} {shown} holds a credential (a URL's user information); the registry would \
-         keep it and show it to everyone who reads it — give the URL without it (git asks its \
-         credential helper for what it needs)"
+        "--{flag} {shown} holds a credential (a password or token in the URL's user \
+         information); the registry would keep it and show it to everyone who reads it — give \
+         the URL without it"
     )]
     Credential { flag: String, shown: String },
     #[error("--description is refused: {reason}")]
