@@ -445,8 +445,14 @@ fn a_remote_url_git_would_run_a_program_for_or_that_holds_a_password_is_refused(
         format!("ext::touch {}", canary.display()),
         format!("--upload-pack=touch {}", canary.display()),
     ] {
-        env.run(&["resource", "add", "git", "local/bad", &format!("--url={url}")])
-            .refused(&["cannot list the remote's refs"]);
+        env.run(&[
+            "resource",
+            "add",
+            "git",
+            "local/bad",
+            &format!("--url={url}"),
+        ])
+        .refused(&["cannot list the remote's refs"]);
     }
     assert!(!canary.exists(), "a transport helper ran");
     let secret = env.run(&[
