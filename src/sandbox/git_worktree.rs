@@ -73,6 +73,7 @@ mod state;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::{Applied, CheckpointRef, SandboxDiff, SandboxError, SandboxPlace, Strategy};
 use repo::{Git, Side};
@@ -83,16 +84,39 @@ const HEAD_TRAILER: &str = "Agents-Sandbox-Head: ";
 
 /// The `git_worktree` strategy. `program` is the `git` to run (by default
 /// the first in `PATH`'s absolute entries, [`crate::git_env::git_program`]).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct GitWorktree {
     program: Option<PathBuf>,
+    /// How long one git process may run (then it is killed and the
+    /// operation refused): [`GIT_DEADLINE`] unless set.
+    deadline: Duration,
+}
+
+/// How long one git process of a sandbox operation may run. Generous: a
+/// checkpoint of a large working copy is one `git add -A`; what it bounds
+/// is a git the working copy made wait for ever (a FIFO git opens).
+pub const GIT_DEADLINE: Duration = Duration::from_secs(600);
+
+impl Default for GitWorktree {
+    fn default() -> Self {
+        Self {
+            program: None,
+            deadline: GIT_DEADLINE,
+        }
+    }
 }
 
 impl GitWorktree {
     pub fn new(program: impl Into<PathBuf>) -> Self {
         Self {
             program: Some(program.into()),
+            ..Self::default()
         }
+    }
+
+    /// The same, each git process bounded by `deadline`.
+    pub fn with_deadline(self, deadline: Duration) -> Self {
+        Self { deadline, ..self }
     }
 
     fn program(&self) -> Result<&Path, SandboxError> {
@@ -106,7 +130,7 @@ impl GitWorktree {
     /// The sandbox's git, its `.git` file checked (repaired if the agent
     /// rewrote it).
     fn open<'a>(&'a self, place: &SandboxPlace) -> Result<Git<'a>, SandboxError> {
-        let git = Git::open(self.program()?, place)?;
+        let git = Git::open(self.program()?, self.deadline, place)?;
         git.check_gitfile()?;
         Ok(git)
     }
@@ -174,7 +198,7 @@ impl Strategy for GitWorktree {
                 original.display()
             ))
         };
-        let located = Git::locate(program, original, true).map_err(|e| match e {
+        let located = Git::locate(program, self.deadline, original, true).map_err(|e| match e {
             SandboxError::Git { stderr, .. } => not_a_checkout(stderr),
             other => other,
         })?;
@@ -192,7 +216,7 @@ impl Strategy for GitWorktree {
             workdir: area.join("work"),
             base: String::new(),
         };
-        let mut git = Git::original(program, &place, located);
+        let mut git = Git::original(program, self.deadline, &place, located);
         place.base = head(&git, Side::Original).map_err(|_| {
             SandboxError::Unsuitable(format!(
                 "the git repository at {} has no commits yet; commit something first (a sandbox starts from HEAD)",
@@ -381,8 +405,8 @@ impl Strategy for GitWorktree {
             return remove_area();
         }
         let program = self.program()?;
-        let located = Git::locate(program, &place.original, false)?;
-        let git = Git::original(program, place, located);
+        let located = Git::locate(program, self.deadline, &place.original, false)?;
+        let git = Git::original(program, self.deadline, place, located);
         super::copy_on_write::tree::remove_tree(&place.workdir)?;
         if !git.admins(&place.workdir)?.is_empty() {
             git.run_with(

@@ -348,3 +348,35 @@ fn gitmodules_the_agent_writes_name_nothing_that_runs() {
     git.destroy(&place).unwrap();
     assert!(!canary.exists());
 }
+
+#[test]
+fn a_fifo_the_agent_names_gitattributes_ends_in_a_refusal_not_a_hang() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, place) = sandboxed(tmp.path());
+    let fifo = place.workdir.join(".gitattributes");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::fs::write(place.workdir.join("a.txt"), "changed\n").unwrap();
+    let strategy = GitWorktree::default().with_deadline(std::time::Duration::from_secs(2));
+    // git opens the FIFO to read attributes and would wait for a writer
+    // for ever; the deadline ends it and the operation is refused.
+    let refused = strategy.checkpoint(&place, "").unwrap_err();
+    assert!(
+        refused.to_string().contains("did not finish within 2 s"),
+        "{refused}"
+    );
+    std::fs::remove_file(&fifo).unwrap();
+    let first = strategy.checkpoint(&place, "").unwrap();
+    // The same for a rollback, which writes the sandbox's own index: the
+    // lock the killed git left is not in the next one's way.
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    std::fs::write(place.workdir.join("a.txt"), "again\n").unwrap();
+    let refused = strategy.rollback(&place, &first).unwrap_err();
+    assert!(refused.to_string().contains("did not finish within 2 s"), "{refused}");
+    std::fs::remove_file(&fifo).unwrap();
+    strategy.rollback(&place, &first).unwrap();
+    assert_eq!(std::fs::read_to_string(place.workdir.join("a.txt")).unwrap(), "changed\n");
+}

@@ -22,6 +22,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use crate::git_env::{LIST_CONFIG, Neutral, gitfile_target};
 use crate::sandbox::{SandboxError, SandboxPlace};
@@ -39,6 +40,10 @@ pub(super) enum Side {
 /// neutralised configuration (listed on first use).
 pub(super) struct Git<'a> {
     program: &'a Path,
+    /// How long one git process may run (then its process group is
+    /// killed): a FIFO named `.gitattributes` in the working copy would
+    /// otherwise block an operation, and its lock, for ever.
+    deadline: Duration,
     area: PathBuf,
     original: PathBuf,
     original_git_dir: PathBuf,
@@ -61,6 +66,7 @@ impl<'a> Git<'a> {
     /// work tree's root).
     pub fn locate(
         program: &Path,
+        deadline: Duration,
         original: &Path,
         with_top: bool,
     ) -> Result<Located, SandboxError> {
@@ -72,7 +78,7 @@ impl<'a> Git<'a> {
         let mut cmd = command(program, &Neutral::fixed());
         cmd.arg("-C").arg(original).args(&args);
         let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-        let out = output(cmd, program, original, &args)?;
+        let out = output(cmd, program, original, &args, deadline)?;
         let text = String::from_utf8_lossy(&out);
         let mut lines = text.lines().map(PathBuf::from);
         let top = if with_top { lines.next() } else { None };
@@ -91,9 +97,15 @@ impl<'a> Git<'a> {
     }
 
     /// The original's side only (before the sandbox's worktree exists).
-    pub fn original(program: &'a Path, place: &SandboxPlace, located: Located) -> Self {
+    pub fn original(
+        program: &'a Path,
+        deadline: Duration,
+        place: &SandboxPlace,
+        located: Located,
+    ) -> Self {
         Self {
             program,
+            deadline,
             area: real(&place.area),
             original: place.original.clone(),
             original_git_dir: located.git_dir,
@@ -105,9 +117,13 @@ impl<'a> Git<'a> {
 
     /// Both sides of an existing sandbox, its git directory found from
     /// the host's records; refused when there is none (or more than one).
-    pub fn open(program: &'a Path, place: &SandboxPlace) -> Result<Self, SandboxError> {
-        let located = Self::locate(program, &place.original, false)?;
-        let mut git = Self::original(program, place, located);
+    pub fn open(
+        program: &'a Path,
+        deadline: Duration,
+        place: &SandboxPlace,
+    ) -> Result<Self, SandboxError> {
+        let located = Self::locate(program, deadline, &place.original, false)?;
+        let mut git = Self::original(program, deadline, place, located);
         let admin = match git.admins(&place.workdir)?.as_slice() {
             [one] => one.clone(),
             found => {
@@ -239,7 +255,19 @@ impl<'a> Git<'a> {
             cmd.stdin(file);
         }
         let args: Vec<&OsStr> = args.iter().map(AsRef::as_ref).collect();
-        output(cmd, self.program, work, &args)
+        let result = output(cmd, self.program, work, &args, self.deadline);
+        // A git killed at its deadline may leave the sandbox's index lock
+        // behind; it was this git's (one held by anyone else would have
+        // refused it at once, not kept it waiting), so the next operation
+        // must not trip over it.
+        if let Err(SandboxError::Git { stderr, .. }) = &result
+            && stderr.starts_with(TIMED_OUT)
+            && side == Side::Sandbox
+            && !env.iter().any(|(k, _)| *k == "GIT_INDEX_FILE")
+        {
+            let _ = std::fs::remove_file(self.admin().join("index.lock"));
+        }
+        result
     }
 
     /// The sandbox's `.git` file must name its git directory, as `git
@@ -293,30 +321,78 @@ fn command(program: &Path, neutral: &Neutral) -> Command {
     cmd
 }
 
-/// Run `cmd`; its stdout, or the failure with its stderr.
+/// Run `cmd` (in its own process group) to its end or to `deadline`,
+/// when the group is killed; its stdout, or the failure with its stderr.
 fn output(
     mut cmd: Command,
     program: &Path,
     dir: &Path,
     args: &[&OsStr],
+    deadline: Duration,
 ) -> Result<Vec<u8>, SandboxError> {
-    let out = cmd.output().map_err(|source| SandboxError::Io {
+    use std::os::unix::process::CommandExt;
+    let shown = || {
+        args.iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    cmd.process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().map_err(|source| SandboxError::Io {
         what: "cannot run git",
         path: program.to_path_buf(),
         source,
     })?;
+    let group = child.id();
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        let expired = finished.recv_timeout(deadline).is_err();
+        if expired {
+            kill_group(group);
+        }
+        expired
+    });
+    let out = child.wait_with_output();
+    let _ = done.send(());
+    let killed = watchdog.join().unwrap_or(false);
+    let out = out.map_err(|source| SandboxError::Io {
+        what: "cannot wait for git",
+        path: program.to_path_buf(),
+        source,
+    })?;
+    if killed {
+        return Err(SandboxError::Git {
+            args: shown(),
+            dir: dir.to_path_buf(),
+            stderr: format!(
+                "{TIMED_OUT} {} s and was killed (a working copy can make git wait \
+                 for ever: a FIFO named .gitattributes or .gitignore, say); remove what blocks \
+                 it and run the command again",
+                deadline.as_secs()
+            ),
+        });
+    }
     if !out.status.success() {
         return Err(SandboxError::Git {
-            args: args
-                .iter()
-                .map(|a| a.to_string_lossy())
-                .collect::<Vec<_>>()
-                .join(" "),
+            args: shown(),
             dir: dir.to_path_buf(),
             stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
         });
     }
     Ok(out.stdout)
+}
+
+/// How a refusal of a git killed at its deadline begins.
+const TIMED_OUT: &str = "it did not finish within";
+
+/// SIGKILL to git's process group (its id is git's pid: it leads it).
+fn kill_group(group: u32) {
+    use rustix::process::{Pid, Signal, kill_process_group};
+    if let Some(pid) = i32::try_from(group).ok().and_then(Pid::from_raw) {
+        let _ = kill_process_group(pid, Signal::KILL);
+    }
 }
 
 /// Write `<work>/.git` naming `admin`: a new file beside it, renamed

@@ -20,6 +20,10 @@ pub(super) fn whole_state_tree(
     let paths = place.area.join("checkpoint.paths");
     let real = git.admin().join("index");
     let _ = std::fs::remove_file(&temp);
+    // The temporary index is the host's, and its operations on this
+    // sandbox are serialised by the sandbox's lock: a lock file left
+    // beside it is from a git that was killed (at its deadline).
+    let _ = std::fs::remove_file(place.area.join("checkpoint.index.lock"));
     if real.exists() {
         std::fs::copy(&real, &temp).map_err(|source| SandboxError::Io {
             what: "cannot copy the sandbox's index to",
