@@ -73,6 +73,51 @@ pub fn iso8601(t: SystemTime) -> String {
     )
 }
 
+/// Is `text` a timestamp as [`iso8601`] writes them — UTC,
+/// `YYYY-MM-DDTHH:MM:SS` with an optional fraction of 1 to 9 digits, then
+/// `Z` — naming a real day and time? What the registry stores and sorts
+/// as text, so nothing else may come in (an imported document's).
+pub fn is_iso8601(text: &str) -> bool {
+    let b = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| -> Option<u32> {
+        let part = b.get(range)?;
+        part.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| part.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+    };
+    let (Some(y), Some(m), Some(d), Some(hh), Some(mm), Some(ss)) = (
+        digits(0..4),
+        digits(5..7),
+        digits(8..10),
+        digits(11..13),
+        digits(14..16),
+        digits(17..19),
+    ) else {
+        return false;
+    };
+    let punctuated = b.get(4) == Some(&b'-')
+        && b.get(7) == Some(&b'-')
+        && b.get(10) == Some(&b'T')
+        && b.get(13) == Some(&b':')
+        && b.get(16) == Some(&b':');
+    let fraction_ok = match &b[19.min(b.len())..] {
+        [b'Z'] => true,
+        [b'.', rest @ .., b'Z'] => {
+            (1..=9).contains(&rest.len()) && rest.iter().all(u8::is_ascii_digit)
+        }
+        _ => false,
+    };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => 0,
+    };
+    punctuated && fraction_ok && (1..=days).contains(&d) && hh < 24 && mm < 60 && ss < 60
+}
+
 /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian
 /// (Howard Hinnant's `civil_from_days`).
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
@@ -91,6 +136,32 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_real_utc_timestamps_read_as_iso8601() {
+        for good in [
+            "2026-12-06T15:35:21.123Z",
+            "2000-02-29T00:00:00Z",
+            "1999-12-31T23:59:59.123456789Z",
+        ] {
+            assert!(is_iso8601(good), "{good}");
+        }
+        for bad in [
+            "not a time",
+            "",
+            "2026-13-01T00:00:00.000Z",
+            "2026-02-29T00:00:00.000Z",
+            "2026-01-01T24:00:00.000Z",
+            "2026-01-01T00:00:00.000",
+            "2026-01-01 00:00:00.000Z",
+            "2026-01-01T00:00:00.Z",
+            "2026-01-01T00:00:00.000+01:00",
+            "2026-01-01T00:00:00.000Z\0",
+        ] {
+            assert!(!is_iso8601(bad), "{bad:?}");
+        }
+        assert!(is_iso8601(&iso8601(SystemTime::now())));
+    }
 
     #[test]
     fn iso8601_formats_utc_with_milliseconds() {

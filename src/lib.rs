@@ -6,6 +6,7 @@
 //! [`registry::Registry`].
 
 pub mod builtin;
+pub mod credentials;
 pub mod dag;
 pub mod devcontainer;
 pub mod digest;
@@ -25,3 +26,5 @@ pub mod scaffold;
 pub mod store;
 pub mod text;
 pub mod typespec;
+pub mod user_files;
+pub mod yaml_bounds;

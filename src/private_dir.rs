@@ -11,8 +11,19 @@
 //! The host creates these directories private (mode 0700); one opened up
 //! since, or made by someone else, is refused with the reason and the fix.
 //! Each caller words the refusal for what it protects.
+//!
+//! The same rule holds for the home itself and for the registry file and
+//! its `-wal`/`-shm` ([`exposed`], on their metadata): whoever may write
+//! those chooses the rows, and so which directories `sandbox destroy`
+//! deletes and which plugins run. The directory holding a registry file
+//! named elsewhere may be writable by others if it is sticky (`/tmp`,
+//! [`exposed_parent`]). One thing is repaired rather than refused: a
+//! registry file *readable* by others is made 0600 ([`tighten_readable`]),
+//! since closing it takes nothing from its owner and every home made
+//! before the host created them 0600 has a 0644 one.
 
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::fs::Metadata;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::Path;
 
 /// Why a directory is not private.
@@ -59,18 +70,43 @@ pub(crate) fn check(dir: &Path) -> std::io::Result<Result<(), Exposed>> {
             .create(dir)?;
     }
     let meta = std::fs::metadata(dir)?;
+    Ok(exposed(&meta).map_or(Ok(()), Err))
+}
+
+/// Why a directory or file with metadata `meta` is not private, if it is
+/// not: owned by another user (not root), or writable by its group or
+/// everyone.
+pub(crate) fn exposed(meta: &Metadata) -> Option<Exposed> {
     let me = rustix::process::geteuid().as_raw();
     if meta.uid() != me && meta.uid() != 0 {
-        return Ok(Err(Exposed::Owner {
+        return Some(Exposed::Owner {
             uid: meta.uid(),
             me,
-        }));
+        });
     }
     let mode = meta.mode() & 0o7777;
-    if mode & 0o022 != 0 {
-        return Ok(Err(Exposed::Writable { mode }));
+    (mode & 0o022 != 0).then_some(Exposed::Writable { mode })
+}
+
+/// [`exposed`] for the directory holding a file: writable by others is
+/// accepted when it is sticky (`/tmp`), where nobody may rename or remove
+/// another user's file.
+pub(crate) fn exposed_parent(meta: &Metadata) -> Option<Exposed> {
+    match exposed(meta) {
+        Some(Exposed::Writable { mode }) if mode & 0o1000 != 0 => None,
+        other => other,
     }
-    Ok(Ok(()))
+}
+
+/// Make the file `path` (metadata `meta`) unreadable by others if it is
+/// readable by them; answers the mode it had when it was changed.
+pub(crate) fn tighten_readable(path: &Path, meta: &Metadata) -> std::io::Result<Option<u32>> {
+    let mode = meta.mode() & 0o7777;
+    if mode & 0o077 == 0 {
+        return Ok(None);
+    }
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7700))?;
+    Ok(Some(mode))
 }
 
 /// (The created-private and writable cases are tested through their
@@ -78,6 +114,39 @@ pub(crate) fn check(dir: &Path) -> std::io::Result<Result<(), Exposed>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sticky_parent_writable_by_others_is_accepted_and_a_plain_one_is_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("d");
+        std::fs::create_dir(&dir).unwrap();
+        let set = |mode| std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode));
+        let meta = || std::fs::metadata(&dir).unwrap();
+        set(0o777).unwrap();
+        assert_eq!(
+            exposed_parent(&meta()),
+            Some(Exposed::Writable { mode: 0o777 })
+        );
+        set(0o1777).unwrap();
+        assert_eq!(exposed_parent(&meta()), None);
+        assert!(
+            exposed(&meta()).is_some(),
+            "a home must not be sticky-shared"
+        );
+    }
+
+    #[test]
+    fn a_file_readable_by_others_is_tightened_and_a_private_one_left_alone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("registry.db");
+        std::fs::write(&file, "").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let meta = std::fs::metadata(&file).unwrap();
+        assert_eq!(tighten_readable(&file, &meta).unwrap(), Some(0o644));
+        let meta = std::fs::metadata(&file).unwrap();
+        assert_eq!(meta.mode() & 0o777, 0o600);
+        assert_eq!(tighten_readable(&file, &meta).unwrap(), None);
+    }
 
     #[test]
     fn a_directory_owned_by_someone_else_is_refused_naming_the_owner() {

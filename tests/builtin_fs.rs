@@ -330,3 +330,39 @@ fn a_plugin_asking_git_sees_only_its_own_repository() {
     assert!(text.contains("climb: refused GitError::Invalid"), "{text}");
     assert!(!text.contains("ALLOWED"), "{text}");
 }
+
+/// A directory with more entries than one discovery may answer is refused
+/// naming that limit, before the handler gathers them — gathering them
+/// first ran out of the call's memory (here a small one, as 200,000
+/// entries do in the default 128 MiB), which named no limit that helps.
+/// (A directory of over 100,000 entries, too big for the host's one-call
+/// listing, is counted through WASI the same way; not made here, as
+/// creating that many files takes half a minute.)
+#[test]
+fn a_directory_with_more_entries_than_a_discovery_answers_is_refused_naming_the_limit() {
+    let env = Env::new();
+    let dir = env.mkdir("wide");
+    for i in 0..12_000 {
+        std::fs::File::create(dir.join(format!("f{i}"))).unwrap();
+    }
+    let wide = dir.to_str().unwrap();
+    let refused = env.run(&[
+        "--handler-memory",
+        "16",
+        "resource",
+        "add",
+        "fs-directory",
+        "local/wide",
+        "--path",
+        wide,
+    ]);
+    refused.refused(&[
+        "holds more than 10000 entries",
+        "the most children one discovery may answer",
+        "register its subdirectories",
+    ]);
+    assert_eq!(
+        env.count("SELECT count(*) FROM resources WHERE namespaced_name LIKE 'local/%'"),
+        0
+    );
+}

@@ -171,3 +171,44 @@ fn a_full_home_refuses_writes_cleanly_and_works_again_once_space_is_freed() {
         301
     );
 }
+
+/// A registration big enough that SQLite spills its pages to the log
+/// before the commit — where a full disk makes SQLite roll the whole
+/// transaction back by itself — is refused with the documented disk-full
+/// message, not with the rollback that found no transaction left.
+#[test]
+fn a_large_registration_on_a_full_disk_says_the_disk_is_full() {
+    let env = Env::new();
+    if backend() != "sqlite" {
+        return; // the registry's writes go to the server
+    }
+    let Some(_tmpfs) = tmpfs(env.home.path(), "16m") else {
+        crate::common::skipped(
+            "a_large_registration_on_a_full_disk_says_the_disk_is_full",
+            "cannot mount a tmpfs here (needs root)",
+        );
+        return;
+    };
+    let tree = env.mkdir("tree");
+    for d in 0..100 {
+        let dir = tree.join(format!("d{d}"));
+        std::fs::create_dir(&dir).unwrap();
+        for f in 0..200 {
+            std::fs::write(dir.join(format!("f{f}")), "").unwrap();
+        }
+    }
+    env.run(&["resource", "list"]).ok();
+    let before = env.state();
+    env.run(&["resource", "list"]).ok();
+    let _filler = fill(env.home.path());
+    let refused = env.add("fs-directory", "local/tree", &tree, &[]);
+    assert_eq!(refused.code, 1, "{refused:?}");
+    // (After the warning that the compiled handler could not be cached.)
+    let last = refused.stderr.trim_end().lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("agents: error: the disk holding the registry is full")
+            && last.contains("free some space"),
+        "{last}"
+    );
+    assert_eq!(env.state(), before, "the registry is as it was");
+}

@@ -117,7 +117,7 @@ fn unbounded_allocation_runs_out_of_memory_at_the_cap() {
     assert_eq!(err.kind, CallErrorKind::OutOfMemory { limit: 128 << 20 });
     assert!(
         err.to_string()
-            .contains("ran out of memory during discover (limit 128 MiB)"),
+            .contains("ran out of memory during discover (limit 128 MiB; --handler-memory"),
         "{err}"
     );
     still_works(&host, &m);

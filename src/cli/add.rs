@@ -5,13 +5,22 @@
 //! which parses the rest — so `--flag=value`, `--help`, errors and
 //! completions behave like every other verb. Syntax is clap's; the rules
 //! (value types, paths, defaults) stay the registry's (`registry::args`).
+//!
+//! A type's texts — its description, an argument's description, default
+//! and choices — are the type file's, so they reach help and completion
+//! scripts escaped: descriptions and defaults through `escape_line`, and a
+//! choice that is not a plain word ([`plain_word`]) is hidden from help,
+//! errors and completions (it is still accepted when typed) — in a bash
+//! script a choice is a word of `compgen -W "…"`, where `$(…)`, a quote or
+//! a blank would be run or split.
 
 use super::output::{Format, emit};
 use super::{Context, Failure, Outcome};
-use clap::builder::PossibleValuesParser;
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Arg, ArgAction, ArgMatches, Command, ValueHint};
 use resource_host::model::{ArgType, SandboxStrategy, TypeArgument};
 use resource_host::registry::{NewResource, RegistrationForm};
+use resource_host::text::escape_line;
 
 /// Run `add TYPE REST…`.
 pub fn run(ctx: &Context, type_name: String, rest: Vec<String>) -> Outcome {
@@ -68,7 +77,8 @@ pub fn command(form: &RegistrationForm) -> Command {
         .bin_name(format!("agents resource add {}", form.type_name))
         .about(format!(
             "Register a resource of type {}: {}",
-            form.type_name, form.description
+            form.type_name,
+            escape_line(&form.description)
         ))
         .disable_help_flag(true)
         .arg(
@@ -127,9 +137,12 @@ pub fn command(form: &RegistrationForm) -> Command {
 
 /// One `cli_args` entry as a flag: `--name <type>`.
 fn type_flag(a: &TypeArgument) -> Arg {
-    let mut help = a.description.clone();
+    let mut help = escape_line(&a.description).into_owned();
     if let Some(default) = &a.default {
-        help.push_str(&format!(" [default: {default}]"));
+        help.push_str(&format!(
+            " [default: {}]",
+            escape_line(&default.to_string())
+        ));
     }
     let arg = Arg::new(a.name.clone())
         .long(a.name.clone())
@@ -143,10 +156,26 @@ fn type_flag(a: &TypeArgument) -> Arg {
             .require_equals(true)
             .default_missing_value("true")
             .value_parser(PossibleValuesParser::new(["true", "false"])),
-        ArgType::Choice => arg.value_parser(PossibleValuesParser::new(a.choices.clone())),
+        ArgType::Choice => arg.value_parser(PossibleValuesParser::new(
+            a.choices
+                .iter()
+                .map(|c| PossibleValue::new(c.clone()).hide(!plain_word(c))),
+        )),
         ArgType::Path => arg.value_hint(ValueHint::AnyPath),
         ArgType::String | ArgType::Integer => arg,
     }
+}
+
+/// Is `choice` safe to show and to offer in a completion script: letters,
+/// digits and `._+:/@%,=-`, not starting with `-`? (No blank, quote,
+/// `$`, backquote, backslash, brace, `~` or control character, which a
+/// shell would expand, split or run, or a terminal obey.)
+fn plain_word(choice: &str) -> bool {
+    !choice.is_empty()
+        && !choice.starts_with('-')
+        && choice
+            .chars()
+            .all(|c| c.is_alphanumeric() || "._+:/@%,=-".contains(c))
 }
 
 /// The registration the parsed flags ask for.

@@ -57,12 +57,14 @@ pub struct Cli {
     /// Output format: tables and trees for people, json or yaml for programs.
     #[arg(short, long, global = true, value_enum, default_value_t = Format::Table)]
     output: Format,
-    /// Wall-clock limit for one handler call, in seconds.
+    /// Wall-clock limit for one handler call, in seconds (0.005 to 86400).
     #[arg(long, global = true, env = "AGENTS_HANDLER_TIMEOUT", value_name = "SECONDS",
+          value_parser = parse_timeout,
           default_value_t = Limits::default().timeout.as_secs_f64())]
     handler_timeout: f64,
-    /// Memory limit for one handler call, in MiB.
+    /// Memory limit for one handler call, in MiB (16 to 4096).
     #[arg(long, global = true, env = "AGENTS_HANDLER_MEMORY", value_name = "MIB",
+          value_parser = clap::value_parser!(u64).range(*Limits::MEMORY_MIB.start()..=*Limits::MEMORY_MIB.end()),
           default_value_t = Limits::default().memory_bytes / (1024 * 1024))]
     handler_memory: u64,
     /// The most children one handler answer may hold (a repository's
@@ -181,12 +183,21 @@ fn usage_error(err: clap::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
-fn run(cli: Cli) -> Outcome {
-    if !(cli.handler_timeout > 0.0 && cli.handler_timeout.is_finite()) || cli.handler_memory == 0 {
-        return Err(Failure::Usage(
-            "--handler-timeout and --handler-memory must be positive".to_owned(),
-        ));
+/// `--handler-timeout`: seconds within [`Limits::TIMEOUT_SECS`] (a usage
+/// error otherwise, before anything runs).
+fn parse_timeout(text: &str) -> Result<f64, String> {
+    let range = Limits::TIMEOUT_SECS;
+    match text.trim().parse::<f64>() {
+        Ok(secs) if range.contains(&secs) => Ok(secs),
+        _ => Err(format!(
+            "{text:?} is not a number of seconds from {} to {}",
+            range.start(),
+            range.end()
+        )),
     }
+}
+
+fn run(cli: Cli) -> Outcome {
     let limits = Limits {
         timeout: Duration::from_secs_f64(cli.handler_timeout),
         memory_bytes: cli.handler_memory * 1024 * 1024,

@@ -127,8 +127,14 @@ fn show(v: &PluginView) -> String {
         ("used_by", list(&v.used_by)),
     ]);
     text.push_str("classes:\n");
+    // A class's description is the component's (or an imported
+    // document's) own text: escaped, like every such text shown.
     for c in &v.classes {
-        text.push_str(&format!("  {}  {}\n", c.name, c.description));
+        text.push_str(&format!(
+            "  {}  {}\n",
+            c.name,
+            resource_host::text::escape_line(&c.description)
+        ));
     }
     text
 }

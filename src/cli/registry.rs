@@ -4,11 +4,11 @@
 //! written and the outcome printed.
 
 use super::output::{emit, fields, or_dash};
-use super::{Context, Failure, Outcome};
+use super::{Context, Outcome};
 use clap::{Subcommand, ValueEnum};
 use resource_host::registry::{ImportReport, RegistryDocument, RegistryInfo, Tally};
 use serde::Serialize;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Subcommand)]
@@ -22,7 +22,8 @@ pub enum RegistryCommand {
         Built-in types come with the binary and are not exported; sandboxes and container \
         states belong to one machine and are not exported either.")]
     Export {
-        /// Write the document to FILE (atomically) instead of stdout.
+        /// Write the document to FILE (atomically; a regular file or a new path) instead of
+        /// stdout.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
         /// The document's format (default: yaml for an --out ending in .yaml/.yml, or for stdout
@@ -117,8 +118,7 @@ fn export(
             other => Ok(other?),
         };
     };
-    write_atomic(out, text.as_bytes())
-        .map_err(|e| Failure::Refused(format!("cannot write {}: {e}", out.display()).into()))?;
+    resource_host::user_files::write_replacing(out, text.as_bytes())?;
     let summary = Exported {
         out,
         types: document.types.len(),
@@ -143,28 +143,13 @@ fn export(
     })
 }
 
-/// Write through a private temp file beside `path` and a rename: a reader
-/// never sees half a document, and a failed export leaves no file.
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
-    file.write_all(bytes)?;
-    file.as_file().sync_all()?;
-    file.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 fn import(ctx: &Context, file: &Path, dry_run: bool) -> Outcome {
-    let mut text = String::new();
-    let read = if file == Path::new("-") {
-        std::io::stdin().read_to_string(&mut text)
+    use resource_host::user_files::{InputKind, read_stdin_text, read_text};
+    let text = if file == Path::new("-") {
+        read_stdin_text(InputKind::RegistryDocument)?
     } else {
-        std::fs::File::open(file).and_then(|mut f| f.read_to_string(&mut text))
+        read_text(file, InputKind::RegistryDocument)?
     };
-    read.map_err(|e| Failure::Refused(format!("cannot read {}: {e}", file.display()).into()))?;
     let document = RegistryDocument::parse(&text)?;
     let report = ctx.open()?.import_document(&document, dry_run)?;
     emit(ctx.format, &report, || show_report(&report))
@@ -201,6 +186,18 @@ fn show_report(report: &ImportReport) -> String {
         text.push_str(&format!(
             "{verb} {} plugin file(s) into the plugin store\n",
             report.plugin_files.len()
+        ));
+    }
+    if report.credentials_removed > 0 {
+        text.push_str(&format!(
+            "note: {} property value(s) held a URL with credentials; they were {} without them \
+             (the registry keeps no credentials)\n",
+            report.credentials_removed,
+            if report.dry_run {
+                "would be imported"
+            } else {
+                "imported"
+            }
         ));
     }
     if !report.same_builtin_catalogue {

@@ -71,9 +71,32 @@ pub enum SandboxCommand {
         after_help = "The transaction lives as long as the session: SQL lines run \
         inside it; `checkpoint [LABEL]`, `rollback [CHECKPOINT]`, `checkpoints`, `changes`, \
         `apply` (commit and end) and `discard`/`quit` (roll back and end) are commands. \
-        Ending the session any other way rolls back."
+        Ending the session any other way rolls back.\n\n\
+        Bounded: one input may run --input-timeout seconds (a query past it is interrupted; a \
+        write past it makes SQLite roll back the whole transaction, ending the session), the \
+        database may grow by --max-growth MiB, one input may hold 4 MiB of SQL. While the \
+        session lives, `agents sandbox destroy` refuses."
     )]
-    Shell { id: SandboxId },
+    Shell {
+        id: SandboxId,
+        /// Seconds one input may run before it is interrupted.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = parse_seconds)]
+        input_timeout: f64,
+        /// MiB the database may grow by during the session.
+        #[arg(long, value_name = "MIB", default_value_t = 1024,
+              value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+        max_growth: u64,
+    },
+}
+
+/// `--input-timeout`: 0.01 to 86400 seconds.
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(secs) if (0.01..=86_400.0).contains(&secs) => Ok(secs),
+        _ => Err(format!(
+            "{text:?} is not a number of seconds from 0.01 to 86400"
+        )),
+    }
 }
 
 fn parse_strategy(text: &str) -> Result<SandboxStrategy, String> {
@@ -159,16 +182,27 @@ pub fn run(ctx: &Context, cmd: SandboxCommand) -> Outcome {
                 )
             })
         }
-        SandboxCommand::Shell { id } => shell(ctx, id),
+        SandboxCommand::Shell {
+            id,
+            input_timeout,
+            max_growth,
+        } => {
+            let limits = resource_host::sandbox::SessionLimits {
+                input_timeout: std::time::Duration::from_secs_f64(input_timeout),
+                max_growth_bytes: max_growth << 20,
+                ..resource_host::sandbox::SessionLimits::default()
+            };
+            shell(ctx, id, limits)
+        }
     }
 }
 
 /// The session of a `transaction_rollback` sandbox: lines from stdin
 /// (a prompt only on a terminal), results on stdout.
-fn shell(ctx: &Context, id: SandboxId) -> Outcome {
+fn shell(ctx: &Context, id: SandboxId, limits: resource_host::sandbox::SessionLimits) -> Outcome {
     use std::io::IsTerminal;
     let registry = ctx.open()?;
-    let tx = registry.open_transaction(id)?;
+    let tx = registry.open_transaction_with(id, limits)?;
     drop(registry);
     let stdin = std::io::stdin();
     let interactive = stdin.is_terminal();

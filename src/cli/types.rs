@@ -5,6 +5,7 @@ use super::{Context, Failure, Outcome};
 use clap::Subcommand;
 use resource_host::model::{ResolvedType, ResourceKind, Sourced, TypeArgument, TypeName};
 use resource_host::registry::{Registry, TypeView};
+use resource_host::text::escape_line;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
@@ -113,8 +114,14 @@ fn type_table(views: &[TypeView]) -> String {
     )
 }
 
-/// One registration argument as a flag: `--name <type> (required) …  description`.
+/// One registration argument as a flag: `--name <type> (required) …  description`,
+/// escaped: the default, the choices and the description are the type
+/// file's text.
 pub(super) fn arg_line(a: &TypeArgument) -> String {
+    escape_line(&raw_arg_line(a)).into_owned()
+}
+
+fn raw_arg_line(a: &TypeArgument) -> String {
     let mut text = format!("--{} <{}>", a.name, a.arg_type.as_str());
     if a.required {
         text.push_str(" (required)");
@@ -184,7 +191,7 @@ fn show(v: &TypeView, identities: &HashSet<TypeName>) -> String {
             if auto.enabled { "enabled" } else { "disabled" }
         ));
         for r in &auto.rules {
-            text.push_str(&format!("  {}  {}\n", r.type_name, r.pattern));
+            text.push_str(&format!("  {}  {}\n", r.type_name, escape_line(&r.pattern)));
         }
     }
     if let Some(eq) = v.equivalence_config() {
@@ -192,7 +199,7 @@ fn show(v: &TypeView, identities: &HashSet<TypeName>) -> String {
             "{} links {}; match on {}\n",
             output::bold("equivalence:"),
             list(&eq.links),
-            eq.match_on.join(", ")
+            escape_line(&eq.match_on.join(", "))
         ));
     }
     text
@@ -264,7 +271,7 @@ fn explain(v: &ResolvedType, identities: &HashSet<TypeName>) -> String {
             text.push_str("  (none)\n");
         }
         for (item, from) in items {
-            text.push_str(&format!("  {item}{from}\n"));
+            text.push_str(&format!("  {}{from}\n", escape_line(&item)));
         }
     };
     section(

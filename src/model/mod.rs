@@ -19,7 +19,7 @@ pub use names::{
     BUILTIN_NAMESPACE, NameError, ResourceId, ResourceKey, ResourceName, SandboxId, TypeName,
     resource_label,
 };
-pub use resource::{Link, PropertyMap, Resource, ResourceCapabilities};
+pub use resource::{DESCRIPTION_MAX, Link, PropertyMap, Resource, ResourceCapabilities};
 pub use types::{
     ArgType, AutoDiscovery, DiscoveryRule, Equivalence, ReplaceFlags, ResolvedType, ResourceKind,
     SandboxStrategy, Sourced, SourcedCapabilities, TypeArgument, TypeCapabilities,

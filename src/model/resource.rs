@@ -11,6 +11,11 @@ use std::collections::BTreeMap;
 /// arguments, text from handlers).
 pub type PropertyMap = BTreeMap<String, serde_json::Value>;
 
+/// The longest description a resource keeps, in bytes (`resource add
+/// --description`, and an imported document's): "one line for people",
+/// with room to spare.
+pub const DESCRIPTION_MAX: usize = 64 * 1024;
+
 /// What may be done with a resource, derived from its type's capabilities,
 /// its sandbox strategy and its `read_only` flag — never stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -4,7 +4,11 @@
 //! exists and may be a child is the registry's rule); a child's location
 //! must lie inside the resource's location by `location`'s rule (real
 //! directories all the way down, only a last component may be a symlink)
-//! — never assumed from `Path::join`.
+//! — never assumed from `Path::join`. And no answer carries a credential
+//! into the registry or onto a terminal: the user information of every
+//! URL in a property, an inspection or an error message is removed here
+//! ([`crate::credentials`]), so no handler — built-in or plugin — can have
+//! one stored, shown or exported.
 
 use super::contract::ContractVersion;
 use super::limits::AnswerBounds;
@@ -84,7 +88,20 @@ pub(crate) fn properties(
     b: &AnswerBounds,
 ) -> Result<Vec<(String, String)>, String> {
     b.check_properties("the properties", &props)?;
-    Ok(props)
+    Ok(without_credentials(props))
+}
+
+/// `text`, its URLs without credentials.
+fn scrubbed(text: String) -> String {
+    match crate::credentials::without_credentials(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(clean) => clean,
+    }
+}
+
+/// Every value of `props`, its URLs without credentials.
+fn without_credentials(props: Vec<(String, String)>) -> Vec<(String, String)> {
+    props.into_iter().map(|(k, v)| (k, scrubbed(v))).collect()
 }
 
 /// Accept a content hash: non-empty, at most `max_hash_bytes`.
@@ -105,7 +122,10 @@ pub(crate) fn inspection(
 ) -> Result<Inspected, String> {
     AnswerBounds::check_len("the inspection text", &text, b.max_text_bytes)?;
     b.check_properties("the inspection fields", &fields)?;
-    Ok(Inspected { text, fields })
+    Ok(Inspected {
+        text: scrubbed(text),
+        fields: without_credentials(fields),
+    })
 }
 
 /// Accept a handler error whose message is of sane size.
@@ -116,7 +136,13 @@ pub(crate) fn handler_error(e: HandlerError, b: &AnswerBounds) -> Result<Handler
     | HandlerError::Io(m)
     | HandlerError::Failed(m)) = &e;
     AnswerBounds::check_len("the error message", m, b.max_string_bytes)?;
-    Ok(e)
+    Ok(match e {
+        HandlerError::InvalidArgs(m) => HandlerError::InvalidArgs(scrubbed(m)),
+        HandlerError::NotFound(m) => HandlerError::NotFound(scrubbed(m)),
+        HandlerError::Unsupported(m) => HandlerError::Unsupported(scrubbed(m)),
+        HandlerError::Io(m) => HandlerError::Io(scrubbed(m)),
+        HandlerError::Failed(m) => HandlerError::Failed(scrubbed(m)),
+    })
 }
 
 /// Accept `discover`'s children of a resource at `location`.
@@ -184,7 +210,7 @@ fn child(
         type_name,
         name: raw.name,
         location,
-        properties: raw.properties,
+        properties: without_credentials(raw.properties),
         content_hash: raw.content_hash,
     })
 }

@@ -115,8 +115,10 @@ impl fmt::Display for CallError {
             }
             CallErrorKind::OutOfMemory { limit } => write!(
                 f,
-                " ran out of memory during {op} (limit {})",
-                human_bytes(*limit)
+                " ran out of memory during {op} (limit {}; --handler-memory MIB or \
+                 $AGENTS_HANDLER_MEMORY raises it, up to {} MiB)",
+                human_bytes(*limit),
+                super::Limits::MEMORY_MIB.end()
             ),
             CallErrorKind::Handler(e) => write!(f, " refused {op}: {e}"),
             CallErrorKind::RefusedResult(m) => {
@@ -194,7 +196,11 @@ mod tests {
             assert!(text.starts_with("handler test.faulty:Loop"), "{text}");
             assert!(text.contains("discover"), "{text}");
         }
-        assert!(error(CallErrorKind::OutOfMemory { limit: 128 << 20 }).contains("128 MiB"));
+        let oom = error(CallErrorKind::OutOfMemory { limit: 128 << 20 });
+        assert!(
+            oom.contains("(limit 128 MiB; --handler-memory MIB"),
+            "{oom}"
+        );
     }
 
     #[test]

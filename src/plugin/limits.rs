@@ -32,6 +32,19 @@ pub struct Limits {
     pub concurrent_calls: u32,
 }
 
+impl Limits {
+    /// The memory limits a call may be given, in MiB: below 16 MiB no
+    /// component this host serves instantiates (the built-in handlers
+    /// alone need over 1 MiB of initial memory, a Python one far more),
+    /// and 4 GiB is all a 32-bit linear memory can address (the engine
+    /// reserves no more).
+    pub const MEMORY_MIB: std::ops::RangeInclusive<u64> = 16..=4096;
+
+    /// The wall-clock limits a call may be given, in seconds: from one
+    /// epoch tick (5 ms: what a deadline resolves) to a day.
+    pub const TIMEOUT_SECS: std::ops::RangeInclusive<f64> = 0.005..=86_400.0;
+}
+
 impl Default for Limits {
     /// 128 MiB, 10 s, 64 KiB of each output stream, 1000 log lines of at
     /// most 4 KiB, [`AnswerBounds::default`], 32 concurrent calls.

@@ -10,7 +10,10 @@
 //! is held to the same rule when it applies: it is text in a type file,
 //! not a checked path, so it is resolved and must exist like a given one.
 //! The argument named `path` becomes the resource's `location`; every
-//! other argument becomes a typed property.
+//! other argument becomes a typed property. A text argument holding a
+//! URL's credentials (`https://alice:TOKEN@host/…`) is refused, naming the
+//! flag with the secret masked: stored, every reader of the registry would
+//! see it (see [`crate::credentials`]).
 
 use crate::model::{ArgType, PropertyMap, ResolvedType, TypeArgument, TypeName};
 use serde_json::Value;
@@ -47,6 +50,14 @@ pub enum ArgError {
     },
     #[error("--{flag} {path}: a relative path needs a base directory; give an absolute path")]
     RelativePath { flag: String, path: PathBuf },
+    #[error(
+        "--{flag} {shown} holds a credential (a password or token in the URL's user \
+         information); the registry would keep it and show it to everyone who reads it — give \
+         the URL without it"
+    )]
+    Credential { flag: String, shown: String },
+    #[error("--description is refused: {reason}")]
+    Description { reason: String },
     #[error(
         "--{flag} was not given, and its default {value:?} cannot be used ({source}); give \
          --{flag}"
@@ -178,6 +189,12 @@ fn convert(arg: &TypeArgument, raw: &str, base_dir: Option<&Path>) -> Result<Val
         expected,
     };
     match arg.arg_type {
+        ArgType::String if crate::credentials::holds_credentials(raw) => {
+            Err(ArgError::Credential {
+                flag: arg.name.clone(),
+                shown: crate::credentials::masked(raw),
+            })
+        }
         ArgType::String => Ok(Value::String(raw.to_owned())),
         ArgType::Integer => raw
             .parse::<i64>()
@@ -221,6 +238,26 @@ fn canonical(flag: &str, raw: &str, base_dir: Option<&Path>) -> Result<String, A
             value: os.to_string_lossy().into_owned(),
             expected: "UTF-8 path (the registry stores locations as text)".to_owned(),
         })
+}
+
+/// A resource's description: at most [`crate::model::DESCRIPTION_MAX`] bytes, no NUL
+/// (the same rule an imported document's descriptions meet).
+pub fn check_description(description: Option<&str>) -> Result<(), ArgError> {
+    let Some(text) = description else {
+        return Ok(());
+    };
+    let reason = if text.len() > crate::model::DESCRIPTION_MAX {
+        format!(
+            "it is {} bytes, more than the {} a description may hold",
+            text.len(),
+            crate::model::DESCRIPTION_MAX
+        )
+    } else if text.contains('\0') {
+        "it holds a NUL byte".to_owned()
+    } else {
+        return Ok(());
+    };
+    Err(ArgError::Description { reason })
 }
 
 #[cfg(test)]

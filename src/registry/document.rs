@@ -38,6 +38,7 @@
 
 mod base64;
 mod check;
+mod fields;
 mod rows;
 
 use crate::model::{
@@ -201,9 +202,15 @@ impl RegistryDocument {
     /// module doc).
     pub fn parse(text: &str) -> Result<Self, DocumentError> {
         let unreadable = |reason: String| DocumentError::Unreadable { reason };
+        // Depth and aliases are bounded before serde reads the text (in
+        // linear time; see `yaml_bounds`).
         let value: Value = if text.trim_start().starts_with('{') {
+            crate::yaml_bounds::check_json(text)
+                .map_err(|e| unreadable(format!("the JSON is refused: {e}")))?;
             serde_json::from_str(text).map_err(|e| unreadable(format!("invalid JSON: {e}")))?
         } else {
+            crate::yaml_bounds::check_yaml(text)
+                .map_err(|e| unreadable(format!("the YAML is refused: {e}")))?;
             serde_yaml::from_str(text).map_err(|e| unreadable(format!("invalid YAML: {e}")))?
         };
         let Value::Object(mut map) = value else {

@@ -31,12 +31,16 @@ pub enum RegistryError {
     Name(#[from] NameError),
     #[error(transparent)]
     Args(#[from] super::args::ArgError),
+    #[error(transparent)]
+    HomeDir(#[from] crate::home::HomeError),
     #[error("cannot create the home directory {path}: {source}")]
     Home {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Input(#[from] crate::user_files::UserFileError),
     #[error("cannot read {} {}: {source}", what, path.display())]
     ReadFile {
         what: &'static str,
@@ -226,6 +230,16 @@ pub enum RegistryError {
     SandboxNotActive {
         sandbox: SandboxId,
         state: crate::store::SandboxState,
+    },
+    #[error(
+        "cannot {operation} sandbox {sandbox}: {holder} holds its session (`agents sandbox \
+         shell`, or an agent runtime's open transaction); end that session (apply, discard or \
+         quit) and try again"
+    )]
+    SandboxInSession {
+        operation: &'static str,
+        sandbox: SandboxId,
+        holder: String,
     },
     #[error("sandbox {sandbox} ({strategy} of {resource}): {operation} failed: {source}")]
     SandboxFailed {

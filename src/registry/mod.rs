@@ -55,6 +55,7 @@ mod refresh;
 mod register;
 mod removal;
 mod sandboxes;
+mod scrub;
 mod trust;
 mod type_set;
 mod types;
@@ -166,10 +167,7 @@ impl Registry {
     }
 
     pub fn open_with(home: &Home, options: Options) -> Result<Self, RegistryError> {
-        std::fs::create_dir_all(home.root()).map_err(|source| RegistryError::Home {
-            path: home.root().to_owned(),
-            source,
-        })?;
+        home.prepare()?;
         let mut store = match &options.registry {
             Some(location) => Store::connect(location)?,
             None => Store::open(&home.database())?,

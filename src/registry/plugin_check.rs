@@ -34,11 +34,7 @@ pub(super) fn accept(
     path: &Path,
     module: Option<&ModuleName>,
 ) -> Result<Acceptance, RegistryError> {
-    let bytes = std::fs::read(path).map_err(|source| RegistryError::ReadFile {
-        what: "plugin file",
-        path: path.to_owned(),
-        source,
-    })?;
+    let bytes = crate::user_files::read(path, crate::user_files::InputKind::PluginComponent)?;
     let accepted = runtime
         .accept(&bytes)
         .map_err(|source| RegistryError::PluginRefused {

@@ -151,6 +151,7 @@ impl Registry {
             .map(ResourceName::parse)
             .transpose()?;
         let checked: CheckedArgs = args::check(&ty, &request.args, request.base_dir.as_deref())?;
+        args::check_description(request.description.as_deref())?;
         let strategy = request
             .sandbox_strategy
             .as_deref()

@@ -31,6 +31,7 @@
 
 mod destroy;
 mod place;
+mod session;
 mod support;
 mod views;
 
@@ -359,42 +360,6 @@ impl Registry {
             })
         })?;
         Ok(applied)
-    }
-
-    /// Hold a `transaction_rollback` sandbox: its one connection, inside
-    /// its transaction, for as long as the caller keeps it (dropping it
-    /// rolls back; `apply` commits). Refused for other strategies and for
-    /// a read-only resource (whose original is never written).
-    pub fn open_transaction(
-        &self,
-        id: SandboxId,
-    ) -> Result<sandbox::SqliteTransaction, RegistryError> {
-        let (row, resource) = self.active(id, "open")?;
-        if row.strategy != SandboxStrategy::TransactionRollback {
-            return Err(failed(
-                &row,
-                &resource.label(),
-                "open a transaction",
-                sandbox::SandboxError::NotSupported(format!(
-                    "a {} sandbox has no transaction to hold; only transaction_rollback \
-                     sandboxes do",
-                    row.strategy.as_str()
-                )),
-            ));
-        }
-        if resource.read_only {
-            return Err(RegistryError::SandboxRefused {
-                operation: "open",
-                resource: resource.label(),
-                strategy: row.strategy,
-                reason: SandboxRefusal::ReadOnly,
-            });
-        }
-        let root = self.sandboxes_root()?;
-        let strategy = self.implementation(row.strategy);
-        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
-        sandbox::SqliteTransaction::open(&place.original)
-            .map_err(|source| failed(&row, &resource.label(), "open", source))
     }
 
     fn sandboxes_root(&self) -> Result<PathBuf, RegistryError> {

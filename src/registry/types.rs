@@ -28,7 +28,21 @@ impl Registry {
     /// catalogue is unchanged since the last bootstrap).
     pub fn bootstrap_builtin_types(&mut self) -> Result<(), RegistryError> {
         let fingerprint = builtin::fingerprint();
-        if self.store.read(|r| r.meta(CATALOGUE_KEY))?.as_deref() == Some(&fingerprint) {
+        // (One read for both of what an open may have to do once.)
+        let (catalogue, scrubbed) = self.store.read(|r| {
+            Ok::<_, RegistryError>((
+                r.meta(CATALOGUE_KEY)?,
+                r.meta(super::scrub::CREDENTIALS_KEY)?,
+            ))
+        })?;
+        if scrubbed.is_none()
+            && let Err(e) = self.scrub_stored_credentials()
+        {
+            // (A full disk, a read-only role: reading must still work; the
+            // next open tries again.)
+            log::warn!(target: "registry", "could not remove stored credentials yet: {e}");
+        }
+        if catalogue.as_deref() == Some(&fingerprint) {
             return Ok(());
         }
         let mut specs = builtin::specs();
@@ -55,11 +69,7 @@ impl Registry {
         replace: bool,
     ) -> Result<TypeView, RegistryError> {
         let text =
-            std::fs::read_to_string(config_path).map_err(|source| RegistryError::ReadFile {
-                what: "type file",
-                path: config_path.to_owned(),
-                source,
-            })?;
+            crate::user_files::read_text(config_path, crate::user_files::InputKind::TypeFile)?;
         self.register_type_text(&text, &config_path.display().to_string(), replace)
     }
 

@@ -31,9 +31,10 @@ pub use git_worktree::GitWorktree;
 pub use held::{HeldTransaction, check_sqlite_file};
 pub use none::{NO_ISOLATION, NoIsolation};
 pub use overlay::{Overlay, OverlayMode};
+pub use transaction::BUSY_TIMEOUT as TRANSACTION_BUSY_TIMEOUT;
 pub use transaction::{
-    ResultRows, RowCounts, SchemaChange, SchemaEdit, ShellEnd, SqliteTransaction, StatementOutcome,
-    TxnChanges, TxnCheckpoint, shell,
+    ResultRows, RowCounts, SchemaChange, SchemaEdit, SessionLimits, ShellEnd, SqliteTransaction,
+    StatementOutcome, TxnChanges, TxnCheckpoint, shell,
 };
 
 use crate::model::SandboxStrategy;

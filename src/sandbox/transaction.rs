@@ -68,6 +68,7 @@
 mod changes;
 mod file;
 mod guard;
+mod limits;
 mod shell;
 mod statements;
 #[cfg(test)]
@@ -75,6 +76,7 @@ mod tests;
 
 pub use changes::{RowCounts, SchemaChange, SchemaEdit, TxnChanges};
 pub use file::check_database_file;
+pub use limits::SessionLimits;
 pub use shell::{ShellEnd, shell};
 pub use statements::{ResultRows, StatementOutcome};
 
@@ -125,6 +127,10 @@ pub struct SqliteTransaction {
     counts: Arc<Mutex<Counts>>,
     base_schema: Schema,
     state: State,
+    limits: SessionLimits,
+    /// A lock held for as long as the session lives (the registry's
+    /// session lock file: see `Registry::open_transaction`).
+    session_lock: Option<std::fs::File>,
 }
 
 fn unsuitable(message: String) -> SandboxError {
@@ -144,6 +150,16 @@ impl SqliteTransaction {
 
     /// [`open`](Self::open), waiting at most `wait` for another writer.
     pub fn open_waiting(path: &Path, wait: Duration) -> Result<Self, SandboxError> {
+        Self::open_with(path, wait, SessionLimits::default())
+    }
+
+    /// [`open_waiting`](Self::open_waiting) with the session bounded by
+    /// `limits` instead of the defaults.
+    pub fn open_with(
+        path: &Path,
+        wait: Duration,
+        limits: SessionLimits,
+    ) -> Result<Self, SandboxError> {
         check_database_file(path)?;
         let shown = path.display();
         let cannot = |e: rusqlite::Error| unsuitable(format!("cannot open {shown}: {e}"));
@@ -183,6 +199,8 @@ impl SqliteTransaction {
         }
         let base_schema = read_schema(&conn)
             .map_err(|e| unsuitable(format!("cannot read the schema of {shown}: {e}")))?;
+        limits::bound_growth(&conn, &limits)
+            .map_err(|e| unsuitable(format!("cannot bound the growth of {shown}: {e}")))?;
         Ok(Self {
             conn,
             path: path.to_owned(),
@@ -191,7 +209,20 @@ impl SqliteTransaction {
             counts,
             base_schema,
             state: State::Open,
+            limits,
+            session_lock: None,
         })
+    }
+
+    /// The bounds this session runs under.
+    pub fn limits(&self) -> &SessionLimits {
+        &self.limits
+    }
+
+    /// Keep `lock` (a file whose lock marks the session as live) until the
+    /// session ends.
+    pub fn hold(&mut self, lock: std::fs::File) {
+        self.session_lock = Some(lock);
     }
 
     /// The database file, as given to `open`.
@@ -240,6 +271,15 @@ impl SqliteTransaction {
     /// it was. One outcome per statement, in order.
     pub fn execute(&mut self, sql: &str) -> Result<Vec<StatementOutcome>, SandboxError> {
         self.ensure_open()?;
+        let limits = self.limits.clone();
+        if sql.len() > limits.max_input_bytes {
+            return Err(unsuitable(format!(
+                "this input is {} bytes, more than the {} one input may hold; nothing of it was \
+                 run (the transaction is still open)",
+                sql.len(),
+                limits.max_input_bytes
+            )));
+        }
         let before = self.counts();
         self.run_own(&format!("SAVEPOINT {EXEC_SAVEPOINT}"))?;
         // Why the guard refused a statement, if it did (SQLite itself only
@@ -254,7 +294,20 @@ impl SqliteTransaction {
             })
         }));
         let ran = match guarded {
-            Ok(()) => run_statements(&self.conn, sql),
+            Ok(()) => {
+                let timeout = limits.input_timeout;
+                let (ran, late) =
+                    limits::with_deadline(&mut self.conn, timeout, |c| run_statements(c, sql));
+                match ran {
+                    Err(_) if late => Err(format!(
+                        "the input was still running after {:.3} s, the session's deadline for \
+                         one input, and was interrupted (`agents sandbox shell --input-timeout \
+                         SECONDS` sets it)",
+                        timeout.as_secs_f64()
+                    )),
+                    ran => ran.map_err(|e| limits::explain_full(e, &limits)),
+                }
+            }
             Err(e) => Err(format!("cannot install the sandbox's guard: {e}")),
         };
         let unguarded = self

@@ -160,14 +160,19 @@ pub fn write_contracts(
         })
         .collect();
     for (path, text) in &files {
-        match std::fs::read(path) {
+        use crate::user_files::{InputKind, UserFileError, read};
+        match read(path, InputKind::WitFile) {
             Ok(old) if old == text.as_bytes() => {}
-            Ok(_) => return Err(ScaffoldError::Exists { path: path.clone() }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => {
+            // Other text, a pipe, a device, a directory: not ours to replace.
+            Ok(_) | Err(UserFileError::NotRegular { .. } | UserFileError::TooBig { .. }) => {
+                return Err(ScaffoldError::Exists { path: path.clone() });
+            }
+            Err(UserFileError::Read { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound => {}
+            Err(other) => {
                 return Err(ScaffoldError::Io {
                     path: path.clone(),
-                    source,
+                    source: std::io::Error::other(other.to_string()),
                 });
             }
         }

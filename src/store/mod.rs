@@ -136,6 +136,14 @@ pub enum StoreError {
         #[source]
         source: Box<StoreError>,
     },
+    #[error("refusing to open the registry file {}: {why}", path.display())]
+    NotPrivate { path: PathBuf, why: String },
+    #[error("cannot create the registry file {}: {source}", path.display())]
+    Create {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("{0:?} is not a registry location: {1}")]
     BadLocation(String, String),
     #[error("registry database error: {0}")]
@@ -212,13 +220,16 @@ impl Store {
     }
 
     /// Open (creating if needed) the registry file at `path` and bring its
-    /// schema up to date. Refuses, untouched, a schema newer than ours.
+    /// schema up to date. Refuses, untouched, a schema newer than ours, and
+    /// a file (or log, or directory) that is not private to this user; a
+    /// new file is made 0600 (see `sqlite::prepare_file`).
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let open_err = |source: rusqlite::Error| StoreError::Open {
             location: path.display().to_string(),
             source: Box::new(source.into()),
         };
-        if path.exists() {
+        sqlite::prepare_file(path)?;
+        if path.metadata().is_ok_and(|m| m.len() > 0) {
             let peek = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
                 .map_err(open_err)?;
             peek.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
@@ -392,7 +403,12 @@ impl Store {
                 if commit && out.is_ok() {
                     tx.commit().map_err(StoreError::from)?;
                 } else {
-                    tx.rollback().map_err(StoreError::from)?;
+                    // `finish`, not `rollback`: SQLite may have rolled the
+                    // whole transaction back itself (a full disk while it
+                    // spilled pages to the log), and then there is nothing
+                    // left to roll back — the error that did it (`out`) is
+                    // the one to report, not "no transaction is active".
+                    tx.finish().map_err(StoreError::from)?;
                 }
                 out
             }

@@ -1,9 +1,91 @@
-//! The SQLite side of the store: how a connection is configured (WAL,
-//! a persistent log, foreign keys), the schema version it records, and
-//! the per-connection record of written types.
+//! The SQLite side of the store: the registry file's own privacy (made
+//! 0600, refused when others could write it), how a connection is
+//! configured (WAL, a persistent log, foreign keys), the schema version it
+//! records, and the per-connection record of written types.
 
-use super::BUSY_TIMEOUT;
+use super::{BUSY_TIMEOUT, StoreError};
 use rusqlite::Connection;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// What someone who may write the registry file could do.
+const RISK: &str = "they could change the rows the host acts on (which directories a sandbox \
+     destroy deletes, which plugins run)";
+
+/// Before SQLite opens `path`: refuse it, its `-wal` and `-shm`, or the
+/// directory holding them, if another user could write them (see
+/// [`crate::private_dir`]); make a missing file 0600 — whatever the umask,
+/// and SQLite creates the log and its index with the main file's mode —
+/// and a file that others may read (made before this rule) 0600, saying
+/// so in a warning.
+pub(super) fn prepare_file(path: &Path) -> Result<(), StoreError> {
+    let refuse = |path: &Path, why| StoreError::NotPrivate {
+        path: path.to_owned(),
+        why,
+    };
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    if let Ok(meta) = std::fs::metadata(dir)
+        && let Some(exposed) = crate::private_dir::exposed_parent(&meta)
+    {
+        return Err(refuse(dir, exposed.explain(dir, RISK)));
+    }
+    let created = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(path);
+    match created {
+        Ok(file) => {
+            // The umask may have taken bits away; 0600 exactly.
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))
+                .map_err(|source| StoreError::Create {
+                    path: path.to_owned(),
+                    source,
+                })?;
+            return Ok(());
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(source) => {
+            return Err(StoreError::Create {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    }
+    for file in [path.to_owned(), beside(path, "-wal"), beside(path, "-shm")] {
+        let Ok(meta) = std::fs::metadata(&file) else {
+            continue;
+        };
+        if let Some(exposed) = crate::private_dir::exposed(&meta) {
+            return Err(refuse(&file, exposed.explain(&file, RISK)));
+        }
+        match crate::private_dir::tighten_readable(&file, &meta) {
+            Ok(Some(mode)) => log::warn!(
+                target: "registry",
+                "{} was readable by other users (mode {mode:04o}); it is private now (0600)",
+                file.display()
+            ),
+            Ok(None) => {}
+            Err(e) => log::warn!(
+                target: "registry",
+                "{} is readable by other users and could not be made private: {e}",
+                file.display()
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// `path` with `suffix` appended to its file name (`registry.db-wal`).
+pub(super) fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
 
 pub(super) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.pragma_query_value(None, "user_version", |row| row.get(0))

@@ -56,8 +56,12 @@ pub(super) fn spec_list(text: &str, source_name: &str) -> Result<Vec<RawTypeSpec
     serde_yaml::from_str(text).map_err(|e| from_serde(&e, source_name))
 }
 
-/// Parse `text` as one YAML document and refuse an empty one.
+/// Parse `text` as one YAML document and refuse an empty one (and, before
+/// serde_yaml reads it, one nested too deep or whose aliases expand too
+/// far: see `yaml_bounds`).
 fn document(text: &str, source_name: &str) -> Result<Value, SpecError> {
+    crate::yaml_bounds::check_yaml(text)
+        .map_err(|reason| shape(source_name, format!("the YAML is refused: {reason}")))?;
     let value: Value = serde_yaml::from_str(text).map_err(|e| {
         let mut err = from_serde(&e, source_name);
         if let SpecError::Yaml { reason, .. } = &mut err {

@@ -126,3 +126,114 @@ fn the_library_holds_a_sqlite_sandbox_open() {
     tx.apply().unwrap();
     assert_eq!(note_bodies(&db), ["one", "two", "three"]);
 }
+
+/// A live `sandbox shell` holds its session: `destroy` (and `resource
+/// remove --force`) and a second shell are refused naming the session's
+/// process, instead of destroying the sandbox under it — whose `apply`
+/// then still committed. Once it ends, destroy works.
+#[test]
+fn a_live_shell_session_keeps_destroy_and_a_second_session_away() {
+    use std::io::{BufRead, Write};
+    let env = Env::new();
+    let types = Path::new(env!("CARGO_MANIFEST_DIR")).join("types/sqlite-database.yaml");
+    env.run(&["resource", "type", "add", types.to_str().unwrap()])
+        .ok();
+    let db = env.path("app.db");
+    sqlite_db(&db);
+    env.add("local/sqlite-database", "local/app-db", &db, &[])
+        .ok();
+    let sb = create(&env, "local/app-db", &[]);
+    let mut child = env
+        .command()
+        .args(["sandbox", "shell", &sb.id])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"INSERT INTO notes (body) VALUES ('three');\n")
+        .unwrap();
+    // The session is live once it answered.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert_eq!(line, "1 row changed\n");
+    let holder = format!("process {}", child.id());
+    sandbox(&env, "destroy", &sb.id, &[]).refused(&[
+        "cannot destroy sandbox",
+        &holder,
+        "holds its session",
+    ]);
+    env.run(&["resource", "remove", "--force", "local/app-db"])
+        .refused(&[&holder]);
+    let second = env
+        .command()
+        .args(["sandbox", "shell", &sb.id])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    crate::common::Run::from(second).refused(&["cannot open a session on sandbox", &holder]);
+    // The session goes on and applies; then the sandbox can go.
+    stdin.write_all(b"apply\n").unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(note_bodies(&db), ["one", "two", "three"]);
+    sandbox(&env, "destroy", &sb.id, &[]).ok();
+}
+
+/// `sandbox shell --input-timeout`: a query that would never end is
+/// interrupted and the session goes on.
+#[test]
+fn a_shell_input_past_its_deadline_is_interrupted_and_the_session_goes_on() {
+    use std::io::Write;
+    let env = Env::new();
+    let types = Path::new(env!("CARGO_MANIFEST_DIR")).join("types/sqlite-database.yaml");
+    env.run(&["resource", "type", "add", types.to_str().unwrap()])
+        .ok();
+    let db = env.path("app.db");
+    sqlite_db(&db);
+    env.add("local/sqlite-database", "local/app-db", &db, &[])
+        .ok();
+    let sb = create(&env, "local/app-db", &[]);
+    let mut child = env
+        .command()
+        .args([
+            "sandbox",
+            "shell",
+            &sb.id,
+            "--input-timeout",
+            "0.1",
+            "--max-growth",
+            "1",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n;\n\
+              CREATE TABLE b(x);\n\
+              INSERT INTO b WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) SELECT randomblob(65536) FROM n;\n\
+              INSERT INTO notes (body) VALUES ('three');\napply\n",
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("after 0.100 s, the session's deadline for one input"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("past the session's bound (1 MiB more"),
+        "{stdout}"
+    );
+    assert_eq!(note_bodies(&db), ["one", "two", "three"]);
+}

@@ -175,3 +175,27 @@ fn inspection_fields_are_bounded_like_properties() {
     let long = inspection("x".repeat(b.max_text_bytes + 1), Vec::new(), &b).unwrap_err();
     assert!(long.contains("inspection text"), "{long}");
 }
+
+#[test]
+fn no_answer_carries_a_url_credential_into_the_host() {
+    let b = AnswerBounds::default();
+    let url = "https://alice:TOKEN@git.example.com/team/repo.git";
+    let props = properties(vec![("url".into(), url.into())], &b).unwrap();
+    assert_eq!(props[0].1, "https://git.example.com/team/repo.git");
+    let mut child = raw("git-remote", None);
+    child.properties = vec![("push-url".into(), "ssh://git:pw@host/x.git".into())];
+    let found = children(vec![child], None, &b).unwrap();
+    assert_eq!(found[0].properties[0].1, "ssh://git@host/x.git");
+    let seen = inspection(
+        format!("remote origin\nurl {url}\n"),
+        vec![("url".into(), url.into())],
+        &b,
+    )
+    .unwrap();
+    assert!(!seen.text.contains("TOKEN") && !seen.fields[0].1.contains("TOKEN"));
+    let err = handler_error(HandlerError::Failed(format!("cannot reach {url}")), &b).unwrap();
+    assert_eq!(
+        err,
+        HandlerError::Failed("cannot reach https://git.example.com/team/repo.git".into())
+    );
+}

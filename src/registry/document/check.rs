@@ -10,8 +10,8 @@ use crate::model::{ResourceId, ResourceKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The longest `content_hash` and `stale` reason the store keeps.
-const MAX_HASH: usize = 128;
-const MAX_STALE: usize = 4096;
+pub(super) const MAX_HASH: usize = 128;
+pub(super) const MAX_STALE: usize = 4096;
 
 fn invalid(item: impl Into<String>, reason: impl Into<String>) -> DocumentError {
     DocumentError::Invalid {
@@ -51,7 +51,8 @@ pub(super) fn document(doc: &RegistryDocument) -> Result<(), DocumentError> {
     }
     resources(doc)?;
     links(doc)?;
-    settings(doc)
+    settings(doc)?;
+    super::fields::check(doc)
 }
 
 /// Every key of `keys` (with its index in `section`) once; a repeat

@@ -42,8 +42,8 @@ fn sample() -> RegistryDocument {
         types: vec![TypeEntry {
             name: TypeName::parse("acme/pkg").unwrap(),
             source: "pkg.yaml".into(),
-            created_at: "c".into(),
-            updated_at: "u".into(),
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+            updated_at: "2026-01-01T00:00:00.000Z".into(),
             spec: "name: acme/pkg\nresource_kind: physical\n".into(),
         }],
         plugins: vec![PluginEntry {
@@ -56,7 +56,7 @@ fn sample() -> RegistryDocument {
             }],
             size_bytes: component.len() as i64,
             source: "x.wasm".into(),
-            added_at: "a".into(),
+            added_at: "2026-01-01T00:00:00.000Z".into(),
             component_base64: Some(base64::encode(component)),
         }],
         resources: vec![resource(1, "local/a"), resource(2, "local/b")],
@@ -65,7 +65,7 @@ fn sample() -> RegistryDocument {
             child_id: id(2),
             auto_discovered: false,
             derived: false,
-            created_at: "l".into(),
+            created_at: "2026-01-01T00:00:00.000Z".into(),
         }],
         environment_settings: vec![
             SettingEntry {
@@ -73,14 +73,14 @@ fn sample() -> RegistryDocument {
                 plan: Some("fast".into()),
                 resource_id: None,
                 priority: Priority::Fallback,
-                updated_at: "s".into(),
+                updated_at: "2026-01-01T00:00:00.000Z".into(),
             },
             SettingEntry {
                 scope: SettingKind::Project,
                 plan: None,
                 resource_id: Some(id(2)),
                 priority: Priority::Override,
-                updated_at: "s".into(),
+                updated_at: "2026-01-01T00:00:00.000Z".into(),
             },
         ],
     }
@@ -176,4 +176,94 @@ fn an_embedded_component_must_hash_to_its_recorded_sha256() {
     );
     let text = edited(|v| v["plugins"][0]["component_base64"] = "%%%%".into());
     refused(&text, &["component_base64", "not a base64 character"]);
+}
+
+#[test]
+fn a_location_registration_would_not_store_is_refused() {
+    for (location, why) in [
+        ("relative/path", "not an absolute path"),
+        ("../../../etc", "not an absolute path"),
+        ("/tmp/../etc", "holds `..`"),
+        ("/tmp/./x", "not canonical"),
+        ("/tmp//x", "not canonical"),
+        ("/tmp/x/", "not canonical"),
+        ("/tmp/x\0y", "NUL byte"),
+    ] {
+        let text = edited(|v| v["resources"][0]["location"] = location.into());
+        refused(&text, &["resources[0]", "its location", why]);
+    }
+    let long = format!("/{}", "d/".repeat(2100));
+    let text = edited(|v| v["resources"][0]["location"] = long.trim_end_matches('/').into());
+    refused(&text, &["longer than 4096 bytes"]);
+}
+
+#[test]
+fn timestamps_text_and_properties_are_held_to_registrations_bounds() {
+    let text = edited(|v| v["resources"][1]["created_at"] = "not a time".into());
+    refused(
+        &text,
+        &[
+            "resources[1]",
+            "created_at \"not a time\" is not a UTC timestamp",
+        ],
+    );
+    let text = edited(|v| v["links"][0]["created_at"] = "yesterday".into());
+    refused(&text, &["links[0]", "not a UTC timestamp"]);
+    let text = edited(|v| v["types"][0]["updated_at"] = "2026-02-30T00:00:00Z".into());
+    refused(&text, &["types[0]", "updated_at"]);
+    let huge = "d".repeat(crate::model::DESCRIPTION_MAX + 1);
+    let text = edited(|v| v["resources"][0]["description"] = huge.into());
+    refused(
+        &text,
+        &[
+            "resources[0]",
+            "description is 65537 bytes, more than the 65536",
+        ],
+    );
+    let text = edited(|v| v["resources"][0]["description"] = "a\0b".into());
+    refused(&text, &["description holds a NUL byte"]);
+    let text = edited(|v| v["resources"][0]["properties"]["k"] = serde_json::json!({"x": ["a\0"]}));
+    refused(&text, &["the value of property \"k\" holds a NUL byte"]);
+    let many: serde_json::Map<String, Value> = (0..1001)
+        .map(|i| (format!("k{i}"), Value::from(i)))
+        .collect();
+    let text = edited(|v| v["resources"][0]["properties"] = Value::Object(many));
+    refused(&text, &["1001 properties, more than the 1000 allowed"]);
+    let text = edited(|v| v["plugins"][0]["classes"][0]["description"] = "c".repeat(70_000).into());
+    refused(&text, &["plugins[0]", "the description of class Pkg"]);
+}
+
+#[test]
+fn nesting_past_the_bound_is_refused_in_yaml_and_json_before_serde_reads_it() {
+    let depth = crate::yaml_bounds::MAX_DEPTH + 1;
+    let yaml = format!(
+        "format: agents-registry\nversion: 1\nx: {}1{}\n",
+        "{a: ".repeat(depth),
+        "}".repeat(depth)
+    );
+    refused(&yaml, &["the YAML is refused", "deeper than 64 levels"]);
+    let json = format!(
+        "{{\"format\": \"agents-registry\", \"version\": 1, \"x\": {}1{}}}",
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    refused(&json, &["the JSON is refused", "deeper than 64 levels"]);
+    // A document far deeper than that (a 200 KB one) is refused the same
+    // way — and at once: the bound is checked while the text is read.
+    let deep = format!(
+        "format: agents-registry\nversion: 1\nx: {}1{}\n",
+        "{a: ".repeat(40_000),
+        "}".repeat(40_000)
+    );
+    refused(&deep, &["deeper than 64 levels"]);
+    let mut laughs =
+        String::from("format: agents-registry\nversion: 1\na: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    for (from, to) in ["ab", "bc", "cd", "de", "ef", "fg", "gh"]
+        .iter()
+        .map(|p| (&p[..1], &p[1..]))
+    {
+        let refs = vec![format!("*{from}"); 10].join(", ");
+        laughs.push_str(&format!("{to}: &{to} [{refs}]\n"));
+    }
+    refused(&laughs, &["aliases expand to more than"]);
 }

@@ -95,7 +95,10 @@ pub(super) fn plan<'d>(
     let mut new_resources = Vec::new();
     let mut missing_types: BTreeMap<TypeName, usize> = BTreeMap::new();
     for entry in &doc.resources {
-        let row = ResourceRow::from(entry);
+        let mut row = ResourceRow::from(entry);
+        // A document made before credentials were kept out (or by hand)
+        // may hold one: it is removed, never stored (and counted).
+        let scrubbed = crate::credentials::scrub_properties(&mut row.properties);
         let label = row.label();
         if let Some(here) = r.resource_by_id(row.id)? {
             if here == row {
@@ -135,6 +138,7 @@ pub(super) fn plan<'d>(
             continue;
         }
         report.resources.added += 1;
+        report.credentials_removed += scrubbed;
         new_resources.push(row);
     }
 

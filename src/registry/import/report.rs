@@ -24,6 +24,9 @@ pub struct ImportReport {
     /// built-in catalogue (when it is not, its resources of built-in
     /// types are still checked against the types here).
     pub same_builtin_catalogue: bool,
+    /// URLs in the new resources' properties whose credentials (a URL's
+    /// user information) were removed rather than stored.
+    pub credentials_removed: usize,
 }
 
 /// How many items of one section were added, and how many were already

@@ -5,8 +5,8 @@
 //! and that nothing is mounted inside (a refused destroy leaves the
 //! sandbox active).
 
-use super::{Registry, failed, lock, lock_path, place};
-use crate::model::{ResourceKey, SandboxId};
+use super::{Registry, failed, lock, lock_path, place, session};
+use crate::model::{ResourceKey, SandboxId, SandboxStrategy};
 use crate::registry::{RegistryError, SandboxView};
 use crate::store::SandboxState;
 
@@ -33,6 +33,11 @@ impl Registry {
         strategy
             .refuse_mounts(&place)
             .map_err(|source| failed(&row, &shown.resource, "destroy", source))?;
+        // A live session would outlive the sandbox (and could still
+        // apply): refused while one is; none can start until this ends.
+        let _session = (row.strategy == SandboxStrategy::TransactionRollback)
+            .then(|| session::claim(&root, id, "destroy"))
+            .transpose()?;
         row.state = SandboxState::Destroying;
         row.updated_at = self.now();
         self.store.write(|w| w.update_sandbox(&row))?;
@@ -44,6 +49,7 @@ impl Registry {
         }
         self.store.write(|w| w.delete_sandbox(id))?;
         let _ = std::fs::remove_file(lock_path(&root, id));
+        let _ = std::fs::remove_file(session::session_path(&root, id));
         shown.state = SandboxState::Destroying;
         Ok(shown)
     }

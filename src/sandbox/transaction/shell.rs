@@ -25,6 +25,7 @@ mod tests;
 
 use std::io::{BufRead, Write};
 
+use super::limits::{LineRead, read_line_bounded};
 use super::{SqliteTransaction, StatementOutcome, TxnChanges};
 use crate::sandbox::SandboxError;
 use crate::text::{escape_line, excerpt};
@@ -81,14 +82,25 @@ pub fn shell(
                 .and_then(|()| out.flush())
                 .map_err(write_err)?;
         }
-        line.clear();
-        let read = input.read_until(b'\n', &mut line);
+        let max = tx.limits().max_input_bytes.saturating_sub(pending.len());
+        let read = read_line_bounded(&mut input, &mut line, max);
         let read = read.map_err(|source| SandboxError::Io {
             what: "read the sandbox shell's input for",
             path: db.clone(),
             source,
         })?;
-        if read == 0 {
+        if read == LineRead::TooLong {
+            pending.clear();
+            writeln!(
+                out,
+                "error: this input is longer than {} bytes, the most one input may hold; it was \
+                 not run (the transaction is still open)",
+                tx.limits().max_input_bytes
+            )
+            .map_err(write_err)?;
+            continue;
+        }
+        if read == LineRead::End {
             if interactive {
                 writeln!(out).map_err(write_err)?;
             }

@@ -374,4 +374,5 @@ fn a_wal_database_keeps_readers_on_the_committed_rows() {
     assert_eq!(names(&reader), 3);
 }
 
+mod limits;
 mod statements;

@@ -37,14 +37,53 @@ fn io(path: &str, e: std::io::Error) -> HandlerError {
     }
 }
 
+/// The most children one `discover` answer may hold: the host's default
+/// bound (`AnswerBounds::max_children`, in the limits table of
+/// plugins/README.md). A directory with more entries is refused before
+/// they are gathered: they would not fit in the answer anyway, and
+/// gathering them first ran out of the call's memory, which told
+/// nothing of this limit.
+const MAX_CHILDREN: usize = 10_000;
+
+/// The refusal of a directory with more than [`MAX_CHILDREN`] entries.
+fn too_many_entries(dir: &str) -> HandlerError {
+    HandlerError::Failed(format!(
+        "{dir} holds more than {MAX_CHILDREN} entries, the most children one discovery may \
+         answer (the host's limit, whatever the memory); register its subdirectories instead, \
+         or give it a type whose auto_discovery is disabled"
+    ))
+}
+
 /// A directory's entries, one level, sorted by name, `.git` left out;
 /// entries that are neither directory, file nor symlink are skipped.
 /// Files are digested only `with_digest`. The listing and every entry's
 /// `lstat` come in one host call; WASI lists a directory too big for it.
-fn entries(dir: &str, with_digest: bool) -> Result<Vec<Facts>, HandlerError> {
+/// With `at_most`, a directory holding more entries is refused as
+/// [`too_many_entries`] before any is stat'ed or digested.
+fn entries(
+    dir: &str,
+    with_digest: bool,
+    at_most: Option<usize>,
+) -> Result<Vec<Facts>, HandlerError> {
     let Ok(listing) = host::read_dir(dir) else {
+        if let Some(max) = at_most {
+            let mut count = 0usize;
+            for entry in std::fs::read_dir(dir).map_err(|e| io(dir, e))? {
+                if entry.map_err(|e| io(dir, e))?.file_name() != ".git" {
+                    count += 1;
+                }
+                if count > max {
+                    return Err(too_many_entries(dir));
+                }
+            }
+        }
         return entries_through_wasi(dir, with_digest);
     };
+    if let Some(max) = at_most
+        && listing.iter().filter(|e| e.name != ".git").count() > max
+    {
+        return Err(too_many_entries(dir));
+    }
     let mut out = Vec::with_capacity(listing.len());
     for entry in listing {
         if entry.name == ".git" {
@@ -161,7 +200,7 @@ impl Handler for FsDirectoryHandler {
     fn discover(r: &ResourceView) -> Result<Vec<Discovered>, HandlerError> {
         let location = r.location()?;
         let position = RepositoryPosition::of(r);
-        let mut children: Vec<Discovered> = entries(location, true)?
+        let mut children: Vec<Discovered> = entries(location, true, Some(MAX_CHILDREN))?
             .into_iter()
             .map(|facts| {
                 let mut child = Discovered::new(facts.kind.type_name())
@@ -200,7 +239,7 @@ impl Handler for FsDirectoryHandler {
         if let Some(digest) = devcontainer::config_digest(location) {
             text.push_str(&format!("devcontainer\0{digest}\n"));
         }
-        for facts in entries(location, false)? {
+        for facts in entries(location, false, None)? {
             text.push_str(&format!(
                 "{}\0{}\0{}\0{}\n",
                 facts.name,
@@ -218,7 +257,7 @@ impl Handler for FsDirectoryHandler {
             let path = inside(location, file)?;
             return Ok(Facts::of(&path).map_err(|e| io(&path, e))?.describe());
         }
-        let list = entries(location, false)?;
+        let list = entries(location, false, None)?;
         let count = |k: Kind| list.iter().filter(|f| f.kind == k).count();
         let bytes: u64 = list
             .iter()

@@ -244,3 +244,35 @@ fn completeness_follows_sqlite3_complete() {
         assert_eq!(complete(sql), expected, "{sql:?}");
     }
 }
+
+#[test]
+fn an_input_longer_than_its_bound_is_read_past_not_kept_and_the_session_goes_on() {
+    use crate::sandbox::SessionLimits;
+    let tmp = tempfile::tempdir().unwrap();
+    let path = database(tmp.path());
+    let limits = SessionLimits {
+        max_input_bytes: 64,
+        ..SessionLimits::default()
+    };
+    let tx =
+        SqliteTransaction::open_with(&path, std::time::Duration::from_secs(5), limits).unwrap();
+    // One line past the bound, and a statement that grows past it over
+    // several lines; then one that fits.
+    let script = format!(
+        "INSERT INTO t VALUES (7, '{}');\nINSERT INTO t VALUES (8,\n'{}'\n);\nINSERT INTO t VALUES (3, 'c');\napply\n",
+        "x".repeat(10_000),
+        "y".repeat(60)
+    );
+    let mut out = Vec::new();
+    let end = shell(tx, script.as_bytes(), &mut out, false).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(end, ShellEnd::Applied, "{out}");
+    assert_eq!(
+        out.matches("is longer than 64 bytes, the most one input may hold")
+            .count(),
+        2,
+        "{out}"
+    );
+    assert!(!out.contains("xxxx") && !out.contains("yyyy"), "{out}");
+    assert_eq!(committed(&path), ["1:a", "2:b", "3:c"]);
+}

@@ -1,0 +1,123 @@
+//! Who holds a `transaction_rollback` sandbox's session: the one home of
+//! how two processes agree that a session is live.
+//!
+//! The session's transaction lives in the process holding it (`agents
+//! sandbox shell`, or an agent runtime through the library), so the
+//! registry cannot end it from another process — and a `destroy` that went
+//! ahead anyway left the session running, whose `apply` still committed
+//! afterwards. So a session holds an exclusive lock on
+//! `<home>/sandboxes/<id>.session` for its whole life (the kernel releases
+//! it when the process ends, however it ends), with the holder's pid
+//! written in it for the message. `destroy` (and `resource remove
+//! --force`, which destroys) takes the same lock without waiting: held, it
+//! refuses naming the holder; taken, it keeps it until the sandbox is
+//! gone, so no session can start halfway through. A second session is
+//! refused the same way, at once, rather than after SQLite's busy timeout.
+
+use super::failed;
+use crate::model::{SandboxId, SandboxStrategy};
+use crate::registry::{Registry, RegistryError, SandboxRefusal};
+use crate::sandbox;
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+impl Registry {
+    /// Hold a `transaction_rollback` sandbox: its one connection, inside
+    /// its transaction, for as long as the caller keeps it (dropping it
+    /// rolls back; `apply` commits). Refused for other strategies and for
+    /// a read-only resource (whose original is never written).
+    pub fn open_transaction(
+        &self,
+        id: SandboxId,
+    ) -> Result<sandbox::SqliteTransaction, RegistryError> {
+        self.open_transaction_with(id, sandbox::SessionLimits::default())
+    }
+
+    /// [`open_transaction`](Self::open_transaction) with the session
+    /// bounded by `limits`. The session's lock (see `session.rs`) is held
+    /// by the transaction until it ends, so `destroy` refuses meanwhile.
+    pub fn open_transaction_with(
+        &self,
+        id: SandboxId,
+        limits: sandbox::SessionLimits,
+    ) -> Result<sandbox::SqliteTransaction, RegistryError> {
+        let root = self.sandboxes_root()?;
+        let session = claim(&root, id, "open a session on")?;
+        let (row, resource) = self.active(id, "open")?;
+        if row.strategy != SandboxStrategy::TransactionRollback {
+            return Err(failed(
+                &row,
+                &resource.label(),
+                "open a transaction",
+                sandbox::SandboxError::NotSupported(format!(
+                    "a {} sandbox has no transaction to hold; only transaction_rollback \
+                     sandboxes do",
+                    row.strategy.as_str()
+                )),
+            ));
+        }
+        if resource.read_only {
+            return Err(RegistryError::SandboxRefused {
+                operation: "open",
+                resource: resource.label(),
+                strategy: row.strategy,
+                reason: SandboxRefusal::ReadOnly,
+            });
+        }
+        let strategy = self.implementation(row.strategy);
+        let place = super::place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
+        let wait = sandbox::TRANSACTION_BUSY_TIMEOUT;
+        let mut tx = sandbox::SqliteTransaction::open_with(&place.original, wait, limits)
+            .map_err(|source| failed(&row, &resource.label(), "open", source))?;
+        tx.hold(session);
+        Ok(tx)
+    }
+}
+
+pub(super) fn session_path(root: &Path, id: SandboxId) -> PathBuf {
+    root.join(format!("{id}.session"))
+}
+
+/// Take the session lock of sandbox `id` for `operation`, or refuse
+/// naming who holds it.
+pub(super) fn claim(
+    root: &Path,
+    id: SandboxId,
+    operation: &'static str,
+) -> Result<std::fs::File, RegistryError> {
+    let path = session_path(root, id);
+    let home_err = |source| RegistryError::Home {
+        path: path.clone(),
+        source,
+    };
+    std::fs::create_dir_all(root).map_err(home_err)?;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .map_err(home_err)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut pid = String::new();
+            let _ = file.take(32).read_to_string(&mut pid);
+            let holder = match pid.trim() {
+                "" => "another process".to_owned(),
+                pid => format!("process {pid}"),
+            };
+            return Err(RegistryError::SandboxInSession {
+                operation,
+                sandbox: id,
+                holder,
+            });
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(home_err(e)),
+    }
+    file.set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| write!(file, "{}", std::process::id()))
+        .map_err(home_err)?;
+    Ok(file)
+}
