@@ -372,11 +372,23 @@ fn a_fifo_the_agent_names_gitattributes_ends_in_a_refusal_not_a_hang() {
     let first = strategy.checkpoint(&place, "").unwrap();
     // The same for a rollback, which writes the sandbox's own index: the
     // lock the killed git left is not in the next one's way.
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     std::fs::write(place.workdir.join("a.txt"), "again\n").unwrap();
     let refused = strategy.rollback(&place, &first).unwrap_err();
-    assert!(refused.to_string().contains("did not finish within 2 s"), "{refused}");
+    assert!(
+        refused.to_string().contains("did not finish within 2 s"),
+        "{refused}"
+    );
     std::fs::remove_file(&fifo).unwrap();
     strategy.rollback(&place, &first).unwrap();
-    assert_eq!(std::fs::read_to_string(place.workdir.join("a.txt")).unwrap(), "changed\n");
+    assert_eq!(
+        std::fs::read_to_string(place.workdir.join("a.txt")).unwrap(),
+        "changed\n"
+    );
 }
