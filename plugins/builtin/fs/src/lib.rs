@@ -43,7 +43,7 @@ fn io(path: &str, e: std::io::Error) -> HandlerError {
 /// they are gathered: they would not fit in the answer anyway, and
 /// gathering them first ran out of the call's memory, which told
 /// nothing of this limit.
-const MAX_CHILDREN: usize = 10_000;
+const MAX_CHILDREN: usize = 100_000;
 
 /// The refusal of a directory with more than [`MAX_CHILDREN`] entries.
 fn too_many_entries(dir: &str) -> HandlerError {
