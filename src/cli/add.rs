@@ -111,21 +111,10 @@ pub fn command(form: &RegistrationForm) -> Command {
                 .action(ArgAction::SetTrue)
                 .help("Register the resource read-only"),
         )
-        .arg(
-            Arg::new("output")
-                .short('o')
-                .long("output")
-                .value_name("FORMAT")
-                .value_parser(clap::value_parser!(Format))
-                .help("Output format (table, json, yaml)"),
-        )
-        .arg(
-            Arg::new("verbose")
-                .short('v')
-                .long("verbose")
-                .action(ArgAction::Count)
-                .help("Log more (-v info, -vv debug, -vvv trace)"),
-        )
+        // The global options, as the top-level command declares them (a
+        // global option does not reach a command built at runtime).
+        .arg(super::global_arg("output"))
+        .arg(super::global_arg("verbose"))
         .arg(
             Arg::new("help")
                 .short('h')
@@ -207,11 +196,9 @@ fn with_flag_list(err: clap::Error, form: &RegistrationForm) -> Failure {
     } else {
         flags.join(", ")
     };
-    let rendered = err.render().to_string();
-    let text = rendered.strip_prefix("error: ").unwrap_or(&rendered);
     Failure::Usage(format!(
         "{}\nthe flags of type {}: {valid}",
-        text.trim_end(),
+        super::clap_message(&err).trim_end(),
         form.type_name
     ))
 }

@@ -177,10 +177,41 @@ fn usage_error(err: clap::Error) -> ExitCode {
         let _ = err.print();
         return ExitCode::SUCCESS;
     }
-    let rendered = err.render().to_string();
-    let text = rendered.strip_prefix("error: ").unwrap_or(&rendered);
-    let _ = write!(std::io::stderr(), "{} {text}", output::error_prefix());
+    let _ = write!(
+        std::io::stderr(),
+        "{} {}",
+        output::error_prefix(),
+        clap_message(&err)
+    );
     ExitCode::from(2)
+}
+
+/// clap's rendering of `err` without its own `error: ` prefix (ours,
+/// [`output::error_prefix`], is printed instead).
+fn clap_message(err: &clap::Error) -> String {
+    let rendered = err.render().to_string();
+    match rendered.strip_prefix("error: ") {
+        Some(text) => text.to_owned(),
+        None => rendered,
+    }
+}
+
+/// One of the global options (`-o`, `-v`) as [`Cli`] declares it: the
+/// runtime-built command of `resource add TYPE` takes the same ones,
+/// declared once.
+fn global_arg(id: &str) -> clap::Arg {
+    <Cli as clap::CommandFactory>::command()
+        .get_arguments()
+        .find(|a| a.get_id() == id)
+        .unwrap_or_else(|| unreachable!("Cli declares --{id}"))
+        .clone()
+        .global(false)
+        // No default here: an `-o` given before `resource add` holds
+        // unless one after TYPE overrides it.
+        .default_value(None::<&str>)
+        // Listed where the command adds it, with its other options.
+        .help_heading("Options")
+        .display_order(None)
 }
 
 /// `--handler-timeout`: seconds within [`Limits::TIMEOUT_SECS`] (a usage

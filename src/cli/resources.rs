@@ -239,63 +239,15 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
     match cmd {
         ResourceCommand::Type(cmd) => types::run(ctx, cmd),
         ResourceCommand::Add { type_name, rest } => add::run(ctx, type_name, rest),
-        ResourceCommand::List { type_name, exact } => {
-            let filter = match (type_name, exact) {
-                (None, _) => ResourceFilter::All,
-                (Some(t), false) => ResourceFilter::TypeOrSubtype(t),
-                (Some(t), true) => ResourceFilter::ExactType(t),
-            };
-            let resources = ctx.open()?.list_resources(&filter)?;
-            emit(ctx.format, &resources, || resource_table(&resources))
-        }
-        ResourceCommand::Show { key } => {
-            let registry = ctx.open()?;
-            let resource = registry.show_resource(&key)?;
-            // A devcontainer's lifecycle (other resources have none).
-            let container = registry.container_status(&key).ok();
-            let shown = Shown {
-                resource: &resource,
-                container: container.clone(),
-            };
-            emit(ctx.format, &shown, || {
-                // People read the equivalents' names; JSON keeps the ids.
-                let equivalents: Vec<String> = resource
-                    .equivalents
-                    .iter()
-                    .map(|id| {
-                        registry
-                            .show_resource(&ResourceKey::Id(*id))
-                            .map_or_else(|_| id.to_string(), |r| r.label())
-                    })
-                    .collect();
-                // A devcontainer's live state is its container's: the
-                // `state` discovery recorded ("detected") is not repeated.
-                let hidden: &[&str] = if container.is_some() { &["state"] } else { &[] };
-                let mut text = show(&resource, &equivalents, hidden);
-                if let Some(c) = &container {
-                    text.push_str(&container_text(c, &resource.label()));
-                }
-                text
-            })
-        }
+        ResourceCommand::List { type_name, exact } => list(ctx, type_name, exact),
+        ResourceCommand::Show { key } => show_one(ctx, &key),
         ResourceCommand::Start { key } => {
             let view = ctx.open()?.start_container(&key)?;
             lifecycle(ctx, "started", &view)
         }
         ResourceCommand::Trust { key, yes } => trust::trust(ctx, &key, yes),
         ResourceCommand::Untrust { key } => trust::untrust(ctx, &key),
-        ResourceCommand::Stop { key } => {
-            let view = ctx.open()?.stop_container(&key)?;
-            match &view.container_id {
-                None => emit(ctx.format, &view, || {
-                    format!(
-                        "{key} is not running (state {}): nothing to stop\n",
-                        view.state
-                    )
-                }),
-                Some(_) => lifecycle(ctx, "stopped", &view),
-            }
-        }
+        ResourceCommand::Stop { key } => stop(ctx, &key),
         ResourceCommand::Rebuild { key } => {
             let view = ctx.open()?.rebuild_container(&key)?;
             lifecycle(ctx, "rebuilt", &view)
@@ -304,70 +256,14 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
             depth,
             type_name,
             key,
-        } => {
-            let tree = ctx
-                .open()?
-                .get_resource_tree(&key, depth, type_name.as_deref())?;
-            emit(ctx.format, &tree, || draw(&tree))
-        }
-        ResourceCommand::LinkChild { parent, child } => {
-            let link = ctx.open()?.link_child(&parent, &child)?;
-            emit(ctx.format, &link, || format!("linked {parent} → {child}\n"))
-        }
-        ResourceCommand::UnlinkChild { parent, child } => {
-            ctx.open()?.unlink_child(&parent, &child)?;
-            let value = serde_json::json!({
-                "unlinked": { "parent": parent.to_string(), "child": child.to_string() }
-            });
-            emit(ctx.format, &value, || {
-                format!("unlinked {parent} → {child}\n")
-            })
-        }
+        } => tree(ctx, &key, depth, type_name),
+        ResourceCommand::LinkChild { parent, child } => link(ctx, &parent, &child),
+        ResourceCommand::UnlinkChild { parent, child } => unlink(ctx, &parent, &child),
         ResourceCommand::Discover {
             depth,
             recursive,
             key,
-        } => {
-            let depth = match (recursive, depth) {
-                (true, _) => Depth::All,
-                (false, n) => Depth::Levels(n.unwrap_or(1)),
-            };
-            let mut progress = output::Progress::new("discovering");
-            let report = ctx
-                .open()?
-                .discover_with(&key, depth, &mut |p| progress.show(p))?;
-            progress.done();
-            emit(ctx.format, &report, || {
-                let mut text = format!(
-                    "discovered {}: {} new, {} gone, {} updated, {} unchanged\n",
-                    report.resource.label(),
-                    report.added.len(),
-                    report.removed.len(),
-                    report.updated,
-                    report.kept - report.updated
-                );
-                let lines = report
-                    .added
-                    .iter()
-                    .map(|r| ('+', r))
-                    .chain(report.removed.iter().map(|r| ('-', r)));
-                let total = report.added.len() + report.removed.len();
-                for (sign, r) in lines.take(LISTED) {
-                    text.push_str(&format!(
-                        "  {sign} {} ({})\n",
-                        r.label(),
-                        r.resource_type_name
-                    ));
-                }
-                if total > LISTED {
-                    text.push_str(&format!(
-                        "  … {} more (-o json lists all)\n",
-                        total - LISTED
-                    ));
-                }
-                text
-            })
-        }
+        } => discover(ctx, &key, depth, recursive),
         ResourceCommand::Refresh { keys } => {
             let mut progress = output::Progress::new("refreshing");
             let report = ctx
@@ -377,45 +273,182 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
             emit(ctx.format, &report, || keeping::refresh_summary(&report))
         }
         ResourceCommand::Watch { keys } => keeping::watch(ctx, &keys),
-        ResourceCommand::Inspect { file, key } => {
-            let inspection = ctx.open()?.inspect(&key, file.as_deref())?;
-            emit(ctx.format, &inspection, || {
-                // The handler's own text: lines kept, nothing else that
-                // could drive the terminal.
-                let mut text = escape_block(&inspection.text).into_owned();
-                if !text.ends_with('\n') {
-                    text.push('\n');
-                }
-                text
-            })
-        }
+        ResourceCommand::Inspect { file, key } => inspect(ctx, &key, file.as_deref()),
         ResourceCommand::Remove {
             dry_run,
             force,
             key,
-        } => {
-            let mut registry = ctx.open()?;
-            if force {
-                for (resource, container) in registry.remove_containers_for_removal(&key)? {
-                    eprintln!(
-                        "stopped and removed container {} of {}",
-                        escape_line(&container),
-                        escape_line(&resource)
-                    );
-                }
-                for gone in registry.destroy_sandboxes_for_removal(&key)? {
-                    eprintln!(
-                        "destroyed sandbox {} ({} of {})",
-                        gone.sandbox_id,
-                        gone.strategy.as_str(),
-                        escape_line(&gone.resource)
-                    );
-                }
-            }
-            let report = registry.remove_resource(&key, dry_run)?;
-            emit(ctx.format, &report, || removal(&report))
+        } => remove(ctx, &key, dry_run, force),
+    }
+}
+
+/// `resource list [--type T [--exact]]`.
+fn list(ctx: &Context, type_name: Option<String>, exact: bool) -> Outcome {
+    let filter = match (type_name, exact) {
+        (None, _) => ResourceFilter::All,
+        (Some(t), false) => ResourceFilter::TypeOrSubtype(t),
+        (Some(t), true) => ResourceFilter::ExactType(t),
+    };
+    let resources = ctx.open()?.list_resources(&filter)?;
+    emit(ctx.format, &resources, || resource_table(&resources))
+}
+
+/// `resource show KEY`: the resource, and a devcontainer's lifecycle
+/// (other resources have none; any failure to read one is shown).
+fn show_one(ctx: &Context, key: &ResourceKey) -> Outcome {
+    let registry = ctx.open()?;
+    let resource = registry.show_resource(key)?;
+    let container = registry.container_of(key)?;
+    let shown = Shown {
+        resource: &resource,
+        container: container.clone(),
+    };
+    emit(ctx.format, &shown, || {
+        // People read the equivalents' names; JSON keeps the ids.
+        let equivalents: Vec<String> = resource
+            .equivalents
+            .iter()
+            .map(|id| {
+                registry
+                    .show_resource(&ResourceKey::Id(*id))
+                    .map_or_else(|_| id.to_string(), |r| r.label())
+            })
+            .collect();
+        // A devcontainer's live state is its container's: the `state`
+        // discovery recorded ("detected") is not repeated.
+        let hidden: &[&str] = if container.is_some() { &["state"] } else { &[] };
+        let mut text = show(&resource, &equivalents, hidden);
+        if let Some(c) = &container {
+            text.push_str(&container_text(c, &resource.label()));
+        }
+        text
+    })
+}
+
+/// `resource stop KEY`: what is not running is answered as it is.
+fn stop(ctx: &Context, key: &ResourceKey) -> Outcome {
+    let view = ctx.open()?.stop_container(key)?;
+    match &view.container_id {
+        None => emit(ctx.format, &view, || {
+            format!(
+                "{key} is not running (state {}): nothing to stop\n",
+                view.state
+            )
+        }),
+        Some(_) => lifecycle(ctx, "stopped", &view),
+    }
+}
+
+/// `resource tree [--depth N] [--type T] KEY`.
+fn tree(
+    ctx: &Context,
+    key: &ResourceKey,
+    depth: Option<u32>,
+    type_name: Option<String>,
+) -> Outcome {
+    let tree = ctx
+        .open()?
+        .get_resource_tree(key, depth, type_name.as_deref())?;
+    emit(ctx.format, &tree, || draw(&tree))
+}
+
+/// `resource link-child PARENT CHILD`.
+fn link(ctx: &Context, parent: &ResourceKey, child: &ResourceKey) -> Outcome {
+    let link = ctx.open()?.link_child(parent, child)?;
+    emit(ctx.format, &link, || format!("linked {parent} → {child}\n"))
+}
+
+/// `resource unlink-child PARENT CHILD`.
+fn unlink(ctx: &Context, parent: &ResourceKey, child: &ResourceKey) -> Outcome {
+    ctx.open()?.unlink_child(parent, child)?;
+    let value = serde_json::json!({
+        "unlinked": { "parent": parent.to_string(), "child": child.to_string() }
+    });
+    emit(ctx.format, &value, || {
+        format!("unlinked {parent} → {child}\n")
+    })
+}
+
+/// `resource discover [--depth N | --recursive] KEY`.
+fn discover(ctx: &Context, key: &ResourceKey, depth: Option<u32>, recursive: bool) -> Outcome {
+    let depth = match (recursive, depth) {
+        (true, _) => Depth::All,
+        (false, n) => Depth::Levels(n.unwrap_or(1)),
+    };
+    let mut progress = output::Progress::new("discovering");
+    let report = ctx
+        .open()?
+        .discover_with(key, depth, &mut |p| progress.show(p))?;
+    progress.done();
+    emit(ctx.format, &report, || {
+        let mut text = format!(
+            "discovered {}: {} new, {} gone, {} updated, {} unchanged\n",
+            report.resource.label(),
+            report.added.len(),
+            report.removed.len(),
+            report.updated,
+            report.kept - report.updated
+        );
+        let lines = report
+            .added
+            .iter()
+            .map(|r| ('+', r))
+            .chain(report.removed.iter().map(|r| ('-', r)));
+        let total = report.added.len() + report.removed.len();
+        for (sign, r) in lines.take(LISTED) {
+            text.push_str(&format!(
+                "  {sign} {} ({})\n",
+                r.label(),
+                r.resource_type_name
+            ));
+        }
+        if total > LISTED {
+            text.push_str(&format!(
+                "  … {} more (-o json lists all)\n",
+                total - LISTED
+            ));
+        }
+        text
+    })
+}
+
+/// `resource inspect [--file PATH] KEY`.
+fn inspect(ctx: &Context, key: &ResourceKey, file: Option<&str>) -> Outcome {
+    let inspection = ctx.open()?.inspect(key, file)?;
+    emit(ctx.format, &inspection, || {
+        // The handler's own text: lines kept, nothing else that could
+        // drive the terminal.
+        let mut text = escape_block(&inspection.text).into_owned();
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text
+    })
+}
+
+/// `resource remove [--dry-run | --force] KEY`: with `--force`, the
+/// containers and sandboxes on what goes go first, each said on stderr.
+fn remove(ctx: &Context, key: &ResourceKey, dry_run: bool, force: bool) -> Outcome {
+    let mut registry = ctx.open()?;
+    if force {
+        for (resource, container) in registry.remove_containers_for_removal(key)? {
+            eprintln!(
+                "stopped and removed container {} of {}",
+                escape_line(&container),
+                escape_line(&resource)
+            );
+        }
+        for gone in registry.destroy_sandboxes_for_removal(key)? {
+            eprintln!(
+                "destroyed sandbox {} ({} of {})",
+                gone.sandbox_id,
+                gone.strategy.as_str(),
+                escape_line(&gone.resource)
+            );
         }
     }
+    let report = registry.remove_resource(key, dry_run)?;
+    emit(ctx.format, &report, || removal(&report))
 }
 
 /// `resource show`'s document: the resource, and a devcontainer's

@@ -75,6 +75,17 @@ impl Registry {
         self.view(&resource, row.as_ref())
     }
 
+    /// A resource's container lifecycle when it is a devcontainer, `None`
+    /// for any other resource (`resource show`): unlike
+    /// [`Registry::container_status`], not being one is no refusal, while
+    /// every other failure is.
+    pub fn container_of(&self, key: &ResourceKey) -> Result<Option<ContainerView>, RegistryError> {
+        match self.lookup_devcontainer(key)? {
+            Lookup::Devcontainer(resource, row) => self.view(&resource, row.as_ref()).map(Some),
+            Lookup::Other(_) => Ok(None),
+        }
+    }
+
     /// Build and start the container (lazy activation: what the router's
     /// first selection does). A running container is left as it is.
     pub fn start_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
@@ -290,6 +301,23 @@ impl Registry {
         key: &ResourceKey,
         operation: &'static str,
     ) -> Result<(Resource, Option<ContainerStateRow>), RegistryError> {
+        match self.lookup_devcontainer(key)? {
+            Lookup::Devcontainer(resource, row) => Ok((resource, row)),
+            Lookup::Other(resource) => Err(RegistryError::ContainerRefused {
+                resource: resource.label(),
+                operation,
+                reason: format!(
+                    "it is a {}; the host builds and starts devcontainer-instance resources \
+                     (a container-instance is an environment someone else runs)",
+                    resource.resource_type_name
+                ),
+            }),
+        }
+    }
+
+    /// The resource `key` names, and whether it is a devcontainer (with its
+    /// recorded state).
+    fn lookup_devcontainer(&self, key: &ResourceKey) -> Result<Lookup, RegistryError> {
         let cache = &self.types;
         self.store.read(|r| {
             let types = cache.get(r)?;
@@ -298,18 +326,10 @@ impl Registry {
             let dc = TypeName::parse(DEVCONTAINER_TYPE)
                 .unwrap_or_else(|e| unreachable!("a built-in name: {e}"));
             if !ty.is_a(&dc) {
-                return Err(RegistryError::ContainerRefused {
-                    resource: resource.label(),
-                    operation,
-                    reason: format!(
-                        "it is a {}; the host builds and starts devcontainer-instance resources \
-                         (a container-instance is an environment someone else runs)",
-                        resource.resource_type_name
-                    ),
-                });
+                return Ok(Lookup::Other(resource));
             }
             let row = r.container_state(resource.resource_id)?;
-            Ok((resource, row))
+            Ok(Lookup::Devcontainer(resource, row))
         })
     }
 
@@ -347,6 +367,12 @@ impl Registry {
         let path = dir.join(format!("{}.lock", resource.resource_id));
         super::sandboxes::lock_file(&dir, &path)
     }
+}
+
+/// A resource looked up as a devcontainer.
+enum Lookup {
+    Devcontainer(Resource, Option<ContainerStateRow>),
+    Other(Resource),
 }
 
 /// What `up` is asked for `resource` (`None`: it has no location): the

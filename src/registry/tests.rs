@@ -353,4 +353,19 @@ fn replacing_a_type_may_not_break_a_subtype_that_inherits_a_rule_naming_it() {
     assert_eq!(r.show_type("t/leaf").unwrap().source, "l.yaml");
     assert_eq!(r.list_types(Some("t")).unwrap().len(), 4);
 }
+fn a_resource_that_is_not_a_devcontainer_has_no_container_and_is_no_refusal_for_show() {
+    let mut r = registry();
+    let dir = tempfile::tempdir().unwrap();
+    r.register_resource(dir_request("local/plain", dir.path()))
+        .unwrap();
+    assert_eq!(r.container_of(&key("local/plain")).unwrap(), None);
+    // Asked for its lifecycle directly, it is refused, saying why.
+    let err = r.container_status(&key("local/plain")).unwrap_err();
+    assert!(err.to_string().contains("it is a fs-directory"), "{err}");
+    // A real failure is one: an unknown resource is not "no container".
+    assert!(matches!(
+        r.container_of(&key("local/missing")),
+        Err(RegistryError::ResourceNotFound { .. })
+    ));
+}
 }
