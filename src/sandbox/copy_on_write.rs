@@ -14,7 +14,7 @@
 //!   `<n>.tmp` and renamed into place, so a crash leaves no half checkpoint
 //!   (a stale `*.tmp` is removed by the next checkpoint). `stat` is the
 //!   working copy's stat of every entry as the checkpoint copied it (see
-//!   `stat.rs`); checkpoints made before it existed have none.
+//!   `stat.rs`).
 //!
 //! Decisions:
 //!
@@ -61,11 +61,7 @@
 //!   not a copy of the tree. The price: it is not atomic. A crash or
 //!   error halfway leaves the working copy partly restored (never a
 //!   half-written file under a real name); rollback is idempotent, so
-//!   running it again completes it. A checkpoint without a stat record
-//!   (made before records existed) still rolls back the old way: the whole
-//!   snapshot built in `restore.tmp` and swapped with `work` atomically
-//!   (`renameat2(RENAME_EXCHANGE)` on Linux; elsewhere two renames, with
-//!   `work.old` as the only crash window).
+//!   running it again completes it.
 //! * Checkpoints share unchanged files (`checkpoint.rs`): a file whose
 //!   stat is the one the previous checkpoint recorded (and not racily
 //!   clean there), with the same mode, is hard-linked to that snapshot's
@@ -140,7 +136,6 @@ const CHECKPOINTS: &str = "checkpoints";
 const TREE: &str = "tree";
 const STAT: &str = "stat";
 const LABEL: &str = "label";
-const RESTORE: &str = "restore.tmp";
 
 /// The `copy_on_write` strategy (stateless: everything lives in the area).
 #[derive(Debug, Default, Clone, Copy)]

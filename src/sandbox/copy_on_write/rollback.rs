@@ -43,10 +43,9 @@
 //! idempotent, so running it again completes it: every leftover is
 //! something the snapshot lacks, or a mode it sets.
 //!
-//! Without a record (a checkpoint made before records existed), the old
-//! path: build `restore.tmp` from the snapshot, then swap it with `work`
-//! atomically (`renameat2(RENAME_EXCHANGE)` on Linux; elsewhere two
-//! renames, with `work.old` as the only crash window).
+//! A checkpoint whose record is missing (removed by hand, say, as a
+//! damaged record's refusal suggests) is rolled back the same way with an
+//! empty record: it vouches for no file, so every file is put back.
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -55,7 +54,7 @@ use std::path::Path;
 
 use super::stat::{self, Record, Stat, Verdict};
 use super::tree::{self, Found, Kind, Tree, Walk, io_err};
-use super::{CHECKPOINTS, RESTORE, STAT, TREE, WORK, checkpoint_dir};
+use super::{CHECKPOINTS, STAT, TREE, WORK, checkpoint_dir};
 use crate::sandbox::fs_at::{Cursor, DirFd, FileKind, Mounts, mounts};
 use crate::sandbox::seam::{self, Moment};
 use crate::sandbox::{CheckpointRef, SandboxError, SandboxPlace};
@@ -64,19 +63,13 @@ pub(super) fn rollback(place: &SandboxPlace, to: &CheckpointRef) -> Result<(), S
     let at = checkpoint_dir(&place.area.join(CHECKPOINTS), to)?;
     mounts::refuse_mounts_below(&place.area, None)?;
     let area = DirFd::open(&place.area)?;
-    match Record::read(&at.join(STAT))? {
-        Some(record) => {
-            let refreshed = at.join(format!("{STAT}.tmp"));
-            let done = incremental(&area, &at, &refreshed, record);
-            if done.is_err() {
-                let _ = fs::remove_file(&refreshed);
-            }
-            done?;
-        }
-        None => full(&area, &at.join(TREE))?,
+    let record = Record::read(&at.join(STAT))?.unwrap_or_default();
+    let refreshed = at.join(format!("{STAT}.tmp"));
+    let done = incremental(&area, &at, &refreshed, record);
+    if done.is_err() {
+        let _ = fs::remove_file(&refreshed);
     }
-    // What a full rollback that crashed left behind.
-    tree::remove_at(&area, OsStr::new(RESTORE))
+    done
 }
 
 /// Bring the working copy (`work` in `area`) back to the snapshot of the
@@ -287,19 +280,4 @@ fn put(
         let _ = dir.unlink(tmp);
     }
     made
-}
-
-/// The whole snapshot at `snap` built in `restore.tmp`, swapped with the
-/// working copy.
-fn full(area: &DirFd, snap: &Path) -> Result<(), SandboxError> {
-    let restore = OsStr::new(RESTORE);
-    tree::remove_at(area, restore)?;
-    let snap = DirFd::open(snap)?;
-    let built = tree::scan(&snap, Mounts::Stay, false)
-        .and_then(|snapshot| tree::copy_tree((&snap, Mounts::Stay), (area, restore), &snapshot));
-    if built.is_err() {
-        let _ = tree::remove_at(area, restore);
-    }
-    built?;
-    area.exchange(restore, OsStr::new(WORK))
 }

@@ -113,8 +113,8 @@ impl Record {
         }
     }
 
-    /// The record at `path`; `None` when there is none (a checkpoint
-    /// made before stat records existed).
+    /// The record at `path`; `None` when there is none (it was removed:
+    /// then no file is vouched for).
     pub(super) fn read(path: &Path) -> Result<Option<Record>, SandboxError> {
         match fs::read_to_string(path) {
             Ok(text) => Record::parse(&text, path).map(Some),
