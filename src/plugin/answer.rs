@@ -18,7 +18,7 @@ use crate::text::quote;
 use std::path::Path;
 
 /// A child as the handler answered it, not yet checked. (`pub` only so
-/// that [`super::fuzzing`] can hand it out; the module stays private.)
+/// that `plugin::fuzzing` can hand it out; the module stays private.)
 #[derive(Debug, Clone, Default)]
 pub struct RawChild {
     pub type_name: String,

@@ -2,7 +2,8 @@
 //! pass before the host uses them ([`answer`](super::answer)), reached
 //! from outside the crate without a component to give the answers.
 //!
-//! Not an API: hidden from the docs, no promise of stability, and nothing
+//! Not an API: built only with the `test-support` feature (absent from a
+//! normal build of the library), no promise of stability, and nothing
 //! here but a call into the real check — a fuzz target that went through
 //! a copy of the rules would prove nothing about them.
 

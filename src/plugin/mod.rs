@@ -29,7 +29,7 @@ mod engine;
 mod error;
 mod files;
 mod fs_guard;
-#[doc(hidden)]
+#[cfg(any(test, feature = "test-support"))]
 pub mod fuzzing;
 mod git;
 mod guest_error;

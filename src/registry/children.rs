@@ -157,10 +157,10 @@ impl Registry {
 
     /// [`Registry::child_rows`] on `found` as though the resource `parent`
     /// (of type `parent_type`, at `location`) had been answered it: the
-    /// hook of the fuzz target for these checks (`fuzz/`), hidden and not
-    /// an API. Nothing is written; the answer is the names the children
-    /// would get.
-    #[doc(hidden)]
+    /// hook of the fuzz target for these checks (`fuzz/`), built only with
+    /// the `test-support` feature and not an API. Nothing is written; the
+    /// answer is the names the children would get.
+    #[cfg(any(test, feature = "test-support"))]
     pub fn fuzz_child_rows(
         &self,
         parent_type: &str,

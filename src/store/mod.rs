@@ -51,7 +51,7 @@ mod plugins;
 mod resources;
 mod sandboxes;
 mod sqlite;
-#[doc(hidden)]
+#[cfg(any(test, feature = "test-support"))]
 pub mod testing;
 mod trust;
 mod types;

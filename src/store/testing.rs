@@ -1,7 +1,8 @@
 //! PostgreSQL for tests: a fresh schema per test on the server
 //! `$AGENTS_TEST_POSTGRES` names (`.ci/run` starts one), dropped when the
 //! test ends. Without the variable the PostgreSQL half of a test is
-//! skipped — loudly, on the terminal, not in captured output.
+//! skipped — loudly, on the terminal, not in captured output. Built for
+//! the crate's own tests and with the `test-support` feature only.
 
 use std::io::Write;
 use std::sync::Once;
