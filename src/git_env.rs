@@ -7,13 +7,16 @@
 //! (`plugin::git`) and the `git_worktree` sandbox strategy — run every
 //! `git` process through these, so the rules are written once.
 //!
-//! * **`PATH`: absolute entries only.** An empty or relative entry names
-//!   a directory relative to wherever the process happens to be — inside
-//!   a repository, it would find a `git` (or a `sh`, for git's own
+//! * **`PATH`: handed in, absolute entries only.** The library reads no
+//!   environment: the `PATH` to find `git` on comes from the embedder as
+//!   a [`GitTools`] (`registry::Options::git`; the CLI hands in its own
+//!   `PATH`, and the default is the system's standard directories,
+//!   [`STANDARD_PATH`]). An empty or relative entry names a directory
+//!   relative to wherever the process happens to be — inside a
+//!   repository, it would find a `git` (or a `sh`, for git's own
 //!   children) the repository ships. [`absolute_path`] keeps the absolute
 //!   entries; the `git` executable is searched there ([`find_git`]) and
-//!   `git` itself is handed that `PATH`. (The process's `PATH` is read
-//!   once, here; issue 25 moves that read out of the library.)
+//!   `git` itself is handed that `PATH`.
 //! * **No transport.** `GIT_ALLOW_PROTOCOL` set empty allows no
 //!   protocol at all, whatever the configuration says: no `ssh`, no
 //!   `ext::`, no remote helper, no credential helper or askpass can be
@@ -33,13 +36,91 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// The variables that make a `git` process hermetic: `PATH` (its
-/// absolute entries only), no system or global configuration, no home,
-/// no prompt, no editor, no pager, no transport, the C locale. Callers
-/// clear the environment, then set these (plus what their own use needs:
-/// an identity, lock behaviour) and [`Neutral`]'s arguments.
-pub fn hermetic() -> Vec<(OsString, OsString)> {
-    let mut vars = vec![("PATH".into(), search_path().to_owned())];
+/// Where git is looked for when the embedder names no `PATH`: the
+/// system's standard directories.
+pub const STANDARD_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Where the host finds `git`, and the `PATH` it hands every `git`
+/// process: a `PATH` value's absolute entries, as the embedder handed it
+/// (never read from the process here). `git` itself is looked for on
+/// first use, once.
+#[derive(Debug, Clone)]
+pub struct GitTools {
+    path: OsString,
+    program: OnceLock<Option<PathBuf>>,
+}
+
+impl Default for GitTools {
+    /// [`STANDARD_PATH`].
+    fn default() -> Self {
+        Self::on_path(OsStr::new(STANDARD_PATH))
+    }
+}
+
+impl GitTools {
+    /// `git` looked for in `path`'s absolute entries (a `PATH` value:
+    /// what the CLI hands in is its own).
+    pub fn on_path(path: &OsStr) -> Self {
+        Self {
+            path: absolute_path(path),
+            program: OnceLock::new(),
+        }
+    }
+
+    /// `program` as the `git` to run (it is not looked for), handed
+    /// `path`'s absolute entries.
+    pub fn with_program(program: impl Into<PathBuf>, path: &OsStr) -> Self {
+        Self {
+            path: absolute_path(path),
+            program: OnceLock::from(Some(program.into())),
+        }
+    }
+
+    /// The `PATH` every `git` process is handed (absolute entries only).
+    pub fn search_path(&self) -> &OsStr {
+        &self.path
+    }
+
+    /// The `git` to run and its environment, or why there is none (for
+    /// an error message).
+    pub fn find(&self) -> Result<GitProgram<'_>, String> {
+        let program = self.program.get_or_init(|| find_git(&self.path));
+        match program {
+            Some(path) => Ok(GitProgram {
+                path,
+                search_path: &self.path,
+            }),
+            None => Err(format!(
+                "no executable git was found in PATH's absolute entries ({}); install git or put \
+                 its directory in PATH (empty and relative PATH entries are never searched)",
+                self.path.to_string_lossy()
+            )),
+        }
+    }
+}
+
+/// A `git` found by [`GitTools::find`]: the executable, and the hermetic
+/// environment it runs in.
+#[derive(Debug, Clone, Copy)]
+pub struct GitProgram<'a> {
+    pub path: &'a Path,
+    search_path: &'a OsStr,
+}
+
+impl GitProgram<'_> {
+    /// The variables that make a `git` process hermetic: `PATH` (its
+    /// absolute entries only), no system or global configuration, no
+    /// home, no prompt, no editor, no pager, no transport, the C locale.
+    /// Callers clear the environment, then set these (plus what their own
+    /// use needs: an identity, lock behaviour) and [`Neutral`]'s arguments.
+    pub fn hermetic(&self) -> Vec<(OsString, OsString)> {
+        hermetic(self.search_path)
+    }
+}
+
+/// [`GitProgram::hermetic`] with `path` as `PATH`.
+fn hermetic(path: &OsStr) -> Vec<(OsString, OsString)> {
+    let mut vars = vec![("PATH".into(), path.to_owned())];
     vars.extend(
         [
             ("GIT_CONFIG_NOSYSTEM", "1"),
@@ -57,12 +138,6 @@ pub fn hermetic() -> Vec<(OsString, OsString)> {
         .map(|(k, v)| (k.into(), v.into())),
     );
     vars
-}
-
-/// The process's `PATH`, its absolute entries only (read once).
-pub fn search_path() -> &'static OsStr {
-    static PATH: OnceLock<OsString> = OnceLock::new();
-    PATH.get_or_init(|| absolute_path(&std::env::var_os("PATH").unwrap_or_default()))
 }
 
 /// `path` (a `PATH` value) without its empty and relative entries.
@@ -85,21 +160,6 @@ pub fn find_git(path: &OsStr) -> Option<PathBuf> {
         .find(|p| {
             std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         })
-}
-
-/// The `git` the host runs: [`find_git`] on the process's `PATH`, found
-/// once per process (`None`: there is none in its absolute entries).
-pub fn git_program() -> Option<&'static Path> {
-    static PROGRAM: OnceLock<Option<PathBuf>> = OnceLock::new();
-    PROGRAM.get_or_init(|| find_git(search_path())).as_deref()
-}
-
-/// Why there is no `git` to run, for an error message.
-pub fn no_git_found() -> String {
-    format!(
-        "no executable git was found in PATH's absolute entries ({}); install git or put its directory in PATH (empty and relative PATH entries are never searched)",
-        search_path().to_string_lossy()
-    )
 }
 
 /// Bytes of a `.git` file read to see which git directory it names.
@@ -130,12 +190,14 @@ pub fn gitfile_target(file: &Path) -> Option<PathBuf> {
 /// git's words if it fails; answer its stdout.
 #[cfg(test)]
 pub(crate) fn test_git(dir: &std::path::Path, args: &[&str]) -> String {
-    let out = std::process::Command::new(git_program().expect("git for the tests"))
+    let tools = GitTools::default();
+    let git = tools.find().expect("git for the tests");
+    let out = std::process::Command::new(git.path)
         .args(["-c", "init.defaultBranch=main"])
         .args(args)
         .current_dir(dir)
         .env_clear()
-        .envs(hermetic())
+        .envs(git.hermetic())
         .envs([
             // The test's author clones local repositories.
             ("GIT_ALLOW_PROTOCOL", "file"),

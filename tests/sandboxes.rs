@@ -209,6 +209,28 @@ fn overlay_round_trip_in_user_space() {
     );
 }
 
+/// An `AGENTS_OVERLAY` naming no mode: the registry opens and works, and
+/// creating an overlay sandbox is refused, saying which value and what to
+/// set (the CLI reads the variable; the library is handed the mode).
+#[test]
+fn an_unknown_agents_overlay_value_refuses_only_overlay_sandboxes() {
+    let mut env = Env::new();
+    env.vars
+        .push(("AGENTS_OVERLAY".to_owned(), "fast".to_owned()));
+    let original = project(&env);
+    env.add("fs-directory", "local/project", &original, &[])
+        .ok();
+    let refused = env
+        .run(&["sandbox", "create", "local/project", "--strategy", "overlay"])
+        .refused(&[r#"AGENTS_OVERLAY="fast" names no overlay mode; set it to auto, kernel or userspace, or unset it"#])
+        .to_owned();
+    assert!(
+        refused.contains("(overlay of local/project): create failed"),
+        "{refused}"
+    );
+    create(&env, "local/project", &["--strategy", "copy_on_write"]);
+}
+
 /// Lazily unmounts whatever is still mounted below a directory when a
 /// test ends (an overlay sandbox left by a failed assertion).
 struct UnmountBelow(PathBuf);

@@ -298,6 +298,20 @@ fn person() -> resource_host::registry::Person {
     resource_host::registry::Person { user, uid }
 }
 
+/// The overlay mode `AGENTS_OVERLAY` names (unset, empty or `auto`,
+/// `kernel`, `userspace`); any other value makes creating an overlay
+/// sandbox refuse, saying so.
+fn overlay_from(value: Option<String>) -> resource_host::sandbox::Overlay {
+    use resource_host::sandbox::Overlay;
+    let value = value.unwrap_or_default();
+    Overlay::named(&value).unwrap_or_else(|| {
+        Overlay::refusing(format!(
+            "AGENTS_OVERLAY={value:?} names no overlay mode; set it to auto, kernel or \
+             userspace, or unset it"
+        ))
+    })
+}
+
 /// What every verb gets: where the registry is and how to print.
 #[derive(Debug)]
 pub struct Context {
@@ -328,7 +342,7 @@ impl Context {
     fn open(&self) -> Result<Registry, Failure> {
         let home = self.home()?;
         log::debug!("registry home: {}", home.root().display());
-        let overlay = std::env::var("AGENTS_OVERLAY").ok();
+        let overlay = overlay_from(std::env::var("AGENTS_OVERLAY").ok());
         let container_tools = resource_host::registry::ContainerTools {
             search_path: std::env::var_os("PATH"),
             env: resource_host::devcontainer::ENGINE_ENV_VARS
@@ -354,7 +368,10 @@ impl Context {
             machine,
             person: Some(person()),
             limits: self.limits.clone(),
-            overlay: resource_host::sandbox::Overlay::from_env_value(overlay.as_deref()),
+            overlay,
+            git: resource_host::git_env::GitTools::on_path(
+                &std::env::var_os("PATH").unwrap_or_default(),
+            ),
             container_tools,
             ..Options::default()
         };

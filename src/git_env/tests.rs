@@ -6,6 +6,40 @@ use super::*;
 use std::ffi::OsString;
 use std::path::Path;
 
+/// A hermetic `git` command, as the host makes one (on the standard
+/// `PATH`).
+fn git() -> std::process::Command {
+    let tools = GitTools::default();
+    let found = tools.find().unwrap();
+    let mut cmd = std::process::Command::new(found.path);
+    cmd.env_clear().envs(found.hermetic());
+    cmd
+}
+
+#[test]
+fn git_is_found_only_on_the_path_handed_in_never_the_process_s() {
+    // The test process's own PATH has a git; a PATH handed in without
+    // one finds none, and says where it looked.
+    let empty = tempfile::tempdir().unwrap();
+    let tools = GitTools::on_path(empty.path().as_os_str());
+    let why = tools.find().unwrap_err();
+    assert!(why.contains(&empty.path().display().to_string()), "{why}");
+    // The PATH handed to git is what was handed in, absolute entries only.
+    let path = format!("{}:relative:", empty.path().display());
+    let tools = GitTools::with_program("/nowhere/git", OsStr::new(&path));
+    let found = tools.find().unwrap();
+    assert_eq!(found.path, Path::new("/nowhere/git"));
+    let handed: Vec<_> = found
+        .hermetic()
+        .into_iter()
+        .filter(|(k, _)| k == "PATH")
+        .collect();
+    assert_eq!(
+        handed,
+        [("PATH".into(), empty.path().as_os_str().to_owned())]
+    );
+}
+
 /// The `key=value` arguments of `neutral`, as text.
 fn overrides(neutral: &Neutral) -> Vec<String> {
     let args = neutral.args();
@@ -180,12 +214,7 @@ fn configuration_from_inside_the_sandbox_is_refused_by_name_or_by_real_path() {
 
 #[test]
 fn every_program_git_documents_is_overridden_or_held_otherwise() {
-    let out = std::process::Command::new(git_program().unwrap())
-        .args(["help", "--config"])
-        .env_clear()
-        .envs(hermetic())
-        .output()
-        .unwrap();
+    let out = git().args(["help", "--config"]).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     let commandish = |key: &str| {
         let last = key.rsplit('.').next().unwrap_or_default();
@@ -315,12 +344,10 @@ fn hostile_repo(tmp: &Path, setup: &[&[&str]]) -> std::path::PathBuf {
 /// configuration.
 fn neutral_git(repo: &Path, args: &[&str]) -> std::process::Output {
     let run = |neutral: &Neutral, args: &[&str]| {
-        std::process::Command::new(git_program().unwrap())
+        git()
             .args(neutral.args())
             .args(args)
             .current_dir(repo)
-            .env_clear()
-            .envs(hermetic())
             .output()
             .unwrap()
     };
@@ -367,11 +394,9 @@ fn real_git_runs_no_filter_or_diff_driver_the_repository_names_directly_or_by_in
     // The oracle: the same git without the overrides runs it.
     std::fs::write(repo.join("a.txt"), "a\n").unwrap();
     touch_old(&repo);
-    std::process::Command::new(git_program().unwrap())
+    git()
         .args(["status", "--porcelain"])
         .current_dir(&repo)
-        .env_clear()
-        .envs(hermetic())
         .output()
         .unwrap();
     assert!(canary.exists(), "the test's hostile configuration is inert");

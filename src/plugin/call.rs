@@ -171,6 +171,7 @@ impl PluginRuntime {
             label.clone(),
             self.views.as_deref(),
             self.git_memo(),
+            self.git.clone(),
         )
         .map_err(|why| fail(CallErrorKind::Sandbox(why)))?;
         let mut store = Store::new(&engine.engine, state);

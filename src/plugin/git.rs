@@ -54,28 +54,31 @@ pub(crate) struct GitScope {
     repo: Option<Result<Repository, GitError>>,
     neutral: Option<Arc<Neutral>>,
     memo: Option<Arc<GitMemo>>,
+    /// Which `git` runs, and the `PATH` it is handed.
+    tools: Arc<GitTools>,
 }
 
 impl GitScope {
     /// Questions about the repository containing `dir` (none: every
     /// question answers `not-a-repository`), answered from `memo` when
     /// the operation keeps one.
-    pub fn new(dir: Option<GitDir>, memo: Option<Arc<GitMemo>>) -> Self {
+    pub fn new(dir: Option<GitDir>, memo: Option<Arc<GitMemo>>, tools: Arc<GitTools>) -> Self {
         Self {
             dir,
             remote: None,
             repo: None,
             neutral: None,
             memo,
+            tools,
         }
     }
 
     /// Questions about the remote repository at `url` (checked before
     /// git is run for it): only its refs are known.
-    pub fn remote(url: String, memo: Option<Arc<GitMemo>>) -> Self {
+    pub fn remote(url: String, memo: Option<Arc<GitMemo>>, tools: Arc<GitTools>) -> Self {
         Self {
             remote: Some(url),
-            ..Self::new(None, memo)
+            ..Self::new(None, memo, tools)
         }
     }
 
@@ -86,7 +89,7 @@ impl GitScope {
         let out = match memo.and_then(|m| m.get(&scope, "ls-remote")) {
             Some(hit) => hit,
             None => {
-                let answer = remote::ls_remote(url).await;
+                let answer = remote::ls_remote(&self.tools, url).await;
                 if let Some(m) = memo {
                     m.put(&scope, "ls-remote", &answer);
                 }
@@ -141,7 +144,7 @@ impl GitScope {
         let out = match memo.and_then(|m| m.get(&scope, "repository")) {
             Some(hit) => hit,
             None => {
-                let answer = locate(&dir.path).await;
+                let answer = locate(&self.tools, &dir.path).await;
                 if let Some(m) = memo {
                     m.put(&scope, "repository", &answer);
                 }
@@ -164,7 +167,7 @@ impl GitScope {
         let listing = match memo.and_then(|m| m.get(&scope, "config")) {
             Some(hit) => hit.map(String::into_bytes),
             None => {
-                let answer = list_config(&repo).await;
+                let answer = list_config(&self.tools, &repo).await;
                 // The memo keeps text: a listing that is not UTF-8 is
                 // asked again rather than changed.
                 if let Some(m) = memo {
@@ -215,7 +218,7 @@ impl GitScope {
         let mut argv = repo.dir_args();
         argv.extend(args.iter().map(|a| (*a).to_owned()));
         let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-        run(&repo.run_dir(), &argv, &neutral).await
+        run(&self.tools, &repo.run_dir(), &argv, &neutral).await
     }
 
     pub async fn head(&mut self) -> Result<Head, GitError> {
@@ -464,7 +467,14 @@ impl GitScope {
         let git_dir = format!("--git-dir={}", repo.git_dir);
         let mut argv = vec![git_dir.as_str()];
         argv.extend_from_slice(args);
-        run_with(Path::new(&repo.git_dir), &argv, Some(input), &neutral).await
+        run_with(
+            &self.tools,
+            Path::new(&repo.git_dir),
+            &argv,
+            Some(input),
+            &neutral,
+        )
+        .await
     }
 }
 
@@ -475,7 +485,7 @@ mod process;
 mod remote;
 mod repo;
 
-use crate::git_env::Neutral;
+use crate::git_env::{GitTools, Neutral};
 pub(crate) use answers::*;
 use checks::{check_branch, check_id, check_path};
 pub use memo::GitSnapshot;

@@ -19,6 +19,7 @@ use super::limits::Limits;
 use super::sandbox::Label;
 use super::types::{Operation, PluginInfo};
 use crate::digest::sha256_hex;
+use crate::git_env::GitTools;
 use crate::model::ModuleName;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -81,6 +82,9 @@ pub struct PluginRuntime {
     loaded: Mutex<HashMap<(ModuleName, String), LoadedModule>>,
     /// The current operation's git answers (see [`PluginRuntime::git_snapshot`]).
     git_memo: MemoSlot,
+    /// Which `git` the host's git interface runs (see
+    /// [`PluginRuntime::with_git`]).
+    pub(crate) git: Arc<GitTools>,
 }
 
 /// A component ready to be called: its registered module name, hash,
@@ -147,6 +151,7 @@ impl PluginRuntime {
             engine: OnceLock::new(),
             loaded: Mutex::new(HashMap::new()),
             git_memo: MemoSlot::default(),
+            git: Arc::default(),
         }
     }
 
@@ -173,6 +178,14 @@ impl PluginRuntime {
     /// temp directory.
     pub fn with_views_dir(mut self, dir: PathBuf) -> Self {
         self.views = Some(dir);
+        self
+    }
+
+    /// Answer handlers' git questions with the `git` that `git` finds
+    /// (default: on the system's standard directories,
+    /// [`crate::git_env::STANDARD_PATH`]); the library reads no `PATH`.
+    pub fn with_git(mut self, git: GitTools) -> Self {
+        self.git = Arc::new(git);
         self
     }
 

@@ -30,6 +30,7 @@ use super::git::{GitMemo, GitScope};
 use super::limits::Limits;
 use super::location::View;
 use super::types::{Grant, Operation};
+use crate::git_env::GitTools;
 use std::path::Path;
 use std::sync::Arc;
 use wasmtime::ResourceLimiter;
@@ -86,6 +87,7 @@ impl CallState {
         label: Label,
         views: Option<&Path>,
         git_memo: Option<Arc<GitMemo>>,
+        git: Arc<GitTools>,
     ) -> Result<Self, String> {
         let stdout = Capture::new(limits.output_bytes);
         let stderr = Capture::new(limits.output_bytes);
@@ -113,8 +115,8 @@ impl CallState {
             None => None,
         };
         let git = match (&view, &grant.remote) {
-            (None, Some(url)) => GitScope::remote(url.clone(), git_memo),
-            _ => GitScope::new(view.as_ref().and_then(View::git_dir), git_memo),
+            (None, Some(url)) => GitScope::remote(url.clone(), git_memo, git),
+            _ => GitScope::new(view.as_ref().and_then(View::git_dir), git_memo, git),
         };
         Ok(Self {
             wasi: wasi.build(),
@@ -280,9 +282,16 @@ mod tests {
             operation: Operation::Discover,
         };
         let grant = Grant::read_only("/nonexistent/for/sure");
-        let err = CallState::new(&grant, &Limits::default(), label, None, None)
-            .err()
-            .unwrap();
+        let err = CallState::new(
+            &grant,
+            &Limits::default(),
+            label,
+            None,
+            None,
+            Arc::default(),
+        )
+        .err()
+        .unwrap();
         assert!(
             err.contains("/nonexistent/for/sure no longer exists"),
             "{err}"

@@ -110,6 +110,9 @@ pub struct Registry {
     home: Option<std::path::PathBuf>,
     /// How `overlay` sandboxes are made.
     overlay: crate::sandbox::Overlay,
+    /// Which `git` the `git_worktree` sandboxes run (the handlers' git
+    /// questions are the runtime's, handed the same).
+    git: crate::git_env::GitTools,
     /// Where the container tools are looked for.
     container_tools: ContainerTools,
     /// This machine, when the registry tells machines apart (a shared
@@ -131,6 +134,11 @@ pub struct Options {
     /// How `overlay` sandboxes are made (default: the kernel's overlayfs
     /// where it mounts, else the user-space fallback).
     pub overlay: crate::sandbox::Overlay,
+    /// Where `git` is found, and the `PATH` every `git` process is handed
+    /// (default: the system's standard directories,
+    /// [`STANDARD_PATH`](crate::git_env::STANDARD_PATH); the library reads
+    /// no `PATH` of its own — the CLI hands in its own).
+    pub git: crate::git_env::GitTools,
     /// Where devcontainers' tools are found (default: nowhere — starting
     /// a devcontainer is refused until an embedder says where to look).
     pub container_tools: ContainerTools,
@@ -152,6 +160,7 @@ impl Default for Options {
             ids: Box::new(UlidSource::default()),
             limits: Limits::default(),
             overlay: crate::sandbox::Overlay::new(),
+            git: crate::git_env::GitTools::default(),
             container_tools: ContainerTools::default(),
             machine: None,
             person: None,
@@ -183,7 +192,8 @@ impl Registry {
         store.record_machine(machine.as_ref().map(|m| m.id.clone()));
         let plugins = Plugins {
             runtime: PluginRuntime::new(home.compile_cache(), options.limits.clone())
-                .with_views_dir(home.views()),
+                .with_views_dir(home.views())
+                .with_git(options.git.clone()),
             files: Some(PluginFiles::new(home.plugins())),
         };
         let mut registry = Self::start(store, Some(plugins), options)?;
@@ -221,6 +231,7 @@ impl Registry {
             types: TypeCache::default(),
             home: None,
             overlay: options.overlay,
+            git: options.git,
             container_tools: options.container_tools,
             machine: None,
             person: options.person,

@@ -431,7 +431,7 @@ impl Registry {
 impl Registry {
     fn implementation(&self, strategy: SandboxStrategy) -> Box<dyn Strategy> {
         // `inherit` never reaches a row: create refuses it.
-        sandbox::implementation(strategy, &self.overlay)
+        sandbox::implementation(strategy, &self.overlay, &self.git)
             .unwrap_or_else(|| Box::new(sandbox::NoIsolation))
     }
 }

@@ -369,3 +369,46 @@ fn a_resource_that_is_not_a_devcontainer_has_no_container_and_is_no_refusal_for_
     ));
 }
 }
+
+/// The `git` a registry runs is the one its [`Options::git`] finds, never
+/// the process's `PATH`: a registry handed a `PATH` without git refuses a
+/// `git_worktree` sandbox, saying where it looked.
+#[test]
+fn a_registry_runs_only_the_git_its_options_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    crate::git_env::test_git(&repo, &["init", "-q"]);
+    crate::git_env::test_git(&repo, &["add", "-A"]);
+    crate::git_env::test_git(&repo, &["commit", "-q", "-m", "first"]);
+    let home = crate::home::Home::new(tmp.path().join("home"));
+    let checkout = NewResource {
+        type_name: "git-checkout".into(),
+        name: Some("local/repo".into()),
+        args: vec![("path".into(), repo.to_str().unwrap().into())],
+        ..NewResource::default()
+    };
+    Registry::open(&home)
+        .unwrap()
+        .register_resource(checkout)
+        .unwrap();
+    let nowhere = tmp.path().join("no-git-here");
+    std::fs::create_dir(&nowhere).unwrap();
+    let options = Options {
+        git: crate::git_env::GitTools::on_path(nowhere.as_os_str()),
+        ..Options::default()
+    };
+    let mut r = Registry::open_with(&home, options).unwrap();
+    let err = r
+        .create_sandbox(&key("local/repo"), None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(&format!(
+            "no executable git was found in PATH's absolute entries ({})",
+            nowhere.display()
+        )),
+        "{err}"
+    );
+}

@@ -72,21 +72,23 @@ mod repo;
 mod state;
 
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use super::{Applied, CheckpointRef, SandboxDiff, SandboxError, SandboxPlace, Strategy};
+use crate::git_env::{GitProgram, GitTools};
 use repo::{Git, Side};
 use state::whole_state_tree;
 
 /// The trailer that records the sandbox's HEAD in a checkpoint commit.
 const HEAD_TRAILER: &str = "Agents-Sandbox-Head: ";
 
-/// The `git_worktree` strategy. `program` is the `git` to run (by default
-/// the first in `PATH`'s absolute entries, [`crate::git_env::git_program`]).
+/// The `git_worktree` strategy. `git` says which `git` to run and the
+/// `PATH` it is handed (by default: found on the system's standard
+/// directories, [`crate::git_env::STANDARD_PATH`]).
 #[derive(Debug, Clone)]
 pub struct GitWorktree {
-    program: Option<PathBuf>,
+    git: GitTools,
     /// How long one git process may run (then it is killed and the
     /// operation refused): [`GIT_DEADLINE`] unless set.
     deadline: Duration,
@@ -100,16 +102,17 @@ pub const GIT_DEADLINE: Duration = Duration::from_secs(600);
 impl Default for GitWorktree {
     fn default() -> Self {
         Self {
-            program: None,
+            git: GitTools::default(),
             deadline: GIT_DEADLINE,
         }
     }
 }
 
 impl GitWorktree {
-    pub fn new(program: impl Into<PathBuf>) -> Self {
+    /// The strategy running the `git` that `git` finds.
+    pub fn new(git: GitTools) -> Self {
         Self {
-            program: Some(program.into()),
+            git,
             ..Self::default()
         }
     }
@@ -119,12 +122,8 @@ impl GitWorktree {
         Self { deadline, ..self }
     }
 
-    fn program(&self) -> Result<&Path, SandboxError> {
-        match &self.program {
-            Some(program) => Ok(program),
-            None => crate::git_env::git_program()
-                .ok_or_else(|| SandboxError::Unsuitable(crate::git_env::no_git_found())),
-        }
+    fn program(&self) -> Result<GitProgram<'_>, SandboxError> {
+        self.git.find().map_err(SandboxError::Unsuitable)
     }
 
     /// The sandbox's git, its `.git` file checked (repaired if the agent

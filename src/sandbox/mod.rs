@@ -39,12 +39,16 @@ pub use transaction::{
 
 use crate::model::SandboxStrategy;
 
-/// The implementation of `strategy` (`overlay`: as configured); `None` for
-/// `inherit`, which has no sandbox of its own (the resource is isolated
-/// with its parent).
-pub fn implementation(strategy: SandboxStrategy, overlay: &Overlay) -> Option<Box<dyn Strategy>> {
+/// The implementation of `strategy` (`overlay`: as configured; `git`: the
+/// `git` a `git_worktree` sandbox runs); `None` for `inherit`, which has no
+/// sandbox of its own (the resource is isolated with its parent).
+pub fn implementation(
+    strategy: SandboxStrategy,
+    overlay: &Overlay,
+    git: &crate::git_env::GitTools,
+) -> Option<Box<dyn Strategy>> {
     Some(match strategy {
-        SandboxStrategy::GitWorktree => Box::new(GitWorktree::default()),
+        SandboxStrategy::GitWorktree => Box::new(GitWorktree::new(git.clone())),
         SandboxStrategy::CopyOnWrite => Box::new(CopyOnWrite),
         SandboxStrategy::Overlay => Box::new(overlay.clone()),
         SandboxStrategy::TransactionRollback => Box::new(HeldTransaction),

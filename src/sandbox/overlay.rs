@@ -25,10 +25,11 @@
 //!
 //! [`Overlay::new`] tries the kernel and falls back to user space;
 //! [`Overlay::kernel`] and [`Overlay::user_space`] insist on one;
-//! The CLI follows `AGENTS_OVERLAY` (`auto`, `kernel`, `userspace`;
-//! another value is refused at create) through [`Overlay::from_env_value`];
-//! the library itself reads no environment (an embedder picks a mode with
-//! the constructors, in `registry::Options`).
+//! [`Overlay::named`] is the one by its name (`auto`, `kernel`,
+//! `userspace`). The library reads no environment: an embedder picks a
+//! mode in `registry::Options` — the CLI by the name `AGENTS_OVERLAY`
+//! holds, and another value gives [`Overlay::refusing`], whose create is
+//! refused with the CLI's words.
 //!
 //! Layout of a sandbox's area:
 //!
@@ -120,7 +121,8 @@ const RESTORE: &str = "restore.tmp";
 /// In a checkpoint: the sha256 of the lower manifest it is relative to.
 const CHECKPOINT_LOWER: &str = "lower";
 
-/// The environment variable [`Overlay::default`] follows.
+/// The environment variable the CLI picks the mode by (named in the
+/// refusals' advice).
 const OVERLAY_ENV: &str = "AGENTS_OVERLAY";
 
 /// How a sandbox's upper layer is kept (see the module doc).
@@ -144,8 +146,8 @@ impl OverlayMode {
 enum Want {
     Auto,
     Only(OverlayMode),
-    /// An `AGENTS_OVERLAY` value that names no mode: refused at create.
-    Unknown(String),
+    /// No mode could be picked (the embedder says why): refused at create.
+    Refused(String),
 }
 
 /// The `overlay` strategy. It holds only which mode new sandboxes get;
@@ -177,16 +179,24 @@ impl Overlay {
         }
     }
 
-    /// The strategy an `AGENTS_OVERLAY` value asks for: unset, empty or
-    /// `auto`, `kernel`, `userspace`; any other value makes create refuse.
-    pub fn from_env_value(value: Option<&str>) -> Self {
-        let want = match value.unwrap_or("") {
-            "" | "auto" => Want::Auto,
-            "kernel" => Want::Only(OverlayMode::Kernel),
-            "userspace" => Want::Only(OverlayMode::UserSpace),
-            other => Want::Unknown(other.to_owned()),
-        };
-        Self { want }
+    /// The mode `name` names: `auto` (or empty), `kernel`, `userspace`;
+    /// `None` for any other name.
+    pub fn named(name: &str) -> Option<Self> {
+        match name {
+            "" | "auto" => Some(Self::new()),
+            "kernel" => Some(Self::kernel()),
+            "userspace" => Some(Self::user_space()),
+            _ => None,
+        }
+    }
+
+    /// An overlay no sandbox can be made with: every create is refused,
+    /// saying `why` (the CLI's: which `AGENTS_OVERLAY` value names no
+    /// mode). Nothing else is refused, so a registry still opens.
+    pub fn refusing(why: impl Into<String>) -> Self {
+        Self {
+            want: Want::Refused(why.into()),
+        }
     }
 
     /// The mode the sandbox at `place` was made with.
@@ -223,10 +233,7 @@ impl Overlay {
             user_space::create(source, &area, lower).map(|()| OverlayMode::UserSpace)
         };
         match &self.want {
-            Want::Unknown(value) => Err(SandboxError::Unsuitable(format!(
-                "{OVERLAY_ENV}={value:?} names no overlay mode; set it to auto, kernel or \
-                 userspace, or unset it"
-            ))),
+            Want::Refused(why) => Err(SandboxError::Unsuitable(why.clone())),
             Want::Only(OverlayMode::UserSpace) => fallback("the user-space overlay was asked for"),
             Want::Only(OverlayMode::Kernel) => match kernel::create(original, area)? {
                 Ok(()) => Ok(OverlayMode::Kernel),

@@ -360,9 +360,8 @@ fn a_git_that_cannot_run_is_a_clear_error() {
     let original = repo(tmp.path());
     let area = tmp.path().join("area");
     std::fs::create_dir(&area).unwrap();
-    let err = GitWorktree::new("/nonexistent/git")
-        .create(&original, &area)
-        .unwrap_err();
+    let git = crate::git_env::GitTools::with_program("/nonexistent/git", "/usr/bin".as_ref());
+    let err = GitWorktree::new(git).create(&original, &area).unwrap_err();
     assert!(matches!(err, SandboxError::Io { .. }), "{err}");
     assert!(
         err.to_string()

@@ -5,7 +5,7 @@
 //! means.
 
 use super::GitError;
-use crate::git_env::Neutral;
+use crate::git_env::{GitTools, Neutral};
 use std::path::Path;
 use std::process::Stdio;
 use tokio::io::AsyncReadExt;
@@ -15,19 +15,25 @@ pub(super) const OUTPUT_LIMIT: u64 = 32 * 1024 * 1024;
 /// Bytes of stderr kept for an error message.
 const STDERR_LIMIT: u64 = 4 * 1024;
 
-/// Run `git ARGS` in `dir`, neutralised by `neutral`, and answer its
-/// stdout (bounded, lossy UTF-8).
-pub(super) async fn run(dir: &Path, args: &[&str], neutral: &Neutral) -> Result<String, GitError> {
-    run_with(dir, args, None, neutral).await
+/// Run `git ARGS` (the `git` that `git` finds) in `dir`, neutralised by
+/// `neutral`, and answer its stdout (bounded, lossy UTF-8).
+pub(super) async fn run(
+    git: &GitTools,
+    dir: &Path,
+    args: &[&str],
+    neutral: &Neutral,
+) -> Result<String, GitError> {
+    run_with(git, dir, args, None, neutral).await
 }
 
 pub(super) async fn run_with(
+    git: &GitTools,
     dir: &Path,
     args: &[&str],
     input: Option<Vec<u8>>,
     neutral: &Neutral,
 ) -> Result<String, GitError> {
-    let out = git_output(dir, args, input, neutral).await?;
+    let out = git_output(git, dir, args, input, neutral).await?;
     if out.success {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
@@ -44,30 +50,32 @@ pub(super) struct GitOutput {
     pub stderr: String,
 }
 
-/// Run one git process: the host's `git` (found through `PATH`'s
-/// absolute entries), `neutral`'s overrides, a hermetic environment, no
-/// optional locks, no pager, stdin closed (or fed `input`).
+/// Run one git process: the host's `git` (found through the absolute
+/// entries of the `PATH` that `git` was handed), `neutral`'s overrides, a
+/// hermetic environment, no optional locks, no pager, stdin closed (or
+/// fed `input`).
 pub(super) async fn git_output(
+    git: &GitTools,
     dir: &Path,
     args: &[&str],
     input: Option<Vec<u8>>,
     neutral: &Neutral,
 ) -> Result<GitOutput, GitError> {
-    git_output_with_env(dir, args, input, neutral, &[]).await
+    git_output_with_env(git, dir, args, input, neutral, &[]).await
 }
 
 /// [`git_output`], with `env` set over the hermetic environment (a
 /// remote's transports: `remote.rs`).
 pub(super) async fn git_output_with_env(
+    git: &GitTools,
     dir: &Path,
     args: &[&str],
     input: Option<Vec<u8>>,
     neutral: &Neutral,
     env: &[(&str, &str)],
 ) -> Result<GitOutput, GitError> {
-    let program = crate::git_env::git_program()
-        .ok_or_else(|| GitError::Failed(crate::git_env::no_git_found()))?;
-    let mut cmd = tokio::process::Command::new(program);
+    let program = git.find().map_err(GitError::Failed)?;
+    let mut cmd = tokio::process::Command::new(program.path);
     cmd.current_dir(dir)
         .env_clear()
         .args(neutral.args())
@@ -88,7 +96,7 @@ pub(super) async fn git_output_with_env(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    cmd.envs(crate::git_env::hermetic());
+    cmd.envs(program.hermetic());
     // Reads only: take no optional locks, see the objects as they are.
     for (key, value) in [("GIT_OPTIONAL_LOCKS", "0"), ("GIT_NO_REPLACE_OBJECTS", "1")] {
         cmd.env(key, value);

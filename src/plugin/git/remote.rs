@@ -26,7 +26,7 @@
 use super::answers::{Reference, parse_refs};
 use super::process::git_output_with_env;
 use super::{GitError, classify};
-use crate::git_env::Neutral;
+use crate::git_env::{GitTools, Neutral};
 use std::path::Path;
 
 /// The transports a remote is asked through.
@@ -92,7 +92,7 @@ pub(crate) struct Listing {
 }
 
 /// `git ls-remote --symref -- URL`'s stdout, raw (for the memo).
-pub(super) async fn ls_remote(url: &str) -> Result<String, GitError> {
+pub(super) async fn ls_remote(git: &GitTools, url: &str) -> Result<String, GitError> {
     check_url(url).map_err(GitError::Failed)?;
     let env = [
         ("GIT_ALLOW_PROTOCOL", PROTOCOLS),
@@ -104,6 +104,7 @@ pub(super) async fn ls_remote(url: &str) -> Result<String, GitError> {
         ("SSH_ASKPASS", "/bin/false"),
     ];
     let out = git_output_with_env(
+        git,
         Path::new("/"),
         &["ls-remote", "--symref", "--", url],
         None,

@@ -6,7 +6,7 @@
 //! [`Neutral`]). Also reading a work tree path without leaving it.
 
 use super::{GitError, OUTPUT_LIMIT, Repository, classify, git_output};
-use crate::git_env::{LIST_CONFIG, Neutral};
+use crate::git_env::{GitTools, LIST_CONFIG, Neutral};
 use std::path::{Path, PathBuf};
 
 impl Repository {
@@ -34,8 +34,9 @@ impl Repository {
 /// directory, `--show-toplevel` fails after the first three lines are
 /// out; those are the answer then. `rev-parse` reads configuration but
 /// runs nothing it names; the fixed overrides hold anyway.
-pub(super) async fn locate(dir: &Path) -> Result<String, GitError> {
+pub(super) async fn locate(git: &GitTools, dir: &Path) -> Result<String, GitError> {
     let out = git_output(
+        git,
         dir,
         &[
             "rev-parse",
@@ -120,11 +121,11 @@ fn check_work_tree(git_dir: &str, work_tree: &str) -> Result<(), GitError> {
 /// What the repository's effective configuration holds, key by key with
 /// each key's origin ([`LIST_CONFIG`]), read the way every later command
 /// reads it (the same git directory and work tree).
-pub(super) async fn list_config(repo: &Repository) -> Result<Vec<u8>, GitError> {
+pub(super) async fn list_config(git: &GitTools, repo: &Repository) -> Result<Vec<u8>, GitError> {
     let mut argv = repo.dir_args();
     argv.extend(LIST_CONFIG.iter().map(|a| (*a).to_owned()));
     let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-    let out = git_output(&repo.run_dir(), &argv, None, &Neutral::fixed()).await?;
+    let out = git_output(git, &repo.run_dir(), &argv, None, &Neutral::fixed()).await?;
     if out.success {
         Ok(out.stdout)
     } else {

@@ -109,6 +109,7 @@ fn scope_at(dir: &Path, memo: Option<Arc<GitMemo>>) -> GitScope {
             identity: (meta.dev(), meta.ino()),
         }),
         memo,
+        Arc::default(),
     )
 }
 

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::git_env::{LIST_CONFIG, Neutral, gitfile_target};
+use crate::git_env::{GitProgram, LIST_CONFIG, Neutral, gitfile_target};
 use crate::sandbox::{SandboxError, SandboxPlace};
 
 /// Which repository a command is about.
@@ -39,7 +39,7 @@ pub(super) enum Side {
 /// One operation's git: the program, the host's records, and each side's
 /// neutralised configuration (listed on first use).
 pub(super) struct Git<'a> {
-    program: &'a Path,
+    program: GitProgram<'a>,
     /// How long one git process may run (then its process group is
     /// killed): a FIFO named `.gitattributes` in the working copy would
     /// otherwise block an operation, and its lock, for ever.
@@ -65,7 +65,7 @@ impl<'a> Git<'a> {
     /// Ask the original where its repository is (`with_top`: and its
     /// work tree's root).
     pub fn locate(
-        program: &Path,
+        program: GitProgram<'_>,
         deadline: Duration,
         original: &Path,
         with_top: bool,
@@ -78,7 +78,7 @@ impl<'a> Git<'a> {
         let mut cmd = command(program, &Neutral::fixed());
         cmd.arg("-C").arg(original).args(&args);
         let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-        let out = output(cmd, program, original, &args, deadline)?;
+        let out = output(cmd, program.path, original, &args, deadline)?;
         let text = String::from_utf8_lossy(&out);
         let mut lines = text.lines().map(PathBuf::from);
         let top = if with_top { lines.next() } else { None };
@@ -98,7 +98,7 @@ impl<'a> Git<'a> {
 
     /// The original's side only (before the sandbox's worktree exists).
     pub fn original(
-        program: &'a Path,
+        program: GitProgram<'a>,
         deadline: Duration,
         place: &SandboxPlace,
         located: Located,
@@ -118,7 +118,7 @@ impl<'a> Git<'a> {
     /// Both sides of an existing sandbox, its git directory found from
     /// the host's records; refused when there is none (or more than one).
     pub fn open(
-        program: &'a Path,
+        program: GitProgram<'a>,
         deadline: Duration,
         place: &SandboxPlace,
     ) -> Result<Self, SandboxError> {
@@ -255,7 +255,7 @@ impl<'a> Git<'a> {
             cmd.stdin(file);
         }
         let args: Vec<&OsStr> = args.iter().map(AsRef::as_ref).collect();
-        let result = output(cmd, self.program, work, &args, self.deadline);
+        let result = output(cmd, self.program.path, work, &args, self.deadline);
         // A git killed at its deadline may leave the sandbox's index lock
         // behind; it was this git's (one held by anyone else would have
         // refused it at once, not kept it waiting), so the next operation
@@ -294,8 +294,8 @@ impl<'a> Git<'a> {
 }
 
 /// `git` with the hermetic environment and `neutral`'s overrides.
-fn command(program: &Path, neutral: &Neutral) -> Command {
-    let mut cmd = Command::new(program);
+fn command(program: GitProgram<'_>, neutral: &Neutral) -> Command {
+    let mut cmd = Command::new(program.path);
     cmd.env_clear()
         .args(neutral.args())
         .args([
@@ -308,7 +308,7 @@ fn command(program: &Path, neutral: &Neutral) -> Command {
             "--no-pager",
         ])
         .stdin(Stdio::null());
-    cmd.envs(crate::git_env::hermetic());
+    cmd.envs(program.hermetic());
     // The identity of the commits a sandbox makes.
     for (key, value) in [
         ("GIT_AUTHOR_NAME", "agents"),

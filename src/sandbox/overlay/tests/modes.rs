@@ -30,27 +30,22 @@ fn without_the_kernel_overlay_auto_falls_back_to_user_space_and_kernel_is_refuse
 }
 
 #[test]
-fn agents_overlay_chooses_the_mode_and_an_unknown_value_is_refused_at_create() {
-    assert_eq!(Overlay::from_env_value(None), Overlay::new());
-    assert_eq!(Overlay::from_env_value(Some("auto")), Overlay::new());
-    assert_eq!(Overlay::from_env_value(Some("kernel")), Overlay::kernel());
-    assert_eq!(
-        Overlay::from_env_value(Some("userspace")),
-        Overlay::user_space()
-    );
+fn a_mode_is_picked_by_name_and_a_refusing_overlay_is_refused_at_create() {
+    assert_eq!(Overlay::named(""), Some(Overlay::new()));
+    assert_eq!(Overlay::named("auto"), Some(Overlay::new()));
+    assert_eq!(Overlay::named("kernel"), Some(Overlay::kernel()));
+    assert_eq!(Overlay::named("userspace"), Some(Overlay::user_space()));
+    assert_eq!(Overlay::named("fast"), None);
     let tmp = tempfile::tempdir().unwrap();
     let original = tmp.path().join("original");
     write(&original, "a.txt", b"a");
     let area = tmp.path().join("area");
     fs::create_dir(&area).unwrap();
-    let err = Overlay::from_env_value(Some("fast"))
+    let err = Overlay::refusing("no mode for you")
         .create(&original, &area)
         .unwrap_err();
-    assert!(
-        err.to_string()
-            .contains(r#"AGENTS_OVERLAY="fast" names no overlay mode"#),
-        "{err}"
-    );
+    assert_eq!(err.to_string(), "no mode for you");
+    assert!(!area.join("mode").exists());
 }
 
 #[test]
