@@ -31,7 +31,7 @@
 use resource_host::home::Home;
 use resource_host::model::{ModuleName, ResourceKey};
 use resource_host::plugin::{ComponentSource, Grant, Limits, PluginRuntime, builtin_component};
-use resource_host::registry::{Depth, NewResource, Registry, ResourceFilter};
+use resource_host::registry::{Depth, NewResource, Registry, RemoveOptions, ResourceFilter};
 use std::hint::black_box;
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
@@ -205,12 +205,17 @@ fn refs(tmp: &Path) {
     };
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     registry
-        .remove_resource(&ResourceKey::parse("local/repo999").expect("key"), false)
+        .remove_resource(
+            &ResourceKey::parse("local/repo999").expect("key"),
+            RemoveOptions::default(),
+        )
         .expect("remove");
     for i in 0..RUNS {
         ours.push(register(&mut registry, i));
         let key = ResourceKey::parse(&format!("local/repo{i}")).expect("key");
-        registry.remove_resource(&key, false).expect("remove");
+        registry
+            .remove_resource(&key, RemoveOptions::default())
+            .expect("remove");
         theirs.push(cli());
     }
     let (ours, theirs) = (median(ours), median(theirs));
@@ -294,7 +299,9 @@ fn tree(tmp: &Path) {
             .expect("rediscover");
         again.push(start.elapsed());
         assert!(report.added.is_empty() && report.removed.is_empty());
-        registry.remove_resource(&key, false).expect("remove");
+        registry
+            .remove_resource(&key, RemoveOptions::default())
+            .expect("remove");
 
         // Native: a registry file of the same schema and types, the same
         // walk done with std::fs, the same rows inserted.

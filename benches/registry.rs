@@ -12,7 +12,7 @@
 
 use resource_host::home::Home;
 use resource_host::model::ResourceKey;
-use resource_host::registry::{NewResource, Registry};
+use resource_host::registry::{NewResource, RegisterTypeOptions, Registry};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -225,7 +225,7 @@ fn links(dir: &Path, n: usize) {
     // Nodes of a type with no handler: what is measured is the DAG check,
     // not a handler looking at a directory.
     registry
-        .register_type_text(NODE_TYPE, "bench-node.yaml", false)
+        .register_type_text(NODE_TYPE, "bench-node.yaml", RegisterTypeOptions::default())
         .expect("node type");
     let nodes = n / 2;
     let target = dir.to_str().expect("utf-8").to_owned();

@@ -7,7 +7,9 @@
 //! Run: `cargo run --example embed [HOME]` (a temporary home by default).
 
 use resource_host::home::Home;
-use resource_host::registry::{NewResource, Registry, TreeView};
+use resource_host::registry::{
+    AddPluginOptions, NewResource, RegisterTypeOptions, Registry, TreeView,
+};
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
@@ -20,10 +22,10 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     // 1. The handler component and the type it backs.
     let wasm = Path::new(env!("RESOURCE_HOST_WASM_DIR")).join("python_package.wasm");
-    let plugin = registry.add_plugin(&wasm, None, true)?;
+    let plugin = registry.add_plugin(&wasm, AddPluginOptions::replacing())?;
     let type_file = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("plugins/examples/python-package/python-package.yaml");
-    let ty = registry.register_type(&type_file, true)?;
+    let ty = registry.register_type(&type_file, RegisterTypeOptions::replacing())?;
     println!(
         "plugin {} {} backs type {}",
         plugin.module, plugin.version, ty.name

@@ -21,31 +21,9 @@ use crate::model::ResourceId;
 use serde::Serialize;
 use std::fmt;
 
-/// Whether a setting beats a detected devcontainer (`override`) or only
-/// stands in when there is none (`fallback`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Priority {
-    Override,
-    Fallback,
-}
-
-impl Priority {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Override => "override",
-            Self::Fallback => "fallback",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "override" => Some(Self::Override),
-            "fallback" => Some(Self::Fallback),
-            _ => None,
-        }
-    }
-}
+/// A setting's priority is plain data (the store keeps it too); routing
+/// decides with it.
+pub use crate::model::Priority;
 
 /// Where a tool runs: the host, or a registered execution environment (a
 /// `container-instance` or one of its subtypes).

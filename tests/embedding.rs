@@ -2,7 +2,9 @@
 
 use resource_host::home::Home;
 use resource_host::plugin::Limits;
-use resource_host::registry::{NewResource, Options, Registry, RegistryError};
+use resource_host::registry::{
+    AddPluginOptions, NewResource, Options, RegisterTypeOptions, Registry, RegistryError,
+};
 use std::path::Path;
 use std::time::Duration;
 
@@ -15,11 +17,13 @@ fn an_embedder_registers_a_plugin_backed_type_and_a_resource() {
     let dir = tempfile::tempdir().unwrap();
     let mut registry = Registry::open(&Home::new(dir.path().join("home"))).unwrap();
     registry
-        .add_plugin(&wasm("python_package.wasm"), None, false)
+        .add_plugin(&wasm("python_package.wasm"), AddPluginOptions::default())
         .unwrap();
     let type_file = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("plugins/examples/python-package/python-package.yaml");
-    let ty = registry.register_type(&type_file, false).unwrap();
+    let ty = registry
+        .register_type(&type_file, RegisterTypeOptions::default())
+        .unwrap();
     let pkg = dir.path().join("pkg");
     std::fs::create_dir_all(pkg.join("acme")).unwrap();
     std::fs::write(
@@ -58,14 +62,13 @@ fn limits_are_the_embedders_to_set() {
     };
     let mut registry = Registry::open_with(&Home::new(dir.path()), options).unwrap();
     registry
-        .add_plugin(&wasm("faulty.wasm"), None, false)
+        .add_plugin(&wasm("faulty.wasm"), AddPluginOptions::default())
         .unwrap();
     registry
         .register_type_text(
             "name: t/loop\nresource_kind: physical\nuser_addable: true\nhandler: test.faulty:Loop\n",
             "loop.yaml",
-            false,
-        )
+            RegisterTypeOptions::default(),)
         .unwrap();
     let err = registry
         .register_resource(NewResource {

@@ -6,6 +6,7 @@
 
 use crate::common::stand_ins;
 use resource_host::home::Home;
+use resource_host::registry::EnvironmentsError;
 use resource_host::registry::{
     Consent, ContainerTools, NewResource, Options, Person, Registry, RegistryError, ToolRequest,
     TrustState,
@@ -60,9 +61,9 @@ fn an_embedder_activates_only_what_its_person_trusted() {
     let err = registry
         .enter_environment(&key, None, &ToolRequest::None)
         .unwrap_err();
-    let RegistryError::NotTrusted {
+    let RegistryError::Environments(EnvironmentsError::NotTrusted {
         resource, state, ..
-    } = &err
+    }) = &err
     else {
         panic!("{err:?}")
     };
@@ -79,7 +80,7 @@ fn an_embedder_activates_only_what_its_person_trusted() {
         .resolve_environment(&key, None, &ToolRequest::RequiredContainer)
         .unwrap_err();
     assert!(
-        matches!(&err, RegistryError::NotTrusted { operation, .. }
+        matches!(&err, RegistryError::Environments(EnvironmentsError::NotTrusted { operation, .. })
             if operation.contains("requires a container")),
         "{err:?}"
     );
@@ -107,7 +108,7 @@ fn an_embedder_activates_only_what_its_person_trusted() {
     let err = registry
         .enter_environment(&key, None, &ToolRequest::None)
         .unwrap_err();
-    let RegistryError::NotTrusted { state, .. } = &err else {
+    let RegistryError::Environments(EnvironmentsError::NotTrusted { state, .. }) = &err else {
         panic!("{err:?}")
     };
     let TrustState::Changed { changed, .. } = &**state else {

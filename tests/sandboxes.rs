@@ -3,6 +3,7 @@
 //! each test also shows that sandboxes survive restarts.
 
 use crate::common::{Env, Run, git, git_repo};
+use resource_host::registry::SandboxesError;
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -451,7 +452,9 @@ fn interrupted_sandboxes_are_listed_and_destroyable() {
 fn the_library_hands_out_sandboxes_and_typed_refusals() {
     use resource_host::home::Home;
     use resource_host::model::{ResourceKey, SandboxStrategy};
-    use resource_host::registry::{NewResource, Registry, RegistryError, SandboxRefusal};
+    use resource_host::registry::{
+        NewResource, Registry, RegistryError, RemoveOptions, SandboxRefusal,
+    };
     use resource_host::sandbox::Applied;
 
     let env = Env::new();
@@ -497,13 +500,13 @@ fn the_library_hands_out_sandboxes_and_typed_refusals() {
 
     let frozen = registry.create_sandbox(&key("local/frozen"), None).unwrap();
     match registry.checkpoint_sandbox(frozen.sandbox_id, None) {
-        Err(RegistryError::SandboxRefused {
+        Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
             reason: SandboxRefusal::ReadOnly,
             ..
-        }) => {}
+        })) => {}
         other => panic!("{other:?}"),
     }
-    match registry.remove_resource(&key("local/lib"), false) {
+    match registry.remove_resource(&key("local/lib"), RemoveOptions::default()) {
         Err(RegistryError::HasSandboxes { sandboxes, .. }) => {
             assert_eq!(sandboxes, vec![sb.sandbox_id]);
         }
@@ -514,7 +517,19 @@ fn the_library_hands_out_sandboxes_and_typed_refusals() {
     let mut again = Registry::open(&Home::new(env.home.path())).unwrap();
     assert_eq!(again.list_sandboxes(None).unwrap().len(), 2);
     again.destroy_sandbox(sb.sandbox_id).unwrap();
-    again.destroy_sandbox(frozen.sandbox_id).unwrap();
+    // A forced removal destroys the sandboxes on what goes first, and
+    // says which.
+    let report = again
+        .remove_resource(&key("local/frozen"), RemoveOptions::forced())
+        .unwrap();
+    let destroyed: Vec<_> = report
+        .forced
+        .sandboxes
+        .iter()
+        .map(|s| s.sandbox_id)
+        .collect();
+    assert_eq!(destroyed, vec![frozen.sandbox_id]);
+    assert_eq!(report.removed[0].label(), "local/frozen");
     assert!(again.list_sandboxes(None).unwrap().is_empty());
 }
 

@@ -23,7 +23,7 @@
 
 use super::{NODE_TYPE, Schema, ms, stats};
 use resource_host::home::Home;
-use resource_host::registry::{NewResource, Registry};
+use resource_host::registry::{NewResource, RegisterTypeOptions, Registry};
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -279,7 +279,7 @@ fn round_with(server: &str, backend: Backend, ops: usize, mode: Mode) -> Round {
     {
         let mut registry = open();
         registry
-            .register_type_text(NODE_TYPE, "bench-node.yaml", false)
+            .register_type_text(NODE_TYPE, "bench-node.yaml", RegisterTypeOptions::default())
             .expect("node type");
         registry
             .register_resource(node("local/hub", &node_dir))

@@ -15,7 +15,7 @@
 use super::{NODE_TYPE, Rng, Schema, ms, stats};
 use resource_host::home::Home;
 use resource_host::model::ResourceKey;
-use resource_host::registry::{NewResource, Registry};
+use resource_host::registry::{NewResource, RegisterTypeOptions, Registry};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -66,7 +66,7 @@ pub fn run(server: &str, n: usize) {
     std::fs::create_dir(&node_dir).expect("node dir");
     let mut registry = schema.registry(&home);
     registry
-        .register_type_text(NODE_TYPE, "bench-node.yaml", false)
+        .register_type_text(NODE_TYPE, "bench-node.yaml", RegisterTypeOptions::default())
         .expect("node type");
     registry
         .register_resource(node("local/model", &node_dir))

@@ -11,7 +11,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use resource_host::registry::Registry;
+use resource_host::registry::{RegisterTypeOptions, Registry};
 use resource_host::typespec;
 use std::cell::RefCell;
 
@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = typespec::references(&spec);
 
     REGISTRY.with_borrow_mut(|registry| {
-        match registry.register_type_text(text, "fuzz.yaml", false) {
+        match registry.register_type_text(text, "fuzz.yaml", RegisterTypeOptions::default()) {
             Ok(view) => {
                 assert_eq!(view.name, spec.name);
                 registry

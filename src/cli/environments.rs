@@ -5,9 +5,9 @@ use super::output::{emit, fields};
 use super::{Context, Outcome};
 use clap::{Args, Subcommand};
 use resource_host::model::ResourceKey;
+use resource_host::model::SettingScope;
 use resource_host::registry::{DEFAULT_PLAN, EnvironmentKey, SettingView, ToolRequest};
 use resource_host::routing::{Priority, Route};
-use resource_host::store::SettingScope;
 
 /// `--execution-environment R --execution-env-priority P`.
 #[derive(Debug, Args)]

@@ -7,7 +7,7 @@ use super::{Context, Outcome};
 use clap::Subcommand;
 use resource_host::model::ModuleName;
 use resource_host::plugin::CONTRACT_PACKAGE;
-use resource_host::registry::PluginView;
+use resource_host::registry::{AddPluginOptions, PluginView};
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
@@ -62,7 +62,9 @@ pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
         } => {
             let view = {
                 let _ticker = output::Ticker::start(compiling(&file));
-                registry.add_plugin(&file, module.as_ref(), replace)?
+                let mut options = AddPluginOptions::default();
+                (options.module, options.replace) = (module, replace);
+                registry.add_plugin(&file, options)?
             };
             emit(ctx.format, &view, || {
                 format!(

@@ -6,7 +6,9 @@
 use super::output::{emit, fields, or_dash};
 use super::{Context, Outcome};
 use clap::{Subcommand, ValueEnum};
-use resource_host::registry::{ImportReport, RegistryDocument, RegistryInfo, Tally};
+use resource_host::registry::{
+    ExportOptions, ImportOptions, ImportReport, RegistryDocument, RegistryInfo, Tally,
+};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -93,7 +95,9 @@ fn export(
     format: Option<DocumentFormat>,
     with_plugins: bool,
 ) -> Outcome {
-    let document = ctx.open()?.export_document(with_plugins)?;
+    let mut options = ExportOptions::default();
+    options.with_plugins = with_plugins;
+    let document = ctx.open()?.export_document(options)?;
     // Without --format: a file's extension says, and on stdout (where
     // the document is the output) so does `-o yaml`.
     let yaml = format.map_or_else(
@@ -151,7 +155,9 @@ fn import(ctx: &Context, file: &Path, dry_run: bool) -> Outcome {
         read_text(file, InputKind::RegistryDocument)?
     };
     let document = RegistryDocument::parse(&text)?;
-    let report = ctx.open()?.import_document(&document, dry_run)?;
+    let mut options = ImportOptions::default();
+    options.dry_run = dry_run;
+    let report = ctx.open()?.import_document(&document, options)?;
     emit(ctx.format, &report, || show_report(&report))
 }
 

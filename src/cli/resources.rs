@@ -10,7 +10,7 @@ use super::types::{self, TypeCommand};
 use super::{Context, Outcome};
 use clap::Subcommand;
 use resource_host::model::{Resource, ResourceKey};
-use resource_host::registry::{ContainerView, Depth, ResourceFilter};
+use resource_host::registry::{ContainerView, Depth, RemoveOptions, ResourceFilter};
 use resource_host::text::{escape_block, escape_line};
 
 /// Lines a discovery or refresh report lists for people (all in `-o json`).
@@ -430,24 +430,24 @@ fn inspect(ctx: &Context, key: &ResourceKey, file: Option<&str>) -> Outcome {
 /// containers and sandboxes on what goes go first, each said on stderr.
 fn remove(ctx: &Context, key: &ResourceKey, dry_run: bool, force: bool) -> Outcome {
     let mut registry = ctx.open()?;
-    if force {
-        for (resource, container) in registry.remove_containers_for_removal(key)? {
-            eprintln!(
-                "stopped and removed container {} of {}",
-                escape_line(&container),
-                escape_line(&resource)
-            );
-        }
-        for gone in registry.destroy_sandboxes_for_removal(key)? {
-            eprintln!(
-                "destroyed sandbox {} ({} of {})",
-                gone.sandbox_id,
-                gone.strategy.as_str(),
-                escape_line(&gone.resource)
-            );
-        }
+    let mut options = RemoveOptions::default();
+    (options.dry_run, options.force) = (dry_run, force);
+    let report = registry.remove_resource(key, options)?;
+    for (resource, container) in &report.forced.containers {
+        eprintln!(
+            "stopped and removed container {} of {}",
+            escape_line(container),
+            escape_line(resource)
+        );
     }
-    let report = registry.remove_resource(key, dry_run)?;
+    for gone in &report.forced.sandboxes {
+        eprintln!(
+            "destroyed sandbox {} ({} of {})",
+            gone.sandbox_id,
+            gone.strategy.as_str(),
+            escape_line(&gone.resource)
+        );
+    }
     emit(ctx.format, &report, || removal(&report))
 }
 

@@ -4,7 +4,7 @@ use super::output::{self, emit, fields, list, or_dash, table};
 use super::{Context, Failure, Outcome};
 use clap::Subcommand;
 use resource_host::model::{ResolvedType, ResourceKind, Sourced, TypeArgument, TypeName};
-use resource_host::registry::{Registry, TypeView};
+use resource_host::registry::{RegisterTypeOptions, Registry, TypeView};
 use resource_host::text::escape_line;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -62,7 +62,9 @@ pub fn run(ctx: &Context, cmd: TypeCommand) -> Outcome {
             replace,
         } => {
             let path = file.or(config).unwrap_or_default();
-            let view = registry.register_type(&path, replace)?;
+            let mut options = RegisterTypeOptions::default();
+            options.replace = replace;
+            let view = registry.register_type(&path, options)?;
             emit(ctx.format, &view, || {
                 format!("registered type {} (from {})\n", view.name, path.display())
             })

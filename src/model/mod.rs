@@ -11,6 +11,7 @@
 mod handler;
 mod names;
 mod resource;
+mod states;
 mod types;
 
 pub use handler::{BUILTIN_MODULE_PREFIX, ClassName, HandlerRef, ModuleName};
@@ -20,6 +21,7 @@ pub use names::{
     resource_label,
 };
 pub use resource::{DESCRIPTION_MAX, Link, PropertyMap, Resource, ResourceCapabilities};
+pub use states::{ContainerState, Priority, SandboxState, SettingScope};
 pub use types::{
     ArgType, AutoDiscovery, DiscoveryRule, Equivalence, ReplaceFlags, ResolvedType, ResourceKind,
     SandboxStrategy, Sourced, SourcedCapabilities, TypeArgument, TypeCapabilities,

@@ -14,6 +14,7 @@ use super::{ChildRefusal, Registry, RegistryError};
 use crate::dag;
 use crate::model::{HandlerRef, NameError, PropertyMap, ResolvedType, ResourceKind, ResourceName};
 use crate::plugin::Discovered;
+use crate::registry::ResourcesError;
 use crate::store::ResourceRow;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -48,10 +49,12 @@ impl Registry {
         found: Vec<Discovered>,
         now: &str,
     ) -> Result<Vec<ResourceRow>, RegistryError> {
-        let refuse = |index: usize, reason: ChildRefusal| RegistryError::ChildRefused {
-            handler: handler.clone(),
-            index,
-            reason: Box::new(reason),
+        let refuse = |index: usize, reason: ChildRefusal| {
+            RegistryError::Resources(ResourcesError::ChildRefused {
+                handler: handler.clone(),
+                index,
+                reason: Box::new(reason),
+            })
         };
         let mut names = BTreeSet::new();
         let mut rows = Vec::with_capacity(found.len());

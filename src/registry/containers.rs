@@ -20,8 +20,10 @@ use super::lookup::{find_row, load_one};
 use super::trust::TrustState;
 use super::{Registry, RegistryError};
 use crate::devcontainer::{self, Checked, Container, DevcontainerError, UpRequest};
+use crate::model::ContainerState;
 use crate::model::{Resource, ResourceId, ResourceKey, TypeName};
-use crate::store::{ContainerState, ContainerStateRow, Reader};
+use crate::registry::{EnvironmentsError, SandboxesError};
+use crate::store::{ContainerStateRow, Reader};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -120,7 +122,9 @@ impl Registry {
                 let started = self.start_container(&target)?;
                 Ok((route, Some(started)))
             }
-            Err(RegistryError::ContainerRefused { .. }) => Ok((route, None)),
+            Err(RegistryError::Environments(EnvironmentsError::ContainerRefused { .. })) => {
+                Ok((route, None))
+            }
             Err(other) => Err(other),
         }
     }
@@ -164,7 +168,7 @@ impl Registry {
     /// that removing `key` would take, so that the removal orphans none:
     /// what `agents resource remove --force` does first. Answers the
     /// devcontainers whose container went, each with the container's id.
-    pub fn remove_containers_for_removal(
+    pub(super) fn remove_containers_for_removal(
         &mut self,
         key: &ResourceKey,
     ) -> Result<Vec<(String, String)>, RegistryError> {
@@ -285,10 +289,12 @@ impl Registry {
         operation: &'static str,
     ) -> Result<(UpRequest, Checked), RegistryError> {
         let req = self.store.read(|r| up_request(r, resource))?;
-        let req = req.ok_or_else(|| RegistryError::ContainerRefused {
-            resource: resource.label(),
-            operation,
-            reason: "it has no location (the workspace its configuration is in)".into(),
+        let req = req.ok_or_else(|| {
+            RegistryError::Environments(EnvironmentsError::ContainerRefused {
+                resource: resource.label(),
+                operation,
+                reason: "it has no location (the workspace its configuration is in)".into(),
+            })
         })?;
         let checked =
             Checked::load(&req).map_err(|e| self.container_failed(resource, operation, e))?;
@@ -303,15 +309,17 @@ impl Registry {
     ) -> Result<(Resource, Option<ContainerStateRow>), RegistryError> {
         match self.lookup_devcontainer(key)? {
             Lookup::Devcontainer(resource, row) => Ok((resource, row)),
-            Lookup::Other(resource) => Err(RegistryError::ContainerRefused {
-                resource: resource.label(),
-                operation,
-                reason: format!(
-                    "it is a {}; the host builds and starts devcontainer-instance resources \
+            Lookup::Other(resource) => Err(RegistryError::Environments(
+                EnvironmentsError::ContainerRefused {
+                    resource: resource.label(),
+                    operation,
+                    reason: format!(
+                        "it is a {}; the host builds and starts devcontainer-instance resources \
                      (a container-instance is an environment someone else runs)",
-                    resource.resource_type_name
-                ),
-            }),
+                        resource.resource_type_name
+                    ),
+                },
+            )),
         }
     }
 
@@ -354,15 +362,18 @@ impl Registry {
         operation: &'static str,
         source: DevcontainerError,
     ) -> RegistryError {
-        RegistryError::ContainerFailed {
+        RegistryError::Environments(EnvironmentsError::ContainerFailed {
             resource: resource.label(),
             operation,
             source: Box::new(source),
-        }
+        })
     }
 
     fn container_lock(&self, resource: &Resource) -> Result<std::fs::File, RegistryError> {
-        let home = self.home.as_ref().ok_or(RegistryError::SandboxNeedsHome)?;
+        let home = self
+            .home
+            .as_ref()
+            .ok_or(RegistryError::Sandboxes(SandboxesError::SandboxNeedsHome))?;
         let dir = home.join("containers");
         let path = dir.join(format!("{}.lock", resource.resource_id));
         super::sandboxes::lock_file(&dir, &path)
@@ -451,10 +462,13 @@ impl Registry {
                     .read(|r| self.trust_state(r, resource, &checked))?;
                 (Some(checked.config_hash), Some(trust), None)
             }
-            Err(RegistryError::ContainerFailed { source, .. }) => {
-                (None, None, Some(source.to_string()))
-            }
-            Err(RegistryError::ContainerRefused { reason, .. }) => (None, None, Some(reason)),
+            Err(RegistryError::Environments(EnvironmentsError::ContainerFailed {
+                source, ..
+            })) => (None, None, Some(source.to_string())),
+            Err(RegistryError::Environments(EnvironmentsError::ContainerRefused {
+                reason,
+                ..
+            })) => (None, None, Some(reason)),
             Err(other) => return Err(other),
         };
         let built_from = row.and_then(|r| r.config_hash.clone());

@@ -41,11 +41,11 @@ mod check;
 mod fields;
 mod rows;
 
+use crate::model::Priority;
 use crate::model::{
     ClassName, ModuleName, PropertyMap, ResourceId, ResourceKind, ResourceName, SandboxStrategy,
     TypeName,
 };
-use crate::routing::Priority;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

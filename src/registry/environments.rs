@@ -17,12 +17,14 @@ use super::lookup::find_row;
 use super::trust::TrustState;
 use super::type_set::TypeSet;
 use super::{Registry, RegistryError};
+use crate::model::SettingScope;
 use crate::model::{ResourceId, ResourceKey, TypeName, resource_label};
+use crate::registry::{EnvironmentsError, ResourcesError};
 use crate::routing::{
     self, Ambiguous, Detected, Environment, Priority, Route, RouteInputs, RouteTrust, Setting,
     ToolPreference,
 };
-use crate::store::{Reader, SettingRow, SettingScope};
+use crate::store::{Reader, SettingRow};
 use serde::Serialize;
 use std::collections::{HashSet, VecDeque};
 
@@ -245,16 +247,20 @@ impl Registry {
             if !trusted && *tool == ToolRequest::RequiredContainer {
                 let operation = "route a tool that requires a container to";
                 return Err(match activation {
-                    Activation::Trust { state, .. } => RegistryError::NotTrusted {
-                        resource: name.clone(),
-                        operation,
-                        state: Box::new(state),
-                    },
-                    Activation::Refused(reason) => RegistryError::ContainerRefused {
-                        resource: name.clone(),
-                        operation,
-                        reason,
-                    },
+                    Activation::Trust { state, .. } => {
+                        RegistryError::Environments(EnvironmentsError::NotTrusted {
+                            resource: name.clone(),
+                            operation,
+                            state: Box::new(state),
+                        })
+                    }
+                    Activation::Refused(reason) => {
+                        RegistryError::Environments(EnvironmentsError::ContainerRefused {
+                            resource: name.clone(),
+                            operation,
+                            reason,
+                        })
+                    }
                 });
             }
             route.trust = Some(RouteTrust {
@@ -271,12 +277,17 @@ impl Registry {
         let resource = self.show_resource(&ResourceKey::Id(id))?;
         let checked = match self.checked_config(&resource, "activate") {
             Ok((_, checked)) => checked,
-            Err(RegistryError::ContainerFailed { source, .. }) => {
+            Err(RegistryError::Environments(EnvironmentsError::ContainerFailed {
+                source, ..
+            })) => {
                 return Ok(Activation::Refused(format!(
                     "its configuration is refused: {source}"
                 )));
             }
-            Err(RegistryError::ContainerRefused { reason, .. }) => {
+            Err(RegistryError::Environments(EnvironmentsError::ContainerRefused {
+                reason,
+                ..
+            })) => {
                 return Ok(Activation::Refused(reason));
             }
             Err(other) => return Err(other),
@@ -310,7 +321,9 @@ pub(super) fn check_scope(scope: &SettingScope) -> Result<(), RegistryError> {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
         if !ok {
-            return Err(RegistryError::BadPlanName { name: name.clone() });
+            return Err(RegistryError::Environments(
+                EnvironmentsError::BadPlanName { name: name.clone() },
+            ));
         }
     }
     Ok(())
@@ -324,9 +337,9 @@ fn resource_id_of(env: &Environment) -> ResourceId {
 }
 
 pub(super) fn not_an_environment(env: &Environment) -> RegistryError {
-    RegistryError::NotAnEnvironment {
+    RegistryError::Environments(EnvironmentsError::NotAnEnvironment {
         environment: env.to_string(),
-    }
+    })
 }
 
 /// The resource `key` as an environment, and whether it is one (a
@@ -365,11 +378,11 @@ fn setting_view(r: &Reader<'_>, row: &SettingRow) -> Result<SettingView, Registr
     let environment = match row.resource {
         None => Environment::Host,
         Some(id) => {
-            let found = r
-                .resource_by_id(id)?
-                .ok_or(RegistryError::ResourceNotFound {
+            let found = r.resource_by_id(id)?.ok_or(RegistryError::Resources(
+                ResourcesError::ResourceNotFound {
                     key: ResourceKey::Id(id),
-                })?;
+                },
+            ))?;
             Environment::Resource {
                 resource_id: id,
                 name: resource_label(found.name.as_ref(), id),

@@ -12,6 +12,7 @@
 use super::document::{PluginEntry, RegistryDocument, TypeEntry, VERSION};
 use super::types::CATALOGUE_KEY;
 use super::{Registry, RegistryError};
+use crate::registry::PluginsError;
 use crate::store::{Counts, SCHEMA_VERSION};
 use crate::typespec::render_type_file;
 use serde::Serialize;
@@ -43,15 +44,34 @@ pub struct RegistryInfo {
     pub counts: Counts,
 }
 
+/// What [`Registry::export_document`] puts in the document.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ExportOptions {
+    /// Embed each plugin component (base64), not only its record.
+    pub with_plugins: bool,
+}
+
+impl ExportOptions {
+    /// Embed each plugin component.
+    pub fn with_plugins() -> Self {
+        Self { with_plugins: true }
+    }
+}
+
 impl Registry {
     /// Everything worth moving, as one document (see
-    /// [`document`](super::document)); `with_plugins` embeds each plugin
-    /// component (base64), so the document alone can fill a new home.
-    pub fn export_document(&self, with_plugins: bool) -> Result<RegistryDocument, RegistryError> {
-        let files = match (&self.plugins, with_plugins) {
-            (Some(p), true) => Some(p.files("cannot embed the plugin components")?),
-            (None, true) => return Err(RegistryError::NoPluginStore("cannot embed plugins")),
-            (_, false) => None,
+    /// [`document`](super::document)); [`ExportOptions::with_plugins`]
+    /// embeds each plugin component (base64), so the document alone can
+    /// fill a new home.
+    pub fn export_document(
+        &self,
+        options: ExportOptions,
+    ) -> Result<RegistryDocument, RegistryError> {
+        let ExportOptions { with_plugins } = options;
+        let files = match with_plugins {
+            true => Some(self.plugins.files("cannot embed the plugin components")?),
+            false => None,
         };
         let exported_at = self.now();
         self.store.read(|r| {
@@ -74,10 +94,10 @@ impl Registry {
                     // added on another machine), verified either way.
                     Some(files) if !files.path_of(&row.sha256).is_ok_and(|p| p.exists()) => {
                         let bytes = r.plugin_component(&row.sha256)?.ok_or_else(|| {
-                            RegistryError::ComponentMissing {
+                            RegistryError::Plugins(PluginsError::ComponentMissing {
                                 module: row.module.clone(),
                                 sha256: row.sha256.clone(),
-                            }
+                            })
                         })?;
                         super::plugin_store::verify_component(&row, &bytes)?;
                         Some(bytes)

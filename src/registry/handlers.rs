@@ -18,6 +18,7 @@ use crate::plugin::{
     CallError, CallErrorKind, ComponentSource, Discovered, Grant, HandlerError, Inspected,
     LoadOrigin, LoadedModule, PluginFiles, PluginRuntime, ResourceView, builtin_component,
 };
+use crate::registry::PluginsError;
 use crate::store::{PluginRow, Reader, ResourceRow};
 
 /// The plugin runtime (built-in handlers run in every registry), and the
@@ -32,7 +33,7 @@ impl Plugins {
     pub fn files(&self, what: &'static str) -> Result<&PluginFiles, RegistryError> {
         self.files
             .as_ref()
-            .ok_or(RegistryError::NoPluginStore(what))
+            .ok_or(RegistryError::Plugins(PluginsError::NoPluginStore(what)))
     }
 }
 
@@ -50,12 +51,6 @@ impl Handler {
 }
 
 impl Registry {
-    pub(super) fn plugins(&self, what: &'static str) -> Result<&Plugins, RegistryError> {
-        self.plugins
-            .as_ref()
-            .ok_or(RegistryError::NoPluginStore(what))
-    }
-
     /// The loaded handler of `ty`, or `None` when it has none — or names a
     /// built-in module that is not in this build (logged).
     pub(super) fn handler_for(&self, ty: &ResolvedType) -> Result<Option<Handler>, RegistryError> {
@@ -76,17 +71,15 @@ impl Registry {
                 );
                 return Ok(None);
             };
-            let plugins = self.plugins("cannot run a built-in handler")?;
-            plugins
+            self.plugins
                 .runtime
                 .load(ComponentSource::Embedded { module, bytes })
                 .map_err(load_err)?
         } else {
-            let plugins = self.plugins("cannot run a plugin handler")?;
             let row = self.store.read(|r| find_plugin(r, module))?;
-            let files = plugins.files("cannot run a plugin handler")?;
+            let files = self.plugins.files("cannot run a plugin handler")?;
             let path = self.local_component(files, &row)?;
-            plugins
+            self.plugins
                 .runtime
                 .load(ComponentSource::Stored {
                     module,
@@ -121,14 +114,13 @@ impl Registry {
     }
 
     /// One operation's git snapshot (see [`PluginRuntime::git_snapshot`]):
-    /// its calls ask each repository-wide question once. None without a
-    /// plugin store (no handler runs then).
-    pub(super) fn git_snapshot(&self) -> Option<crate::plugin::GitSnapshot> {
-        self.plugins.as_ref().map(|p| p.runtime.git_snapshot())
+    /// its calls ask each repository-wide question once.
+    pub(super) fn git_snapshot(&self) -> crate::plugin::GitSnapshot {
+        self.plugins.runtime.git_snapshot()
     }
 
-    fn runtime(&self) -> Result<&PluginRuntime, RegistryError> {
-        Ok(&self.plugins("cannot run a handler")?.runtime)
+    fn runtime(&self) -> &PluginRuntime {
+        &self.plugins.runtime
     }
 
     /// `validate` with `row`'s arguments (its location as `path`); the
@@ -145,7 +137,7 @@ impl Registry {
         }
         log::debug!("{} validate {}", handler.reference, row.type_name);
         Ok(self
-            .runtime()?
+            .runtime()
             .validate(&handler.module, handler.class(), &args, &grant(row))?)
     }
 
@@ -156,7 +148,7 @@ impl Registry {
         row: &ResourceRow,
     ) -> Result<Vec<Discovered>, RegistryError> {
         self.check_machine(row, "discovery")?;
-        let runtime = self.runtime()?;
+        let runtime = self.runtime();
         let found = runtime.discover(&handler.module, handler.class(), &view(row), &grant(row));
         optional(found).map(Option::unwrap_or_default)
     }
@@ -168,7 +160,7 @@ impl Registry {
         row: &ResourceRow,
     ) -> Result<Option<String>, RegistryError> {
         self.check_machine(row, "its handler (content-hash)")?;
-        let runtime = self.runtime()?;
+        let runtime = self.runtime();
         optional(runtime.content_hash(&handler.module, handler.class(), &view(row), &grant(row)))
     }
 
@@ -180,7 +172,7 @@ impl Registry {
         file: Option<&str>,
     ) -> Result<Inspected, RegistryError> {
         self.check_machine(row, "its handler (inspect)")?;
-        Ok(self.runtime()?.inspect(
+        Ok(self.runtime().inspect(
             &handler.module,
             handler.class(),
             &view(row),
@@ -258,40 +250,41 @@ pub(super) fn check_handler(
         classes.sort();
         classes.dedup();
         if classes.is_empty() {
-            return Err(RegistryError::NotABuiltinModule {
+            return Err(RegistryError::Plugins(PluginsError::NotABuiltinModule {
                 type_name: ty.name.clone(),
                 handler: handler.clone(),
-            });
+            }));
         }
         classes
     } else {
         match r.plugin(module)? {
             Some(row) => row.class_names(),
             None => {
-                return Err(RegistryError::HandlerModuleMissing {
+                return Err(RegistryError::Plugins(PluginsError::HandlerModuleMissing {
                     type_name: ty.name.clone(),
                     handler: handler.clone(),
                     added: r.plugins()?.into_iter().map(|p| p.module).collect(),
-                });
+                }));
             }
         }
     };
     if !provides.contains(&handler.class) {
-        return Err(RegistryError::HandlerClassMissing {
+        return Err(RegistryError::Plugins(PluginsError::HandlerClassMissing {
             type_name: ty.name.clone(),
             handler: handler.clone(),
             provides,
-        });
+        }));
     }
     Ok(())
 }
 
 /// The plugin-store row of `module`.
 pub(super) fn find_plugin(r: &Reader<'_>, module: &ModuleName) -> Result<PluginRow, RegistryError> {
-    r.plugin(module)?
-        .ok_or_else(|| RegistryError::PluginNotFound {
+    r.plugin(module)?.ok_or_else(|| {
+        RegistryError::Plugins(PluginsError::PluginNotFound {
             module: module.clone(),
         })
+    })
 }
 
 /// The refusal for `action` on `row`, whose type `ty` has no handler to
@@ -301,7 +294,7 @@ pub(super) fn no_handler(
     row: &ResourceRow,
     action: &'static str,
 ) -> RegistryError {
-    RegistryError::NoHandler {
+    RegistryError::Plugins(PluginsError::NoHandler {
         resource: row.label(),
         type_name: ty.name.clone(),
         action,
@@ -309,5 +302,5 @@ pub(super) fn no_handler(
             Some(h) => super::NoHandlerReason::BuiltinNotInBuild(h.clone()),
             None => super::NoHandlerReason::TypeNamesNone,
         },
-    }
+    })
 }

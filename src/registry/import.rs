@@ -25,7 +25,7 @@
 mod plan;
 mod report;
 
-pub use report::{ImportConflict, ImportReport, MissingPlugin, MissingType, Tally};
+pub use report::{ImportConflict, ImportOptions, ImportReport, MissingPlugin, MissingType, Tally};
 
 use super::document::RegistryDocument;
 use super::environments::{check_scope, environment_of, not_an_environment};
@@ -38,13 +38,14 @@ use plan::Plan;
 use std::cell::RefCell;
 
 impl Registry {
-    /// Import `document` (see the module doc); `dry_run` checks and
-    /// rehearses everything and writes nothing.
+    /// Import `document` (see the module doc); [`ImportOptions::dry_run`]
+    /// checks and rehearses everything and writes nothing.
     pub fn import_document(
         &mut self,
         document: &RegistryDocument,
-        dry_run: bool,
+        options: ImportOptions,
     ) -> Result<ImportReport, RegistryError> {
+        let dry_run = options.dry_run;
         document.check()?;
         let specs = parse_specs(document)?;
         let components = document
@@ -55,7 +56,7 @@ impl Registry {
         let catalogue = crate::builtin::fingerprint();
         let now = self.now();
         let written: RefCell<Vec<String>> = RefCell::default();
-        let (cache, plugins) = (&self.types, self.plugins.as_ref());
+        let (cache, plugins) = (&self.types, &self.plugins);
         let (ids, clock) = (&self.ids, &self.clock);
         let import = |w: &Writer<'_>| {
             let current = cache.get(w)?;
@@ -68,9 +69,7 @@ impl Registry {
                     Some(bytes) => w.put_plugin_component(&entry.sha256, bytes)?,
                     None if w.has_plugin_component(&entry.sha256)? => {}
                     None => {
-                        let files = plugins
-                            .and_then(|p| p.files.as_ref())
-                            .ok_or(RegistryError::NoPluginStore("cannot import plugins"))?;
+                        let files = plugins.files("cannot import plugins")?;
                         let bytes = files.read(&entry.sha256).map_err(|source| {
                             RegistryError::PluginLoad {
                                 module: entry.module.clone(),
@@ -86,9 +85,7 @@ impl Registry {
             equivalence::reconcile(w, &plan.next, &|| ids.next_id(clock.now()), &now)?;
             if !dry_run {
                 for (entry, bytes) in &plan.plugins {
-                    let (Some(bytes), Some(files)) =
-                        (bytes, plugins.and_then(|p| p.files.as_ref()))
-                    else {
+                    let (Some(bytes), Some(files)) = (bytes, plugins.files.as_ref()) else {
                         continue;
                     };
                     let fresh = !files.path_of(&entry.sha256).is_ok_and(|p| p.exists());

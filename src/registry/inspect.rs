@@ -5,6 +5,7 @@
 use super::lookup::find_row;
 use super::{Registry, RegistryError};
 use crate::model::ResourceKey;
+use crate::registry::ResourcesError;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Component, Path};
@@ -38,10 +39,12 @@ impl Registry {
                     .components()
                     .all(|c| matches!(c, Component::Normal(_)));
             if !inside {
-                return Err(RegistryError::InspectPathRefused {
-                    resource: row.label(),
-                    file: file.to_owned(),
-                });
+                return Err(RegistryError::Resources(
+                    ResourcesError::InspectPathRefused {
+                        resource: row.label(),
+                        file: file.to_owned(),
+                    },
+                ));
             }
         }
         let ty = types.resolve(&row.type_name)?;

@@ -5,6 +5,7 @@
 use super::type_set::TypeSet;
 use super::{Registry, RegistryError};
 use crate::model::{Resource, ResourceCapabilities, ResourceId, ResourceKey};
+use crate::registry::ResourcesError;
 use crate::store::{Reader, ResourceRow};
 
 /// Which resources `list_resources` returns.
@@ -56,7 +57,9 @@ pub(super) fn find_row(r: &Reader<'_>, key: &ResourceKey) -> Result<ResourceRow,
         ResourceKey::Id(id) => r.resource_by_id(*id)?,
         ResourceKey::Name(name) => r.resource_by_name(name)?,
     };
-    found.ok_or_else(|| RegistryError::ResourceNotFound { key: key.clone() })
+    found.ok_or_else(|| {
+        RegistryError::Resources(ResourcesError::ResourceNotFound { key: key.clone() })
+    })
 }
 
 /// `row` with its links, assembled.

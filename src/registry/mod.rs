@@ -69,20 +69,22 @@ pub use environments::{
     DEFAULT_PLAN, DEVCONTAINER_TYPE, ENVIRONMENT_TYPE, EnvironmentKey, SettingView, ToolRequest,
 };
 pub use error::{
-    ChildRefusal, NoHandlerReason, NotAddable, RegistryError, SandboxRefusal, StrategyRefusal,
+    ChildRefusal, EnvironmentsError, NoHandlerReason, NotAddable, PluginsError, RegistryError,
+    ResourcesError, SandboxRefusal, SandboxesError, StrategyRefusal, TransferError, TypesError,
 };
-pub use export::RegistryInfo;
-pub use import::{ImportConflict, ImportReport, MissingPlugin, MissingType, Tally};
+pub use export::{ExportOptions, RegistryInfo};
+pub use import::{ImportConflict, ImportOptions, ImportReport, MissingPlugin, MissingType, Tally};
 pub use inspect::Inspection;
 pub use links::TreeView;
 pub use lookup::ResourceFilter;
 pub use plugin_check::{PluginCheckView, check_plugin};
-pub use plugin_store::{ClassView, PluginView};
+pub use plugin_store::{AddPluginOptions, ClassView, PluginView};
 pub use refresh::{ChangedResource, RefreshProgress, RefreshReport, StaleResource};
 pub use register::{NewResource, RegistrationForm};
-pub use removal::RemovalReport;
+pub use removal::{Forced, RemovalReport, RemoveOptions};
 pub use sandboxes::{CheckpointView, SandboxView};
 pub use trust::{Consent, DevcontainerSummary, Person, TrustRecord, TrustState, TrustSummary};
+pub use types::RegisterTypeOptions;
 pub use views::TypeView;
 pub use watch::{WatchEvent, WatchOptions};
 
@@ -102,7 +104,7 @@ pub struct Registry {
     /// The handler runtime (and, with a home, the plugin files). Creating
     /// it is cheap: the WebAssembly engine starts on the first handler
     /// call, so `list`, `show` and `tree` never pay for it.
-    plugins: Option<Plugins>,
+    plugins: Plugins,
     /// The resolved types, kept while no type changes.
     types: TypeCache,
     /// The home directory, when there is one (a watch ignores its own
@@ -196,7 +198,7 @@ impl Registry {
                 .with_git(options.git.clone()),
             files: Some(PluginFiles::new(home.plugins())),
         };
-        let mut registry = Self::start(store, Some(plugins), options)?;
+        let mut registry = Self::start(store, plugins, options)?;
         if let Some(machine) = machine {
             registry.note_machine(&machine)?;
             registry.machine = Some(machine);
@@ -215,14 +217,10 @@ impl Registry {
             runtime: PluginRuntime::without_cache(options.limits.clone()),
             files: None,
         };
-        Self::start(Store::open_in_memory()?, Some(plugins), options)
+        Self::start(Store::open_in_memory()?, plugins, options)
     }
 
-    fn start(
-        store: Store,
-        plugins: Option<Plugins>,
-        options: Options,
-    ) -> Result<Self, RegistryError> {
+    fn start(store: Store, plugins: Plugins, options: Options) -> Result<Self, RegistryError> {
         let mut registry = Self {
             store,
             clock: options.clock,

@@ -15,6 +15,7 @@ use super::RegistryError;
 use super::plugin_store::ClassView;
 use crate::model::ModuleName;
 use crate::plugin::{Accepted, ContractVersion, Limits, PluginRuntime};
+use crate::registry::PluginsError;
 use serde::Serialize;
 use std::path::Path;
 
@@ -35,17 +36,19 @@ pub(super) fn accept(
     module: Option<&ModuleName>,
 ) -> Result<Acceptance, RegistryError> {
     let bytes = crate::user_files::read(path, crate::user_files::InputKind::PluginComponent)?;
-    let accepted = runtime
-        .accept(&bytes)
-        .map_err(|source| RegistryError::PluginRefused {
+    let accepted = runtime.accept(&bytes).map_err(|source| {
+        RegistryError::Plugins(PluginsError::PluginRefused {
             path: path.to_owned(),
             source,
-        })?;
+        })
+    })?;
     let module = module.unwrap_or(&accepted.info.module).clone();
     if module.is_reserved() {
         // Accepting compiled it into the cache: nothing will use that.
         runtime.forget_compiled(&accepted.sha256);
-        return Err(RegistryError::ReservedModule { module });
+        return Err(RegistryError::Plugins(PluginsError::ReservedModule {
+            module,
+        }));
     }
     Ok(Acceptance {
         bytes,

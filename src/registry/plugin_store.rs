@@ -17,6 +17,7 @@ use crate::model::{ClassName, ModuleName, TypeName};
 use crate::plugin::{
     Accepted, ComponentSource, PluginError, PluginFiles, builtin_component, builtin_components,
 };
+use crate::registry::PluginsError;
 use crate::store::{PluginRow, Reader};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -65,23 +66,58 @@ impl PluginView {
     }
 }
 
+/// How [`Registry::add_plugin`] adds a component.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AddPluginOptions {
+    /// The module name to register it under (default: the one its
+    /// `describe()` reports).
+    pub module: Option<ModuleName>,
+    /// Replace a module of the same name already added (otherwise a
+    /// different component under that name is refused).
+    pub replace: bool,
+}
+
+impl AddPluginOptions {
+    /// Replace a module of the same name.
+    pub fn replacing() -> Self {
+        Self {
+            replace: true,
+            ..Self::default()
+        }
+    }
+
+    /// Register it under `module`.
+    pub fn named(self, module: ModuleName) -> Self {
+        Self {
+            module: Some(module),
+            ..self
+        }
+    }
+}
+
 impl Registry {
     /// Add the component at `path` to the plugin store (`agents plugin add`).
     /// It must be a component of a contract version this host serves whose
-    /// `describe()` answers; it is registered under `module` if given, else
-    /// under the module name it reports. An added module is refused unless
-    /// `replace`; a replacement must still export every class a type uses.
+    /// `describe()` answers; it is registered under
+    /// [`AddPluginOptions::module`] if given, else under the module name it
+    /// reports. An added module is refused unless
+    /// [`replace`](AddPluginOptions::replace); a replacement must still
+    /// export every class a type uses.
     pub fn add_plugin(
         &mut self,
         path: &Path,
-        module: Option<&ModuleName>,
-        replace: bool,
+        options: AddPluginOptions,
     ) -> Result<PluginView, RegistryError> {
-        let refused = |source| RegistryError::PluginRefused {
-            path: path.to_owned(),
-            source,
+        let AddPluginOptions { module, replace } = options;
+        let module = module.as_ref();
+        let refused = |source| {
+            RegistryError::Plugins(PluginsError::PluginRefused {
+                path: path.to_owned(),
+                source,
+            })
         };
-        let plugins = self.plugins("cannot add a plugin")?;
+        let plugins = &self.plugins;
         let Acceptance {
             bytes,
             module,
@@ -109,11 +145,11 @@ impl Registry {
             let old = w.plugin(&module)?;
             if let Some(old) = &old {
                 if !replace && old.sha256 != sha256 {
-                    return Err(RegistryError::PluginExists {
+                    return Err(RegistryError::Plugins(PluginsError::PluginExists {
                         module: module.clone(),
                         version: old.version.clone(),
                         sha256: old.sha256.clone(),
-                    });
+                    }));
                 }
                 let types = cache.get(w)?;
                 for type_name in w.types_using_module(&module)? {
@@ -122,12 +158,14 @@ impl Registry {
                         && h.module == module
                         && !row.exports(&h.class)
                     {
-                        return Err(RegistryError::ReplacementDropsClass {
-                            module: module.clone(),
-                            type_name,
-                            class: h.class.clone(),
-                            provides: row.class_names(),
-                        });
+                        return Err(RegistryError::Plugins(
+                            PluginsError::ReplacementDropsClass {
+                                module: module.clone(),
+                                type_name,
+                                class: h.class.clone(),
+                                provides: row.class_names(),
+                            },
+                        ));
                     }
                 }
             }
@@ -155,10 +193,8 @@ impl Registry {
     /// added ones.
     pub fn list_plugins(&self) -> Result<Vec<PluginView>, RegistryError> {
         let mut views = Vec::new();
-        if self.plugins.is_some() {
-            for (module, bytes) in builtin_components() {
-                views.push(self.builtin_view(&module, bytes)?);
-            }
+        for (module, bytes) in builtin_components() {
+            views.push(self.builtin_view(&module, bytes)?);
         }
         let stored = self.store.read(|r| {
             r.plugins()?
@@ -183,8 +219,8 @@ impl Registry {
         module: &ModuleName,
         bytes: &'static [u8],
     ) -> Result<PluginView, RegistryError> {
-        let plugins = self.plugins("cannot describe a built-in handler")?;
-        let loaded = plugins
+        let loaded = self
+            .plugins
             .runtime
             .load(ComponentSource::Embedded { module, bytes })
             .map_err(|source| RegistryError::PluginLoad {
@@ -219,10 +255,10 @@ impl Registry {
             let row = find_plugin(w, module)?;
             let types = w.types_using_module(module)?;
             if !types.is_empty() {
-                return Err(RegistryError::PluginInUse {
+                return Err(RegistryError::Plugins(PluginsError::PluginInUse {
                     module: module.clone(),
                     types,
-                });
+                }));
             }
             w.delete_plugin(module)?;
             w.drop_unused_plugin_component(&row.sha256)?;
@@ -252,9 +288,11 @@ impl Registry {
         let bytes = self
             .store
             .read(|r| r.plugin_component(&row.sha256))?
-            .ok_or_else(|| RegistryError::ComponentMissing {
-                module: row.module.clone(),
-                sha256: row.sha256.clone(),
+            .ok_or_else(|| {
+                RegistryError::Plugins(PluginsError::ComponentMissing {
+                    module: row.module.clone(),
+                    sha256: row.sha256.clone(),
+                })
             })?;
         verify_component(row, &bytes)?;
         log::info!(
@@ -269,7 +307,7 @@ impl Registry {
     /// Remove a store file no row names any more, and its compiled forms
     /// (best effort: a leftover file is harmless, it is content-addressed).
     pub(super) fn forget_file_if_unused(&self, sha256: &str) {
-        let Some(plugins) = &self.plugins else { return };
+        let plugins = &self.plugins;
         let still_used = self
             .store
             .read(|r| r.plugins())

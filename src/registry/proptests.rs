@@ -25,6 +25,7 @@
 
 use super::*;
 use crate::model::{ResourceId, ResourceKey};
+use crate::registry::ResourcesError;
 use crate::store::ResourceRow;
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -249,7 +250,7 @@ fn step(r: &mut Registry, g: &mut Graph, op: &Op, n: usize) -> Result<(), TestCa
                 0 => r.link_child(&l, &x).map(|_| ()),
                 1 => r.link_child(&x, &l).map(|_| ()),
                 2 => r.unlink_child(&x, &l),
-                _ => r.remove_resource(&x, false).map(|_| ()),
+                _ => r.remove_resource(&x, RemoveOptions::default()).map(|_| ()),
             };
             let Err(err) = err else {
                 return Err(TestCaseError::fail(format!(
@@ -257,7 +258,7 @@ fn step(r: &mut Registry, g: &mut Graph, op: &Op, n: usize) -> Result<(), TestCa
                 )));
             };
             prop_assert!(
-                matches!(&err, RegistryError::ResourceNotFound { key } if *key == x),
+                matches!(&err, RegistryError::Resources(ResourcesError::ResourceNotFound { key }) if *key == x),
                 "{err}"
             );
             assert_names(&err, &[&gone.to_string()])?;
@@ -266,7 +267,16 @@ fn step(r: &mut Registry, g: &mut Graph, op: &Op, n: usize) -> Result<(), TestCa
             let Some(root) = g.pick(target) else {
                 return Ok(());
             };
-            let report = done(r.remove_resource(&root.into(), *dry_run), "removing")?;
+            let report = done(
+                r.remove_resource(
+                    &root.into(),
+                    RemoveOptions {
+                        dry_run: *dry_run,
+                        ..RemoveOptions::default()
+                    },
+                ),
+                "removing",
+            )?;
             let (going, unlinked) = g.removal(root);
             let removed: Vec<ResourceId> = report.removed.iter().map(|x| x.resource_id).collect();
             prop_assert_eq!(
@@ -325,7 +335,7 @@ proptest! {
     ) {
         let mut r = Registry::open_in_memory().unwrap();
         for (i, text) in TYPES.iter().enumerate() {
-            r.register_type_text(text, &format!("g{i}.yaml"), false).unwrap();
+            r.register_type_text(text, &format!("g{i}.yaml"), RegisterTypeOptions::default()).unwrap();
         }
         let mut g = Graph::default();
         let first = first.into_iter().map(Op::Add);

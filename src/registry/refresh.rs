@@ -35,6 +35,7 @@ use super::register::check_types_unchanged_for;
 use super::type_set::TypeSet;
 use super::{Registry, RegistryError, args};
 use crate::model::{PropertyMap, ResolvedType, ResourceId, ResourceKey};
+use crate::registry::ResourcesError;
 use crate::store::ResourceRow;
 use serde::Serialize;
 use serde_json::Value;
@@ -266,10 +267,10 @@ impl Registry {
         if let Some(location) = &row.location
             && std::fs::symlink_metadata(location).is_err()
         {
-            return Err(RegistryError::LocationVanished {
+            return Err(RegistryError::Resources(ResourcesError::LocationVanished {
                 resource: row.label(),
                 location: location.clone(),
-            });
+            }));
         }
         let hash = self.call_content_hash(&handler, row)?;
         if hash == row.content_hash && !forced && row.stale.is_none() {

@@ -9,7 +9,7 @@
 //!
 //! If another process changed a type the registration relied on while
 //! the handler ran, the write is refused rather than made under rules
-//! nobody checked ([`RegistryError::TypesChanged`]).
+//! nobody checked ([`RegistryError::Types(TypesError::TypesChanged)`]).
 
 use super::args::{self, CheckedArgs};
 use super::discovery::{Depth, DiscoveryProgress, Findings, Found, REGISTRATION_DEPTH, apply};
@@ -18,6 +18,7 @@ use super::lookup::assemble;
 use super::type_set::TypeSet;
 use super::{Registry, RegistryError};
 use crate::model::{Resource, ResourceId, ResourceName, SandboxStrategy, TypeArgument, TypeName};
+use crate::registry::{ResourcesError, TypesError};
 use crate::store::{ResourceInserter, ResourceRow, StoreError, Writer};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -201,10 +202,10 @@ impl Registry {
                 if let Some(name) = &row.name
                     && let Some(existing) = self.store.read(|r| r.resource_by_name(name))?
                 {
-                    return Err(RegistryError::DuplicateName {
+                    return Err(RegistryError::Resources(ResourcesError::DuplicateName {
                         name: name.clone(),
                         id: existing.id,
-                    });
+                    }));
                 }
                 for (key, value) in self.call_validate(&handler, &row)? {
                     if key != args::LOCATION_ARG {
@@ -272,10 +273,10 @@ pub(super) fn check_types_unchanged_for<'a>(
             _ => false,
         };
         if !same {
-            return Err(RegistryError::TypesChanged {
+            return Err(RegistryError::Types(TypesError::TypesChanged {
                 what: what(),
                 type_name: type_name.clone(),
-            });
+            }));
         }
     }
     Ok(())
@@ -308,15 +309,18 @@ pub(super) fn insert_child(
     now: &str,
 ) -> Result<(), RegistryError> {
     match (insert_new(w, inserter, &found.row), &found.handler) {
-        (Err(RegistryError::DuplicateName { name, id }), Some(handler)) => {
-            Err(RegistryError::DiscoveredNameTaken {
-                handler: handler.clone(),
+        (
+            Err(RegistryError::Resources(ResourcesError::DuplicateName { name, id })),
+            Some(handler),
+        ) => Err(RegistryError::Resources(
+            ResourcesError::DiscoveredNameTaken {
+                handler: Box::new(handler.clone()),
                 index: found.index,
                 parent: found.parent_label.to_string(),
                 name,
                 id,
-            })
-        }
+            },
+        )),
         (other, _) => other,
     }?;
     w.insert_link(found.parent, found.row.id, true, now)?;
@@ -333,10 +337,10 @@ pub(super) fn insert_new(
 ) -> Result<(), RegistryError> {
     match inserter.insert(row) {
         Err(StoreError::NameTaken { name }) => match w.resource_by_name(&name)? {
-            Some(holder) => Err(RegistryError::DuplicateName {
+            Some(holder) => Err(RegistryError::Resources(ResourcesError::DuplicateName {
                 name,
                 id: holder.id,
-            }),
+            })),
             None => Err(StoreError::NameTaken { name }.into()),
         },
         other => Ok(other?),

@@ -28,16 +28,66 @@ pub struct RemovalReport {
     /// removes them first), so no container is orphaned.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub containers: Vec<String>,
+    /// What [`RemoveOptions::force`] cleared first (not part of the
+    /// report's view: the CLI says each on stderr).
+    #[serde(skip)]
+    pub forced: Forced,
+}
+
+/// What a forced removal stopped and destroyed before removing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Forced {
+    /// Each devcontainer whose container was stopped and removed, with
+    /// the container's id.
+    pub containers: Vec<(String, String)>,
+    /// The sandboxes destroyed.
+    pub sandboxes: Vec<crate::registry::SandboxView>,
+}
+
+/// How [`Registry::remove_resource`] removes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RemoveOptions {
+    /// Only report what would go; write nothing.
+    pub dry_run: bool,
+    /// First stop and remove the containers and destroy the sandboxes on
+    /// what goes (which otherwise refuse the removal). Ignored in a dry run.
+    pub force: bool,
+}
+
+impl RemoveOptions {
+    /// Report what would go, write nothing.
+    pub fn dry_run() -> Self {
+        Self {
+            dry_run: true,
+            ..Self::default()
+        }
+    }
+
+    /// Clear the containers and sandboxes on what goes first.
+    pub fn forced() -> Self {
+        Self {
+            force: true,
+            ..Self::default()
+        }
+    }
 }
 
 impl Registry {
     /// Remove a resource, its links, and the auto-discovered descendants no
-    /// other parent keeps; `dry_run` only reports what would go.
+    /// other parent keeps ([`RemoveOptions`]: only report what would go, or
+    /// first clear the containers and sandboxes that would refuse it).
     pub fn remove_resource(
         &mut self,
         key: &ResourceKey,
-        dry_run: bool,
+        options: RemoveOptions,
     ) -> Result<RemovalReport, RegistryError> {
+        let RemoveOptions { dry_run, force } = options;
+        let mut forced = Forced::default();
+        if force && !dry_run {
+            forced.containers = self.remove_containers_for_removal(key)?;
+            forced.sandboxes = self.destroy_sandboxes_for_removal(key)?;
+        }
         let plan = |r: &Reader<'_>, types: &TypeSet| -> Result<RemovalReport, RegistryError> {
             let root = find_row(r, key)?;
             let (removed, unlinked) = what_goes(r, types, &[root.id])?;
@@ -52,6 +102,7 @@ impl Registry {
                 unlinked,
                 sandboxes,
                 containers,
+                forced: Forced::default(),
             })
         };
         let cache = &self.types;
@@ -79,7 +130,10 @@ impl Registry {
             w.delete_resources(&ids)?;
             // Identities left with fewer than two members go too.
             super::equivalence::reconcile(w, &types, &|| id_source.next_id(clock.now()), &now)?;
-            Ok(report)
+            Ok(RemovalReport {
+                forced: forced.clone(),
+                ..report
+            })
         })
     }
 }

@@ -37,11 +37,13 @@ mod views;
 
 use super::lookup::{find_row, load_one};
 use super::{Registry, RegistryError, SandboxRefusal};
+use crate::model::SandboxState;
 use crate::model::{
     Resource, ResourceId, ResourceKey, ResourceKind, SandboxId, SandboxStrategy, TypeName,
 };
+use crate::registry::SandboxesError;
 use crate::sandbox::{self, Applied, CheckpointRef, SandboxDiff, Strategy};
-use crate::store::{SandboxRow, SandboxState};
+use crate::store::SandboxRow;
 use std::path::{Path, PathBuf};
 pub(super) use support::lock_file;
 use support::{check_label, create_area, lock, lock_path, pick_checkpoint};
@@ -69,11 +71,13 @@ impl Registry {
                 None => resource.sandbox_strategy.unwrap_or(ty.sandbox_strategy()),
             };
             let caps = ty.type_capabilities();
-            let refuse = |reason| RegistryError::SandboxRefused {
-                operation: "create",
-                resource: resource.label(),
-                strategy: chosen,
-                reason,
+            let refuse = |reason| {
+                RegistryError::Sandboxes(SandboxesError::SandboxRefused {
+                    operation: "create",
+                    resource: resource.label(),
+                    strategy: chosen,
+                    reason,
+                })
             };
             if resource.kind == ResourceKind::Virtual {
                 return Err(refuse(SandboxRefusal::Virtual));
@@ -168,9 +172,9 @@ impl Registry {
 
     pub fn show_sandbox(&self, id: SandboxId) -> Result<SandboxView, RegistryError> {
         let mut shown = self.store.read(|r| {
-            let row = r
-                .sandbox(id)?
-                .ok_or(RegistryError::SandboxNotFound { id })?;
+            let row = r.sandbox(id)?.ok_or(RegistryError::Sandboxes(
+                SandboxesError::SandboxNotFound { id },
+            ))?;
             let label = resource_label(r, &row)?;
             let checkpoints = r.checkpoints(id)?;
             let area = self.derived_area(id);
@@ -238,11 +242,13 @@ impl Registry {
         }
         let label = label.map(str::to_owned);
         let (row, resource) = self.active(id, "checkpoint")?;
-        let refuse = |reason| RegistryError::SandboxRefused {
-            operation: "checkpoint",
-            resource: resource.label(),
-            strategy: row.strategy,
-            reason,
+        let refuse = |reason| {
+            RegistryError::Sandboxes(SandboxesError::SandboxRefused {
+                operation: "checkpoint",
+                resource: resource.label(),
+                strategy: row.strategy,
+                reason,
+            })
         };
         if resource.read_only {
             return Err(refuse(SandboxRefusal::ReadOnly));
@@ -337,12 +343,12 @@ impl Registry {
     pub fn apply_sandbox(&mut self, id: SandboxId) -> Result<Applied, RegistryError> {
         let (row, resource) = self.active(id, "apply")?;
         if resource.read_only {
-            return Err(RegistryError::SandboxRefused {
+            return Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
                 operation: "apply",
                 resource: resource.label(),
                 strategy: row.strategy,
                 reason: SandboxRefusal::ReadOnly,
-            });
+            }));
         }
         self.refuse_held(&row, &resource, "apply")?;
         let root = self.sandboxes_root()?;
@@ -363,7 +369,10 @@ impl Registry {
     }
 
     fn sandboxes_root(&self) -> Result<PathBuf, RegistryError> {
-        let home = self.home.as_ref().ok_or(RegistryError::SandboxNeedsHome)?;
+        let home = self
+            .home
+            .as_ref()
+            .ok_or(RegistryError::Sandboxes(SandboxesError::SandboxNeedsHome))?;
         place::sandboxes_root(home)
     }
 
@@ -382,14 +391,14 @@ impl Registry {
     ) -> Result<(SandboxRow, Resource), RegistryError> {
         let cache = &self.types;
         let (row, resource) = self.store.read(|r| {
-            let row = r
-                .sandbox(id)?
-                .ok_or(RegistryError::SandboxNotFound { id })?;
+            let row = r.sandbox(id)?.ok_or(RegistryError::Sandboxes(
+                SandboxesError::SandboxNotFound { id },
+            ))?;
             if row.state != SandboxState::Active {
-                return Err(RegistryError::SandboxNotActive {
+                return Err(RegistryError::Sandboxes(SandboxesError::SandboxNotActive {
                     sandbox: id,
                     state: row.state,
-                });
+                }));
             }
             let types = cache.get(r)?;
             let resource = load_one(r, &types, find_row(r, &ResourceKey::Id(row.resource))?)?;
@@ -417,12 +426,12 @@ impl Registry {
         operation: &'static str,
     ) -> Result<(), RegistryError> {
         if row.strategy == SandboxStrategy::TransactionRollback {
-            return Err(RegistryError::SandboxRefused {
+            return Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
                 operation,
                 resource: resource.label(),
                 strategy: row.strategy,
                 reason: SandboxRefusal::HeldBySession,
-            });
+            }));
         }
         Ok(())
     }
@@ -442,13 +451,13 @@ fn failed(
     operation: &'static str,
     source: sandbox::SandboxError,
 ) -> RegistryError {
-    RegistryError::SandboxFailed {
+    RegistryError::Sandboxes(SandboxesError::SandboxFailed {
         sandbox: row.id,
         resource: resource.to_owned(),
         strategy: row.strategy,
         operation,
         source: Box::new(source),
-    }
+    })
 }
 
 fn resource_label(r: &crate::store::Reader<'_>, row: &SandboxRow) -> Result<String, RegistryError> {

@@ -1,6 +1,7 @@
 use super::*;
 use crate::effects::FixedClock;
 use crate::model::{ResourceId, ResourceKey, TypeName};
+use crate::registry::ResourcesError;
 use crate::store::ResourceRow;
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -27,7 +28,7 @@ fn registry() -> Registry {
                 runtime: PluginRuntime::without_cache(options.limits.clone()),
                 files: None,
             };
-            Registry::start(Store::open_postgres(&url).unwrap(), Some(plugins), options).unwrap()
+            Registry::start(Store::open_postgres(&url).unwrap(), plugins, options).unwrap()
         }
     }
 }
@@ -135,7 +136,7 @@ fn types_are_read_from_the_table_once_while_none_changes() {
     r.list_resources(&ResourceFilter::All).unwrap();
     assert!(r.types.loads() <= loads + 1, "one load for four operations");
     let before = r.types.loads();
-    r.register_type_text(PKG, "pkg.yaml", false).unwrap();
+    r.register_type_text(PKG, "pkg.yaml", RegisterTypeOptions::default()).unwrap();
     r.show_type("myteam/python-package").unwrap();
     assert_eq!(
         r.types.loads(),
@@ -145,7 +146,7 @@ fn types_are_read_from_the_table_once_while_none_changes() {
 }
 fn a_registered_type_resolves_with_its_declared_fields() {
     let mut r = registry();
-    let view = r.register_type_text(PKG, "pkg.yaml", false).unwrap();
+    let view = r.register_type_text(PKG, "pkg.yaml", RegisterTypeOptions::default()).unwrap();
     assert_eq!(view.name.as_str(), "myteam/python-package");
     assert_eq!(view.source, "pkg.yaml");
     let resolved = r.resolved_type("myteam/python-package").unwrap();
@@ -154,7 +155,7 @@ fn a_registered_type_resolves_with_its_declared_fields() {
 }
 fn replacing_a_type_may_not_change_the_kind_of_registered_resources() {
     let mut r = registry();
-    r.register_type_text(PKG, "pkg.yaml", false).unwrap();
+    r.register_type_text(PKG, "pkg.yaml", RegisterTypeOptions::default()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     r.register_resource(NewResource {
         type_name: "myteam/python-package".into(),
@@ -165,7 +166,7 @@ fn replacing_a_type_may_not_change_the_kind_of_registered_resources() {
     .unwrap();
     let virtual_pkg = "name: myteam/python-package\nresource_kind: virtual\n";
     let err = r
-        .register_type_text(virtual_pkg, "v.yaml", true)
+        .register_type_text(virtual_pkg, "v.yaml", RegisterTypeOptions::replacing())
         .unwrap_err()
         .to_string();
     assert!(
@@ -178,7 +179,7 @@ fn replacing_a_type_may_not_change_the_kind_of_registered_resources() {
         "  - {name: extra, type: string, required: true}\nparent_types:",
     );
     let err = r
-        .register_type_text(&required, "r.yaml", true)
+        .register_type_text(&required, "r.yaml", RegisterTypeOptions::replacing())
         .unwrap_err()
         .to_string();
     assert!(err.contains("--extra required"), "{err}");
@@ -189,7 +190,7 @@ fn replacing_a_type_may_not_change_the_kind_of_registered_resources() {
 }
 fn a_type_with_resources_cannot_be_removed() {
     let mut r = registry();
-    r.register_type_text(PKG, "pkg.yaml", false).unwrap();
+    r.register_type_text(PKG, "pkg.yaml", RegisterTypeOptions::default()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     r.register_resource(NewResource {
         type_name: "myteam/python-package".into(),
@@ -248,10 +249,10 @@ fn removal_takes_discovered_descendants_unless_another_parent_keeps_them() {
     let only_mine = discovered_child(&mut r, "local/top", 1);
     let shared = discovered_child(&mut r, "local/top", 2);
     r.link_child(&key("local/other"), &shared.into()).unwrap();
-    let dry = r.remove_resource(&key("local/top"), true).unwrap();
+    let dry = r.remove_resource(&key("local/top"), RemoveOptions::dry_run()).unwrap();
     assert_eq!(dry.removed.len(), 2);
     assert_eq!(r.list_resources(&ResourceFilter::All).unwrap().len(), 4);
-    let report = r.remove_resource(&key("local/top"), false).unwrap();
+    let report = r.remove_resource(&key("local/top"), RemoveOptions::default()).unwrap();
     let gone: Vec<_> = report.removed.iter().map(|x| x.resource_id).collect();
     assert!(gone.contains(&only_mine) && !gone.contains(&shared));
     assert!(r.show_resource(&shared.into()).is_ok());
@@ -294,13 +295,13 @@ fn a_discovery_raced_by_the_same_discovery_explores_again_and_writes_each_resour
 }
 fn replacing_a_parent_type_may_not_break_its_subtypes() {
     let mut r = registry();
-    r.register_type_text("name: t/base\nresource_kind: physical\n", "b.yaml", false)
+    r.register_type_text("name: t/base\nresource_kind: physical\n", "b.yaml", RegisterTypeOptions::default())
         .unwrap();
     let sub = "name: t/sub\ninherits: t/base\ncli_args:\n  - {name: path, type: path}\n";
-    r.register_type_text(sub, "s.yaml", false).unwrap();
+    r.register_type_text(sub, "s.yaml", RegisterTypeOptions::default()).unwrap();
     // A virtual parent would give its subtype a path argument it cannot have.
     let err = r
-        .register_type_text("name: t/base\nresource_kind: virtual\n", "b2.yaml", true)
+        .register_type_text("name: t/base\nresource_kind: virtual\n", "b2.yaml", RegisterTypeOptions::replacing())
         .unwrap_err()
         .to_string();
     assert!(err.contains("t/sub"), "{err}");
@@ -312,18 +313,18 @@ fn replacing_a_type_may_not_break_a_type_whose_discovery_rule_names_it() {
     // Replacing t/leaf by a root was accepted, and t/holder (and with it
     // every type listing) no longer resolved.
     let mut r = registry();
-    r.register_type_text("name: t/base\nresource_kind: physical\n", "b.yaml", false)
+    r.register_type_text("name: t/base\nresource_kind: physical\n", "b.yaml", RegisterTypeOptions::default())
         .unwrap();
-    r.register_type_text("name: t/leaf\ninherits: t/base\n", "l.yaml", false)
+    r.register_type_text("name: t/leaf\ninherits: t/base\n", "l.yaml", RegisterTypeOptions::default())
         .unwrap();
     let holder = "name: t/holder\nresource_kind: physical\nchild_types: [t/base]\n\
                   auto_discovery:\n  enabled: true\n  rules:\n    - {type: t/leaf, pattern: \"*\"}\n";
-    r.register_type_text(holder, "h.yaml", false).unwrap();
-    r.register_type_text("name: t/sub-holder\ninherits: t/holder\n", "s.yaml", false)
+    r.register_type_text(holder, "h.yaml", RegisterTypeOptions::default()).unwrap();
+    r.register_type_text("name: t/sub-holder\ninherits: t/holder\n", "s.yaml", RegisterTypeOptions::default())
         .unwrap();
     let root_leaf = "name: t/leaf\nresource_kind: physical\n";
     let err = r
-        .register_type_text(root_leaf, "l2.yaml", true)
+        .register_type_text(root_leaf, "l2.yaml", RegisterTypeOptions::replacing())
         .unwrap_err()
         .to_string();
     assert!(err.contains("t/holder"), "{err}");
@@ -335,18 +336,18 @@ fn replacing_a_type_may_not_break_a_subtype_that_inherits_a_rule_naming_it() {
     // t/holder lists t/leaf itself, so its rule holds whatever t/leaf
     // inherits; t/sub-holder inherits the rule but lists only t/base.
     let mut r = registry();
-    r.register_type_text("name: t/base\nresource_kind: physical\n", "b.yaml", false)
+    r.register_type_text("name: t/base\nresource_kind: physical\n", "b.yaml", RegisterTypeOptions::default())
         .unwrap();
-    r.register_type_text("name: t/leaf\ninherits: t/base\n", "l.yaml", false)
+    r.register_type_text("name: t/leaf\ninherits: t/base\n", "l.yaml", RegisterTypeOptions::default())
         .unwrap();
     let holder = "name: t/holder\nresource_kind: physical\nchild_types: [t/leaf]\n\
                   auto_discovery:\n  enabled: true\n  rules:\n    - {type: t/leaf, pattern: \"*\"}\n";
-    r.register_type_text(holder, "h.yaml", false).unwrap();
+    r.register_type_text(holder, "h.yaml", RegisterTypeOptions::default()).unwrap();
     let sub = "name: t/sub-holder\ninherits: t/holder\nchild_types: [t/base]\n\
                child_types_replace: true\n";
-    r.register_type_text(sub, "s.yaml", false).unwrap();
+    r.register_type_text(sub, "s.yaml", RegisterTypeOptions::default()).unwrap();
     let err = r
-        .register_type_text("name: t/leaf\nresource_kind: physical\n", "l2.yaml", true)
+        .register_type_text("name: t/leaf\nresource_kind: physical\n", "l2.yaml", RegisterTypeOptions::replacing())
         .unwrap_err()
         .to_string();
     assert!(err.contains("t/sub-holder"), "{err}");
@@ -365,7 +366,7 @@ fn a_resource_that_is_not_a_devcontainer_has_no_container_and_is_no_refusal_for_
     // A real failure is one: an unknown resource is not "no container".
     assert!(matches!(
         r.container_of(&key("local/missing")),
-        Err(RegistryError::ResourceNotFound { .. })
+        Err(RegistryError::Resources(ResourcesError::ResourceNotFound { .. }))
     ));
 }
 }

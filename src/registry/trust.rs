@@ -13,7 +13,7 @@
 //! a `devcontainer_trust` row of theirs, on this machine, whose digest is
 //! the configuration's digest now (`devcontainer::Checked`: the
 //! configuration and every file it builds from). Edit any of them and the
-//! decision no longer applies; the refusal ([`RegistryError::NotTrusted`])
+//! decision no longer applies; the refusal ([`RegistryError::Environments(EnvironmentsError::NotTrusted)`])
 //! says which file changed and the command that decides again.
 //!
 //! **Consent cannot be given by accident.** Nothing trusts implicitly: no
@@ -38,6 +38,7 @@ use super::type_set::TypeSet;
 use super::{Registry, RegistryError};
 use crate::devcontainer::{Checked, CoveredFile, Summary, ToolsOnPath};
 use crate::model::{Resource, ResourceId, ResourceKey, TypeName};
+use crate::registry::EnvironmentsError;
 use crate::store::{Reader, ResourceRow, TrustRow};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -172,11 +173,13 @@ impl Registry {
         })?;
         let (label, resources) = found;
         if resources.is_empty() {
-            return Err(RegistryError::ContainerRefused {
-                resource: label,
-                operation: "trust",
-                reason: "there is no devcontainer-instance at or below it".into(),
-            });
+            return Err(RegistryError::Environments(
+                EnvironmentsError::ContainerRefused {
+                    resource: label,
+                    operation: "trust",
+                    reason: "there is no devcontainer-instance at or below it".into(),
+                },
+            ));
         }
         let mut devcontainers = Vec::new();
         for resource in resources {
@@ -202,14 +205,13 @@ impl Registry {
     /// the registry has no person or a configuration changed since it
     /// was shown.
     pub fn trust(&mut self, consent: Consent) -> Result<Vec<TrustRecord>, RegistryError> {
-        let person = self
-            .person
-            .clone()
-            .ok_or_else(|| RegistryError::ContainerRefused {
+        let person = self.person.clone().ok_or_else(|| {
+            RegistryError::Environments(EnvironmentsError::ContainerRefused {
                 resource: consent.summary.resource.clone(),
                 operation: "trust",
                 reason: TrustState::NoPerson.explain(""),
-            })?;
+            })
+        })?;
         let now = self.now();
         let machine = self.machine_key();
         let mut rows = Vec::new();
@@ -217,15 +219,17 @@ impl Registry {
             let resource = self.show_resource(&ResourceKey::Id(dc.resource_id))?;
             let (_, checked) = self.checked_config(&resource, "trust")?;
             if checked.digest != dc.summary.digest {
-                return Err(RegistryError::ContainerRefused {
-                    resource: dc.name.clone(),
-                    operation: "trust",
-                    reason: format!(
-                        "its configuration changed since it was shown ({}); nothing was \
+                return Err(RegistryError::Environments(
+                    EnvironmentsError::ContainerRefused {
+                        resource: dc.name.clone(),
+                        operation: "trust",
+                        reason: format!(
+                            "its configuration changed since it was shown ({}); nothing was \
                          recorded — read it again and decide",
-                        changes(&dc.summary.files, &checked.files).join(", ")
-                    ),
-                });
+                            changes(&dc.summary.files, &checked.files).join(", ")
+                        ),
+                    },
+                ));
             }
             let mut summary = serde_json::to_string(&dc.summary).unwrap_or_default();
             if summary.len() > MAX_SUMMARY {
@@ -331,11 +335,11 @@ impl Registry {
         if state.is_trusted() {
             return Ok(());
         }
-        Err(RegistryError::NotTrusted {
+        Err(RegistryError::Environments(EnvironmentsError::NotTrusted {
             resource: resource.label(),
             operation,
             state: Box::new(state),
-        })
+        }))
     }
 
     /// The machine part of a decision's key (`""` on a SQLite home).

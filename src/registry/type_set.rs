@@ -11,6 +11,7 @@
 
 use super::RegistryError;
 use crate::model::{ResolvedType, TypeName, TypeSpec};
+use crate::registry::TypesError;
 use crate::store::{Reader, TypeRow};
 use crate::typespec;
 use std::cell::{Cell, RefCell};
@@ -84,9 +85,11 @@ impl TypeSet {
 
     /// Look a type up by the text a user gave.
     pub fn find(&self, text: &str) -> Result<Arc<ResolvedType>, RegistryError> {
-        let not_found = || RegistryError::TypeNotFound {
-            name: text.to_owned(),
-            suggestions: self.near(text),
+        let not_found = || {
+            RegistryError::Types(TypesError::TypeNotFound {
+                name: text.to_owned(),
+                suggestions: self.near(text),
+            })
         };
         let name = TypeName::parse(text).map_err(|_| not_found())?;
         if !self.contains(&name) {

@@ -15,6 +15,7 @@ use super::{Registry, RegistryError, handlers};
 use crate::builtin;
 use crate::dag;
 use crate::model::{ResolvedType, TypeName, TypeSpec};
+use crate::registry::TypesError;
 use crate::store::Writer;
 use crate::typespec;
 use std::path::Path;
@@ -22,6 +23,22 @@ use std::path::Path;
 /// The `registry_meta` key holding the fingerprint of the catalogue last
 /// bootstrapped: an unchanged catalogue costs one read at startup.
 pub(super) const CATALOGUE_KEY: &str = "builtin_catalogue_sha256";
+
+/// How [`Registry::register_type`] registers a type.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RegisterTypeOptions {
+    /// Replace a custom type of the same name (otherwise refused); the
+    /// replacement is still checked against what is registered.
+    pub replace: bool,
+}
+
+impl RegisterTypeOptions {
+    /// Replace a custom type of the same name.
+    pub fn replacing() -> Self {
+        Self { replace: true }
+    }
+}
 
 impl Registry {
     /// Register the built-in types (idempotent; a no-op read when the
@@ -61,16 +78,17 @@ impl Registry {
         })
     }
 
-    /// Register the custom type in the YAML file at `config_path`;
-    /// `replace` allows overwriting a type of the same name.
+    /// Register the custom type in the YAML file at `config_path`
+    /// ([`RegisterTypeOptions::replace`]: overwriting a type of the same
+    /// name).
     pub fn register_type(
         &mut self,
         config_path: &Path,
-        replace: bool,
+        options: RegisterTypeOptions,
     ) -> Result<TypeView, RegistryError> {
         let text =
             crate::user_files::read_text(config_path, crate::user_files::InputKind::TypeFile)?;
-        self.register_type_text(&text, &config_path.display().to_string(), replace)
+        self.register_type_text(&text, &config_path.display().to_string(), options)
     }
 
     /// Register a custom type from YAML text; `source_name` names it in
@@ -79,8 +97,9 @@ impl Registry {
         &mut self,
         text: &str,
         source_name: &str,
-        replace: bool,
+        options: RegisterTypeOptions,
     ) -> Result<TypeView, RegistryError> {
+        let RegisterTypeOptions { replace } = options;
         let spec = typespec::parse_type_file(text, source_name)?;
         let now = self.now();
         let name = spec.name.clone();
@@ -90,10 +109,10 @@ impl Registry {
             if let Some(existing) = current.row(&name)
                 && !replace
             {
-                return Err(RegistryError::TypeExists {
+                return Err(RegistryError::Types(TypesError::TypeExists {
                     name,
                     source_name: existing.source.clone(),
-                });
+                }));
             }
             let next = current.with(spec.clone(), source_name);
             check_type(&next, &spec)?;
@@ -146,19 +165,25 @@ impl Registry {
             let resolved = types.find(name)?;
             let name = resolved.name.clone();
             if resolved.built_in {
-                return Err(RegistryError::BuiltinType {
+                return Err(RegistryError::Types(TypesError::BuiltinType {
                     name,
                     action: "removed",
-                });
+                }));
             }
             types.check_removable(&name)?;
             let count = w.count_resources_of_type(&name)?;
             if count > 0 {
-                return Err(RegistryError::TypeHasResources { name, count });
+                return Err(RegistryError::Types(TypesError::TypeHasResources {
+                    name,
+                    count,
+                }));
             }
             let by = types.referrers(&name);
             if !by.is_empty() {
-                return Err(RegistryError::TypeReferenced { name, by });
+                return Err(RegistryError::Types(TypesError::TypeReferenced {
+                    name,
+                    by,
+                }));
             }
             w.delete_type(&name)?;
             Ok(())
@@ -197,11 +222,11 @@ pub(super) fn check_type(next: &TypeSet, spec: &TypeSpec) -> Result<(), Registry
     }
     for (field, missing) in typespec::references(spec) {
         if !next.contains(&missing) {
-            return Err(RegistryError::UnknownTypeReference {
+            return Err(RegistryError::Types(TypesError::UnknownTypeReference {
                 type_name: spec.name.clone(),
                 field,
                 missing,
-            });
+            }));
         }
     }
     Ok(())
@@ -222,13 +247,13 @@ fn check_replacement(
             continue;
         }
         if before.kind() != after.kind() {
-            return Err(RegistryError::ReplaceChangesKind {
+            return Err(RegistryError::Types(TypesError::ReplaceChangesKind {
                 name: name.clone(),
                 type_name: type_name.clone(),
                 from: before.kind(),
                 to: after.kind(),
                 count,
-            });
+            }));
         }
         let flags: Vec<String> = after
             .args()
@@ -237,24 +262,24 @@ fn check_replacement(
             .map(|a| a.name.clone())
             .collect();
         if !flags.is_empty() {
-            return Err(RegistryError::ReplaceAddsRequired {
+            return Err(RegistryError::Types(TypesError::ReplaceAddsRequired {
                 name: name.clone(),
                 type_name: type_name.clone(),
                 flags,
                 count,
-            });
+            }));
         }
     }
     for link in w.links_touching_types(&affected)? {
         let parent = next.resolve(&link.parent_type)?;
         let child = next.resolve(&link.child_type)?;
         if let Err(rule) = dag::check_link_types(&parent, &child) {
-            return Err(RegistryError::ReplaceBreaksLink {
+            return Err(RegistryError::Types(TypesError::ReplaceBreaksLink {
                 name: name.clone(),
                 parent: link.parent.to_string(),
                 child: link.child.to_string(),
                 rule: Box::new(rule),
-            });
+            }));
         }
     }
     Ok(())

@@ -13,6 +13,7 @@
 use super::refresh::{RefreshProgress, RefreshReport};
 use super::{Registry, RegistryError};
 use crate::model::ResourceKey;
+use crate::registry::ResourcesError;
 use crate::store::ResourceRow;
 use notify::{EventKind, RecursiveMode, Watcher};
 use serde::Serialize;
@@ -86,8 +87,8 @@ impl Registry {
         on_event: &mut dyn FnMut(WatchEvent),
     ) -> Result<(), RegistryError> {
         let (tx, rx) = mpsc::channel();
-        let mut watcher =
-            notify::recommended_watcher(tx).map_err(|e| RegistryError::Watch(e.to_string()))?;
+        let mut watcher = notify::recommended_watcher(tx)
+            .map_err(|e| RegistryError::Resources(ResourcesError::Watch(e.to_string())))?;
         let mut watched: HashMap<PathBuf, ResourceKey> = HashMap::new();
         let mut last_scan = Instant::now();
         self.rewatch(keys, &mut watcher, &mut watched, on_event)?;

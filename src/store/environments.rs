@@ -5,23 +5,13 @@
 use super::columns::Columns;
 use super::db::args;
 use super::{Reader, StoreError, Writer};
-use crate::model::ResourceId;
-use crate::routing::Priority;
-use std::fmt;
+use crate::model::{ContainerState, Priority, ResourceId, SettingScope};
 
-/// Whose setting.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SettingScope {
-    Project,
-    Plan(String),
-}
-
-impl SettingScope {
-    fn columns(&self) -> (&'static str, &str) {
-        match self {
-            Self::Project => ("project", ""),
-            Self::Plan(name) => ("plan", name),
-        }
+/// The columns a setting's scope is stored in.
+fn scope_columns(scope: &SettingScope) -> (&'static str, &str) {
+    match scope {
+        SettingScope::Project => ("project", ""),
+        SettingScope::Plan(name) => ("plan", name),
     }
 }
 
@@ -32,46 +22,6 @@ pub struct SettingRow {
     pub resource: Option<ResourceId>,
     pub priority: Priority,
     pub updated_at: String,
-}
-
-/// A container resource's lifecycle state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ContainerState {
-    Detected,
-    Building,
-    Running,
-    Stopped,
-    Failed,
-}
-
-impl ContainerState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Detected => "detected",
-            Self::Building => "building",
-            Self::Running => "running",
-            Self::Stopped => "stopped",
-            Self::Failed => "failed",
-        }
-    }
-
-    fn parse(text: &str) -> Result<Self, String> {
-        Ok(match text {
-            "detected" => Self::Detected,
-            "building" => Self::Building,
-            "running" => Self::Running,
-            "stopped" => Self::Stopped,
-            "failed" => Self::Failed,
-            other => return Err(format!("unknown container state {other:?}")),
-        })
-    }
-}
-
-impl fmt::Display for ContainerState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// One container's recorded state.
@@ -107,7 +57,9 @@ fn decode_setting(c: &Columns<'_>) -> Result<SettingRow, StoreError> {
 fn decode_state(c: &Columns<'_>) -> Result<ContainerStateRow, StoreError> {
     Ok(ContainerStateRow {
         resource: c.parsed(0, ResourceId::parse)?,
-        state: c.parsed(1, ContainerState::parse)?,
+        state: c.parsed(1, |t| {
+            ContainerState::parse(t).ok_or_else(|| format!("unknown container state {t:?}"))
+        })?,
         container_id: c.get(2)?,
         tool: c.get(3)?,
         config_hash: c.get(4)?,
@@ -118,7 +70,7 @@ fn decode_state(c: &Columns<'_>) -> Result<ContainerStateRow, StoreError> {
 
 impl Reader<'_> {
     pub fn setting(&self, scope: &SettingScope) -> Result<Option<SettingRow>, StoreError> {
-        let (scope_col, plan) = scope.columns();
+        let (scope_col, plan) = scope_columns(scope);
         self.tx.row(
             "SELECT scope, plan, resource_id, priority, updated_at
                FROM environment_settings WHERE scope = ?1 AND plan = ?2",
@@ -172,7 +124,7 @@ impl Reader<'_> {
 
 impl Writer<'_> {
     pub fn put_setting(&self, row: &SettingRow) -> Result<(), StoreError> {
-        let (scope, plan) = row.scope.columns();
+        let (scope, plan) = scope_columns(&row.scope);
         self.tx.execute(
             "INSERT INTO environment_settings (scope, plan, resource_id, priority, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5)
@@ -191,7 +143,7 @@ impl Writer<'_> {
 
     /// Remove a setting; answers whether there was one.
     pub fn delete_setting(&self, scope: &SettingScope) -> Result<bool, StoreError> {
-        let (scope, plan) = scope.columns();
+        let (scope, plan) = scope_columns(scope);
         let n = self.tx.execute(
             "DELETE FROM environment_settings WHERE scope = ?1 AND plan = ?2",
             args![scope, plan],

@@ -57,14 +57,14 @@ mod trust;
 mod types;
 
 pub use bulk::{Counts, LinkRow};
-pub use environments::{ContainerState, ContainerStateRow, SettingRow, SettingScope};
+pub use environments::{ContainerStateRow, SettingRow};
 pub use equivalence::PropertyValues;
 pub use links::{Subgraph, TreeEdge, TypedLink};
 pub use location::RegistryLocation;
 pub use machines::MachineRow;
 pub use plugins::PluginRow;
 pub use resources::{ResourceInserter, ResourceRow};
-pub use sandboxes::{CheckpointRow, SandboxRow, SandboxState};
+pub use sandboxes::{CheckpointRow, SandboxRow};
 pub use trust::TrustRow;
 pub use types::TypeRow;
 

@@ -5,44 +5,7 @@
 use super::columns::Columns;
 use super::db::args;
 use super::{Reader, StoreError, Writer};
-use crate::model::{ResourceId, SandboxId, SandboxStrategy};
-use std::fmt;
-
-/// Where a sandbox is in its life (see `migrations/sqlite/0005_sandboxes.sql`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SandboxState {
-    /// The row exists, the files may be half made (a crash during create).
-    Creating,
-    Active,
-    /// `destroy` began removing the files (a crash during destroy).
-    Destroying,
-}
-
-impl SandboxState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Creating => "creating",
-            Self::Active => "active",
-            Self::Destroying => "destroying",
-        }
-    }
-
-    fn parse(text: &str) -> Result<Self, String> {
-        match text {
-            "creating" => Ok(Self::Creating),
-            "active" => Ok(Self::Active),
-            "destroying" => Ok(Self::Destroying),
-            other => Err(format!("unknown sandbox state {other:?}")),
-        }
-    }
-}
-
-impl fmt::Display for SandboxState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use crate::model::{ResourceId, SandboxId, SandboxState, SandboxStrategy};
 
 /// One sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +53,9 @@ fn decode_sandbox(c: &Columns<'_>) -> Result<SandboxRow, StoreError> {
         strategy: c.parsed(2, |t| {
             SandboxStrategy::parse(t).ok_or_else(|| format!("unknown strategy {t:?}"))
         })?,
-        state: c.parsed(3, SandboxState::parse)?,
+        state: c.parsed(3, |t| {
+            SandboxState::parse(t).ok_or_else(|| format!("unknown sandbox state {t:?}"))
+        })?,
         original: c.get(4)?,
         area: c.get(5)?,
         workdir: c.get(6)?,

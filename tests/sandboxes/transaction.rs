@@ -93,14 +93,16 @@ fn a_sqlite_sandbox_is_one_transaction_held_by_its_shell() {
 fn the_library_holds_a_sqlite_sandbox_open() {
     use resource_host::home::Home;
     use resource_host::model::ResourceKey;
-    use resource_host::registry::Registry;
+    use resource_host::registry::{RegisterTypeOptions, Registry};
 
     let env = Env::new();
     let db = env.path("lib.db");
     sqlite_db(&db);
     let mut registry = Registry::open(&Home::new(env.home.path())).unwrap();
     let types = Path::new(env!("CARGO_MANIFEST_DIR")).join("types/sqlite-database.yaml");
-    registry.register_type(&types, false).unwrap();
+    registry
+        .register_type(&types, RegisterTypeOptions::default())
+        .unwrap();
     registry
         .register_resource(resource_host::registry::NewResource {
             type_name: "local/sqlite-database".into(),

@@ -6,7 +6,8 @@ use super::{
     ClassEntry, DocumentError, LinkEntry, PluginEntry, ResourceEntry, SettingEntry, SettingKind,
     base64, check,
 };
-use crate::store::{LinkRow, PluginRow, ResourceRow, SettingRow, SettingScope};
+use crate::model::SettingScope;
+use crate::store::{LinkRow, PluginRow, ResourceRow, SettingRow};
 
 impl PluginEntry {
     pub(in crate::registry) fn from_row(row: PluginRow, component: Option<&[u8]>) -> Self {

@@ -9,6 +9,7 @@ use super::super::{Plugins, RegistryError};
 use super::report::{ImportConflict, ImportReport, MissingPlugin, MissingType, differing_fields};
 use crate::model::{ResourceId, TypeName, TypeSpec, resource_label};
 use crate::plugin::PluginFiles;
+use crate::registry::TransferError;
 use crate::registry::document::{LinkEntry, PluginEntry, RegistryDocument, SettingEntry};
 use crate::store::{LinkRow, Reader, ResourceRow, TypeRow};
 use std::collections::{BTreeMap, BTreeSet};
@@ -35,7 +36,7 @@ pub(super) fn plan<'d>(
     doc: &'d RegistryDocument,
     specs: &[TypeSpec],
     components: &'d [Option<Vec<u8>>],
-    plugins: Option<&Plugins>,
+    plugins: &Plugins,
 ) -> Result<Plan<'d>, RegistryError> {
     let mut conflicts: Vec<ImportConflict> = Vec::new();
     let mut report = ImportReport::default();
@@ -51,9 +52,7 @@ pub(super) fn plan<'d>(
                 document: entry.sha256.clone(),
             }),
             None => {
-                let files = plugins
-                    .and_then(|p| p.files.as_ref())
-                    .ok_or(RegistryError::NoPluginStore("cannot import plugins"))?;
+                let files = plugins.files("cannot import plugins")?;
                 let present = holds(files, entry)? || r.has_plugin_component(&entry.sha256)?;
                 match (present, bytes) {
                     (false, None) => missing_plugins.push(MissingPlugin {
@@ -186,15 +185,19 @@ pub(super) fn plan<'d>(
     }
 
     if !conflicts.is_empty() {
-        return Err(RegistryError::ImportConflicts(conflicts));
+        return Err(RegistryError::Transfer(TransferError::ImportConflicts(
+            conflicts,
+        )));
     }
     if !missing_plugins.is_empty() {
-        return Err(RegistryError::ImportPluginsMissing {
-            missing: missing_plugins,
-        });
+        return Err(RegistryError::Transfer(
+            TransferError::ImportPluginsMissing {
+                missing: missing_plugins,
+            },
+        ));
     }
     if !missing_types.is_empty() {
-        return Err(RegistryError::ImportTypesMissing {
+        return Err(RegistryError::Transfer(TransferError::ImportTypesMissing {
             missing: missing_types
                 .into_iter()
                 .map(|(type_name, resources)| MissingType {
@@ -202,7 +205,7 @@ pub(super) fn plan<'d>(
                     resources,
                 })
                 .collect(),
-        });
+        }));
     }
     Ok(Plan {
         plugins: new_plugins,

@@ -7,6 +7,22 @@ use crate::store::ResourceRow;
 use serde::Serialize;
 use std::fmt;
 
+/// How [`Registry::import_document`](crate::registry::Registry::import_document)
+/// imports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ImportOptions {
+    /// Check and rehearse everything, write nothing.
+    pub dry_run: bool,
+}
+
+impl ImportOptions {
+    /// Check and rehearse everything, write nothing.
+    pub fn dry_run() -> Self {
+        Self { dry_run: true }
+    }
+}
+
 /// What an import added, and what it found already there, identical.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ImportReport {

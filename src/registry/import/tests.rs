@@ -2,10 +2,13 @@
 //! no-op, and every refusal leaving the target as it was. (Plugins need
 //! a plugin store, so they are the integration suite's.)
 
-use super::super::{NewResource, Registry, RegistryError};
+use super::super::{
+    ExportOptions, ImportOptions, NewResource, RegisterTypeOptions, Registry, RegistryError,
+};
 use super::*;
 use crate::model::ResourceKey;
 use crate::registry::document::{DocumentError, RegistryDocument};
+use crate::registry::{ResourcesError, TransferError};
 use std::path::Path;
 
 const PKG: &str = include_str!("../../../tests/data/python-package.yaml");
@@ -31,7 +34,8 @@ fn source(dir: &Path) -> Registry {
     std::fs::create_dir_all(dir.join("b")).unwrap();
     std::fs::write(dir.join("a/file.txt"), "x").unwrap();
     let mut r = Registry::open_in_memory().unwrap();
-    r.register_type_text(PKG, "pkg.yaml", false).unwrap();
+    r.register_type_text(PKG, "pkg.yaml", RegisterTypeOptions::default())
+        .unwrap();
     add_dir(&mut r, "local/a", &dir.join("a"));
     add_dir(&mut r, "local/b", &dir.join("b"));
     r.link_child(&key("local/a"), &key("local/b")).unwrap();
@@ -40,7 +44,7 @@ fn source(dir: &Path) -> Registry {
 
 /// A document with its export time blanked, for comparing.
 fn exported(r: &Registry) -> RegistryDocument {
-    let mut doc = r.export_document(false).unwrap();
+    let mut doc = r.export_document(ExportOptions::default()).unwrap();
     doc.exported_at = String::new();
     doc
 }
@@ -52,7 +56,9 @@ fn an_export_imports_into_a_fresh_registry_and_exports_again_identically() {
     assert_eq!(doc.types.len(), 1, "built-in types are not exported");
     assert!(doc.resources.len() > 2, "discovered children come along");
     let mut target = Registry::open_in_memory().unwrap();
-    let report = target.import_document(&doc, false).unwrap();
+    let report = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap();
     assert_eq!(report.types.added, 1);
     assert_eq!(report.resources.added, doc.resources.len());
     assert_eq!(report.links.added, doc.links.len());
@@ -65,7 +71,7 @@ fn importing_the_same_document_twice_adds_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mut r = source(dir.path());
     let doc = exported(&r);
-    let report = r.import_document(&doc, false).unwrap();
+    let report = r.import_document(&doc, ImportOptions::default()).unwrap();
     assert!(report.is_no_op(), "{report:?}");
     assert_eq!(report.resources.unchanged, doc.resources.len());
     assert_eq!(exported(&r), doc);
@@ -77,7 +83,9 @@ fn a_dry_run_reports_what_it_would_add_and_writes_nothing() {
     let doc = exported(&source(dir.path()));
     let mut target = Registry::open_in_memory().unwrap();
     let before = exported(&target);
-    let report = target.import_document(&doc, true).unwrap();
+    let report = target
+        .import_document(&doc, ImportOptions::dry_run())
+        .unwrap();
     assert!(report.dry_run);
     assert_eq!(report.resources.added, doc.resources.len());
     assert_eq!(exported(&target), before);
@@ -91,8 +99,10 @@ fn every_name_taken_by_another_resource_is_listed_and_nothing_is_written() {
     add_dir(&mut target, "local/a", &dir.path().join("b"));
     add_dir(&mut target, "local/b", &dir.path().join("b"));
     let before = exported(&target);
-    let err = target.import_document(&doc, false).unwrap_err();
-    let RegistryError::ImportConflicts(conflicts) = &err else {
+    let err = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err();
+    let RegistryError::Transfer(TransferError::ImportConflicts(conflicts)) = &err else {
         panic!("{err}")
     };
     let names: Vec<String> = conflicts
@@ -114,9 +124,12 @@ fn a_type_registered_here_with_another_spec_is_a_conflict() {
     let mut target = Registry::open_in_memory().unwrap();
     let other = PKG.replace("A Python package directory", "Something else");
     target
-        .register_type_text(&other, "other.yaml", false)
+        .register_type_text(&other, "other.yaml", RegisterTypeOptions::default())
         .unwrap();
-    let err = target.import_document(&doc, false).unwrap_err().to_string();
+    let err = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains(
             "type myteam/python-package is registered here with another spec (from other.yaml)"
@@ -132,7 +145,10 @@ fn a_changed_resource_is_a_conflict_naming_the_fields() {
     let mut doc = exported(&r);
     doc.resources[0].description = Some("edited".into());
     doc.resources[0].read_only = true;
-    let err = r.import_document(&doc, false).unwrap_err().to_string();
+    let err = r
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("resource local/a is here with other description, read_only"),
         "{err}"
@@ -161,9 +177,13 @@ fn a_link_that_would_close_a_cycle_is_refused_and_nothing_is_written() {
         derived: false,
         created_at: "2026-01-01T00:00:00.000Z".into(),
     }];
-    target.import_document(&reversed, false).unwrap();
+    target
+        .import_document(&reversed, ImportOptions::default())
+        .unwrap();
     let before = exported(&target);
-    let err = target.import_document(&doc, false).unwrap_err();
+    let err = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err();
     let RegistryError::ImportRefused { item, source } = &err else {
         panic!("{err}")
     };
@@ -185,9 +205,14 @@ fn a_resource_of_a_type_nobody_has_is_refused_naming_the_type() {
     doc.resources[0].resource_type_name = "acme/gone".parse().unwrap();
     doc.resources[1].resource_type_name = "acme/gone".parse().unwrap();
     let mut target = Registry::open_in_memory().unwrap();
-    let err = target.import_document(&doc, false).unwrap_err();
+    let err = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err();
     assert!(
-        matches!(err, RegistryError::ImportTypesMissing { .. }),
+        matches!(
+            err,
+            RegistryError::Transfer(TransferError::ImportTypesMissing { .. })
+        ),
         "{err}"
     );
     assert!(
@@ -202,7 +227,9 @@ fn a_document_that_contradicts_itself_is_refused_before_the_registry_is_read() {
     let mut doc = exported(&source(dir.path()));
     doc.version = 7;
     let mut target = Registry::open_in_memory().unwrap();
-    let err = target.import_document(&doc, false).unwrap_err();
+    let err = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err();
     assert!(
         matches!(
             err,
@@ -222,7 +249,7 @@ fn info_counts_what_the_registry_holds() {
     assert_eq!(info.schema_version, crate::store::SCHEMA_VERSION);
     assert_eq!(info.counts.custom_types, 1);
     assert!(info.counts.builtin_types > 10);
-    let doc = r.export_document(false).unwrap();
+    let doc = r.export_document(ExportOptions::default()).unwrap();
     assert_eq!(info.counts.resources as usize, doc.resources.len());
     assert_eq!(info.counts.links as usize, doc.links.len());
     assert_eq!(info.counts.plugins, 0);
@@ -234,13 +261,18 @@ fn a_sandbox_strategy_the_type_cannot_use_is_refused_naming_the_resource() {
     let mut doc = exported(&source(dir.path()));
     doc.resources[0].sandbox_strategy = Some(crate::model::SandboxStrategy::GitWorktree);
     let mut target = Registry::open_in_memory().unwrap();
-    let err = target.import_document(&doc, false).unwrap_err();
+    let err = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err();
     let RegistryError::ImportRefused { item, source } = &err else {
         panic!("{err}")
     };
     assert_eq!(item, "resource local/a");
     assert!(
-        matches!(**source, RegistryError::BadSandboxStrategy { .. }),
+        matches!(
+            **source,
+            RegistryError::Resources(ResourcesError::BadSandboxStrategy { .. })
+        ),
         "{err}"
     );
 }
@@ -271,7 +303,9 @@ fn a_link_the_types_do_not_allow_is_refused_naming_the_rule() {
         created_at: "2026-01-01T00:00:00.000Z".into(),
     });
     let mut target = Registry::open_in_memory().unwrap();
-    let err = target.import_document(&doc, false).unwrap_err();
+    let err = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err();
     let RegistryError::ImportRefused { source, .. } = &err else {
         panic!("{err}")
     };

@@ -3,6 +3,7 @@
 //! cannot use, or a location that does not fit its strategy.
 
 use crate::model::{ResolvedType, ResourceKind, ResourceName, SandboxStrategy, TypeName};
+use crate::registry::ResourcesError;
 use crate::registry::{NotAddable, RegistryError, StrategyRefusal};
 
 /// May resources of `ty` be registered by hand?
@@ -16,10 +17,10 @@ pub(super) fn check_addable(ty: &ResolvedType) -> Result<(), RegistryError> {
         (_, false) => NotAddable::DiscoveredBelow(parents),
         (_, true) => NotAddable::DiscoveredOnly,
     };
-    Err(RegistryError::NotUserAddable {
+    Err(RegistryError::Resources(ResourcesError::NotUserAddable {
         type_name: ty.name.clone(),
         reason,
-    })
+    }))
 }
 
 /// The strategy that will sandbox the resource must fit what is at its
@@ -35,11 +36,13 @@ pub(super) fn check_location_fits(
     let Some(location) = location else {
         return Ok(());
     };
-    let refuse = |reason| RegistryError::BadSandboxStrategy {
-        resource: name.map_or_else(|| "(unnamed)".to_owned(), ToString::to_string),
-        type_name: ty.name.clone(),
-        strategy: strategy.as_str().to_owned(),
-        reason,
+    let refuse = |reason| {
+        RegistryError::Resources(ResourcesError::BadSandboxStrategy {
+            resource: name.map_or_else(|| "(unnamed)".to_owned(), ToString::to_string),
+            type_name: ty.name.clone(),
+            strategy: strategy.as_str().to_owned(),
+            reason,
+        })
     };
     let path = std::path::Path::new(location);
     match strategy {
@@ -63,11 +66,13 @@ pub(in crate::registry) fn check_strategy(
     name: Option<&ResourceName>,
     text: &str,
 ) -> Result<SandboxStrategy, RegistryError> {
-    let refuse = |reason| RegistryError::BadSandboxStrategy {
-        resource: name.map_or_else(|| "(unnamed)".to_owned(), ToString::to_string),
-        type_name: ty.name.clone(),
-        strategy: text.to_owned(),
-        reason,
+    let refuse = |reason| {
+        RegistryError::Resources(ResourcesError::BadSandboxStrategy {
+            resource: name.map_or_else(|| "(unnamed)".to_owned(), ToString::to_string),
+            type_name: ty.name.clone(),
+            strategy: text.to_owned(),
+            reason,
+        })
     };
     let strategy = SandboxStrategy::parse(text).ok_or_else(|| refuse(StrategyRefusal::Unknown))?;
     if ty.kind() == ResourceKind::Virtual && strategy != SandboxStrategy::None {

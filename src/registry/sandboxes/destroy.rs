@@ -6,9 +6,10 @@
 //! sandbox active).
 
 use super::{Registry, failed, lock, lock_path, place, session};
+use crate::model::SandboxState;
 use crate::model::{ResourceKey, SandboxId, SandboxStrategy};
+use crate::registry::SandboxesError;
 use crate::registry::{RegistryError, SandboxView};
-use crate::store::SandboxState;
 
 impl Registry {
     /// Remove everything the sandbox made (its area, worktree, refs) and
@@ -19,9 +20,9 @@ impl Registry {
         let mut shown = self.show_sandbox(id)?;
         let _lock = lock(&root, id)?;
         let (mut row, location) = self.store.read(|r| {
-            let row = r
-                .sandbox(id)?
-                .ok_or(RegistryError::SandboxNotFound { id })?;
+            let row = r.sandbox(id)?.ok_or(RegistryError::Sandboxes(
+                SandboxesError::SandboxNotFound { id },
+            ))?;
             let location = r.resource_by_id(row.resource)?.and_then(|f| f.location);
             Ok::<_, RegistryError>((row, location))
         })?;
@@ -56,7 +57,7 @@ impl Registry {
 
     /// Destroy every sandbox of the resource and of what removing it would
     /// take along (`agents resource remove --force`); answers them.
-    pub fn destroy_sandboxes_for_removal(
+    pub(in crate::registry) fn destroy_sandboxes_for_removal(
         &mut self,
         key: &ResourceKey,
     ) -> Result<Vec<SandboxView>, RegistryError> {

@@ -8,13 +8,14 @@
 //! shared PostgreSQL registry every teammate can, and a row whose `area`
 //! named `/home/you/projects` would have `sandbox destroy` remove it. So
 //! the row's paths are only compared with the derived ones, and a row
-//! that disagrees is refused ([`RegistryError::SandboxRowDisagrees`],
+//! that disagrees is refused ([`RegistryError::Sandboxes(SandboxesError::SandboxRowDisagrees)`],
 //! naming the field and how to put it back), never acted on. The
 //! `sandboxes/` directory itself must be private (`crate::private_dir`):
 //! whoever may write it could swap an area for a link elsewhere.
 
 use crate::model::SandboxId;
 use crate::registry::RegistryError;
+use crate::registry::SandboxesError;
 use crate::sandbox::{SandboxPlace, Strategy};
 use crate::store::SandboxRow;
 use std::path::{Path, PathBuf};
@@ -26,12 +27,14 @@ pub(super) fn sandboxes_root(home: &Path) -> Result<PathBuf, RegistryError> {
         path: root.clone(),
         source,
     })?;
-    checked.map_err(|exposed| RegistryError::InsecureSandboxes {
-        why: exposed.explain(
-            &root,
-            "they could swap a sandbox's files for links to yours, which destroy would remove",
-        ),
-        path: root.clone(),
+    checked.map_err(|exposed| {
+        RegistryError::Sandboxes(SandboxesError::InsecureSandboxes {
+            why: exposed.explain(
+                &root,
+                "they could swap a sandbox's files for links to yours, which destroy would remove",
+            ),
+            path: root.clone(),
+        })
     })?;
     Ok(root)
 }
@@ -50,14 +53,15 @@ pub(super) fn place(
     location: Option<&str>,
     strategy: &dyn Strategy,
 ) -> Result<SandboxPlace, RegistryError> {
-    let disagrees =
-        |field, stored: &str, expected: &Path, rule| RegistryError::SandboxRowDisagrees {
+    let disagrees = |field, stored: &str, expected: &Path, rule| {
+        RegistryError::Sandboxes(SandboxesError::SandboxRowDisagrees {
             sandbox: row.id,
             field,
             stored: stored.to_owned(),
             expected: expected.to_string_lossy().into_owned(),
             rule,
-        };
+        })
+    };
     let area = area_of(root, row.id);
     if Path::new(&row.area) != area {
         return Err(disagrees(

@@ -16,6 +16,7 @@
 
 use super::failed;
 use crate::model::{SandboxId, SandboxStrategy};
+use crate::registry::SandboxesError;
 use crate::registry::{Registry, RegistryError, SandboxRefusal};
 use crate::sandbox;
 use std::io::{Read, Seek, Write};
@@ -57,12 +58,12 @@ impl Registry {
             ));
         }
         if resource.read_only {
-            return Err(RegistryError::SandboxRefused {
+            return Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
                 operation: "open",
                 resource: resource.label(),
                 strategy: row.strategy,
                 reason: SandboxRefusal::ReadOnly,
-            });
+            }));
         }
         let strategy = self.implementation(row.strategy);
         let place = super::place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
@@ -107,11 +108,11 @@ pub(super) fn claim(
                 "" => "another process".to_owned(),
                 pid => format!("process {pid}"),
             };
-            return Err(RegistryError::SandboxInSession {
+            return Err(RegistryError::Sandboxes(SandboxesError::SandboxInSession {
                 operation,
                 sandbox: id,
                 holder,
-            });
+            }));
         }
         Err(std::fs::TryLockError::Error(e)) => return Err(home_err(e)),
     }

@@ -5,6 +5,7 @@
 use super::CheckpointView;
 use crate::model::SandboxId;
 use crate::registry::RegistryError;
+use crate::registry::SandboxesError;
 use std::path::{Path, PathBuf};
 
 /// The longest checkpoint label kept.
@@ -17,10 +18,12 @@ pub(super) fn pick_checkpoint(
     checkpoints: &[CheckpointView],
     wanted: Option<&str>,
 ) -> Result<CheckpointView, RegistryError> {
-    let not_found = |wanted: &str| RegistryError::CheckpointNotFound {
-        sandbox: id,
-        wanted: wanted.to_owned(),
-        known: checkpoints.iter().map(CheckpointView::label_text).collect(),
+    let not_found = |wanted: &str| {
+        RegistryError::Sandboxes(SandboxesError::CheckpointNotFound {
+            sandbox: id,
+            wanted: wanted.to_owned(),
+            known: checkpoints.iter().map(CheckpointView::label_text).collect(),
+        })
     };
     let Some(wanted) = wanted else {
         return checkpoints
@@ -60,9 +63,11 @@ const MIN_ABBREVIATION: usize = 7;
 /// A label names a checkpoint in `rollback`, so it must not look like a
 /// number, and it is printed, so no control characters.
 pub(super) fn check_label(label: &str) -> Result<(), RegistryError> {
-    let refuse = |reason: &str| RegistryError::BadCheckpointLabel {
-        label: label.to_owned(),
-        reason: reason.to_owned(),
+    let refuse = |reason: &str| {
+        RegistryError::Sandboxes(SandboxesError::BadCheckpointLabel {
+            label: label.to_owned(),
+            reason: reason.to_owned(),
+        })
     };
     if label.is_empty() || label.chars().count() > LABEL_MAX {
         return Err(refuse("a label has 1 to 200 characters"));

@@ -1,9 +1,10 @@
 //! A sandbox and its checkpoints as the registry hands them out (and
 //! `-o json` prints them), made from the stored rows.
 
+use crate::model::SandboxState;
 use crate::model::{SandboxId, SandboxStrategy};
 use crate::sandbox::{self, SandboxPlace};
-use crate::store::{CheckpointRow, SandboxRow, SandboxState};
+use crate::store::{CheckpointRow, SandboxRow};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

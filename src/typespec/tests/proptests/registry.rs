@@ -12,7 +12,8 @@
 //! exactly when no type inherits the type or names it.
 
 use super::*;
-use crate::registry::{Registry, RegistryError};
+use crate::registry::TypesError;
+use crate::registry::{RegisterTypeOptions, Registry, RegistryError};
 use std::collections::BTreeMap;
 
 /// Cases: each opens an in-memory registry (bootstrapping the built-in
@@ -135,7 +136,7 @@ fn check_put(
     replace: bool,
 ) -> Result<(), TestCaseError> {
     let text = render_type_file(spec);
-    let got = r.register_type_text(&text, "prop.yaml", replace);
+    let got = r.register_type_text(&text, "prop.yaml", RegisterTypeOptions { replace });
     if spec.inherits.as_ref() == Some(&spec.name) {
         // The reader refuses it before the registry looks.
         prop_assert!(matches!(got, Err(RegistryError::Spec(_))), "{got:?}");
@@ -143,7 +144,10 @@ fn check_put(
     }
     if specs.contains_key(&spec.name) && !replace {
         prop_assert!(
-            matches!(got, Err(RegistryError::TypeExists { .. })),
+            matches!(
+                got,
+                Err(RegistryError::Types(TypesError::TypeExists { .. }))
+            ),
             "{got:?}"
         );
         return Ok(());
@@ -161,7 +165,9 @@ fn check_put(
         }
         Err(Refusal::Names(missing)) => {
             let err = refused(got, "accepted, though it names a missing type")?;
-            let RegistryError::UnknownTypeReference { missing: named, .. } = &err else {
+            let RegistryError::Types(TypesError::UnknownTypeReference { missing: named, .. }) =
+                &err
+            else {
                 return Err(TestCaseError::fail(format!("refused as: {err}")));
             };
             prop_assert!(missing.contains(named), "{err}");
@@ -187,7 +193,10 @@ fn check_remove(
     subtypes.sort();
     if !specs.contains_key(&name) {
         prop_assert!(
-            matches!(got, Err(RegistryError::TypeNotFound { .. })),
+            matches!(
+                got,
+                Err(RegistryError::Types(TypesError::TypeNotFound { .. }))
+            ),
             "{got:?}"
         );
     } else if !subtypes.is_empty() {
@@ -200,7 +209,7 @@ fn check_remove(
     {
         let err = refused(got, "removed a type another names")?;
         prop_assert!(
-            matches!(&err, RegistryError::TypeReferenced { by: names, .. } if names.contains(&by.name)),
+            matches!(&err, RegistryError::Types(TypesError::TypeReferenced { by: names, .. }) if names.contains(&by.name)),
             "{err}"
         );
         prop_assert!(err.to_string().contains(by.name.as_str()), "{err}");

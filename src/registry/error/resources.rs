@@ -1,0 +1,69 @@
+//! How a resource operation is refused: registration (a name taken, a
+//! type not addable by hand, a sandbox strategy that does not fit), a
+//! lookup that finds nothing, a location gone, a watch that cannot start,
+//! a discovered child refused, an inspect path outside the resource. The
+//! rooms `lookup`, `register`, `children`, `refresh`, `watch` and
+//! `inspect` produce these.
+//!
+//! Each message is the one a person reads after `agents: error:`; the
+//! variants carry the fields an embedder matches on.
+
+use super::{ChildRefusal, NotAddable, StrategyRefusal};
+use crate::model::{HandlerRef, ResourceId, ResourceKey, ResourceName, TypeName};
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum ResourcesError {
+    #[error("no resource named or with id \"{key}\"; `agents resource list` shows what exists")]
+    ResourceNotFound { key: ResourceKey },
+    #[error(
+        "the location of {resource}, {}, no longer exists; restore it and refresh again, or remove the resource",
+        crate::text::quote(location)
+    )]
+    LocationVanished { resource: String, location: String },
+    #[error("cannot watch for changes: {0}")]
+    Watch(String),
+    #[error("type {type_name} is not user-addable: {reason}")]
+    NotUserAddable {
+        type_name: TypeName,
+        reason: NotAddable,
+    },
+    #[error("a resource named {name} already exists (id {id}); pick another name")]
+    DuplicateName { name: ResourceName, id: ResourceId },
+    #[error(
+        "sandbox strategy {strategy} does not fit resource {resource} of type {type_name}: \
+         {reason}"
+    )]
+    BadSandboxStrategy {
+        resource: String,
+        type_name: TypeName,
+        strategy: String,
+        reason: StrategyRefusal,
+    },
+    #[error(
+        "handler {handler} answered discover with a result the host refuses: child {index}: \
+         {reason}"
+    )]
+    ChildRefused {
+        handler: HandlerRef,
+        index: usize,
+        reason: Box<ChildRefusal>,
+    },
+    #[error(
+        "handler {handler} discovered {name} (child {index}), but a resource of that name \
+         already exists (id {id}) and was not discovered below {parent}; the handler's names \
+         collide with it — rename or remove {name}, then run discovery again"
+    )]
+    DiscoveredNameTaken {
+        handler: Box<HandlerRef>,
+        index: usize,
+        parent: String,
+        name: ResourceName,
+        id: ResourceId,
+    },
+    #[error(
+        "--file {file:?} is refused before any handler ran: it must be a relative path inside \
+         {resource} (no `..`, not absolute)"
+    )]
+    InspectPathRefused { resource: String, file: String },
+}

@@ -1,0 +1,38 @@
+//! How an import is refused as a whole: every conflict with this
+//! registry, every plugin component and every type the document needs and
+//! nobody has — all of them at once, nothing imported. The room `import`
+//! produces these (its per-item refusals are
+//! [`RegistryError::ImportRefused`](super::RegistryError::ImportRefused)).
+//!
+//! Each message is the one a person reads after `agents: error:`; the
+//! variants carry the fields an embedder matches on.
+
+use super::{join, join_with};
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum TransferError {
+    #[error(
+        "the document conflicts with this registry in {} place(s); nothing was imported: {}",
+        .0.len(),
+        join_with(.0, "; ")
+    )]
+    ImportConflicts(Vec<crate::registry::ImportConflict>),
+    #[error(
+        "the document names plugins this home's plugin store does not hold: {}; export it \
+         with --with-plugins, or add those components first (agents plugin add FILE); \
+         nothing was imported",
+        join(missing)
+    )]
+    ImportPluginsMissing {
+        missing: Vec<crate::registry::MissingPlugin>,
+    },
+    #[error(
+        "the document's resources are of types neither this registry nor the document has: \
+         {}; register them first; nothing was imported",
+        join(missing)
+    )]
+    ImportTypesMissing {
+        missing: Vec<crate::registry::MissingType>,
+    },
+}
