@@ -70,100 +70,6 @@ pub struct ContainerView {
 }
 
 impl Registry {
-    /// The lifecycle of a devcontainer resource (`detected` until it was
-    /// first started).
-    pub fn container_status(&self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
-        let (resource, row) = self.devcontainer(key, "show")?;
-        self.view(&resource, row.as_ref())
-    }
-
-    /// A resource's container lifecycle when it is a devcontainer, `None`
-    /// for any other resource (`resource show`): unlike
-    /// [`Registry::container_status`], not being one is no refusal, while
-    /// every other failure is.
-    pub fn container_of(&self, key: &ResourceKey) -> Result<Option<ContainerView>, RegistryError> {
-        match self.lookup_devcontainer(key)? {
-            Lookup::Devcontainer(resource, row) => self.view(&resource, row.as_ref()).map(Some),
-            Lookup::Other(_) => Ok(None),
-        }
-    }
-
-    /// Build and start the container (lazy activation: what the router's
-    /// first selection does). A running container is left as it is.
-    pub fn start_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
-        self.lifecycle(key, "start", |runtime, req, checked, row| {
-            if let Some(id) = row.and_then(|r| r.container_id.as_deref())
-                && row.is_some_and(|r| r.state == ContainerState::Running)
-                && runtime.is_running(id).unwrap_or(false)
-            {
-                return Ok(None);
-            }
-            runtime.up_checked(req, checked).map(Some)
-        })
-    }
-
-    /// Route a tool call and make its environment ready: what an agent
-    /// runtime does before running a tool. When the router lands on a
-    /// devcontainer, it is built and started if it is not running (lazy
-    /// activation); other environments are answered as they are.
-    pub fn enter_environment(
-        &mut self,
-        key: &ResourceKey,
-        plan: Option<&str>,
-        tool: &super::ToolRequest,
-    ) -> Result<(crate::routing::Route, Option<ContainerView>), RegistryError> {
-        let route = self.resolve_environment(key, plan, tool)?;
-        let crate::routing::Environment::Resource { resource_id, .. } = &route.environment else {
-            return Ok((route, None));
-        };
-        let target = ResourceKey::Id(*resource_id);
-        match self.devcontainer(&target, "start") {
-            Ok(_) => {
-                let started = self.start_container(&target)?;
-                Ok((route, Some(started)))
-            }
-            Err(RegistryError::Environments(EnvironmentsError::ContainerRefused { .. })) => {
-                Ok((route, None))
-            }
-            Err(other) => Err(other),
-        }
-    }
-
-    /// Rebuild the container from its current configuration (after
-    /// `devcontainer.json` changed): the old one is removed first.
-    pub fn rebuild_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
-        self.lifecycle(key, "rebuild", |runtime, req, checked, _| {
-            runtime.rebuild_checked(req, checked).map(Some)
-        })
-    }
-
-    /// Stop the running container (it stays, stopped, until started again
-    /// or rebuilt). Like `docker stop`, stopping what is not running is no
-    /// error: one never started, or with no container (a failed build),
-    /// is answered as it is, and nothing is asked of the engine.
-    pub fn stop_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
-        let (resource, row) = self.devcontainer(key, "stop")?;
-        let Some((row, id)) = row.and_then(|r| r.container_id.clone().map(|id| (r, id))) else {
-            log::info!("{} is not running: nothing to stop", resource.label());
-            return self.container_status(key);
-        };
-        let runtime = self.container_runtime(&resource, "stop")?;
-        let _lock = self.container_lock(&resource)?;
-        match runtime.stop(&id) {
-            Ok(()) => {}
-            Err(DevcontainerError::NoSuchContainer { .. }) => {}
-            Err(source) => return Err(self.container_failed(&resource, "stop", source)),
-        }
-        let stopped = ContainerStateRow {
-            state: ContainerState::Stopped,
-            last_error: None,
-            updated_at: self.now(),
-            ..row
-        };
-        self.store.write(|w| w.put_container_state(&stopped))?;
-        self.view(&resource, Some(&stopped))
-    }
-
     /// Remove (`rm -f`: stopping it) the container of each devcontainer
     /// that removing `key` would take, so that the removal orphans none:
     /// what `agents resource remove --force` does first. Answers the
@@ -489,4 +395,101 @@ impl Registry {
             updated_at: row.map(|r| r.updated_at.clone()),
         })
     }
+}
+
+/// The work of [`Registry::container_status`].
+pub(in crate::registry) fn container_status(
+    reg: &Registry,
+    key: &ResourceKey,
+) -> Result<ContainerView, RegistryError> {
+    let (resource, row) = reg.devcontainer(key, "show")?;
+    reg.view(&resource, row.as_ref())
+}
+
+/// The work of [`Registry::container_of`].
+pub(in crate::registry) fn container_of(
+    reg: &Registry,
+    key: &ResourceKey,
+) -> Result<Option<ContainerView>, RegistryError> {
+    match reg.lookup_devcontainer(key)? {
+        Lookup::Devcontainer(resource, row) => reg.view(&resource, row.as_ref()).map(Some),
+        Lookup::Other(_) => Ok(None),
+    }
+}
+
+/// The work of [`Registry::start_container`].
+pub(in crate::registry) fn start_container(
+    reg: &mut Registry,
+    key: &ResourceKey,
+) -> Result<ContainerView, RegistryError> {
+    reg.lifecycle(key, "start", |runtime, req, checked, row| {
+        if let Some(id) = row.and_then(|r| r.container_id.as_deref())
+            && row.is_some_and(|r| r.state == ContainerState::Running)
+            && runtime.is_running(id).unwrap_or(false)
+        {
+            return Ok(None);
+        }
+        runtime.up_checked(req, checked).map(Some)
+    })
+}
+
+/// The work of [`Registry::enter_environment`].
+pub(in crate::registry) fn enter_environment(
+    reg: &mut Registry,
+    key: &ResourceKey,
+    plan: Option<&str>,
+    tool: &super::ToolRequest,
+) -> Result<(crate::routing::Route, Option<ContainerView>), RegistryError> {
+    let route = reg.resolve_environment(key, plan, tool)?;
+    let crate::routing::Environment::Resource { resource_id, .. } = &route.environment else {
+        return Ok((route, None));
+    };
+    let target = ResourceKey::Id(*resource_id);
+    match reg.devcontainer(&target, "start") {
+        Ok(_) => {
+            let started = reg.start_container(&target)?;
+            Ok((route, Some(started)))
+        }
+        Err(RegistryError::Environments(EnvironmentsError::ContainerRefused { .. })) => {
+            Ok((route, None))
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// The work of [`Registry::rebuild_container`].
+pub(in crate::registry) fn rebuild_container(
+    reg: &mut Registry,
+    key: &ResourceKey,
+) -> Result<ContainerView, RegistryError> {
+    reg.lifecycle(key, "rebuild", |runtime, req, checked, _| {
+        runtime.rebuild_checked(req, checked).map(Some)
+    })
+}
+
+/// The work of [`Registry::stop_container`].
+pub(in crate::registry) fn stop_container(
+    reg: &mut Registry,
+    key: &ResourceKey,
+) -> Result<ContainerView, RegistryError> {
+    let (resource, row) = reg.devcontainer(key, "stop")?;
+    let Some((row, id)) = row.and_then(|r| r.container_id.clone().map(|id| (r, id))) else {
+        log::info!("{} is not running: nothing to stop", resource.label());
+        return reg.container_status(key);
+    };
+    let runtime = reg.container_runtime(&resource, "stop")?;
+    let _lock = reg.container_lock(&resource)?;
+    match runtime.stop(&id) {
+        Ok(()) => {}
+        Err(DevcontainerError::NoSuchContainer { .. }) => {}
+        Err(source) => return Err(reg.container_failed(&resource, "stop", source)),
+    }
+    let stopped = ContainerStateRow {
+        state: ContainerState::Stopped,
+        last_error: None,
+        updated_at: reg.now(),
+        ..row
+    };
+    reg.store.write(|w| w.put_container_state(&stopped))?;
+    reg.view(&resource, Some(&stopped))
 }

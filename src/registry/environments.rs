@@ -94,183 +94,6 @@ pub struct SettingView {
 }
 
 impl Registry {
-    /// Store the project's (or a plan's) execution environment. The
-    /// resource must exist and be an execution environment.
-    pub fn set_environment(
-        &mut self,
-        scope: SettingScope,
-        target: &EnvironmentKey,
-        priority: Priority,
-    ) -> Result<SettingView, RegistryError> {
-        check_scope(&scope)?;
-        let now = self.now();
-        let cache = &self.types;
-        self.store.write(|w| {
-            let types = cache.get(w)?;
-            let resource = match target {
-                EnvironmentKey::Host => None,
-                EnvironmentKey::Resource(key) => {
-                    let env = environment_of(w, &types, key)?;
-                    if !env.1 {
-                        return Err(not_an_environment(&env.0));
-                    }
-                    Some(resource_id_of(&env.0))
-                }
-            };
-            let row = SettingRow {
-                scope,
-                resource,
-                priority,
-                updated_at: now.clone(),
-            };
-            w.put_setting(&row)?;
-            setting_view(w, &row)
-        })
-    }
-
-    pub fn environment_setting(
-        &self,
-        scope: &SettingScope,
-    ) -> Result<Option<SettingView>, RegistryError> {
-        check_scope(scope)?;
-        self.store.read(|r| {
-            r.setting(scope)?
-                .map(|row| setting_view(r, &row))
-                .transpose()
-        })
-    }
-
-    /// Every stored setting: the project's, then the plans'.
-    pub fn environment_settings(&self) -> Result<Vec<SettingView>, RegistryError> {
-        self.store.read(|r| {
-            r.settings()?
-                .iter()
-                .map(|row| setting_view(r, row))
-                .collect()
-        })
-    }
-
-    /// Remove a setting; answers whether there was one.
-    pub fn unset_environment(&mut self, scope: &SettingScope) -> Result<bool, RegistryError> {
-        check_scope(scope)?;
-        self.store.write(|w| Ok(w.delete_setting(scope)?))
-    }
-
-    /// Where a tool acting on `key` runs (`plan`: the plan's name, else
-    /// the default plan), and which level decided. A pure answer: nothing
-    /// is built or started here. When the environment is a devcontainer,
-    /// the route says whether it may be activated (`trust`); a tool that
-    /// requires a container is refused one that may not.
-    pub fn resolve_environment(
-        &self,
-        key: &ResourceKey,
-        plan: Option<&str>,
-        tool: &ToolRequest,
-    ) -> Result<Route, RegistryError> {
-        let plan = plan.unwrap_or(DEFAULT_PLAN).to_owned();
-        let plan_scope = SettingScope::Plan(plan.clone());
-        check_scope(&plan_scope)?;
-        let cache = &self.types;
-        let (mut inputs, candidates) = self.store.read(|r| {
-            let types = cache.get(r)?;
-            let start = find_row(r, key)?;
-            let setting = |scope: &SettingScope| -> Result<Option<Setting>, RegistryError> {
-                r.setting(scope)?
-                    .map(|row| {
-                        Ok(Setting {
-                            environment: environment_at(r, &types, row.resource)?,
-                            priority: row.priority,
-                        })
-                    })
-                    .transpose()
-            };
-            let tool = match tool {
-                ToolRequest::None => ToolPreference::None,
-                ToolRequest::RequiredContainer => ToolPreference::RequiredContainer,
-                ToolRequest::PreferredContainer => ToolPreference::PreferredContainer,
-                ToolRequest::Specific(EnvironmentKey::Host) => ToolPreference::Specific {
-                    environment: Environment::Host,
-                    is_environment: true,
-                },
-                ToolRequest::Specific(EnvironmentKey::Resource(k)) => {
-                    let (environment, is_environment) = environment_of(r, &types, k)?;
-                    ToolPreference::Specific {
-                        environment,
-                        is_environment,
-                    }
-                }
-            };
-            let inputs = RouteInputs {
-                plan: setting(&plan_scope)?.map(|s| (plan.clone(), s)),
-                project: setting(&SettingScope::Project)?,
-                devcontainer: None,
-                passed_over: Vec::new(),
-                ambiguous: None,
-                tool,
-            };
-            Ok::<_, RegistryError>((inputs, devcontainer_candidates(r, &types, start.id)?))
-        })?;
-        // Level 3: the nearest devcontainer at the root of a resource a
-        // person registered, or a deeper one they trusted.
-        for candidate in candidates {
-            if !candidate.at_root {
-                let activation = self.activation(candidate.detected.resource_id())?;
-                if !activation.allowed() {
-                    inputs.passed_over.push(format!(
-                        "{} (below {}: {})",
-                        candidate.detected.environment,
-                        candidate.detected.via,
-                        activation.why()
-                    ));
-                    continue;
-                }
-            }
-            match candidate.ambiguous {
-                Some(devcontainers) => {
-                    inputs.ambiguous = Some(Ambiguous {
-                        via: candidate.detected.via,
-                        devcontainers,
-                    })
-                }
-                None => inputs.devcontainer = Some(candidate.detected),
-            }
-            break;
-        }
-        let mut route = routing::route(&inputs)?;
-        if let Environment::Resource {
-            resource_id, name, ..
-        } = &route.environment
-            && self.is_devcontainer(*resource_id)?
-        {
-            let activation = self.activation(*resource_id)?;
-            let trusted = activation.allowed();
-            if !trusted && *tool == ToolRequest::RequiredContainer {
-                let operation = "route a tool that requires a container to";
-                return Err(match activation {
-                    Activation::Trust { state, .. } => {
-                        RegistryError::Environments(EnvironmentsError::NotTrusted {
-                            resource: name.clone(),
-                            operation,
-                            state: Box::new(state),
-                        })
-                    }
-                    Activation::Refused(reason) => {
-                        RegistryError::Environments(EnvironmentsError::ContainerRefused {
-                            resource: name.clone(),
-                            operation,
-                            reason,
-                        })
-                    }
-                });
-            }
-            route.trust = Some(RouteTrust {
-                trusted,
-                why: (!trusted).then(|| activation.why()),
-            });
-        }
-        Ok(route)
-    }
-
     /// Whether the devcontainer `id` may be activated for this registry's
     /// person.
     fn activation(&self, id: ResourceId) -> Result<Activation, RegistryError> {
@@ -566,4 +389,182 @@ fn devcontainer_candidates(
         distance += 1;
     }
     Ok(out)
+}
+
+/// The work of [`Registry::set_environment`].
+pub(in crate::registry) fn set_environment(
+    reg: &mut Registry,
+    scope: SettingScope,
+    target: &EnvironmentKey,
+    priority: Priority,
+) -> Result<SettingView, RegistryError> {
+    check_scope(&scope)?;
+    let now = reg.now();
+    let cache = &reg.types;
+    reg.store.write(|w| {
+        let types = cache.get(w)?;
+        let resource = match target {
+            EnvironmentKey::Host => None,
+            EnvironmentKey::Resource(key) => {
+                let env = environment_of(w, &types, key)?;
+                if !env.1 {
+                    return Err(not_an_environment(&env.0));
+                }
+                Some(resource_id_of(&env.0))
+            }
+        };
+        let row = SettingRow {
+            scope,
+            resource,
+            priority,
+            updated_at: now.clone(),
+        };
+        w.put_setting(&row)?;
+        setting_view(w, &row)
+    })
+}
+
+/// The work of [`Registry::environment_setting`].
+pub(in crate::registry) fn environment_setting(
+    reg: &Registry,
+    scope: &SettingScope,
+) -> Result<Option<SettingView>, RegistryError> {
+    check_scope(scope)?;
+    reg.store.read(|r| {
+        r.setting(scope)?
+            .map(|row| setting_view(r, &row))
+            .transpose()
+    })
+}
+
+/// The work of [`Registry::environment_settings`].
+pub(in crate::registry) fn environment_settings(
+    reg: &Registry,
+) -> Result<Vec<SettingView>, RegistryError> {
+    reg.store.read(|r| {
+        r.settings()?
+            .iter()
+            .map(|row| setting_view(r, row))
+            .collect()
+    })
+}
+
+/// The work of [`Registry::unset_environment`].
+pub(in crate::registry) fn unset_environment(
+    reg: &mut Registry,
+    scope: &SettingScope,
+) -> Result<bool, RegistryError> {
+    check_scope(scope)?;
+    reg.store.write(|w| Ok(w.delete_setting(scope)?))
+}
+
+/// The work of [`Registry::resolve_environment`].
+pub(in crate::registry) fn resolve_environment(
+    reg: &Registry,
+    key: &ResourceKey,
+    plan: Option<&str>,
+    tool: &ToolRequest,
+) -> Result<Route, RegistryError> {
+    let plan = plan.unwrap_or(DEFAULT_PLAN).to_owned();
+    let plan_scope = SettingScope::Plan(plan.clone());
+    check_scope(&plan_scope)?;
+    let cache = &reg.types;
+    let (mut inputs, candidates) = reg.store.read(|r| {
+        let types = cache.get(r)?;
+        let start = find_row(r, key)?;
+        let setting = |scope: &SettingScope| -> Result<Option<Setting>, RegistryError> {
+            r.setting(scope)?
+                .map(|row| {
+                    Ok(Setting {
+                        environment: environment_at(r, &types, row.resource)?,
+                        priority: row.priority,
+                    })
+                })
+                .transpose()
+        };
+        let tool = match tool {
+            ToolRequest::None => ToolPreference::None,
+            ToolRequest::RequiredContainer => ToolPreference::RequiredContainer,
+            ToolRequest::PreferredContainer => ToolPreference::PreferredContainer,
+            ToolRequest::Specific(EnvironmentKey::Host) => ToolPreference::Specific {
+                environment: Environment::Host,
+                is_environment: true,
+            },
+            ToolRequest::Specific(EnvironmentKey::Resource(k)) => {
+                let (environment, is_environment) = environment_of(r, &types, k)?;
+                ToolPreference::Specific {
+                    environment,
+                    is_environment,
+                }
+            }
+        };
+        let inputs = RouteInputs {
+            plan: setting(&plan_scope)?.map(|s| (plan.clone(), s)),
+            project: setting(&SettingScope::Project)?,
+            devcontainer: None,
+            passed_over: Vec::new(),
+            ambiguous: None,
+            tool,
+        };
+        Ok::<_, RegistryError>((inputs, devcontainer_candidates(r, &types, start.id)?))
+    })?;
+    // Level 3: the nearest devcontainer at the root of a resource a
+    // person registered, or a deeper one they trusted.
+    for candidate in candidates {
+        if !candidate.at_root {
+            let activation = reg.activation(candidate.detected.resource_id())?;
+            if !activation.allowed() {
+                inputs.passed_over.push(format!(
+                    "{} (below {}: {})",
+                    candidate.detected.environment,
+                    candidate.detected.via,
+                    activation.why()
+                ));
+                continue;
+            }
+        }
+        match candidate.ambiguous {
+            Some(devcontainers) => {
+                inputs.ambiguous = Some(Ambiguous {
+                    via: candidate.detected.via,
+                    devcontainers,
+                })
+            }
+            None => inputs.devcontainer = Some(candidate.detected),
+        }
+        break;
+    }
+    let mut route = routing::route(&inputs)?;
+    if let Environment::Resource {
+        resource_id, name, ..
+    } = &route.environment
+        && reg.is_devcontainer(*resource_id)?
+    {
+        let activation = reg.activation(*resource_id)?;
+        let trusted = activation.allowed();
+        if !trusted && *tool == ToolRequest::RequiredContainer {
+            let operation = "route a tool that requires a container to";
+            return Err(match activation {
+                Activation::Trust { state, .. } => {
+                    RegistryError::Environments(EnvironmentsError::NotTrusted {
+                        resource: name.clone(),
+                        operation,
+                        state: Box::new(state),
+                    })
+                }
+                Activation::Refused(reason) => {
+                    RegistryError::Environments(EnvironmentsError::ContainerRefused {
+                        resource: name.clone(),
+                        operation,
+                        reason,
+                    })
+                }
+            });
+        }
+        route.trust = Some(RouteTrust {
+            trusted,
+            why: (!trusted).then(|| activation.why()),
+        });
+    }
+    Ok(route)
 }

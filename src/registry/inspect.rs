@@ -22,40 +22,37 @@ pub struct Inspection {
     pub text: String,
 }
 
-impl Registry {
-    /// The handler's description of a resource, or of one file in it
-    /// (`agents resource inspect [--file PATH]`).
-    pub fn inspect(
-        &self,
-        key: &ResourceKey,
-        file: Option<&str>,
-    ) -> Result<Inspection, RegistryError> {
-        let (types, row) = self
-            .store
-            .read(|r| Ok::<_, RegistryError>((self.types.get(r)?, find_row(r, key)?)))?;
-        if let Some(file) = file {
-            let inside = !file.is_empty()
-                && Path::new(file)
-                    .components()
-                    .all(|c| matches!(c, Component::Normal(_)));
-            if !inside {
-                return Err(RegistryError::Resources(
-                    ResourcesError::InspectPathRefused {
-                        resource: row.label(),
-                        file: file.to_owned(),
-                    },
-                ));
-            }
+/// The work of [`Registry::inspect`].
+pub(in crate::registry) fn inspect(
+    reg: &Registry,
+    key: &ResourceKey,
+    file: Option<&str>,
+) -> Result<Inspection, RegistryError> {
+    let (types, row) = reg
+        .store
+        .read(|r| Ok::<_, RegistryError>((reg.types.get(r)?, find_row(r, key)?)))?;
+    if let Some(file) = file {
+        let inside = !file.is_empty()
+            && Path::new(file)
+                .components()
+                .all(|c| matches!(c, Component::Normal(_)));
+        if !inside {
+            return Err(RegistryError::Resources(
+                ResourcesError::InspectPathRefused {
+                    resource: row.label(),
+                    file: file.to_owned(),
+                },
+            ));
         }
-        let ty = types.resolve(&row.type_name)?;
-        let handler = self.require_handler(&ty, &row, "inspect")?;
-        let inspected = self.call_inspect(&handler, &row, file)?;
-        Ok(Inspection {
-            resource: row.label(),
-            handler: handler.reference.to_string(),
-            file: file.map(str::to_owned),
-            fields: inspected.fields.into_iter().collect(),
-            text: inspected.text,
-        })
     }
+    let ty = types.resolve(&row.type_name)?;
+    let handler = reg.require_handler(&ty, &row, "inspect")?;
+    let inspected = reg.call_inspect(&handler, &row, file)?;
+    Ok(Inspection {
+        resource: row.label(),
+        handler: handler.reference.to_string(),
+        file: file.map(str::to_owned),
+        fields: inspected.fields.into_iter().collect(),
+        text: inspected.text,
+    })
 }

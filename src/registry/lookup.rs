@@ -19,38 +19,6 @@ pub enum ResourceFilter {
     ExactType(String),
 }
 
-impl Registry {
-    /// Resources in registration order (`list_resources(type_name=)`).
-    pub fn list_resources(&self, filter: &ResourceFilter) -> Result<Vec<Resource>, RegistryError> {
-        self.store.read(|r| {
-            let types = self.types.get(r)?;
-            let wanted = match filter {
-                ResourceFilter::All => None,
-                ResourceFilter::TypeOrSubtype(t) => Some(types.with_subtypes(&types.find(t)?.name)),
-                ResourceFilter::ExactType(t) => Some(vec![types.find(t)?.name.clone()]),
-            };
-            let rows = r.resources(wanted.as_deref())?;
-            let (children, parents) = r.all_links()?;
-            rows.into_iter()
-                .map(|row| {
-                    let p = parents.get(&row.id).cloned().unwrap_or_default();
-                    let c = children.get(&row.id).cloned().unwrap_or_default();
-                    assemble(&types, row, p, c)
-                })
-                .collect()
-        })
-    }
-
-    /// One resource by namespaced name or ULID (`show_resource(name_or_id)`).
-    pub fn show_resource(&self, key: &ResourceKey) -> Result<Resource, RegistryError> {
-        self.store.read(|r| {
-            let types = self.types.get(r)?;
-            let row = find_row(r, key)?;
-            load_one(r, &types, row)
-        })
-    }
-}
-
 /// The row `key` names.
 pub(super) fn find_row(r: &Reader<'_>, key: &ResourceKey) -> Result<ResourceRow, RegistryError> {
     let found = match key {
@@ -122,5 +90,41 @@ pub(super) fn assemble(
         read_only: row.read_only,
         stale: row.stale,
         equivalents: Vec::new(),
+    })
+}
+
+/// The work of [`Registry::list_resources`].
+pub(in crate::registry) fn list_resources(
+    reg: &Registry,
+    filter: &ResourceFilter,
+) -> Result<Vec<Resource>, RegistryError> {
+    reg.store.read(|r| {
+        let types = reg.types.get(r)?;
+        let wanted = match filter {
+            ResourceFilter::All => None,
+            ResourceFilter::TypeOrSubtype(t) => Some(types.with_subtypes(&types.find(t)?.name)),
+            ResourceFilter::ExactType(t) => Some(vec![types.find(t)?.name.clone()]),
+        };
+        let rows = r.resources(wanted.as_deref())?;
+        let (children, parents) = r.all_links()?;
+        rows.into_iter()
+            .map(|row| {
+                let p = parents.get(&row.id).cloned().unwrap_or_default();
+                let c = children.get(&row.id).cloned().unwrap_or_default();
+                assemble(&types, row, p, c)
+            })
+            .collect()
+    })
+}
+
+/// The work of [`Registry::show_resource`].
+pub(in crate::registry) fn show_resource(
+    reg: &Registry,
+    key: &ResourceKey,
+) -> Result<Resource, RegistryError> {
+    reg.store.read(|r| {
+        let types = reg.types.get(r)?;
+        let row = find_row(r, key)?;
+        load_one(r, &types, row)
     })
 }

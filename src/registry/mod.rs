@@ -9,10 +9,19 @@
 //! half way — leaves the database exactly as it was. Handlers run before
 //! that transaction, never inside it.
 //!
+//! **A thin façade over the rooms.** [`Registry`]'s public operations are
+//! listed in one place, `api`, each a delegation to one free function of
+//! the room that owns the concern (cargo's `ops` way), with an options
+//! struct where the operation has choices; each concern's refusals are
+//! its own enum inside [`RegistryError`] (`error`). Discovery, links and
+//! import still define their public methods in their rooms.
+//!
 //! The rooms, by responsibility:
 //!
 //! | file | holds |
 //! |---|---|
+//! | `api` | the public operations, one line each into their room |
+//! | `error` | [`RegistryError`] and the per-concern enums it wraps |
 //! | [`type_set`] | the resolved types of a snapshot, cached while current |
 //! | `types` | type operations: bootstrap, register, list, show, explain, remove |
 //! | `lookup` | resource keys → rows, rows → [`Resource`](crate::model::Resource)s; list and show |
@@ -34,6 +43,7 @@
 //! | `export` | `agents registry export` (one read snapshot) and `info` |
 //! | `import` | `agents registry import`: a document in, all or nothing |
 
+mod api;
 pub mod args;
 mod children;
 mod containers;

@@ -97,122 +97,6 @@ impl AddPluginOptions {
 }
 
 impl Registry {
-    /// Add the component at `path` to the plugin store (`agents plugin add`).
-    /// It must be a component of a contract version this host serves whose
-    /// `describe()` answers; it is registered under
-    /// [`AddPluginOptions::module`] if given, else under the module name it
-    /// reports. An added module is refused unless
-    /// [`replace`](AddPluginOptions::replace); a replacement must still
-    /// export every class a type uses.
-    pub fn add_plugin(
-        &mut self,
-        path: &Path,
-        options: AddPluginOptions,
-    ) -> Result<PluginView, RegistryError> {
-        let AddPluginOptions { module, replace } = options;
-        let module = module.as_ref();
-        let refused = |source| {
-            RegistryError::Plugins(PluginsError::PluginRefused {
-                path: path.to_owned(),
-                source,
-            })
-        };
-        let plugins = &self.plugins;
-        let Acceptance {
-            bytes,
-            module,
-            accepted: Accepted { info, .. },
-        } = accept(&plugins.runtime, path, module)?;
-        // The file goes in first (atomically, named by its hash); if the
-        // row is then refused, an unused file is removed again.
-        let files = plugins.files("cannot add a plugin")?;
-        let sha256 = files.import(&bytes).map_err(refused)?.sha256;
-        let row = PluginRow {
-            module: module.clone(),
-            version: info.version.clone(),
-            sha256: sha256.clone(),
-            classes: info
-                .classes
-                .iter()
-                .map(|c| (c.name.clone(), c.description.clone()))
-                .collect(),
-            size_bytes: bytes.len() as i64,
-            source: path.display().to_string(),
-            added_at: self.now(),
-        };
-        let cache = &self.types;
-        let written = self.store.write(|w| {
-            let old = w.plugin(&module)?;
-            if let Some(old) = &old {
-                if !replace && old.sha256 != sha256 {
-                    return Err(RegistryError::Plugins(PluginsError::PluginExists {
-                        module: module.clone(),
-                        version: old.version.clone(),
-                        sha256: old.sha256.clone(),
-                    }));
-                }
-                let types = cache.get(w)?;
-                for type_name in w.types_using_module(&module)? {
-                    let ty = types.resolve(&type_name)?;
-                    if let Some(h) = ty.handler_ref()
-                        && h.module == module
-                        && !row.exports(&h.class)
-                    {
-                        return Err(RegistryError::Plugins(
-                            PluginsError::ReplacementDropsClass {
-                                module: module.clone(),
-                                type_name,
-                                class: h.class.clone(),
-                                provides: row.class_names(),
-                            },
-                        ));
-                    }
-                }
-            }
-            w.upsert_plugin(&row)?;
-            // The bytes go in the registry too: on a shared registry every
-            // machine fetches them from there.
-            w.put_plugin_component(&sha256, &bytes)?;
-            if let Some(old) = &old {
-                w.drop_unused_plugin_component(&old.sha256)?;
-            }
-            Ok(old)
-        });
-        match written {
-            Ok(Some(old)) if old.sha256 != sha256 => self.forget_file_if_unused(&old.sha256),
-            Ok(_) => {}
-            Err(e) => {
-                self.forget_file_if_unused(&sha256);
-                return Err(e);
-            }
-        }
-        self.show_plugin(&module)
-    }
-
-    /// The built-in modules (when the registry can run handlers), then the
-    /// added ones.
-    pub fn list_plugins(&self) -> Result<Vec<PluginView>, RegistryError> {
-        let mut views = Vec::new();
-        for (module, bytes) in builtin_components() {
-            views.push(self.builtin_view(&module, bytes)?);
-        }
-        let stored = self.store.read(|r| {
-            r.plugins()?
-                .into_iter()
-                .map(|row| view(r, row))
-                .collect::<Result<Vec<_>, RegistryError>>()
-        })?;
-        views.extend(stored);
-        Ok(views)
-    }
-
-    pub fn show_plugin(&self, module: &ModuleName) -> Result<PluginView, RegistryError> {
-        if let Some(bytes) = builtin_component(module) {
-            return self.builtin_view(module, bytes);
-        }
-        self.store.read(|r| view(r, find_plugin(r, module)?))
-    }
-
     /// A built-in module as its component describes itself.
     fn builtin_view(
         &self,
@@ -247,25 +131,6 @@ impl Registry {
             added_at: String::new(),
             used_by,
         })
-    }
-
-    /// Remove a module no type uses; its file goes when no module shares it.
-    pub fn remove_plugin(&mut self, module: &ModuleName) -> Result<PluginView, RegistryError> {
-        let removed = self.store.write(|w| {
-            let row = find_plugin(w, module)?;
-            let types = w.types_using_module(module)?;
-            if !types.is_empty() {
-                return Err(RegistryError::Plugins(PluginsError::PluginInUse {
-                    module: module.clone(),
-                    types,
-                }));
-            }
-            w.delete_plugin(module)?;
-            w.drop_unused_plugin_component(&row.sha256)?;
-            Ok(PluginView::new(row, Vec::new()))
-        })?;
-        self.forget_file_if_unused(&removed.sha256);
-        Ok(removed)
     }
 
     /// This machine's file of `row`'s component: the local copy, fetched
@@ -345,4 +210,139 @@ pub(super) fn verify_component(row: &PluginRow, bytes: &[u8]) -> Result<(), Regi
             actual,
         },
     })
+}
+
+/// The work of [`Registry::add_plugin`].
+pub(in crate::registry) fn add_plugin(
+    reg: &mut Registry,
+    path: &Path,
+    options: AddPluginOptions,
+) -> Result<PluginView, RegistryError> {
+    let AddPluginOptions { module, replace } = options;
+    let module = module.as_ref();
+    let refused = |source| {
+        RegistryError::Plugins(PluginsError::PluginRefused {
+            path: path.to_owned(),
+            source,
+        })
+    };
+    let plugins = &reg.plugins;
+    let Acceptance {
+        bytes,
+        module,
+        accepted: Accepted { info, .. },
+    } = accept(&plugins.runtime, path, module)?;
+    // The file goes in first (atomically, named by its hash); if the
+    // row is then refused, an unused file is removed again.
+    let files = plugins.files("cannot add a plugin")?;
+    let sha256 = files.import(&bytes).map_err(refused)?.sha256;
+    let row = PluginRow {
+        module: module.clone(),
+        version: info.version.clone(),
+        sha256: sha256.clone(),
+        classes: info
+            .classes
+            .iter()
+            .map(|c| (c.name.clone(), c.description.clone()))
+            .collect(),
+        size_bytes: bytes.len() as i64,
+        source: path.display().to_string(),
+        added_at: reg.now(),
+    };
+    let cache = &reg.types;
+    let written = reg.store.write(|w| {
+        let old = w.plugin(&module)?;
+        if let Some(old) = &old {
+            if !replace && old.sha256 != sha256 {
+                return Err(RegistryError::Plugins(PluginsError::PluginExists {
+                    module: module.clone(),
+                    version: old.version.clone(),
+                    sha256: old.sha256.clone(),
+                }));
+            }
+            let types = cache.get(w)?;
+            for type_name in w.types_using_module(&module)? {
+                let ty = types.resolve(&type_name)?;
+                if let Some(h) = ty.handler_ref()
+                    && h.module == module
+                    && !row.exports(&h.class)
+                {
+                    return Err(RegistryError::Plugins(
+                        PluginsError::ReplacementDropsClass {
+                            module: module.clone(),
+                            type_name,
+                            class: h.class.clone(),
+                            provides: row.class_names(),
+                        },
+                    ));
+                }
+            }
+        }
+        w.upsert_plugin(&row)?;
+        // The bytes go in the registry too: on a shared registry every
+        // machine fetches them from there.
+        w.put_plugin_component(&sha256, &bytes)?;
+        if let Some(old) = &old {
+            w.drop_unused_plugin_component(&old.sha256)?;
+        }
+        Ok(old)
+    });
+    match written {
+        Ok(Some(old)) if old.sha256 != sha256 => reg.forget_file_if_unused(&old.sha256),
+        Ok(_) => {}
+        Err(e) => {
+            reg.forget_file_if_unused(&sha256);
+            return Err(e);
+        }
+    }
+    reg.show_plugin(&module)
+}
+
+/// The work of [`Registry::list_plugins`].
+pub(in crate::registry) fn list_plugins(reg: &Registry) -> Result<Vec<PluginView>, RegistryError> {
+    let mut views = Vec::new();
+    for (module, bytes) in builtin_components() {
+        views.push(reg.builtin_view(&module, bytes)?);
+    }
+    let stored = reg.store.read(|r| {
+        r.plugins()?
+            .into_iter()
+            .map(|row| view(r, row))
+            .collect::<Result<Vec<_>, RegistryError>>()
+    })?;
+    views.extend(stored);
+    Ok(views)
+}
+
+/// The work of [`Registry::show_plugin`].
+pub(in crate::registry) fn show_plugin(
+    reg: &Registry,
+    module: &ModuleName,
+) -> Result<PluginView, RegistryError> {
+    if let Some(bytes) = builtin_component(module) {
+        return reg.builtin_view(module, bytes);
+    }
+    reg.store.read(|r| view(r, find_plugin(r, module)?))
+}
+
+/// The work of [`Registry::remove_plugin`].
+pub(in crate::registry) fn remove_plugin(
+    reg: &mut Registry,
+    module: &ModuleName,
+) -> Result<PluginView, RegistryError> {
+    let removed = reg.store.write(|w| {
+        let row = find_plugin(w, module)?;
+        let types = w.types_using_module(module)?;
+        if !types.is_empty() {
+            return Err(RegistryError::Plugins(PluginsError::PluginInUse {
+                module: module.clone(),
+                types,
+            }));
+        }
+        w.delete_plugin(module)?;
+        w.drop_unused_plugin_component(&row.sha256)?;
+        Ok(PluginView::new(row, Vec::new()))
+    })?;
+    reg.forget_file_if_unused(&removed.sha256);
+    Ok(removed)
 }

@@ -108,98 +108,6 @@ enum Outcome {
 }
 
 impl Registry {
-    /// Refresh `keys` (none: every resource someone registered whose type
-    /// has a handler) and what was explored below them. See the module
-    /// documentation for what changes.
-    pub fn refresh(&mut self, keys: &[ResourceKey]) -> Result<RefreshReport, RegistryError> {
-        self.refresh_with(keys, &mut |_| {})
-    }
-
-    /// [`Registry::refresh`], telling `progress` how far it came.
-    pub fn refresh_with(
-        &mut self,
-        keys: &[ResourceKey],
-        progress: &mut dyn FnMut(RefreshProgress),
-    ) -> Result<RefreshReport, RegistryError> {
-        let _git = self.git_snapshot();
-        let roots = self.store.read(|r| {
-            let rows = if keys.is_empty() {
-                r.registered_resources()?
-            } else {
-                keys.iter()
-                    .map(|k| find_row(r, k))
-                    .collect::<Result<Vec<_>, _>>()?
-            };
-            let (_, parents) = r.all_links()?;
-            Ok::<_, RegistryError>(parents_first(rows, &parents))
-        })?;
-        // Only this machine's locations are checked: a named resource on
-        // another machine is refused, and "everything" means everything
-        // here (another machine's resources are that machine's to refresh).
-        let mut roots = roots;
-        if keys.is_empty() {
-            let mut here = Vec::with_capacity(roots.len());
-            for row in roots {
-                if self.check_machine(&row, "refresh").is_ok() {
-                    here.push(row);
-                }
-            }
-            roots = here;
-        } else {
-            for row in &roots {
-                self.check_machine(row, "refresh")?;
-            }
-        }
-        let mut report = RefreshReport::default();
-        let mut queue: VecDeque<(ResourceId, bool)> =
-            roots.into_iter().map(|row| (row.id, false)).collect();
-        let mut seen = HashSet::new();
-        while let Some((id, forced)) = queue.pop_front() {
-            if !seen.insert(id) {
-                continue;
-            }
-            // Read afresh: a parent's rediscovery may have changed or
-            // removed it since it was queued.
-            let Some(row) = self.store.read(|r| r.resource_by_id(id))? else {
-                continue;
-            };
-            let types = self.store.read(|r| self.types.get(r))?;
-            let mut forced_below = HashSet::new();
-            match self.refresh_one(&types, row, forced)? {
-                Outcome::NoHandler => {}
-                Outcome::Unchanged => {
-                    report.checked += 1;
-                    report.unchanged += 1;
-                }
-                Outcome::Changed(changed, forced) => {
-                    report.checked += 1;
-                    forced_below = forced;
-                    report.changed.push(changed);
-                }
-                Outcome::Stale(stale) => {
-                    report.checked += 1;
-                    report.stale.push(stale);
-                    // Its children are left as they are.
-                    continue;
-                }
-                Outcome::StillStale => {
-                    report.checked += 1;
-                    continue;
-                }
-            }
-            progress(RefreshProgress {
-                checked: report.checked,
-                changed: report.changed.len(),
-            });
-            // Then what was explored below it (what was not is covered by
-            // this resource's hash and answer).
-            for child in self.store.read(|r| r.explored_children(id))? {
-                queue.push_back((child, forced_below.contains(&child)));
-            }
-        }
-        Ok(report)
-    }
-
     /// Check one resource and, if it changed, bring it up to date in one
     /// transaction. Only the store's own failures are errors; anything
     /// about the resource (its location, its handler) makes it stale.
@@ -455,4 +363,97 @@ fn parents_first(
     }
     rows.sort_by_key(|r| above.get(&r.id).copied().unwrap_or(0));
     rows
+}
+
+/// The work of [`Registry::refresh`].
+pub(in crate::registry) fn refresh(
+    reg: &mut Registry,
+    keys: &[ResourceKey],
+) -> Result<RefreshReport, RegistryError> {
+    reg.refresh_with(keys, &mut |_| {})
+}
+
+/// The work of [`Registry::refresh_with`].
+pub(in crate::registry) fn refresh_with(
+    reg: &mut Registry,
+    keys: &[ResourceKey],
+    progress: &mut dyn FnMut(RefreshProgress),
+) -> Result<RefreshReport, RegistryError> {
+    let _git = reg.git_snapshot();
+    let roots = reg.store.read(|r| {
+        let rows = if keys.is_empty() {
+            r.registered_resources()?
+        } else {
+            keys.iter()
+                .map(|k| find_row(r, k))
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        let (_, parents) = r.all_links()?;
+        Ok::<_, RegistryError>(parents_first(rows, &parents))
+    })?;
+    // Only this machine's locations are checked: a named resource on
+    // another machine is refused, and "everything" means everything
+    // here (another machine's resources are that machine's to refresh).
+    let mut roots = roots;
+    if keys.is_empty() {
+        let mut here = Vec::with_capacity(roots.len());
+        for row in roots {
+            if reg.check_machine(&row, "refresh").is_ok() {
+                here.push(row);
+            }
+        }
+        roots = here;
+    } else {
+        for row in &roots {
+            reg.check_machine(row, "refresh")?;
+        }
+    }
+    let mut report = RefreshReport::default();
+    let mut queue: VecDeque<(ResourceId, bool)> =
+        roots.into_iter().map(|row| (row.id, false)).collect();
+    let mut seen = HashSet::new();
+    while let Some((id, forced)) = queue.pop_front() {
+        if !seen.insert(id) {
+            continue;
+        }
+        // Read afresh: a parent's rediscovery may have changed or
+        // removed it since it was queued.
+        let Some(row) = reg.store.read(|r| r.resource_by_id(id))? else {
+            continue;
+        };
+        let types = reg.store.read(|r| reg.types.get(r))?;
+        let mut forced_below = HashSet::new();
+        match reg.refresh_one(&types, row, forced)? {
+            Outcome::NoHandler => {}
+            Outcome::Unchanged => {
+                report.checked += 1;
+                report.unchanged += 1;
+            }
+            Outcome::Changed(changed, forced) => {
+                report.checked += 1;
+                forced_below = forced;
+                report.changed.push(changed);
+            }
+            Outcome::Stale(stale) => {
+                report.checked += 1;
+                report.stale.push(stale);
+                // Its children are left as they are.
+                continue;
+            }
+            Outcome::StillStale => {
+                report.checked += 1;
+                continue;
+            }
+        }
+        progress(RefreshProgress {
+            checked: report.checked,
+            changed: report.changed.len(),
+        });
+        // Then what was explored below it (what was not is covered by
+        // this resource's hash and answer).
+        for child in reg.store.read(|r| r.explored_children(id))? {
+            queue.push_back((child, forced_below.contains(&child)));
+        }
+    }
+    Ok(report)
 }

@@ -65,76 +65,6 @@ struct Prepared {
 }
 
 impl Registry {
-    /// How to register a resource of `type_name` (refused for a type whose
-    /// resources are not registered by hand).
-    pub fn registration_form(&self, type_name: &str) -> Result<RegistrationForm, RegistryError> {
-        let types = self.store.read(|r| self.types.get(r))?;
-        let ty = types.find(type_name)?;
-        check_addable(&ty)?;
-        Ok(RegistrationForm {
-            type_name: ty.name.clone(),
-            description: ty.description().to_owned(),
-            args: ty.args().cloned().collect(),
-            sandbox_strategy: ty.sandbox_strategy(),
-        })
-    }
-
-    /// Register one resource (`register_resource(type_name, name=, location=, …)`);
-    /// answers the resource as written.
-    pub fn register_resource(&mut self, request: NewResource) -> Result<Resource, RegistryError> {
-        self.register_resource_with(request, &mut |_| {})
-    }
-
-    /// [`Registry::register_resource`], telling `progress` how far its
-    /// discovery came.
-    pub fn register_resource_with(
-        &mut self,
-        request: NewResource,
-        progress: &mut dyn FnMut(DiscoveryProgress),
-    ) -> Result<Resource, RegistryError> {
-        let _git = self.git_snapshot();
-        let types = self.store.read(|r| self.types.get(r))?;
-        let at = Stamp::now(self);
-        let prepared = self.prepare(&types, &at, request, progress)?;
-        let now = self.now();
-        let cache = &self.types;
-        let (ids, clock) = (&self.ids, &self.clock);
-        self.store.write(|w| {
-            check_types_unchanged(&cache.get(w)?, &prepared)?;
-            write_prepared(w, &mut w.resource_inserter()?, &prepared, &now)?;
-            equivalence::reconcile(w, &prepared.types, &|| ids.next_id(clock.now()), &now)?;
-            let children = w.children_of(prepared.row.id)?;
-            assemble(&prepared.types, prepared.row.clone(), Vec::new(), children)
-        })
-    }
-
-    /// Register many resources in one transaction: all or none.
-    pub fn register_resources(
-        &mut self,
-        requests: impl IntoIterator<Item = NewResource>,
-    ) -> Result<Vec<ResourceId>, RegistryError> {
-        let _git = self.git_snapshot();
-        let types = self.store.read(|r| self.types.get(r))?;
-        let at = Stamp::now(self);
-        let prepared = requests
-            .into_iter()
-            .map(|r| self.prepare(&types, &at, r, &mut |_| {}))
-            .collect::<Result<Vec<_>, _>>()?;
-        let now = self.now();
-        let cache = &self.types;
-        let (ids, clock) = (&self.ids, &self.clock);
-        self.store.write(|w| {
-            let current = cache.get(w)?;
-            let mut inserter = w.resource_inserter()?;
-            for p in &prepared {
-                check_types_unchanged(&current, p)?;
-                write_prepared(w, &mut inserter, p, &now)?;
-            }
-            equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
-            Ok(prepared.iter().map(|p| p.row.id).collect())
-        })
-    }
-
     /// Check a request against its type and run its handler; nothing is
     /// written.
     fn prepare(
@@ -353,3 +283,76 @@ pub(super) use placeholders::has_rules;
 
 pub(super) use checks::check_strategy;
 use checks::{check_addable, check_location_fits};
+
+/// The work of [`Registry::registration_form`].
+pub(in crate::registry) fn registration_form(
+    reg: &Registry,
+    type_name: &str,
+) -> Result<RegistrationForm, RegistryError> {
+    let types = reg.store.read(|r| reg.types.get(r))?;
+    let ty = types.find(type_name)?;
+    check_addable(&ty)?;
+    Ok(RegistrationForm {
+        type_name: ty.name.clone(),
+        description: ty.description().to_owned(),
+        args: ty.args().cloned().collect(),
+        sandbox_strategy: ty.sandbox_strategy(),
+    })
+}
+
+/// The work of [`Registry::register_resource`].
+pub(in crate::registry) fn register_resource(
+    reg: &mut Registry,
+    request: NewResource,
+) -> Result<Resource, RegistryError> {
+    reg.register_resource_with(request, &mut |_| {})
+}
+
+/// The work of [`Registry::register_resource_with`].
+pub(in crate::registry) fn register_resource_with(
+    reg: &mut Registry,
+    request: NewResource,
+    progress: &mut dyn FnMut(DiscoveryProgress),
+) -> Result<Resource, RegistryError> {
+    let _git = reg.git_snapshot();
+    let types = reg.store.read(|r| reg.types.get(r))?;
+    let at = Stamp::now(reg);
+    let prepared = reg.prepare(&types, &at, request, progress)?;
+    let now = reg.now();
+    let cache = &reg.types;
+    let (ids, clock) = (&reg.ids, &reg.clock);
+    reg.store.write(|w| {
+        check_types_unchanged(&cache.get(w)?, &prepared)?;
+        write_prepared(w, &mut w.resource_inserter()?, &prepared, &now)?;
+        equivalence::reconcile(w, &prepared.types, &|| ids.next_id(clock.now()), &now)?;
+        let children = w.children_of(prepared.row.id)?;
+        assemble(&prepared.types, prepared.row.clone(), Vec::new(), children)
+    })
+}
+
+/// The work of [`Registry::register_resources`].
+pub(in crate::registry) fn register_resources(
+    reg: &mut Registry,
+    requests: impl IntoIterator<Item = NewResource>,
+) -> Result<Vec<ResourceId>, RegistryError> {
+    let _git = reg.git_snapshot();
+    let types = reg.store.read(|r| reg.types.get(r))?;
+    let at = Stamp::now(reg);
+    let prepared = requests
+        .into_iter()
+        .map(|r| reg.prepare(&types, &at, r, &mut |_| {}))
+        .collect::<Result<Vec<_>, _>>()?;
+    let now = reg.now();
+    let cache = &reg.types;
+    let (ids, clock) = (&reg.ids, &reg.clock);
+    reg.store.write(|w| {
+        let current = cache.get(w)?;
+        let mut inserter = w.resource_inserter()?;
+        for p in &prepared {
+            check_types_unchanged(&current, p)?;
+            write_prepared(w, &mut inserter, p, &now)?;
+        }
+        equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
+        Ok(prepared.iter().map(|p| p.row.id).collect())
+    })
+}

@@ -73,71 +73,6 @@ impl RemoveOptions {
     }
 }
 
-impl Registry {
-    /// Remove a resource, its links, and the auto-discovered descendants no
-    /// other parent keeps ([`RemoveOptions`]: only report what would go, or
-    /// first clear the containers and sandboxes that would refuse it).
-    pub fn remove_resource(
-        &mut self,
-        key: &ResourceKey,
-        options: RemoveOptions,
-    ) -> Result<RemovalReport, RegistryError> {
-        let RemoveOptions { dry_run, force } = options;
-        let mut forced = Forced::default();
-        if force && !dry_run {
-            forced.containers = self.remove_containers_for_removal(key)?;
-            forced.sandboxes = self.destroy_sandboxes_for_removal(key)?;
-        }
-        let plan = |r: &Reader<'_>, types: &TypeSet| -> Result<RemovalReport, RegistryError> {
-            let root = find_row(r, key)?;
-            let (removed, unlinked) = what_goes(r, types, &[root.id])?;
-            let sandboxes = sandboxes_on(r, &removed)?;
-            let containers = containers_on(r, &removed)?
-                .into_iter()
-                .map(|(_, text)| text)
-                .collect();
-            Ok(RemovalReport {
-                dry_run,
-                removed,
-                unlinked,
-                sandboxes,
-                containers,
-                forced: Forced::default(),
-            })
-        };
-        let cache = &self.types;
-        if dry_run {
-            return self.store.read(|r| plan(r, &*cache.get(r)?));
-        }
-        let now = self.now();
-        let (id_source, clock) = (&self.ids, &self.clock);
-        self.store.write(|w| {
-            let types = cache.get(w)?;
-            let report = plan(w, &types)?;
-            if !report.sandboxes.is_empty() {
-                return Err(RegistryError::HasSandboxes {
-                    resource: key.to_string(),
-                    sandboxes: report.sandboxes,
-                });
-            }
-            if !report.containers.is_empty() {
-                return Err(RegistryError::HasContainers {
-                    resource: key.to_string(),
-                    containers: report.containers,
-                });
-            }
-            let ids: Vec<ResourceId> = report.removed.iter().map(|r| r.resource_id).collect();
-            w.delete_resources(&ids)?;
-            // Identities left with fewer than two members go too.
-            super::equivalence::reconcile(w, &types, &|| id_source.next_id(clock.now()), &now)?;
-            Ok(RemovalReport {
-                forced: forced.clone(),
-                ..report
-            })
-        })
-    }
-}
-
 /// The sandboxes living on any of `resources`.
 pub(super) fn sandboxes_on(
     r: &Reader<'_>,
@@ -191,4 +126,65 @@ pub(super) fn what_goes(
     removed.sort_by_key(|res| order.get(&res.resource_id).copied());
     let unlinked = load_resources(r, types, &removal.unlinked)?;
     Ok((removed, unlinked))
+}
+
+/// The work of [`Registry::remove_resource`].
+pub(in crate::registry) fn remove_resource(
+    reg: &mut Registry,
+    key: &ResourceKey,
+    options: RemoveOptions,
+) -> Result<RemovalReport, RegistryError> {
+    let RemoveOptions { dry_run, force } = options;
+    let mut forced = Forced::default();
+    if force && !dry_run {
+        forced.containers = reg.remove_containers_for_removal(key)?;
+        forced.sandboxes = reg.destroy_sandboxes_for_removal(key)?;
+    }
+    let plan = |r: &Reader<'_>, types: &TypeSet| -> Result<RemovalReport, RegistryError> {
+        let root = find_row(r, key)?;
+        let (removed, unlinked) = what_goes(r, types, &[root.id])?;
+        let sandboxes = sandboxes_on(r, &removed)?;
+        let containers = containers_on(r, &removed)?
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect();
+        Ok(RemovalReport {
+            dry_run,
+            removed,
+            unlinked,
+            sandboxes,
+            containers,
+            forced: Forced::default(),
+        })
+    };
+    let cache = &reg.types;
+    if dry_run {
+        return reg.store.read(|r| plan(r, &*cache.get(r)?));
+    }
+    let now = reg.now();
+    let (id_source, clock) = (&reg.ids, &reg.clock);
+    reg.store.write(|w| {
+        let types = cache.get(w)?;
+        let report = plan(w, &types)?;
+        if !report.sandboxes.is_empty() {
+            return Err(RegistryError::HasSandboxes {
+                resource: key.to_string(),
+                sandboxes: report.sandboxes,
+            });
+        }
+        if !report.containers.is_empty() {
+            return Err(RegistryError::HasContainers {
+                resource: key.to_string(),
+                containers: report.containers,
+            });
+        }
+        let ids: Vec<ResourceId> = report.removed.iter().map(|r| r.resource_id).collect();
+        w.delete_resources(&ids)?;
+        // Identities left with fewer than two members go too.
+        super::equivalence::reconcile(w, &types, &|| id_source.next_id(clock.now()), &now)?;
+        Ok(RemovalReport {
+            forced: forced.clone(),
+            ..report
+        })
+    })
 }

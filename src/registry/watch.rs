@@ -73,86 +73,6 @@ pub enum WatchEvent {
 const NAMED_PATHS: usize = 20;
 
 impl Registry {
-    /// Keep `keys` (none: every resource someone registered) in step
-    /// with the filesystem until `stop` is set: each burst of
-    /// notifications under a resource's location refreshes that resource
-    /// (and what was explored below it). Runs on the caller's thread, so
-    /// an agent runtime gives it one of its own; `on_event` hears what
-    /// happened. Returns when `stop` is set (checked every 100 ms).
-    pub fn watch(
-        &mut self,
-        keys: &[ResourceKey],
-        options: WatchOptions,
-        stop: &AtomicBool,
-        on_event: &mut dyn FnMut(WatchEvent),
-    ) -> Result<(), RegistryError> {
-        let (tx, rx) = mpsc::channel();
-        let mut watcher = notify::recommended_watcher(tx)
-            .map_err(|e| RegistryError::Resources(ResourcesError::Watch(e.to_string())))?;
-        let mut watched: HashMap<PathBuf, ResourceKey> = HashMap::new();
-        let mut last_scan = Instant::now();
-        self.rewatch(keys, &mut watcher, &mut watched, on_event)?;
-        let mut pending: BTreeSet<PathBuf> = BTreeSet::new();
-        let mut first: Option<Instant> = None;
-        let mut last: Option<Instant> = None;
-        while !stop.load(Ordering::Relaxed) {
-            match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(Ok(event)) => {
-                    if !matters(&event.kind) {
-                        continue;
-                    }
-                    for path in event.paths {
-                        if self.ignored(&path) {
-                            continue;
-                        }
-                        pending.insert(path);
-                        let now = Instant::now();
-                        first.get_or_insert(now);
-                        last = Some(now);
-                    }
-                }
-                Ok(Err(e)) => log::warn!("watch: {e}"),
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            }
-            let due = match (first, last) {
-                (Some(first), Some(last)) => {
-                    last.elapsed() >= options.debounce || first.elapsed() >= options.max_delay
-                }
-                _ => false,
-            };
-            if due {
-                let paths = std::mem::take(&mut pending);
-                first = None;
-                last = None;
-                let touched: Vec<ResourceKey> = touched(&watched, &paths);
-                if !touched.is_empty() {
-                    let report = self.refresh_with(&touched, &mut |p: RefreshProgress| {
-                        on_event(WatchEvent::Progress {
-                            checked: p.checked,
-                            changed: p.changed,
-                        })
-                    })?;
-                    on_event(WatchEvent::Refreshed {
-                        more: paths.len().saturating_sub(NAMED_PATHS),
-                        paths: paths
-                            .iter()
-                            .take(NAMED_PATHS)
-                            .map(|p| p.display().to_string())
-                            .collect(),
-                        resources: touched.iter().map(ToString::to_string).collect(),
-                        report,
-                    });
-                }
-            }
-            if keys.is_empty() && last_scan.elapsed() >= options.rescan && first.is_none() {
-                last_scan = Instant::now();
-                self.rewatch(keys, &mut watcher, &mut watched, on_event)?;
-            }
-        }
-        Ok(())
-    }
-
     /// Watch the locations of `keys` (or of every registered resource),
     /// and stop watching those no longer wanted.
     fn rewatch(
@@ -251,4 +171,79 @@ fn touched(watched: &HashMap<PathBuf, ResourceKey>, paths: &BTreeSet<PathBuf>) -
         .collect();
     keys.sort_by_key(ToString::to_string);
     keys
+}
+
+/// The work of [`Registry::watch`].
+pub(in crate::registry) fn watch(
+    reg: &mut Registry,
+    keys: &[ResourceKey],
+    options: WatchOptions,
+    stop: &AtomicBool,
+    on_event: &mut dyn FnMut(WatchEvent),
+) -> Result<(), RegistryError> {
+    let (tx, rx) = mpsc::channel();
+    let mut watcher = notify::recommended_watcher(tx)
+        .map_err(|e| RegistryError::Resources(ResourcesError::Watch(e.to_string())))?;
+    let mut watched: HashMap<PathBuf, ResourceKey> = HashMap::new();
+    let mut last_scan = Instant::now();
+    reg.rewatch(keys, &mut watcher, &mut watched, on_event)?;
+    let mut pending: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut first: Option<Instant> = None;
+    let mut last: Option<Instant> = None;
+    while !stop.load(Ordering::Relaxed) {
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(Ok(event)) => {
+                if !matters(&event.kind) {
+                    continue;
+                }
+                for path in event.paths {
+                    if reg.ignored(&path) {
+                        continue;
+                    }
+                    pending.insert(path);
+                    let now = Instant::now();
+                    first.get_or_insert(now);
+                    last = Some(now);
+                }
+            }
+            Ok(Err(e)) => log::warn!("watch: {e}"),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        let due = match (first, last) {
+            (Some(first), Some(last)) => {
+                last.elapsed() >= options.debounce || first.elapsed() >= options.max_delay
+            }
+            _ => false,
+        };
+        if due {
+            let paths = std::mem::take(&mut pending);
+            first = None;
+            last = None;
+            let touched: Vec<ResourceKey> = touched(&watched, &paths);
+            if !touched.is_empty() {
+                let report = reg.refresh_with(&touched, &mut |p: RefreshProgress| {
+                    on_event(WatchEvent::Progress {
+                        checked: p.checked,
+                        changed: p.changed,
+                    })
+                })?;
+                on_event(WatchEvent::Refreshed {
+                    more: paths.len().saturating_sub(NAMED_PATHS),
+                    paths: paths
+                        .iter()
+                        .take(NAMED_PATHS)
+                        .map(|p| p.display().to_string())
+                        .collect(),
+                    resources: touched.iter().map(ToString::to_string).collect(),
+                    report,
+                });
+            }
+        }
+        if keys.is_empty() && last_scan.elapsed() >= options.rescan && first.is_none() {
+            last_scan = Instant::now();
+            reg.rewatch(keys, &mut watcher, &mut watched, on_event)?;
+        }
+    }
+    Ok(())
 }

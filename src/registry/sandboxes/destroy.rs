@@ -12,49 +12,6 @@ use crate::registry::SandboxesError;
 use crate::registry::{RegistryError, SandboxView};
 
 impl Registry {
-    /// Remove everything the sandbox made (its area, worktree, refs) and
-    /// its rows. Also finishes a sandbox a crash left `creating` or
-    /// `destroying`.
-    pub fn destroy_sandbox(&mut self, id: SandboxId) -> Result<SandboxView, RegistryError> {
-        let root = self.sandboxes_root()?;
-        let mut shown = self.show_sandbox(id)?;
-        let _lock = lock(&root, id)?;
-        let (mut row, location) = self.store.read(|r| {
-            let row = r.sandbox(id)?.ok_or(RegistryError::Sandboxes(
-                SandboxesError::SandboxNotFound { id },
-            ))?;
-            let location = r.resource_by_id(row.resource)?.and_then(|f| f.location);
-            Ok::<_, RegistryError>((row, location))
-        })?;
-        self.check_machine_of(row.resource, || shown.resource.clone(), "its sandboxes")?;
-        let strategy = self.implementation(row.strategy);
-        let place = place::place(&root, &row, location.as_deref(), &*strategy)?;
-        // A mount inside is refused before anything changes: the sandbox
-        // stays as it was (active stays active) until it is unmounted.
-        strategy
-            .refuse_mounts(&place)
-            .map_err(|source| failed(&row, &shown.resource, "destroy", source))?;
-        // A live session would outlive the sandbox (and could still
-        // apply): refused while one is; none can start until this ends.
-        let _session = (row.strategy == SandboxStrategy::TransactionRollback)
-            .then(|| session::claim(&root, id, "destroy"))
-            .transpose()?;
-        row.state = SandboxState::Destroying;
-        row.updated_at = self.now();
-        self.store.write(|w| w.update_sandbox(&row))?;
-        if let Err(source) = strategy.destroy(&place) {
-            let err = failed(&row, &shown.resource, "destroy", source);
-            row.last_error = Some(crate::text::excerpt(&err.to_string(), 3000).into_owned());
-            self.store.write(|w| w.update_sandbox(&row))?;
-            return Err(err);
-        }
-        self.store.write(|w| w.delete_sandbox(id))?;
-        let _ = std::fs::remove_file(lock_path(&root, id));
-        let _ = std::fs::remove_file(session::session_path(&root, id));
-        shown.state = SandboxState::Destroying;
-        Ok(shown)
-    }
-
     /// Destroy every sandbox of the resource and of what removing it would
     /// take along (`agents resource remove --force`); answers them.
     pub(in crate::registry) fn destroy_sandboxes_for_removal(
@@ -78,4 +35,49 @@ impl Registry {
             crate::registry::removal::sandboxes_on(r, &removed)
         })
     }
+}
+
+/// The work of [`Registry::destroy_sandbox`].
+pub(in crate::registry) fn destroy_sandbox(
+    reg: &mut Registry,
+    id: SandboxId,
+) -> Result<SandboxView, RegistryError> {
+    let root = reg.sandboxes_root()?;
+    let mut shown = reg.show_sandbox(id)?;
+    let _lock = lock(&root, id)?;
+    let (mut row, location) =
+        reg.store.read(|r| {
+            let row = r.sandbox(id)?.ok_or(RegistryError::Sandboxes(
+                SandboxesError::SandboxNotFound { id },
+            ))?;
+            let location = r.resource_by_id(row.resource)?.and_then(|f| f.location);
+            Ok::<_, RegistryError>((row, location))
+        })?;
+    reg.check_machine_of(row.resource, || shown.resource.clone(), "its sandboxes")?;
+    let strategy = reg.implementation(row.strategy);
+    let place = place::place(&root, &row, location.as_deref(), &*strategy)?;
+    // A mount inside is refused before anything changes: the sandbox
+    // stays as it was (active stays active) until it is unmounted.
+    strategy
+        .refuse_mounts(&place)
+        .map_err(|source| failed(&row, &shown.resource, "destroy", source))?;
+    // A live session would outlive the sandbox (and could still
+    // apply): refused while one is; none can start until this ends.
+    let _session = (row.strategy == SandboxStrategy::TransactionRollback)
+        .then(|| session::claim(&root, id, "destroy"))
+        .transpose()?;
+    row.state = SandboxState::Destroying;
+    row.updated_at = reg.now();
+    reg.store.write(|w| w.update_sandbox(&row))?;
+    if let Err(source) = strategy.destroy(&place) {
+        let err = failed(&row, &shown.resource, "destroy", source);
+        row.last_error = Some(crate::text::excerpt(&err.to_string(), 3000).into_owned());
+        reg.store.write(|w| w.update_sandbox(&row))?;
+        return Err(err);
+    }
+    reg.store.write(|w| w.delete_sandbox(id))?;
+    let _ = std::fs::remove_file(lock_path(&root, id));
+    let _ = std::fs::remove_file(session::session_path(&root, id));
+    shown.state = SandboxState::Destroying;
+    Ok(shown)
 }
