@@ -376,7 +376,7 @@ impl Registry {
     // (`import_document` is still the `import` room's own method.)
 
     /// Everything worth moving, as one document (see
-    /// [`document`](super::document)); [`ExportOptions::with_plugins`]
+    /// [`document`]); [`ExportOptions::with_plugins`]
     /// embeds each plugin component (base64), so the document alone can
     /// fill a new home.
     pub fn export_document(
