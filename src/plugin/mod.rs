@@ -2,7 +2,7 @@
 //!
 //! A resource type names its handler `module:Class`; the module is a
 //! WebAssembly component implementing the contract in `wit/v<version>/`
-//! (package `cleveragents:resource@<version>`; [`contract`] lists the
+//! (package `cleveragents:resource@<version>`; `contract` lists the
 //! versions served). This module owns everything between the registry and
 //! such a component:
 //!

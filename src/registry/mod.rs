@@ -13,7 +13,7 @@
 //!
 //! | file | holds |
 //! |---|---|
-//! | [`type_set`] | the resolved types of a snapshot, cached while current |
+//! | `type_set` | the resolved types of a snapshot, cached while current |
 //! | `types` | type operations: bootstrap, register, list, show, explain, remove |
 //! | `lookup` | resource keys → rows, rows → [`Resource`](crate::model::Resource)s; list and show |
 //! | `register` | registering resources (one and many) |
