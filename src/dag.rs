@@ -16,12 +16,21 @@
 //! custom types), while built-ins still need precise lists so that, say, a
 //! `git-branch` cannot be linked under an `fs-directory`.
 //!
-//! Self links, duplicate links and cycles are refused by the registry
-//! before insert; the cycle check is the store's reachability walk.
+//! **Which links may exist.** [`admit_link`] is the one home of the whole
+//! rule, in the order it is applied: no self link, no duplicate, the types
+//! allow it, no cycle. It asks what it needs to know of the graph and of
+//! the types through [`LinkFacts`], one question at a time and only while
+//! the link is still admissible — the registry answers from the store
+//! (whose reachability walk up the parent's ancestors is the cycle check)
+//! before every link write, an import for each link it adds. A document's
+//! own check, which has no registry, applies the first two rules alone
+//! ([`check_ends`]). Each caller turns a [`LinkRefusal`] into its own
+//! message, naming the resources as it knows them.
 
 use crate::model::{ResolvedType, ResourceId, TypeName};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Why the types refuse a link: neither side declares the relation. It
@@ -84,6 +93,96 @@ pub fn check_link_types(
         parent_allows: parent.child_type_names().cloned().collect(),
         child_allows: child.parent_type_names().cloned().collect(),
     })
+}
+
+/// Why a link parent → child may not exist: the first rule it breaks.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LinkRefusal {
+    #[error("a resource cannot be its own child")]
+    SelfLink,
+    #[error("the link exists already")]
+    Duplicate,
+    #[error(transparent)]
+    Types(Box<LinkTypeRefusal>),
+    #[error("the child already reaches the parent, so the link would close a cycle")]
+    Cycle,
+}
+
+/// What the link rules ask of the graph a link would join and of the
+/// types of its ends: the store's answers inside a write, or an in-memory
+/// graph's.
+pub trait LinkFacts {
+    /// Why an answer could not be had (the store failed).
+    type Error;
+    /// Is there a link `parent` → `child` already?
+    fn linked(&mut self, parent: ResourceId, child: ResourceId) -> Result<bool, Self::Error>;
+    /// The resolved types of `parent` and `child`.
+    fn types(
+        &mut self,
+        parent: ResourceId,
+        child: ResourceId,
+    ) -> Result<(Arc<ResolvedType>, Arc<ResolvedType>), Self::Error>;
+    /// Does a path of links lead from `from` down to `to` (or is it `to`)?
+    fn reaches(&mut self, from: ResourceId, to: ResourceId) -> Result<bool, Self::Error>;
+}
+
+/// A link that passed every rule of [`admit_link`] against the facts it
+/// was given; only that function makes one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AdmittedLink {
+    parent: ResourceId,
+    child: ResourceId,
+}
+
+impl AdmittedLink {
+    pub fn parent(&self) -> ResourceId {
+        self.parent
+    }
+
+    pub fn child(&self) -> ResourceId {
+        self.child
+    }
+}
+
+/// The rules of a link's ends alone, decidable from the set of links
+/// without types or walks: not its own child, not there already.
+pub fn check_ends(
+    parent: ResourceId,
+    child: ResourceId,
+    already_linked: bool,
+) -> Result<(), LinkRefusal> {
+    if parent == child {
+        Err(LinkRefusal::SelfLink)
+    } else if already_linked {
+        Err(LinkRefusal::Duplicate)
+    } else {
+        Ok(())
+    }
+}
+
+/// May the link `parent` → `child` exist? The rules in order — no self
+/// link, no duplicate ([`check_ends`]), the types allow it
+/// ([`check_link_types`]), the child does not already reach the parent
+/// (the link would close a cycle) — each fact asked of `facts` only when
+/// the rules before it passed. The outer error is a fact that could not
+/// be had; the inner one the first rule the link breaks.
+pub fn admit_link<F: LinkFacts>(
+    parent: ResourceId,
+    child: ResourceId,
+    facts: &mut F,
+) -> Result<Result<AdmittedLink, LinkRefusal>, F::Error> {
+    let linked = parent != child && facts.linked(parent, child)?;
+    if let Err(refusal) = check_ends(parent, child, linked) {
+        return Ok(Err(refusal));
+    }
+    let (parent_type, child_type) = facts.types(parent, child)?;
+    if let Err(rule) = check_link_types(&parent_type, &child_type) {
+        return Ok(Err(LinkRefusal::Types(Box::new(rule))));
+    }
+    if facts.reaches(child, parent)? {
+        return Ok(Err(LinkRefusal::Cycle));
+    }
+    Ok(Ok(AdmittedLink { parent, child }))
 }
 
 /// A tree as shown by `agents resource tree`: a DAG unfolded from a root.
@@ -203,6 +302,8 @@ pub fn removal(
     }
 }
 
+#[cfg(test)]
+mod admission_tests;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]

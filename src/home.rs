@@ -2,7 +2,7 @@
 //! store and its compile cache. The library is handed the directory; only
 //! the CLI decides it (`--home`, `$AGENTS_HOME`, the XDG data dir).
 //!
-//! A home is private ([`crate::private_dir`]'s rule): a new one is created
+//! A home is private (`private_dir`'s rule): a new one is created
 //! 0700, and one owned by another user (not root) or writable by its group
 //! or by everyone is refused before anything in it is opened — its owner,
 //! or those writers, could swap the registry file and so choose which

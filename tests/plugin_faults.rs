@@ -8,8 +8,8 @@ use crate::plugin_support;
 
 use plugin_support::{Host, grant, keep_logs, logged, view, wasm};
 use resource_host::plugin::{
-    CallError, CallErrorKind, Grant, HandlerError, Limits, LoadedModule, Operation, PluginError,
-    ResourceView,
+    AnswerRefusal, CallError, CallErrorKind, Grant, HandlerError, Limits, LoadedModule, Operation,
+    PlacementRefusal, PluginError, ResourceView,
 };
 use std::time::Duration;
 
@@ -171,6 +171,14 @@ fn a_million_children_are_refused_not_registered() {
     let CallErrorKind::RefusedResult(why) = &err.kind else {
         panic!("refused as a result: {err:?}");
     };
+    assert_eq!(
+        **why,
+        AnswerRefusal::TooManyChildren {
+            count: 1_000_000,
+            max: 100_000
+        }
+    );
+    let why = why.to_string();
     assert!(
         why.starts_with("1000000 children, more than the 100000 allowed")
             && why.contains("--handler-max-children"),
@@ -189,9 +197,16 @@ fn a_twenty_megabyte_string_is_refused() {
         .unwrap_err();
     assert_eq!(
         err.kind,
-        CallErrorKind::RefusedResult(
-            "the content hash is 20971520 bytes, more than the 128 allowed".into()
-        )
+        CallErrorKind::RefusedResult(Box::new(AnswerRefusal::TooLong {
+            what: "the content hash".into(),
+            len: 20971520,
+            max: 128
+        }))
+    );
+    assert!(
+        err.to_string()
+            .ends_with("the content hash is 20971520 bytes, more than the 128 allowed"),
+        "{err}"
     );
     let err = host
         .runtime
@@ -208,6 +223,11 @@ fn a_child_type_that_is_not_a_type_name_is_refused() {
     let CallErrorKind::RefusedResult(why) = &err.kind else {
         panic!("{err}")
     };
+    assert!(
+        matches!(**why, AnswerRefusal::ChildTypeName { .. }),
+        "{why:?}"
+    );
+    let why = why.to_string();
     assert!(
         why.starts_with("child 0: type name \"Not A Type!\" is not valid"),
         "{why}"
@@ -232,6 +252,14 @@ fn a_child_located_outside_the_resource_is_refused() {
     let CallErrorKind::RefusedResult(why) = &err.kind else {
         panic!("{err}")
     };
+    assert!(
+        matches!(
+            **why,
+            AnswerRefusal::Placement(PlacementRefusal::Outside { .. })
+        ),
+        "{why:?}"
+    );
+    let why = why.to_string();
     assert!(
         why.contains("\"/etc\" lies outside the resource's location"),
         "{why}"

@@ -183,7 +183,8 @@ thread_local! {
     static REGISTRY: Registry = Registry::open_in_memory().expect("an in-memory registry opens");
 }
 
-fn refusal(why: &str) {
+fn refusal(why: &impl std::fmt::Display) {
+    let why = why.to_string();
     assert!(!why.trim().is_empty(), "a refusal that says nothing");
 }
 

@@ -6,7 +6,7 @@
 //! ([`typespec::parse_catalogue`]), so a built-in type is held to exactly the
 //! rules a user's type is. Its tests prove that every entry parses and
 //! resolves and that every type it names exists, which is why
-//! [`catalogue`] may treat a parse failure as a bug rather than an error
+//! [`specs`] and [`get`] may treat a parse failure as a bug rather than an error
 //! to hand back.
 //!
 //! [`fingerprint`] is the sha256 of the YAML text, so the registry can

@@ -1,7 +1,7 @@
 use super::*;
 use crate::model::{ResourceKind, SandboxStrategy, Sourced, SourcedCapabilities};
 
-fn name(n: &str) -> TypeName {
+pub(super) fn name(n: &str) -> TypeName {
     TypeName::parse(n).unwrap()
 }
 
@@ -10,7 +10,7 @@ fn sourced<T>(value: T) -> Sourced<T> {
 }
 
 /// A resolved type with `chain` (self first) and the given lists.
-fn ty(chain: &[&str], parents: &[&str], children: &[&str]) -> ResolvedType {
+pub(super) fn ty(chain: &[&str], parents: &[&str], children: &[&str]) -> ResolvedType {
     ResolvedType {
         name: name(chain[0]),
         chain: chain.iter().map(|n| name(n)).collect(),
@@ -34,7 +34,7 @@ fn ty(chain: &[&str], parents: &[&str], children: &[&str]) -> ResolvedType {
     }
 }
 
-fn id(n: u128) -> ResourceId {
+pub(super) fn id(n: u128) -> ResourceId {
     ResourceId::from_ulid(ulid::Ulid(n))
 }
 

@@ -45,7 +45,7 @@
 //! `postCreateCommand` already ran), as the CLI does. Otherwise it
 //! creates one, labelled also `agents.config-hash=<hash>` (direct mode).
 //! Whether a container is out of date is the caller's question
-//! ([`config_hash`] against what it recorded); [`Runtime::rebuild`] is
+//! ([`Checked::config_hash`] against what it recorded); [`Runtime::rebuild`] is
 //! the answer. A failure at any step of an `up` removes the containers
 //! that `up` created (found by the label: none carried it before) and
 //! returns the tool's error; built images stay (they are cache).

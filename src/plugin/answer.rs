@@ -14,7 +14,7 @@ use super::contract::ContractVersion;
 use super::limits::AnswerBounds;
 use super::types::{ClassInfo, Discovered, HandlerError, Inspected, PluginInfo};
 use crate::model::{ClassName, HandlerRef, ModuleName, TypeName};
-use crate::text::quote;
+pub use refusal::AnswerRefusal;
 use std::path::Path;
 
 /// A child as the handler answered it, not yet checked. (`pub` only so
@@ -42,35 +42,34 @@ pub(crate) fn plugin_info(
     raw: RawInfo,
     contract: ContractVersion,
     b: &AnswerBounds,
-) -> Result<PluginInfo, String> {
+) -> Result<PluginInfo, AnswerRefusal> {
     AnswerBounds::check_len("the module name", &raw.module, 256)?;
-    let module = ModuleName::parse(&raw.module).map_err(|e| e.to_string())?;
+    let module = ModuleName::parse(&raw.module).map_err(AnswerRefusal::Name)?;
     AnswerBounds::check_len("the version", &raw.version, 64)?;
     if raw.version.trim().is_empty() {
-        return Err("the version is empty".into());
+        return Err(AnswerRefusal::EmptyVersion);
     }
     if raw.classes.is_empty() {
-        return Err("it declares no classes".into());
+        return Err(AnswerRefusal::NoClasses);
     }
     if raw.classes.len() > b.max_classes {
-        return Err(format!(
-            "it declares {} classes, more than the {} allowed",
-            raw.classes.len(),
-            b.max_classes
-        ));
+        return Err(AnswerRefusal::TooManyClasses {
+            count: raw.classes.len(),
+            max: b.max_classes,
+        });
     }
     let mut classes: Vec<ClassInfo> = Vec::with_capacity(raw.classes.len());
     for (name, description) in raw.classes {
         AnswerBounds::check_len("a class name", &name, 256)?;
-        let name = ClassName::parse(&name).map_err(|e| e.to_string())?;
-        HandlerRef::new(module.clone(), name.clone()).map_err(|e| e.to_string())?;
+        let name = ClassName::parse(&name).map_err(AnswerRefusal::Name)?;
+        HandlerRef::new(module.clone(), name.clone()).map_err(AnswerRefusal::Name)?;
         AnswerBounds::check_len(
             format_args!("the description of {name}"),
             &description,
             b.max_string_bytes,
         )?;
         if classes.iter().any(|c| c.name == name) {
-            return Err(format!("it declares class {name} twice"));
+            return Err(AnswerRefusal::ClassTwice(name));
         }
         classes.push(ClassInfo { name, description });
     }
@@ -86,7 +85,7 @@ pub(crate) fn plugin_info(
 pub(crate) fn properties(
     props: Vec<(String, String)>,
     b: &AnswerBounds,
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, AnswerRefusal> {
     b.check_properties("the properties", &props)?;
     Ok(without_credentials(props))
 }
@@ -105,9 +104,9 @@ fn without_credentials(props: Vec<(String, String)>) -> Vec<(String, String)> {
 }
 
 /// Accept a content hash: non-empty, at most `max_hash_bytes`.
-pub(crate) fn content_hash(hash: String, b: &AnswerBounds) -> Result<String, String> {
+pub(crate) fn content_hash(hash: String, b: &AnswerBounds) -> Result<String, AnswerRefusal> {
     if hash.is_empty() {
-        return Err("the content hash is empty".into());
+        return Err(AnswerRefusal::EmptyHash);
     }
     AnswerBounds::check_len("the content hash", &hash, b.max_hash_bytes)?;
     Ok(hash)
@@ -119,7 +118,7 @@ pub(crate) fn inspection(
     text: String,
     fields: Vec<(String, String)>,
     b: &AnswerBounds,
-) -> Result<Inspected, String> {
+) -> Result<Inspected, AnswerRefusal> {
     AnswerBounds::check_len("the inspection text", &text, b.max_text_bytes)?;
     b.check_properties("the inspection fields", &fields)?;
     Ok(Inspected {
@@ -129,7 +128,10 @@ pub(crate) fn inspection(
 }
 
 /// Accept a handler error whose message is of sane size.
-pub(crate) fn handler_error(e: HandlerError, b: &AnswerBounds) -> Result<HandlerError, String> {
+pub(crate) fn handler_error(
+    e: HandlerError,
+    b: &AnswerBounds,
+) -> Result<HandlerError, AnswerRefusal> {
     let (HandlerError::InvalidArgs(m)
     | HandlerError::NotFound(m)
     | HandlerError::Unsupported(m)
@@ -150,14 +152,12 @@ pub(crate) fn children(
     raw: Vec<RawChild>,
     location: Option<&str>,
     b: &AnswerBounds,
-) -> Result<Vec<Discovered>, String> {
+) -> Result<Vec<Discovered>, AnswerRefusal> {
     if raw.len() > b.max_children {
-        return Err(format!(
-            "{} children, more than the {} allowed (the cap on one answer's children: raise it \
-             with agents --handler-max-children N, or Limits::answer.max_children)",
-            raw.len(),
-            b.max_children
-        ));
+        return Err(AnswerRefusal::TooManyChildren {
+            count: raw.len(),
+            max: b.max_children,
+        });
     }
     let needs_parent = raw.iter().any(|c| c.location.is_some());
     let parent = match location {
@@ -175,14 +175,20 @@ fn child(
     raw: RawChild,
     parent: Option<&Path>,
     b: &AnswerBounds,
-) -> Result<Discovered, String> {
+) -> Result<Discovered, AnswerRefusal> {
     let what = ChildLabel(i);
     AnswerBounds::check_len(format_args!("{what}'s type name"), &raw.type_name, 128)?;
-    let type_name = TypeName::parse(&raw.type_name).map_err(|e| format!("{what}: {e}"))?;
+    let type_name =
+        TypeName::parse(&raw.type_name).map_err(|reason| AnswerRefusal::ChildTypeName {
+            what: what.to_string(),
+            reason,
+        })?;
     if let Some(name) = &raw.name {
         AnswerBounds::check_len(format_args!("{what}'s name"), name, b.max_string_bytes)?;
         if name.is_empty() {
-            return Err(format!("{what} has an empty name"));
+            return Err(AnswerRefusal::EmptyChildName {
+                what: what.to_string(),
+            });
         }
     }
     b.check_properties(what, &raw.properties)?;
@@ -198,10 +204,10 @@ fn child(
         Some(loc) => {
             AnswerBounds::check_len(format_args!("{what}'s location"), &loc, b.max_string_bytes)?;
             let Some(parent) = parent else {
-                return Err(format!(
-                    "{what} has location {}, but the resource has none to hold it",
-                    quote(&loc)
-                ));
+                return Err(AnswerRefusal::NoParentLocation {
+                    what: what.to_string(),
+                    location: loc,
+                });
             };
             Some(super::location::contained(what, &loc, parent)?)
         }
@@ -225,5 +231,6 @@ impl std::fmt::Display for ChildLabel {
     }
 }
 
+mod refusal;
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,7 @@
 //! kind says trap / timeout / out of memory / the handler's own error / a
 //! refused answer (see `answer`).
 
-use super::answer;
+use super::answer::{self, AnswerRefusal};
 use super::contract::{Answer, Call, HandlerPre};
 use super::engine::{EngineState, deadline_ticks};
 use super::error::{CallError, CallErrorKind};
@@ -104,7 +104,7 @@ impl PluginRuntime {
             operation,
             kind: match answer::handler_error(e, &self.limits.answer) {
                 Ok(e) => CallErrorKind::Handler(e),
-                Err(why) => CallErrorKind::RefusedResult(why),
+                Err(why) => CallErrorKind::RefusedResult(Box::new(why)),
             },
         })
     }
@@ -173,7 +173,7 @@ impl PluginRuntime {
             self.git_memo(),
             self.git.clone(),
         )
-        .map_err(|why| fail(CallErrorKind::Sandbox(why)))?;
+        .map_err(|why| fail(CallErrorKind::Sandbox(Box::new(why))))?;
         let mut store = Store::new(&engine.engine, state);
         store.limiter(|s| &mut s.memory);
         store.set_epoch_deadline(deadline_ticks(self.limits.timeout));
@@ -232,11 +232,11 @@ impl PluginRuntime {
     }
 }
 
-fn refused(m: &LoadedModule, class: &str, operation: Operation, why: String) -> CallError {
+fn refused(m: &LoadedModule, class: &str, operation: Operation, why: AnswerRefusal) -> CallError {
     CallError {
         module: m.module().to_string(),
         class: class.to_owned(),
         operation,
-        kind: CallErrorKind::RefusedResult(why),
+        kind: CallErrorKind::RefusedResult(Box::new(why)),
     }
 }

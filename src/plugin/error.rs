@@ -8,6 +8,8 @@
 //!   always names module, class and operation:
 //!   `handler test.faulty:Loop timed out after 2s during discover`.
 
+use super::answer::AnswerRefusal;
+use super::location::ViewRefusal;
 use super::types::{HandlerError, Operation};
 use std::fmt;
 use std::path::PathBuf;
@@ -40,7 +42,7 @@ pub enum PluginError {
     #[error("the component needs imports the sandbox does not provide: {0}")]
     Imports(String),
     #[error("its describe() answer is refused: {0}")]
-    Describe(String),
+    Describe(AnswerRefusal),
     #[error(transparent)]
     Call(Box<CallError>),
     #[error(
@@ -93,12 +95,14 @@ pub enum CallErrorKind {
     OutOfMemory { limit: u64 },
     /// The handler answered with its own error.
     Handler(HandlerError),
-    /// The handler answered, but the answer breaks a bound or a rule.
-    RefusedResult(String),
+    /// The handler answered, but the answer breaks a bound or a rule
+    /// (boxed: a call error stays small on the success path).
+    RefusedResult(Box<AnswerRefusal>),
     /// The component could not be prepared for the call.
     Load(String),
-    /// The sandbox could not be set up (e.g. the granted dir is missing).
-    Sandbox(String),
+    /// The sandbox could not be set up (e.g. the granted dir is missing,
+    /// or moved behind a symlink); boxed, as `RefusedResult` is.
+    Sandbox(Box<ViewRefusal>),
 }
 
 impl fmt::Display for CallError {
@@ -187,9 +191,14 @@ mod tests {
             CallErrorKind::Trap("unreachable".into()),
             CallErrorKind::OutOfMemory { limit: 128 << 20 },
             CallErrorKind::Handler(HandlerError::Failed("boom".into())),
-            CallErrorKind::RefusedResult("too many children".into()),
+            CallErrorKind::RefusedResult(Box::new(AnswerRefusal::TooManyChildren {
+                count: 3,
+                max: 2,
+            })),
             CallErrorKind::Load("gone".into()),
-            CallErrorKind::Sandbox("no dir".into()),
+            CallErrorKind::Sandbox(Box::new(ViewRefusal::Gone {
+                location: "/gone".into(),
+            })),
         ];
         for kind in kinds {
             let text = error(kind);

@@ -7,7 +7,7 @@
 //! here but a call into the real check — a fuzz target that went through
 //! a copy of the rules would prove nothing about them.
 
-use super::answer;
+use super::answer::{self, AnswerRefusal};
 use super::contract::ContractVersion;
 use super::limits::AnswerBounds;
 use super::types::{Discovered, HandlerError, Inspected, PluginInfo};
@@ -19,12 +19,12 @@ pub fn children(
     raw: Vec<RawChild>,
     location: Option<&str>,
     bounds: &AnswerBounds,
-) -> Result<Vec<Discovered>, String> {
+) -> Result<Vec<Discovered>, AnswerRefusal> {
     answer::children(raw, location, bounds)
 }
 
 /// A `describe` answer, checked as the current contract's.
-pub fn plugin_info(raw: RawInfo, bounds: &AnswerBounds) -> Result<PluginInfo, String> {
+pub fn plugin_info(raw: RawInfo, bounds: &AnswerBounds) -> Result<PluginInfo, AnswerRefusal> {
     answer::plugin_info(raw, ContractVersion::CURRENT, bounds)
 }
 
@@ -32,12 +32,12 @@ pub fn plugin_info(raw: RawInfo, bounds: &AnswerBounds) -> Result<PluginInfo, St
 pub fn properties(
     props: Vec<(String, String)>,
     bounds: &AnswerBounds,
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, AnswerRefusal> {
     answer::properties(props, bounds)
 }
 
 /// `content-hash`'s answer, checked.
-pub fn content_hash(hash: String, bounds: &AnswerBounds) -> Result<String, String> {
+pub fn content_hash(hash: String, bounds: &AnswerBounds) -> Result<String, AnswerRefusal> {
     answer::content_hash(hash, bounds)
 }
 
@@ -46,11 +46,14 @@ pub fn inspection(
     text: String,
     fields: Vec<(String, String)>,
     bounds: &AnswerBounds,
-) -> Result<Inspected, String> {
+) -> Result<Inspected, AnswerRefusal> {
     answer::inspection(text, fields, bounds)
 }
 
 /// A handler's error answer, checked.
-pub fn handler_error(e: HandlerError, bounds: &AnswerBounds) -> Result<HandlerError, String> {
+pub fn handler_error(
+    e: HandlerError,
+    bounds: &AnswerBounds,
+) -> Result<HandlerError, AnswerRefusal> {
     answer::handler_error(e, bounds)
 }

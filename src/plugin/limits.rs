@@ -7,6 +7,7 @@
 //! anyone looks at it; past a bound the call ends in `RefusedResult`,
 //! never in a crash or a registry flooded with rows.
 
+use super::answer::AnswerRefusal;
 use crate::text::quote;
 use std::time::Duration;
 
@@ -108,12 +109,13 @@ impl AnswerBounds {
         what: impl std::fmt::Display,
         text: &str,
         max: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), AnswerRefusal> {
         if text.len() > max {
-            Err(format!(
-                "{what} is {} bytes, more than the {max} allowed",
-                text.len()
-            ))
+            Err(AnswerRefusal::TooLong {
+                what: what.to_string(),
+                len: text.len(),
+                max,
+            })
         } else {
             Ok(())
         }
@@ -125,19 +127,21 @@ impl AnswerBounds {
         &self,
         what: impl std::fmt::Display,
         props: &[(String, String)],
-    ) -> Result<(), String> {
+    ) -> Result<(), AnswerRefusal> {
         if props.len() > self.max_properties {
-            return Err(format!(
-                "{what} has {} properties, more than the {} allowed",
-                props.len(),
-                self.max_properties
-            ));
+            return Err(AnswerRefusal::TooManyProperties {
+                what: what.to_string(),
+                count: props.len(),
+                max: self.max_properties,
+            });
         }
         let max = self.max_string_bytes;
         let mut seen = std::collections::HashSet::new();
         for (i, (key, value)) in props.iter().enumerate() {
             if key.is_empty() {
-                return Err(format!("{what} has a property with an empty key"));
+                return Err(AnswerRefusal::EmptyPropertyKey {
+                    what: what.to_string(),
+                });
             }
             if key.len() > max {
                 let quoted = quote(key);
@@ -154,7 +158,10 @@ impl AnswerBounds {
                 !seen.insert(key.as_str())
             };
             if repeated {
-                return Err(format!("{what} repeats property {}", quote(key)));
+                return Err(AnswerRefusal::RepeatedProperty {
+                    what: what.to_string(),
+                    key: key.clone(),
+                });
             }
         }
         Ok(())
@@ -186,7 +193,8 @@ mod tests {
         let bounds = AnswerBounds::default();
         let err = bounds
             .check_properties("validate's answer", &props(&[("a", "1"), ("a", "2")]))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert_eq!(err, "validate's answer repeats property \"a\"");
     }
 
@@ -198,7 +206,8 @@ mod tests {
         };
         let err = bounds
             .check_properties("child 0", &props(&[("k", "12345")]))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("5 bytes, more than the 4 allowed"), "{err}");
     }
 

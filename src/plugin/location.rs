@@ -23,7 +23,9 @@
 //! when the home is on another filesystem, up to [`COPY_LIMIT`]), so a
 //! handler for `notes.txt` sees `notes.txt` and nothing beside it.
 
-use crate::text::quote;
+mod refusal;
+
+pub use refusal::{PlacementRefusal, ViewRefusal};
 use std::ffi::OsString;
 use std::fs::File;
 use std::io;
@@ -40,13 +42,17 @@ pub(crate) fn contained(
     what: impl std::fmt::Display,
     loc: &str,
     parent: &Path,
-) -> Result<String, String> {
+) -> Result<String, PlacementRefusal> {
+    let (what, location) = (|| what.to_string(), || loc.to_owned());
     let path = Path::new(loc);
     if path
         .components()
         .any(|c| matches!(c, Component::ParentDir | Component::Prefix(_)))
     {
-        return Err(format!("{what}'s location {} contains `..`", quote(loc)));
+        return Err(PlacementRefusal::ParentDir {
+            what: what(),
+            location: location(),
+        });
     }
     let joined: PathBuf = if path.is_absolute() {
         path.components().collect()
@@ -54,11 +60,11 @@ pub(crate) fn contained(
         parent.join(path).components().collect()
     };
     let Ok(rel) = joined.strip_prefix(parent) else {
-        return Err(format!(
-            "{what}'s location {} lies outside the resource's location {}",
-            quote(loc),
-            parent.display()
-        ));
+        return Err(PlacementRefusal::Outside {
+            what: what(),
+            location: location(),
+            parent: parent.to_path_buf(),
+        });
     };
     // Every component but the last must be a real directory; the last is
     // never followed, so what it is does not matter here (a child one
@@ -69,46 +75,52 @@ pub(crate) fn contained(
         at.push(part);
         match std::fs::symlink_metadata(&at) {
             Ok(m) if m.file_type().is_symlink() => {
-                return Err(format!(
-                    "{what}'s location {} passes through the symlink {} (only the last \
-                     component of a location may be a symlink, and it is never followed)",
-                    quote(loc),
-                    at.display()
-                ));
+                return Err(PlacementRefusal::ThroughSymlink {
+                    what: what(),
+                    location: location(),
+                    symlink: at,
+                });
             }
             Ok(m) if !m.is_dir() => {
-                return Err(format!(
-                    "{what}'s location {} passes through {}, which is not a directory",
-                    quote(loc),
-                    at.display()
-                ));
+                return Err(PlacementRefusal::ThroughNonDirectory {
+                    what: what(),
+                    location: location(),
+                    at,
+                });
             }
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => break,
-            Err(e) => return Err(format!("{what}'s location {}: {e}", quote(loc))),
+            Err(e) => {
+                return Err(PlacementRefusal::Unreadable {
+                    what: what(),
+                    location: location(),
+                    reason: e.to_string(),
+                });
+            }
         }
     }
-    joined.into_os_string().into_string().map_err(|p| {
-        format!(
-            "{what}'s location {} is not UTF-8",
-            quote(&p.to_string_lossy())
-        )
-    })
+    joined
+        .into_os_string()
+        .into_string()
+        .map_err(|p| PlacementRefusal::NotUtf8 {
+            what: what(),
+            location: p.to_string_lossy().into_owned(),
+        })
 }
 
 /// The real directory a resource's children are checked against: its
 /// location, which must be a directory that is not a symlink.
-pub(crate) fn real_parent(location: &str) -> Result<PathBuf, String> {
+pub(crate) fn real_parent(location: &str) -> Result<PathBuf, PlacementRefusal> {
     let path = Path::new(location);
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => Ok(path.to_path_buf()),
-        Ok(_) => Err(format!(
-            "the resource's location {location} is not a directory, so its children cannot \
-             have locations"
-        )),
-        Err(e) => Err(format!(
-            "the resource's location {location} cannot be read: {e}"
-        )),
+        Ok(_) => Err(PlacementRefusal::ParentNotADirectory {
+            location: location.to_owned(),
+        }),
+        Err(e) => Err(PlacementRefusal::ParentUnreadable {
+            location: location.to_owned(),
+            reason: e.to_string(),
+        }),
     }
 }
 
@@ -150,10 +162,10 @@ impl Real {
 /// Check `location` again and make the sandbox's view of it: its
 /// directory when it is one, else a one-entry view under `views` (in a
 /// private temp directory when `None`).
-pub(crate) fn view(location: &Path, views: Option<&Path>) -> Result<View, String> {
-    let text = location
-        .to_str()
-        .ok_or_else(|| format!("location {} is not UTF-8", location.display()))?;
+pub(crate) fn view(location: &Path, views: Option<&Path>) -> Result<View, ViewRefusal> {
+    let text = location.to_str().ok_or_else(|| ViewRefusal::NotUtf8 {
+        path: location.to_path_buf(),
+    })?;
     // The common case first: a real directory, one open and one readlink.
     let not_a_dir = match open_real_dir(location) {
         Ok(fd) => {
@@ -170,7 +182,9 @@ pub(crate) fn view(location: &Path, views: Option<&Path>) -> Result<View, String
             if e.kind() == io::ErrorKind::NotFound
                 && std::fs::symlink_metadata(location).is_err() =>
         {
-            return Err(format!("the location {text} no longer exists"));
+            return Err(ViewRefusal::Gone {
+                location: text.to_owned(),
+            });
         }
         Err(refusal) => refusal,
     };
@@ -191,8 +205,11 @@ fn one_entry_view(
     name: &std::ffi::OsStr,
     views: Option<&Path>,
     text: &str,
-) -> Result<View, String> {
-    let fail = |e: io::Error| format!("cannot make a one-entry view of {text}: {e}");
+) -> Result<View, ViewRefusal> {
+    let fail = |e: io::Error| ViewRefusal::OneEntryView {
+        location: text.to_owned(),
+        reason: e.to_string(),
+    };
     let mut builder = tempfile::Builder::new();
     builder.prefix("agents-view-");
     let held = match views {
@@ -206,12 +223,11 @@ fn one_entry_view(
     let into = File::open(held.path()).map_err(fail)?;
     let linked = rustix::fs::linkat(&dir_fd, name, &into, name, rustix::fs::AtFlags::empty());
     if linked.is_err() {
-        copy_entry(&dir_fd, name, &into)
-            .map_err(|e| format!("cannot make a one-entry view of {text}: {e}"))?;
+        copy_entry(&dir_fd, name, &into).map_err(fail)?;
     }
-    let guest = dir
-        .to_str()
-        .ok_or_else(|| format!("location {} is not UTF-8", dir.display()))?;
+    let guest = dir.to_str().ok_or_else(|| ViewRefusal::NotUtf8 {
+        path: dir.to_path_buf(),
+    })?;
     Ok(View {
         host: held.path().to_path_buf(),
         guest: guest.to_owned(),
@@ -263,15 +279,14 @@ enum Refusal {
 }
 
 impl Refusal {
-    fn say(self, path: &Path) -> String {
+    fn say(self, path: &Path) -> ViewRefusal {
+        let path = path.to_path_buf();
         match self {
-            Self::Io(e) => format!("cannot open {}: {e}", path.display()),
-            Self::Moved(real) => format!(
-                "{} now resolves to {} (a symlink was put in its path); the location is no longer \
-                 what was registered — run discovery again, or register it again",
-                path.display(),
-                real.display()
-            ),
+            Self::Io(e) => ViewRefusal::Open {
+                path,
+                reason: e.to_string(),
+            },
+            Self::Moved(real) => ViewRefusal::Moved { path, real },
         }
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! A resource type names its handler `module:Class`; the module is a
 //! WebAssembly component implementing the contract in `wit/v<version>/`
-//! (package `cleveragents:resource@<version>`; [`contract`] lists the
+//! (package `cleveragents:resource@<version>`; `contract` lists the
 //! versions served). This module owns everything between the registry and
 //! such a component:
 //!
@@ -41,6 +41,7 @@ mod seal;
 mod trust;
 mod types;
 
+pub use answer::AnswerRefusal;
 pub use builtin::{builtin_component, builtin_components};
 pub use cache::LoadOrigin;
 pub use contract::{CONTRACT_PACKAGE, CONTRACT_VERSION, ContractVersion, served_exports};
@@ -48,6 +49,7 @@ pub use error::{CallError, CallErrorKind, PluginError};
 pub use files::{PluginFiles, StoredFile, read_verified};
 pub use git::GitSnapshot;
 pub use limits::{AnswerBounds, DEFAULT_MAX_CHILDREN, Limits};
+pub use location::{PlacementRefusal, ViewRefusal};
 pub use runtime::{Accepted, ComponentSource, LoadedModule, PluginRuntime};
 pub use types::{
     ClassInfo, Discovered, Grant, HandlerError, Inspected, Operation, PluginInfo, ResourceView,

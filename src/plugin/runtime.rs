@@ -362,7 +362,7 @@ impl PluginRuntime {
                 module: label.module.clone(),
                 class: String::new(),
                 operation: Operation::Describe,
-                kind: CallErrorKind::RefusedResult(why.clone()),
+                kind: CallErrorKind::RefusedResult(Box::new(why.clone())),
             };
             log::debug!(target: "plugin", "{refused}");
             PluginError::Describe(why)

@@ -28,7 +28,7 @@ use super::capture::Capture;
 use super::error::human_bytes;
 use super::git::{GitMemo, GitScope};
 use super::limits::Limits;
-use super::location::View;
+use super::location::{View, ViewRefusal};
 use super::types::{Grant, Operation};
 use crate::git_env::GitTools;
 use std::path::Path;
@@ -88,7 +88,7 @@ impl CallState {
         views: Option<&Path>,
         git_memo: Option<Arc<GitMemo>>,
         git: Arc<GitTools>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ViewRefusal> {
         let stdout = Capture::new(limits.output_bytes);
         let stderr = Capture::new(limits.output_bytes);
         let mut wasi = WasiCtxBuilder::new();
@@ -109,7 +109,10 @@ impl CallState {
                     FsPerms::ReadOnly
                 };
                 wasi.preopened_dir(&view.host, &view.guest, perms)
-                    .map_err(|e| format!("cannot open {}: {e:#}", location.display()))?;
+                    .map_err(|e| ViewRefusal::Preopen {
+                        path: location.clone(),
+                        reason: format!("{e:#}"),
+                    })?;
                 Some(view)
             }
             None => None,
@@ -292,6 +295,8 @@ mod tests {
         )
         .err()
         .unwrap();
+        assert!(matches!(err, ViewRefusal::Gone { .. }), "{err:?}");
+        let err = err.to_string();
         assert!(
             err.contains("/nonexistent/for/sure no longer exists"),
             "{err}"

@@ -3,11 +3,13 @@
 //! then `content-hash`), and bringing the stored children in line with
 //! what was found — for registration and for `agents resource discover`.
 //!
-//! **Explore, then write.** [`Registry::explore`] makes every handler call
-//! and checks every answer before anything is written; [`apply`] writes
-//! what it found in the caller's one transaction. A stored auto-discovered
-//! child is *the same* as a found one when type, name and location agree:
-//! it keeps its id and row (properties and hash refreshed). Children no
+//! **Explore, then write.** Exploring ([`visit`]) makes every handler call
+//! and checks every answer before anything is written; which found child
+//! is which stored one is a pure decision apart from it
+//! ([`matching::match_children`]); [`apply`] writes what was found in the
+//! caller's one transaction. A stored auto-discovered child is *the same*
+//! as a found one when type, name and location agree: it keeps its id and
+//! row (properties and hash refreshed). Children no
 //! longer found go first — unlinked, and removed with what only they kept
 //! (`removal::what_goes`) — so a child that kept its name but moved is
 //! re-added under that name; new children are then inserted, and a name
@@ -28,12 +30,10 @@ use super::lookup::{assemble, find_row, load_one};
 use super::register::check_types_unchanged_for;
 use super::type_set::TypeSet;
 use super::{Registry, RegistryError};
-use crate::model::{
-    HandlerRef, PropertyMap, Resource, ResourceId, ResourceKey, ResourceName, TypeName,
-};
+use crate::model::{HandlerRef, PropertyMap, Resource, ResourceId, ResourceKey};
 use crate::store::ResourceRow;
 use serde::Serialize;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// How many levels registration explores below the new resource.
@@ -148,201 +148,7 @@ impl Refresh {
     }
 }
 
-/// One resource waiting to be visited.
-struct Visit {
-    row: ResourceRow,
-    level: u32,
-    /// Stored already (its children are matched against the stored ones).
-    stored: bool,
-    /// Where what was found of it is kept in `Findings`.
-    slot: Slot,
-}
-
-#[derive(Clone, Copy)]
-enum Slot {
-    /// The resource discovery started from.
-    Root,
-    /// `Findings::added[i]`.
-    Added(usize),
-    /// `Findings::kept[i]`.
-    Kept(usize),
-}
-
 impl Registry {
-    /// Visit `root` and what lies below it, `depth` levels: every handler
-    /// call, every check, nothing written. `root_stored` says whether the
-    /// root is in the registry already (a rediscovery) or about to be
-    /// (a registration); `root_hash`, when the caller has just asked the
-    /// root's handler for its hash, saves asking again.
-    pub(super) fn explore(
-        &self,
-        types: &TypeSet,
-        root: ResourceRow,
-        root_stored: bool,
-        root_hash: Option<Option<String>>,
-        depth: Depth,
-        progress: &mut dyn FnMut(DiscoveryProgress),
-    ) -> Result<Findings, RegistryError> {
-        let now = self.now();
-        let mut findings = Findings::default();
-        let mut queue = VecDeque::from([Visit {
-            row: root,
-            level: 0,
-            stored: root_stored,
-            slot: Slot::Root,
-        }]);
-        let mut visited = 0;
-        while let Some(visit) = queue.pop_front() {
-            // Below the starting resource, one with no location on disk
-            // (none given, or not there yet) is found but not explored:
-            // there is nothing for its handler to look at.
-            if visit.level > 0
-                && visit
-                    .row
-                    .location
-                    .as_deref()
-                    .is_none_or(|l| std::fs::symlink_metadata(l).is_err())
-            {
-                continue;
-            }
-            let ty = types.resolve(&visit.row.type_name)?;
-            let Some(handler) = self.handler_for(&ty)? else {
-                continue;
-            };
-            visited += 1;
-            // A resource whose type does not discover is visited for its
-            // hash only: its stored children are neither compared nor
-            // touched.
-            let discovers = ty.discovery().is_none_or(|a| a.enabled) && depth.allows(visit.level);
-            let children = if discovers {
-                let found = self.call_discover(&handler, &visit.row)?;
-                self.child_rows(types, &ty, &visit.row, &handler.reference, found, &now)?
-            } else {
-                Vec::new()
-            };
-            let hash = match (visit.slot, &root_hash) {
-                (Slot::Root, Some(known)) => known.clone(),
-                _ => self.call_content_hash(&handler, &visit.row)?,
-            };
-            if discovers {
-                match visit.slot {
-                    Slot::Root => {
-                        findings.root_explored = true;
-                        if visit.stored && visit.row.discovered_at.is_none() {
-                            findings.root_first_explored = Some(visit.row.id);
-                        }
-                    }
-                    Slot::Added(at) => findings.added[at].row.discovered_at = Some(now.clone()),
-                    Slot::Kept(at) => {
-                        findings.kept[at].first_explored = visit.row.discovered_at.is_none()
-                    }
-                }
-            }
-            match visit.slot {
-                Slot::Root if !visit.stored => findings.root_hash = hash,
-                Slot::Root => {
-                    if hash != visit.row.content_hash {
-                        findings.root_rehashed = Some((visit.row.id, hash));
-                    }
-                }
-                Slot::Added(at) => findings.added[at].row.content_hash = hash,
-                Slot::Kept(at) => findings.kept[at].content_hash = hash,
-            }
-            let stored_children = if visit.stored && discovers {
-                let id = visit.row.id;
-                let all = self.store.read(|r| r.children_rows(id))?;
-                let mut ids: Vec<ResourceId> = all.iter().map(|c| c.id).collect();
-                ids.sort();
-                findings.read.push((id, ids));
-                all.into_iter()
-                    .filter(|c| c.auto_discovered)
-                    .collect::<Vec<_>>()
-            } else {
-                Vec::new()
-            };
-            // A child is the same resource as a stored one when type, name
-            // and location agree.
-            let by_identity: HashMap<Identity<'_>, &ResourceRow> =
-                stored_children.iter().map(|c| (identity(c), c)).collect();
-            let found_now: HashSet<Identity<'_>> = children.iter().map(identity).collect();
-            for old in stored_children
-                .iter()
-                .filter(|c| !found_now.contains(&identity(c)))
-            {
-                findings.vanished.push((visit.row.id, old.id));
-            }
-            drop(found_now);
-            let parent_label: Arc<str> = visit.row.label().into();
-            for (index, child) in children.into_iter().enumerate() {
-                if !findings.types.contains(&child.type_name) {
-                    findings.types.push(child.type_name.clone());
-                }
-                let level = visit.level + 1;
-                // What the last level finds is not visited: its hash came
-                // with the answer, and its children are for a deeper run.
-                // Nor is a leaf (its type does not discover) whose hash
-                // came with the answer: a visit would learn nothing.
-                let visit_it = depth.allows(level) && !leaf_known(types, &child)?;
-                match by_identity.get(&identity(&child)).copied() {
-                    Some(existing) => {
-                        let properties_changed = existing.properties != child.properties;
-                        let stored_hash = existing.content_hash.clone();
-                        // Not visited and no hash in the answer: what was
-                        // learnt of it before still holds (a child below
-                        // the explored depth keeps its hash).
-                        let content_hash = match child.content_hash {
-                            None if !visit_it => stored_hash.clone(),
-                            hash => hash,
-                        };
-                        if visit_it {
-                            queue.push_back(Visit {
-                                row: ResourceRow {
-                                    properties: child.properties.clone(),
-                                    content_hash: content_hash.clone(),
-                                    ..existing.clone()
-                                },
-                                level,
-                                stored: true,
-                                slot: Slot::Kept(findings.kept.len()),
-                            });
-                        }
-                        findings.kept.push(Refresh {
-                            id: existing.id,
-                            properties: child.properties,
-                            content_hash,
-                            properties_changed,
-                            stored_hash,
-                            first_explored: false,
-                        });
-                    }
-                    None => {
-                        if visit_it {
-                            queue.push_back(Visit {
-                                row: child.clone(),
-                                level,
-                                stored: false,
-                                slot: Slot::Added(findings.added.len()),
-                            });
-                        }
-                        findings.added.push(Found {
-                            row: child,
-                            parent: visit.row.id,
-                            parent_label: parent_label.clone(),
-                            handler: Some(handler.reference.clone()),
-                            index,
-                        });
-                    }
-                }
-            }
-            let found = findings.added.len() + findings.kept.len();
-            if found > MAX_FOUND {
-                return Err(RegistryError::DiscoveryTooLarge { limit: MAX_FOUND });
-            }
-            progress(DiscoveryProgress { visited, found });
-        }
-        Ok(findings)
-    }
-
     /// Run discovery again below a resource, `depth` levels (1: its
     /// children): add what is found for the first time, drop discovered
     /// resources no longer found (with what only they kept), refresh the
@@ -399,7 +205,8 @@ impl Registry {
                 let properties = self.fresh_properties(&handler, &ty, &row)?;
                 let properties_changed = properties != row.properties;
                 let row = ResourceRow { properties, ..row };
-                let findings = self.explore(&types, row.clone(), true, None, depth, progress)?;
+                let findings =
+                    self.explore(&types, row.clone(), true, RootHash::Ask, depth, progress)?;
                 (row, properties_changed, findings)
             }
         };
@@ -453,23 +260,9 @@ fn added_resources(types: &TypeSet, findings: &Findings) -> Result<Vec<Resource>
     Ok(added)
 }
 
-/// What makes a discovered child the same resource as a stored one.
-type Identity<'a> = (&'a TypeName, Option<&'a ResourceName>, Option<&'a str>);
-
-pub(super) fn identity(row: &ResourceRow) -> Identity<'_> {
-    (&row.type_name, row.name.as_ref(), row.location.as_deref())
-}
-
-/// A found resource whose type does not discover and whose hash came with
-/// its parent's answer: visiting it would call its handler for a hash
-/// already known and for children its type does not have.
-fn leaf_known(types: &TypeSet, row: &ResourceRow) -> Result<bool, RegistryError> {
-    Ok(row.content_hash.is_some()
-        && types
-            .resolve(&row.type_name)?
-            .discovery()
-            .is_some_and(|a| !a.enabled))
-}
-
 mod apply;
+mod matching;
+mod visit;
 pub(super) use apply::{ATTEMPTS, apply};
+pub(super) use matching::identity;
+pub(super) use visit::RootHash;

@@ -29,7 +29,7 @@
 //! and `version` before anything else (a newer document is refused as
 //! newer, not as malformed), reads every section item by item (a mistake
 //! is named `resources[12]: …`), refuses unknown keys, and then checks
-//! that the document agrees with itself ([`check`]): unique ids and
+//! that the document agrees with itself (`check`): unique ids and
 //! names, links and settings that name resources it holds, components
 //! whose bytes hash to their sha256. What depends on the target registry
 //! is the import's to check. The text may be JSON or YAML (a document

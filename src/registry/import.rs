@@ -9,9 +9,9 @@
 //! missing type at once. Then it writes, checking each new item by the
 //! rules its own verb applies: a type as `type add` checks it (it and its
 //! subtypes resolve, the types it names exist, its handler is real), a
-//! link by the DAG rules (`dag::check_link_types`, then the store's
-//! reachability walk against the graph as it grows, so no link closes a
-//! cycle), a setting as `project context set` does. The ids, timestamps
+//! link by the DAG rules as `link_child` admits one (`dag::admit_link`:
+//! the types, then the store's reachability walk against the graph as it
+//! grows, so no link closes a cycle), a setting as `project context set` does. The ids, timestamps
 //! and flags are the document's, so export → import round-trips exactly.
 //! Virtual identities are then reconciled like after any write.
 //!
@@ -29,6 +29,7 @@ pub use report::{ImportConflict, ImportOptions, ImportReport, MissingPlugin, Mis
 
 use super::document::RegistryDocument;
 use super::environments::{check_scope, environment_of, not_an_environment};
+use super::links::{self, StoredLinks};
 use super::{Registry, RegistryError, equivalence, handlers, register, types};
 use crate::dag;
 use crate::model::{ResourceKey, TypeName, TypeSpec};
@@ -178,8 +179,9 @@ fn write_rows(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> {
     Ok(())
 }
 
-/// Insert the new links one by one, each checked by the DAG rules against
-/// the graph as it stands with the links before it.
+/// Insert the new links one by one, each admitted by the DAG rules
+/// (`dag::admit_link`, as `link_child` admits one) against the graph as
+/// it stands with the links before it.
 fn check_and_link(
     w: &Writer<'_>,
     plan: &Plan<'_>,
@@ -198,20 +200,15 @@ fn check_and_link(
             item: "the document's links".to_owned(),
             source: Box::new(source),
         };
-        let (pt, ct) = (
-            plan.next.resolve(&type_of(row.parent)?)?,
-            plan.next.resolve(&type_of(row.child)?)?,
-        );
-        if let Err(rule) = dag::check_link_types(&pt, &ct) {
-            return Err(refused(RegistryError::IncompatibleLink {
-                parent,
-                child,
-                rule: Box::new(rule),
-            }));
-        }
-        if w.reaches(row.child, row.parent)? {
-            return Err(refused(RegistryError::Cycle { parent, child }));
-        }
+        let (parent_type, child_type) = (type_of(row.parent)?, type_of(row.child)?);
+        let mut facts = StoredLinks {
+            w,
+            types: &plan.next,
+            parent_type: &parent_type,
+            child_type: &child_type,
+        };
+        dag::admit_link(row.parent, row.child, &mut facts)?
+            .map_err(|refusal| refused(links::refused(refusal, parent, child)))?;
         w.insert_link_row(&row)?;
     }
     Ok(())

@@ -1,12 +1,19 @@
 //! DAG operations: link, unlink, children, tree.
+//!
+//! Whether a link may exist is [`dag::admit_link`]'s to say; this room
+//! answers its questions from the store inside the write ([`StoredLinks`])
+//! and words its refusal with the resources' labels ([`refused`]) — for
+//! `link_child` and for every link an import adds.
 
 use super::lookup::{find_row, load_resources};
+use super::type_set::TypeSet;
 use super::{Registry, RegistryError};
-use crate::dag::{self, TreeNode};
-use crate::model::{Link, Resource, ResourceId, ResourceKey, ResourceName, TypeName};
-use crate::store::ResourceRow;
+use crate::dag::{self, LinkFacts, LinkRefusal, TreeNode};
+use crate::model::{Link, ResolvedType, Resource, ResourceId, ResourceKey, ResourceName, TypeName};
+use crate::store::{ResourceRow, Writer};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// A resource tree for `agents resource tree`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -38,30 +45,14 @@ impl Registry {
         self.store.write(|w| {
             let types = cache.get(w)?;
             let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
-            let (pl, cl) = (p.label(), c.label());
-            if p.id == c.id {
-                return Err(RegistryError::SelfLink { resource: pl });
-            }
-            if w.link_exists(p.id, c.id)? {
-                return Err(RegistryError::DuplicateLink {
-                    parent: pl,
-                    child: cl,
-                });
-            }
-            let (pt, ct) = (types.resolve(&p.type_name)?, types.resolve(&c.type_name)?);
-            if let Err(rule) = dag::check_link_types(&pt, &ct) {
-                return Err(RegistryError::IncompatibleLink {
-                    parent: pl,
-                    child: cl,
-                    rule: Box::new(rule),
-                });
-            }
-            if w.reaches(c.id, p.id)? {
-                return Err(RegistryError::Cycle {
-                    parent: pl,
-                    child: cl,
-                });
-            }
+            let mut facts = StoredLinks {
+                w,
+                types: &types,
+                parent_type: &p.type_name,
+                child_type: &c.type_name,
+            };
+            dag::admit_link(p.id, c.id, &mut facts)?
+                .map_err(|refusal| refused(refusal, p.label(), c.label()))?;
             w.insert_link(p.id, c.id, false, &now)?;
             Ok(Link {
                 parent_id: p.id,
@@ -140,6 +131,54 @@ impl Registry {
             let tree = dag::unfold(root.id, &pairs, &keep);
             Ok(view(&tree, &rows))
         })
+    }
+}
+
+/// The link rules' questions, answered inside a write: the links and
+/// walks from the store, the ends' types (named by the caller, which has
+/// their rows) from `types`.
+pub(super) struct StoredLinks<'a, 'w> {
+    pub w: &'a Writer<'w>,
+    pub types: &'a TypeSet,
+    pub parent_type: &'a TypeName,
+    pub child_type: &'a TypeName,
+}
+
+impl LinkFacts for StoredLinks<'_, '_> {
+    type Error = RegistryError;
+
+    fn linked(&mut self, parent: ResourceId, child: ResourceId) -> Result<bool, RegistryError> {
+        Ok(self.w.link_exists(parent, child)?)
+    }
+
+    fn types(
+        &mut self,
+        _: ResourceId,
+        _: ResourceId,
+    ) -> Result<(Arc<ResolvedType>, Arc<ResolvedType>), RegistryError> {
+        Ok((
+            self.types.resolve(self.parent_type)?,
+            self.types.resolve(self.child_type)?,
+        ))
+    }
+
+    fn reaches(&mut self, from: ResourceId, to: ResourceId) -> Result<bool, RegistryError> {
+        Ok(self.w.reaches(from, to)?)
+    }
+}
+
+/// A link refusal in the registry's words, naming its ends by `parent`
+/// and `child`.
+pub(super) fn refused(refusal: LinkRefusal, parent: String, child: String) -> RegistryError {
+    match refusal {
+        LinkRefusal::SelfLink => RegistryError::SelfLink { resource: parent },
+        LinkRefusal::Duplicate => RegistryError::DuplicateLink { parent, child },
+        LinkRefusal::Types(rule) => RegistryError::IncompatibleLink {
+            parent,
+            child,
+            rule,
+        },
+        LinkRefusal::Cycle => RegistryError::Cycle { parent, child },
     }
 }
 

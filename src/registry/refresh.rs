@@ -28,7 +28,7 @@
 //! user can fix the cause and refresh again (the mark goes), or remove it.
 //! One resource's failure does not stop the others.
 
-use super::discovery::{ATTEMPTS, Depth, Findings, apply};
+use super::discovery::{ATTEMPTS, Depth, Findings, RootHash, apply};
 use super::handlers::Handler;
 use super::lookup::find_row;
 use super::register::check_types_unchanged_for;
@@ -197,7 +197,7 @@ impl Registry {
         let discovers = ty.discovery().is_none_or(|a| a.enabled);
         let findings = if row.discovered_at.is_some() && discovers {
             // The hash was just asked for: not again.
-            let hash = Some(fresh.content_hash.clone());
+            let hash = RootHash::Known(fresh.content_hash.clone());
             self.explore(types, fresh, true, hash, Depth::Levels(1), &mut |_| {})?
         } else {
             Findings::default()

@@ -12,7 +12,9 @@
 //! nobody checked ([`RegistryError::Types(TypesError::TypesChanged)`]).
 
 use super::args::{self, CheckedArgs};
-use super::discovery::{Depth, DiscoveryProgress, Findings, Found, REGISTRATION_DEPTH, apply};
+use super::discovery::{
+    Depth, DiscoveryProgress, Findings, Found, REGISTRATION_DEPTH, RootHash, apply,
+};
 use super::equivalence;
 use super::lookup::assemble;
 use super::type_set::TypeSet;
@@ -144,7 +146,8 @@ impl Registry {
                 }
                 fits(&row)?;
                 let depth = Depth::Levels(REGISTRATION_DEPTH);
-                let found = self.explore(types, row.clone(), false, None, depth, progress)?;
+                let found =
+                    self.explore(types, row.clone(), false, RootHash::Ask, depth, progress)?;
                 row.content_hash = found.root_hash.clone();
                 if found.root_explored {
                     row.discovered_at = Some(stamp.clone());

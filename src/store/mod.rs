@@ -1,7 +1,7 @@
 //! The store: the only place with SQL, over two backends — the embedded
 //! SQLite file in the home (the default) and a shared PostgreSQL server
 //! (`--registry postgres://…`). Nothing above this module knows which it
-//! talks to: the statements are written once ([`db`]) and the
+//! talks to: the statements are written once (`db`) and the
 //! transactions below give both the same guarantees.
 //!
 //! **One file, many processes (SQLite).** Several `agents` processes may write the

@@ -45,7 +45,7 @@
 //! # Field resolution
 //!
 //! Scalars: the most specific type that declares the field wins, and
-//! [`Sourced::from`] names it. When no type in the chain declares one:
+//! [`Sourced::from`](crate::model::Sourced::from) names it. When no type in the chain declares one:
 //!
 //! | field | default |
 //! |---|---|

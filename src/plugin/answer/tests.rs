@@ -29,7 +29,8 @@ fn a_child_with_an_invalid_type_name_is_refused() {
         None,
         &AnswerBounds::default(),
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(
         err.starts_with("child 0: type name \"Not A Type!\""),
         "{err}"
@@ -61,9 +62,20 @@ fn a_child_location_outside_the_parent_is_refused() {
         &AnswerBounds::default(),
     )
     .unwrap_err();
-    assert!(
-        err.contains("lies outside the resource's location"),
-        "{err}"
+    // A value a caller can match, with the parts its message names.
+    let AnswerRefusal::Placement(crate::plugin::PlacementRefusal::Outside {
+        what,
+        location,
+        parent: held_by,
+    }) = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert_eq!((what.as_str(), location.as_str()), ("child 0", "/etc"));
+    assert_eq!(held_by, dir.path());
+    assert_eq!(
+        err.to_string(),
+        format!("child 0's location \"/etc\" lies outside the resource's location {parent}")
     );
 }
 
@@ -76,7 +88,8 @@ fn a_child_location_climbing_with_dotdot_is_refused() {
         Some(parent),
         &AnswerBounds::default(),
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("contains `..`"), "{err}");
 }
 
@@ -93,7 +106,8 @@ fn a_child_location_through_an_outward_symlink_is_refused_and_the_link_itself_is
         Some(parent),
         &AnswerBounds::default(),
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("passes through the symlink"), "{err}");
     // The link itself is a location (the link, never where it points).
     let kept = children(
@@ -115,7 +129,8 @@ fn a_child_location_without_a_parent_location_is_refused() {
         None,
         &AnswerBounds::default(),
     )
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("the resource has none"), "{err}");
 }
 
@@ -125,7 +140,9 @@ fn more_children_than_the_bound_are_refused_before_any_is_checked() {
         max_children: 2,
         ..AnswerBounds::default()
     };
-    let err = children(vec![RawChild::default(); 3], None, &bounds).unwrap_err();
+    let err = children(vec![RawChild::default(); 3], None, &bounds)
+        .unwrap_err()
+        .to_string();
     assert!(
         err.starts_with("3 children, more than the 2 allowed"),
         "{err}"
@@ -140,16 +157,19 @@ fn describe_must_name_a_usable_module_and_distinct_classes() {
     assert!(
         plugin_info(info("my team", &["A"]), V, &b)
             .unwrap_err()
+            .to_string()
             .contains("module")
     );
     assert!(
         plugin_info(info("m", &[]), V, &b)
             .unwrap_err()
+            .to_string()
             .contains("no classes")
     );
     assert!(
         plugin_info(info("m", &["A", "A"]), V, &b)
             .unwrap_err()
+            .to_string()
             .contains("twice")
     );
     assert!(plugin_info(info("m", &["not-ident"]), V, &b).is_err());
@@ -159,7 +179,9 @@ fn describe_must_name_a_usable_module_and_distinct_classes() {
 fn a_content_hash_longer_than_the_column_is_refused() {
     let b = AnswerBounds::default();
     assert!(content_hash("sha256:ab".into(), &b).is_ok());
-    let err = content_hash("h".repeat(20 << 20), &b).unwrap_err();
+    let err = content_hash("h".repeat(20 << 20), &b)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("more than the 128 allowed"), "{err}");
     assert!(content_hash(String::new(), &b).is_err());
 }
@@ -170,9 +192,13 @@ fn inspection_fields_are_bounded_like_properties() {
     let pair = |k: &str| (k.to_owned(), "v".to_owned());
     let ok = inspection("text".into(), vec![pair("a"), pair("b")], &b).unwrap();
     assert_eq!(ok.fields.len(), 2);
-    let twice = inspection("text".into(), vec![pair("a"), pair("a")], &b).unwrap_err();
+    let twice = inspection("text".into(), vec![pair("a"), pair("a")], &b)
+        .unwrap_err()
+        .to_string();
     assert!(twice.contains("inspection fields"), "{twice}");
-    let long = inspection("x".repeat(b.max_text_bytes + 1), Vec::new(), &b).unwrap_err();
+    let long = inspection("x".repeat(b.max_text_bytes + 1), Vec::new(), &b)
+        .unwrap_err()
+        .to_string();
     assert!(long.contains("inspection text"), "{long}");
 }
 
@@ -197,5 +223,21 @@ fn no_answer_carries_a_url_credential_into_the_host() {
     assert_eq!(
         err,
         HandlerError::Failed("cannot reach https://git.example.com/team/repo.git".into())
+    );
+}
+
+#[test]
+fn a_broken_bound_is_a_refusal_a_caller_can_match() {
+    let bounds = AnswerBounds {
+        max_children: 2,
+        ..AnswerBounds::default()
+    };
+    assert_eq!(
+        children(vec![RawChild::default(); 3], None, &bounds).unwrap_err(),
+        AnswerRefusal::TooManyChildren { count: 3, max: 2 }
+    );
+    assert_eq!(
+        content_hash(String::new(), &bounds).unwrap_err(),
+        AnswerRefusal::EmptyHash
     );
 }

@@ -57,7 +57,7 @@ impl GitMemo {
 pub(crate) type MemoSlot = Arc<Mutex<Option<Arc<GitMemo>>>>;
 
 /// One registry operation's git snapshot: while it lives, calls share a
-/// [`GitMemo`]; dropped, the memo goes. Nested snapshots share the
+/// memo of git answers; dropped, the memo goes. Nested snapshots share the
 /// outer one.
 #[derive(Debug)]
 pub struct GitSnapshot {

@@ -5,6 +5,7 @@
 //! item (`links[3]`, `plugins[0] (acme.py)`).
 
 use super::{DocumentError, FORMAT, PluginEntry, RegistryDocument, SettingKind, VERSION, base64};
+use crate::dag::{self, LinkRefusal};
 use crate::digest::{is_sha256_hex, sha256_hex};
 use crate::model::{ResourceId, ResourceKind};
 use std::collections::{BTreeMap, BTreeSet};
@@ -125,12 +126,17 @@ fn links(doc: &RegistryDocument) -> Result<(), DocumentError> {
                 ));
             }
         }
-        if l.parent_id == l.child_id {
-            return Err(invalid(item, "a resource cannot be its own child"));
+        let first = seen.get(&(l.parent_id, l.child_id)).copied();
+        if let Err(refusal) = dag::check_ends(l.parent_id, l.child_id, first.is_some()) {
+            let reason = match (refusal, first) {
+                (LinkRefusal::Duplicate, Some(first)) => {
+                    format!("the same link is at links[{first}]")
+                }
+                _ => "a resource cannot be its own child".to_owned(),
+            };
+            return Err(invalid(item, reason));
         }
-        if let Some(first) = seen.insert((l.parent_id, l.child_id), i) {
-            return Err(invalid(item, format!("the same link is at links[{first}]")));
-        }
+        seen.insert((l.parent_id, l.child_id), i);
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ use rusqlite::{Batch, Connection, Statement};
 /// Rows of one query kept in a [`StatementOutcome`].
 pub const MAX_ROWS: usize = 1000;
 
-/// What one statement of an [`execute`](SqliteTransaction::execute) did.
+/// What one statement of an [`execute`](super::SqliteTransaction::execute) did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub enum StatementOutcome {
     /// A statement that answers with rows (a query, a pragma, `… RETURNING`).
@@ -18,7 +18,7 @@ pub enum StatementOutcome {
     Changed(u64),
 }
 
-/// A statement's answer: column names and at most [`MAX_ROWS`] rows, each
+/// A statement's answer: column names and at most `MAX_ROWS` rows, each
 /// value as text (`None` is SQL NULL, a blob is `x'…'` in hex).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ResultRows {

@@ -1,6 +1,7 @@
 //! The values statements take and give on both backends: [`Arg`]s bound
 //! (and how each driver receives them), [`Cell`]s read back (and how each
-//! driver's row gives them), and the conversions to and from them.
+//! driver's row gives them), and the conversions to and from them — a
+//! cell of the wrong kind is a [`CellMismatch`].
 
 use crate::store::StoreError;
 use postgres::types::{IsNull, ToSql, Type};
@@ -91,52 +92,74 @@ impl Cell {
     }
 }
 
+/// Why a [`Cell`] is not the value a column was read as: the store
+/// reports it as a corrupt row, naming the column.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(in crate::store) enum CellMismatch {
+    /// The cell holds another kind of value.
+    #[error("expected {expected}, found {found}")]
+    Kind {
+        expected: &'static str,
+        found: &'static str,
+    },
+    /// A flag column holds an integer other than 0 and 1.
+    #[error("expected 0 or 1, found {0}")]
+    NotAFlag(i64),
+}
+
+fn mismatch<T>(expected: &'static str, found: &Cell) -> Result<T, CellMismatch> {
+    Err(CellMismatch::Kind {
+        expected,
+        found: found.kind(),
+    })
+}
+
 /// A Rust value a [`Cell`] converts to (the store's column types).
 pub(in crate::store) trait FromCell: Sized {
-    fn from_cell(cell: Cell) -> Result<Self, String>;
+    fn from_cell(cell: Cell) -> Result<Self, CellMismatch>;
 }
 
 impl FromCell for Cell {
-    fn from_cell(cell: Cell) -> Result<Self, String> {
+    fn from_cell(cell: Cell) -> Result<Self, CellMismatch> {
         Ok(cell)
     }
 }
 impl FromCell for String {
-    fn from_cell(cell: Cell) -> Result<Self, String> {
+    fn from_cell(cell: Cell) -> Result<Self, CellMismatch> {
         match cell {
             Cell::Text(t) => Ok(t),
-            other => Err(format!("expected text, found {}", other.kind())),
+            other => mismatch("text", &other),
         }
     }
 }
 impl FromCell for i64 {
-    fn from_cell(cell: Cell) -> Result<Self, String> {
+    fn from_cell(cell: Cell) -> Result<Self, CellMismatch> {
         match cell {
             Cell::Int(n) => Ok(n),
-            other => Err(format!("expected an integer, found {}", other.kind())),
+            other => mismatch("an integer", &other),
         }
     }
 }
 impl FromCell for bool {
-    fn from_cell(cell: Cell) -> Result<Self, String> {
+    fn from_cell(cell: Cell) -> Result<Self, CellMismatch> {
         match cell {
             Cell::Int(0) => Ok(false),
             Cell::Int(1) => Ok(true),
-            Cell::Int(n) => Err(format!("expected 0 or 1, found {n}")),
-            other => Err(format!("expected a flag, found {}", other.kind())),
+            Cell::Int(n) => Err(CellMismatch::NotAFlag(n)),
+            other => mismatch("a flag", &other),
         }
     }
 }
 impl FromCell for Vec<u8> {
-    fn from_cell(cell: Cell) -> Result<Self, String> {
+    fn from_cell(cell: Cell) -> Result<Self, CellMismatch> {
         match cell {
             Cell::Bytes(b) => Ok(b),
-            other => Err(format!("expected bytes, found {}", other.kind())),
+            other => mismatch("bytes", &other),
         }
     }
 }
 impl<T: FromCell> FromCell for Option<T> {
-    fn from_cell(cell: Cell) -> Result<Self, String> {
+    fn from_cell(cell: Cell) -> Result<Self, CellMismatch> {
         match cell {
             Cell::Null => Ok(None),
             other => T::from_cell(other).map(Some),
@@ -241,3 +264,6 @@ impl rusqlite::ToSql for Arg<'_> {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests;
