@@ -82,6 +82,31 @@ pub enum ResourceCommand {
         #[arg(value_name = "NAME_OR_ID")]
         key: ResourceKey,
     },
+    /// Draw the DAG below a resource: dot, Mermaid or SVG (-o json: nodes and edges).
+    #[command(
+        after_help = "Each resource is drawn once (a shared child under all its parents), \
+        physical ones as boxes, virtual identities as ellipses joined to their members by \
+        dashed lines, each type in its own colour with a legend. A resource's children past \
+        12, and everything past 150 resources, are folded into \"+N more\". With -o json or \
+        -o yaml: the nodes, edges and folded counts, whatever --format says.\n\n\
+        Examples:\n  agents resource graph local/api-repo | dot -Tpng > repo.png\n  \
+        agents resource graph local/api-repo --format svg > repo.svg\n  \
+        agents resource graph --depth 2 --format mermaid local/api-repo\n  \
+        agents resource graph local/api-repo -o json"
+    )]
+    Graph {
+        /// How many links deep to go (all when omitted; 1: the children).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        depth: Option<u32>,
+        /// Only draw paths to resources of this type (or its subtypes).
+        #[arg(long = "type", value_name = "TYPE")]
+        type_name: Option<String>,
+        /// What to draw: dot (default), mermaid or svg.
+        #[arg(long, value_enum, default_value_t)]
+        format: graph::GraphFormat,
+        #[arg(value_name = "NAME_OR_ID")]
+        key: ResourceKey,
+    },
     /// Link CHILD below PARENT.
     #[command(
         after_help = "Refused when either is unknown, for a self link, a duplicate \
@@ -257,6 +282,12 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
             type_name,
             key,
         } => tree(ctx, &key, depth, type_name),
+        ResourceCommand::Graph {
+            depth,
+            type_name,
+            format,
+            key,
+        } => graph::run(ctx, &key, depth, type_name, format),
         ResourceCommand::LinkChild { parent, child } => link(ctx, &parent, &child),
         ResourceCommand::UnlinkChild { parent, child } => unlink(ctx, &parent, &child),
         ResourceCommand::Discover {
@@ -471,6 +502,7 @@ fn lifecycle(ctx: &Context, done: &str, view: &ContainerView) -> Outcome {
     })
 }
 
+mod graph;
 mod text;
 pub(super) mod trust;
 use text::{container_text, draw, removal, resource_table, show};

@@ -43,6 +43,7 @@ mod environments;
 mod equivalence;
 mod error;
 mod export;
+mod graph;
 mod handlers;
 mod import;
 mod inspect;
@@ -72,6 +73,7 @@ pub use error::{
     ChildRefusal, NoHandlerReason, NotAddable, RegistryError, SandboxRefusal, StrategyRefusal,
 };
 pub use export::RegistryInfo;
+pub use graph::GraphOptions;
 pub use import::{ImportConflict, ImportReport, MissingPlugin, MissingType, Tally};
 pub use inspect::Inspection;
 pub use links::TreeView;
