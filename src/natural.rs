@@ -37,6 +37,17 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
     }
 }
 
+/// Optional names in natural order, those without a name last (equal
+/// among themselves: the caller breaks the tie, by id).
+pub fn names_cmp(a: Option<&str>, b: Option<&str>) -> Ordering {
+    match (a, b) {
+        (Some(x), Some(y)) => natural_cmp(x, y),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    }
+}
+
 fn split_digits(s: &[u8]) -> (&[u8], &[u8]) {
     let n = s.iter().take_while(|b| b.is_ascii_digit()).count();
     s.split_at(n)

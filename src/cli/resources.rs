@@ -10,7 +10,7 @@ use super::types::{self, TypeCommand};
 use super::{Context, Outcome};
 use clap::Subcommand;
 use resource_host::model::{Resource, ResourceKey};
-use resource_host::registry::{ContainerView, Depth, ResourceFilter};
+use resource_host::registry::{ContainerView, Depth};
 use resource_host::text::{escape_block, escape_line};
 
 /// Lines a discovery or refresh report lists for people (all in `-o json`).
@@ -43,21 +43,17 @@ pub enum ResourceCommand {
         )]
         rest: Vec<String>,
     },
-    /// List resources, optionally of one type.
+    /// List resources: all, or by type, name glob or ancestor; natural order of names.
     #[command(
         after_help = "--type includes subtypes (a rule that names a type accepts its \
-        subtypes); add --exact for that type only.\n\nExamples:\n  \
-        agents resource list\n  agents resource list --type git-checkout\n  \
+        subtypes); add --exact for that type only. --name matches the whole name, `*` \
+        spanning `/`. On a terminal a last line says how many matched and how many are shown.\n\n\
+        Examples:\n  agents resource list\n  agents resource list --type git-checkout\n  \
+        agents resource list --under local/api-repo --name '*.py' --limit 20\n  \
+        agents resource list --sort registered\n  \
         agents resource list --type container-instance --exact -o json"
     )]
-    List {
-        /// Only resources of this type (and its subtypes, unless --exact).
-        #[arg(long = "type", value_name = "TYPE")]
-        type_name: Option<String>,
-        /// With --type: that exact type, not its subtypes.
-        #[arg(long, requires = "type_name")]
-        exact: bool,
-    },
+    List(list::ListArgs),
     /// Show one resource by namespaced name or ULID.
     #[command(after_help = "Examples:\n  agents resource show local/api-repo\n  \
         agents resource show 01JD0000000000000000000000 -o json")]
@@ -264,7 +260,7 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
     match cmd {
         ResourceCommand::Type(cmd) => types::run(ctx, cmd),
         ResourceCommand::Add { type_name, rest } => add::run(ctx, type_name, rest),
-        ResourceCommand::List { type_name, exact } => list(ctx, type_name, exact),
+        ResourceCommand::List(args) => list::run(ctx, args),
         ResourceCommand::Show { key } => show_one(ctx, &key),
         ResourceCommand::Start { key } => {
             let view = ctx.open()?.start_container(&key)?;
@@ -313,17 +309,6 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
     }
 }
 
-/// `resource list [--type T [--exact]]`.
-fn list(ctx: &Context, type_name: Option<String>, exact: bool) -> Outcome {
-    let filter = match (type_name, exact) {
-        (None, _) => ResourceFilter::All,
-        (Some(t), false) => ResourceFilter::TypeOrSubtype(t),
-        (Some(t), true) => ResourceFilter::ExactType(t),
-    };
-    let resources = ctx.open()?.list_resources(&filter)?;
-    emit(ctx.format, &resources, || resource_table(&resources))
-}
-
 /// `resource show KEY`: the resource, and a devcontainer's lifecycle
 /// (other resources have none; any failure to read one is shown).
 fn show_one(ctx: &Context, key: &ResourceKey) -> Outcome {
@@ -335,20 +320,22 @@ fn show_one(ctx: &Context, key: &ResourceKey) -> Outcome {
         container: container.clone(),
     };
     emit(ctx.format, &shown, || {
-        // People read the equivalents' names; JSON keeps the ids.
+        // People read names: parents and children as `name (type)`, the
+        // equivalents by name; JSON keeps the ids.
+        let named = neighbours(&registry, &resource);
         let equivalents: Vec<String> = resource
             .equivalents
             .iter()
             .map(|id| {
-                registry
-                    .show_resource(&ResourceKey::Id(*id))
-                    .map_or_else(|_| id.to_string(), |r| r.label())
+                named
+                    .get(id)
+                    .map_or_else(|| id.to_string(), |l| l.label.clone())
             })
             .collect();
         // A devcontainer's live state is its container's: the `state`
         // discovery recorded ("detected") is not repeated.
         let hidden: &[&str] = if container.is_some() { &["state"] } else { &[] };
-        let mut text = show(&resource, &equivalents, hidden);
+        let mut text = show(&resource, &named, &equivalents, hidden);
         if let Some(c) = &container {
             text.push_str(&container_text(c, &resource.label()));
         }
@@ -503,6 +490,7 @@ fn lifecycle(ctx: &Context, done: &str, view: &ContainerView) -> Outcome {
 }
 
 mod graph;
+mod list;
 mod text;
 pub(super) mod trust;
-use text::{container_text, draw, removal, resource_table, show};
+use text::{container_text, draw, neighbours, removal, show};
