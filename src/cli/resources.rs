@@ -63,8 +63,10 @@ pub enum ResourceCommand {
     },
     /// Draw the resources below one resource.
     #[command(
-        after_help = "--type keeps the paths that lead to resources of that type (or \
-        its subtypes).\n\nExamples:\n  agents resource tree local/api-repo\n  \
+        after_help = "Each line is the part of the name below its parent, the type, and \
+        the location where the parent's does not tell it (--locations: always; --full-names: \
+        whole names and every location). On a terminal lines are cut to its width. --type \
+        keeps the paths that lead to resources of that type (or its subtypes).\n\nExamples:\n  agents resource tree local/api-repo\n  \
         agents resource tree --depth 3 local/api-repo\n  \
         agents resource tree --type fs-directory local/api-repo"
     )]
@@ -75,6 +77,12 @@ pub enum ResourceCommand {
         /// Only show paths to resources of this type.
         #[arg(long = "type", value_name = "TYPE")]
         type_name: Option<String>,
+        /// Show every location, also those the parent's location tells.
+        #[arg(long)]
+        locations: bool,
+        /// Whole names and every location on each line (the form before names were relative).
+        #[arg(long)]
+        full_names: bool,
         #[arg(value_name = "NAME_OR_ID")]
         key: ResourceKey,
     },
@@ -276,8 +284,17 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         ResourceCommand::Tree {
             depth,
             type_name,
+            locations,
+            full_names,
             key,
-        } => tree(ctx, &key, depth, type_name),
+        } => {
+            let style = tree::TreeStyle {
+                full_names,
+                locations,
+                width: None,
+            };
+            tree::run(ctx, &key, depth, type_name, style)
+        }
         ResourceCommand::Graph {
             depth,
             type_name,
@@ -355,19 +372,6 @@ fn stop(ctx: &Context, key: &ResourceKey) -> Outcome {
         }),
         Some(_) => lifecycle(ctx, "stopped", &view),
     }
-}
-
-/// `resource tree [--depth N] [--type T] KEY`.
-fn tree(
-    ctx: &Context,
-    key: &ResourceKey,
-    depth: Option<u32>,
-    type_name: Option<String>,
-) -> Outcome {
-    let tree = ctx
-        .open()?
-        .get_resource_tree(key, depth, type_name.as_deref())?;
-    emit(ctx.format, &tree, || draw(&tree))
 }
 
 /// `resource link-child PARENT CHILD`.
@@ -492,5 +496,6 @@ fn lifecycle(ctx: &Context, done: &str, view: &ContainerView) -> Outcome {
 mod graph;
 mod list;
 mod text;
+mod tree;
 pub(super) mod trust;
-use text::{container_text, draw, neighbours, removal, show};
+use text::{container_text, neighbours, removal, show};

@@ -120,9 +120,15 @@ fn list_filters_by_name_glob_by_ancestor_and_limits() {
 /// Run `agents ARGS` as `env` runs it, its stdout a pseudo-terminal
 /// (util-linux's `script`).
 fn on_terminal(env: &Env, args: &[&str]) -> String {
+    on_terminal_of(env, 80, args)
+}
+
+/// The same on a terminal `cols` wide.
+fn on_terminal_of(env: &Env, cols: u16, args: &[&str]) -> String {
     let cmd = env.command();
     let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
-    let mut line = quote(cmd.get_program().to_str().unwrap());
+    let mut line = format!("stty rows 24 cols {cols}; ");
+    line.push_str(&quote(cmd.get_program().to_str().unwrap()));
     for arg in cmd
         .get_args()
         .map(|a| a.to_str().unwrap())
@@ -218,4 +224,67 @@ fn show_lists_forty_children_and_counts_the_rest() {
         "{children}"
     );
     assert!(!children.contains("f40"), "{children}");
+}
+
+#[test]
+fn tree_lines_name_each_resource_below_its_parent() {
+    let env = Env::new();
+    tree(&env);
+    let sub = env.mkdir("elsewhere");
+    env.add("fs-directory", "local/other", &sub, &[]).ok();
+    env.run(&["resource", "link-child", "local/d/sub", "local/other"])
+        .ok();
+    let dir = std::fs::canonicalize(env.path("d")).unwrap();
+    let other = std::fs::canonicalize(&sub).unwrap();
+    let d = dir.to_str().unwrap();
+    let o = other.to_str().unwrap();
+    let text = env.run(&["resource", "tree", "local/d"]).ok().to_owned();
+    assert_eq!(
+        text,
+        format!(
+            "local/d (fs-directory)  {d}\n\
+             ├── f1 (fs-file)\n\
+             ├── f2 (fs-file)\n\
+             ├── f10 (fs-file)\n\
+             ├── notes.txt (fs-file)\n\
+             └── sub (fs-directory)\n\
+             \u{20}   ├── x.txt (fs-file)\n\
+             \u{20}   └── local/other (fs-directory)  {o}\n"
+        )
+    );
+    let all = env
+        .run(&["resource", "tree", "--locations", "--depth", "1", "local/d"])
+        .ok()
+        .to_owned();
+    assert!(
+        all.contains(&format!("├── f10 (fs-file)  {d}/f10\n")),
+        "{all}"
+    );
+    let full = env
+        .run(&[
+            "resource",
+            "tree",
+            "--full-names",
+            "--depth",
+            "1",
+            "local/d",
+        ])
+        .ok()
+        .to_owned();
+    assert!(
+        full.contains(&format!("├── local/d/f10 (fs-file)  {d}/f10\n")),
+        "{full}"
+    );
+}
+
+#[test]
+fn on_a_terminal_tree_lines_are_cut_to_its_width() {
+    let env = Env::new();
+    tree(&env);
+    let text = on_terminal_of(&env, 30, &["resource", "tree", "--full-names", "local/d"]);
+    assert!(text.lines().count() >= 7, "{text}");
+    for line in text.lines() {
+        assert!(line.chars().count() <= 30, "{line:?} is wider than 30");
+    }
+    assert!(text.contains("├── local/d/f10 (fs-file)  /t…\n"), "{text}");
 }

@@ -1,11 +1,11 @@
 //! How `agents resource …` shows things to people: the list table, one
-//! resource, a tree, a removal, a devcontainer's state — every value
+//! resource, a removal, a devcontainer's state — every value
 //! from the registry or a handler escaped before it reaches a terminal.
 
 use crate::cli::output::{self, fields, list, or_dash, table};
 use resource_host::model::{Resource, ResourceId, resource_label};
 use resource_host::natural::names_cmp;
-use resource_host::registry::{ContainerView, Registry, RemovalReport, TreeView, TrustState};
+use resource_host::registry::{ContainerView, Registry, RemovalReport, TrustState};
 use resource_host::text::escape_line;
 use std::collections::HashMap;
 
@@ -173,43 +173,6 @@ pub(super) fn show(
         text.push_str(&format!("  {}: {}\n", escape_line(k), escape_line(&value)));
     }
     text
-}
-
-fn node_line(t: &TreeView) -> String {
-    let label = resource_label(t.name.as_ref(), t.resource_id);
-    let mut line = format!("{label} ({})", t.resource_type_name);
-    if let Some(loc) = &t.location {
-        line.push_str(&format!("  {}", escape_line(loc)));
-    }
-    if let Some(pattern) = &t.placeholder {
-        line.push_str(&format!(
-            "  (placeholder for {}: not enumerated yet)",
-            escape_line(pattern)
-        ));
-    }
-    if t.repeated {
-        line.push_str("  (shown above)");
-    }
-    line
-}
-
-pub(super) fn draw(tree: &TreeView) -> String {
-    fn walk(node: &TreeView, prefix: &str, out: &mut String) {
-        let count = node.children.len();
-        for (i, child) in node.children.iter().enumerate() {
-            let last = i + 1 == count;
-            out.push_str(&format!(
-                "{prefix}{}{}\n",
-                if last { "└── " } else { "├── " },
-                node_line(child)
-            ));
-            let deeper = format!("{prefix}{}", if last { "    " } else { "│   " });
-            walk(child, &deeper, out);
-        }
-    }
-    let mut out = output::bold(&node_line(tree)) + "\n";
-    walk(tree, "", &mut out);
-    out
 }
 
 pub(super) fn removal(report: &RemovalReport) -> String {
