@@ -111,6 +111,16 @@ pub enum ResourceCommand {
         #[arg(value_name = "NAME_OR_ID")]
         key: ResourceKey,
     },
+    /// List the resources located at PATH or above it, nearest first.
+    #[command(
+        after_help = "At one location (a checkout and its worktree directory) the \
+        deepest in the DAG comes first. Relative paths resolve against the working directory.\n\n\
+        Examples:\n  agents resource which ./src/main.py\n  agents resource which ~/repos/api -o json"
+    )]
+    Which {
+        #[arg(value_name = "PATH")]
+        path: std::path::PathBuf,
+    },
     /// Link CHILD below PARENT.
     #[command(
         after_help = "Refused when either is unknown, for a self link, a duplicate \
@@ -301,6 +311,7 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
             format,
             key,
         } => graph::run(ctx, &key, depth, type_name, format),
+        ResourceCommand::Which { path } => which::run(ctx, &path),
         ResourceCommand::LinkChild { parent, child } => link(ctx, &parent, &child),
         ResourceCommand::UnlinkChild { parent, child } => unlink(ctx, &parent, &child),
         ResourceCommand::Discover {
@@ -498,4 +509,5 @@ mod list;
 mod text;
 mod tree;
 pub(super) mod trust;
+mod which;
 use text::{container_text, neighbours, removal, show};

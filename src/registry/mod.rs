@@ -35,6 +35,7 @@
 //! | `import` | `agents registry import`: a document in, all or nothing |
 
 pub mod args;
+mod at_path;
 mod children;
 mod containers;
 mod discovery;

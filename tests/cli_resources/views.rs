@@ -288,3 +288,54 @@ fn on_a_terminal_tree_lines_are_cut_to_its_width() {
     }
     assert!(text.contains("├── local/d/f10 (fs-file)  /t…\n"), "{text}");
 }
+
+#[test]
+fn which_lists_the_resources_at_a_path_and_above_it_nearest_first() {
+    let env = Env::new();
+    let repo = env.path("repo");
+    crate::common::git_repo(&repo);
+    env.add("git-checkout", "local/repo", &repo, &[]).ok();
+    let names_of = |args: &[&str]| -> Vec<String> {
+        let mut argv = vec!["resource", "which"];
+        argv.extend_from_slice(args);
+        argv.extend(["-o", "json"]);
+        names(&env.run(&argv).json())
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    };
+    // A file: itself, its directory, then the work tree before the
+    // checkout (both at the root: the deeper first).
+    let file = repo.join("src/main.py");
+    env.run(&["resource", "discover", "local/repo/worktree/src"])
+        .ok();
+    assert_eq!(
+        names_of(&[file.to_str().unwrap()]),
+        [
+            "local/repo/worktree/src/main.py",
+            "local/repo/worktree/src",
+            "local/repo/worktree",
+            "local/repo"
+        ]
+    );
+    // Relative to the working directory (the scratch directory), through
+    // `..` too; a path nothing is at lists what is above it.
+    assert_eq!(
+        names_of(&["repo/src/../README.md"])[0],
+        "local/repo/worktree/README.md"
+    );
+    env.write("repo/new.txt", "x\n");
+    assert_eq!(
+        names_of(&["./repo/new.txt"]),
+        ["local/repo/worktree", "local/repo"]
+    );
+    let outside = env.run(&["resource", "which", "."]).ok().to_owned();
+    assert!(
+        outside.starts_with("no resource is located at "),
+        "{outside}"
+    );
+    env.run(&["resource", "which", "repo/missing"]).refused(&[
+        "cannot resolve path \"repo/missing\"",
+        "give an existing file",
+    ]);
+}
