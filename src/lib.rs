@@ -12,9 +12,11 @@ pub mod devcontainer;
 pub mod digest;
 pub mod effects;
 pub mod git_env;
+pub mod graph;
 pub mod home;
 pub mod machine;
 pub mod model;
+pub mod natural;
 pub mod plugin;
 mod private_dir;
 #[cfg(test)]

@@ -165,12 +165,14 @@ fn the_checkout_records_its_branch_and_head_and_the_tree_shows_three_levels() {
     let tree = env.run(&["resource", "tree", "--depth", "3", "local/api-repo"]);
     let text = tree.ok();
     for part in [
-        "local/api-repo/git (git)",
-        "local/api-repo/git/branch/main (git-branch)",
-        "local/api-repo/git/tag/v0.1 (git-tag)",
-        "local/api-repo/git/remote/origin (git-remote)",
+        "├── git (git)",
+        "── branch/main (git-branch)",
+        "── tag/v0.1 (git-tag)",
+        "── remote/origin (git-remote)",
+        "── stash/",
         "(git-stash)",
-        "local/api-repo/worktree/src (fs-directory)",
+        "└── worktree (fs-directory)",
+        "── src (fs-directory)",
     ] {
         assert!(text.contains(part), "{part} not in {text}");
     }

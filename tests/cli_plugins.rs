@@ -72,11 +72,8 @@ fn a_plugin_backed_type_registers_a_resource_with_discovered_children() {
 
     let tree = env.run(&["resource", "tree", "local/pkg"]);
     let text = tree.ok();
-    assert!(text.contains("local/pkg/src/acme (fs-directory)"), "{text}");
-    assert!(
-        text.contains("local/pkg/src/acme_cli (fs-directory)"),
-        "{text}"
-    );
+    assert!(text.contains("── src/acme (fs-directory)"), "{text}");
+    assert!(text.contains("── src/acme_cli (fs-directory)"), "{text}");
     let child = env
         .run(&["resource", "show", "local/pkg/src/acme", "-o", "json"])
         .json();

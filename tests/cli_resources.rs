@@ -457,3 +457,4 @@ fn a_custom_type_attaches_below_a_built_in_it_names() {
 }
 
 mod flags;
+mod views;

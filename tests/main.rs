@@ -17,6 +17,7 @@ mod builtin_git;
 mod cli_containment;
 mod cli_escapes;
 mod cli_faults;
+mod cli_graph;
 mod cli_inputs;
 mod cli_plugins;
 mod cli_resources;

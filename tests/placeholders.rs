@@ -49,7 +49,7 @@ fn rules_without_a_handler_give_placeholders_until_a_handler_enumerates() {
     let tree = env.run(&["resource", "tree", "local/docs"]);
     assert!(
         tree.ok()
-            .contains("local/docs/rule-1 (fs-directory)  (placeholder for */: not enumerated yet)"),
+            .contains("── rule-1 (fs-directory)  (placeholder for */: not enumerated yet)"),
         "{}",
         tree.stdout
     );

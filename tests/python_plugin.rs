@@ -179,14 +179,8 @@ fn a_python_handler_validates_discovers_inspects_and_refreshes() {
     let hash = shown["content_hash"].as_str().unwrap().to_owned();
     assert!(hash.starts_with("sha256:"), "{hash}");
     let tree = env.run(&["resource", "tree", "local/mono"]);
-    assert!(
-        tree.ok()
-            .contains("local/mono/packages/api (myteam/node-package)")
-    );
-    assert!(
-        tree.ok()
-            .contains("local/mono/packages/web (myteam/node-package)")
-    );
+    assert!(tree.ok().contains("── packages/api (myteam/node-package)"));
+    assert!(tree.ok().contains("── packages/web (myteam/node-package)"));
     assert!(!tree.ok().contains("notes"), "{}", tree.stdout);
     let api = env.run(&["resource", "show", "local/mono/packages/api", "-o", "json"]);
     assert_eq!(api.json()["properties"]["name"], "@mono/api");

@@ -10,7 +10,7 @@ use super::types::{self, TypeCommand};
 use super::{Context, Outcome};
 use clap::Subcommand;
 use resource_host::model::{Resource, ResourceKey};
-use resource_host::registry::{ContainerView, Depth, RemoveOptions, ResourceFilter};
+use resource_host::registry::{ContainerView, Depth, RemoveOptions};
 use resource_host::text::{escape_block, escape_line};
 
 /// Lines a discovery or refresh report lists for people (all in `-o json`).
@@ -43,21 +43,17 @@ pub enum ResourceCommand {
         )]
         rest: Vec<String>,
     },
-    /// List resources, optionally of one type.
+    /// List resources: all, or by type, name glob or ancestor; natural order of names.
     #[command(
         after_help = "--type includes subtypes (a rule that names a type accepts its \
-        subtypes); add --exact for that type only.\n\nExamples:\n  \
-        agents resource list\n  agents resource list --type git-checkout\n  \
+        subtypes); add --exact for that type only. --name matches the whole name, `*` \
+        spanning `/`. On a terminal a last line says how many matched and how many are shown.\n\n\
+        Examples:\n  agents resource list\n  agents resource list --type git-checkout\n  \
+        agents resource list --under local/api-repo --name '*.py' --limit 20\n  \
+        agents resource list --sort registered\n  \
         agents resource list --type container-instance --exact -o json"
     )]
-    List {
-        /// Only resources of this type (and its subtypes, unless --exact).
-        #[arg(long = "type", value_name = "TYPE")]
-        type_name: Option<String>,
-        /// With --type: that exact type, not its subtypes.
-        #[arg(long, requires = "type_name")]
-        exact: bool,
-    },
+    List(list::ListArgs),
     /// Show one resource by namespaced name or ULID.
     #[command(after_help = "Examples:\n  agents resource show local/api-repo\n  \
         agents resource show 01JD0000000000000000000000 -o json")]
@@ -67,8 +63,10 @@ pub enum ResourceCommand {
     },
     /// Draw the resources below one resource.
     #[command(
-        after_help = "--type keeps the paths that lead to resources of that type (or \
-        its subtypes).\n\nExamples:\n  agents resource tree local/api-repo\n  \
+        after_help = "Each line is the part of the name below its parent, the type, and \
+        the location where the parent's does not tell it (--locations: always; --full-names: \
+        whole names and every location). On a terminal lines are cut to its width. --type \
+        keeps the paths that lead to resources of that type (or its subtypes).\n\nExamples:\n  agents resource tree local/api-repo\n  \
         agents resource tree --depth 3 local/api-repo\n  \
         agents resource tree --type fs-directory local/api-repo"
     )]
@@ -79,8 +77,49 @@ pub enum ResourceCommand {
         /// Only show paths to resources of this type.
         #[arg(long = "type", value_name = "TYPE")]
         type_name: Option<String>,
+        /// Show every location, also those the parent's location tells.
+        #[arg(long)]
+        locations: bool,
+        /// Whole names and every location on each line (the form before names were relative).
+        #[arg(long)]
+        full_names: bool,
         #[arg(value_name = "NAME_OR_ID")]
         key: ResourceKey,
+    },
+    /// Draw the DAG below a resource: dot, Mermaid or SVG (-o json: nodes and edges).
+    #[command(
+        after_help = "Each resource is drawn once (a shared child under all its parents), \
+        physical ones as boxes, virtual identities as ellipses joined to their members by \
+        dashed lines, each type in its own colour with a legend. A resource's children past \
+        12, and everything past 150 resources, are folded into \"+N more\". With -o json or \
+        -o yaml: the nodes, edges and folded counts, whatever --format says.\n\n\
+        Examples:\n  agents resource graph local/api-repo | dot -Tpng > repo.png\n  \
+        agents resource graph local/api-repo --format svg > repo.svg\n  \
+        agents resource graph --depth 2 --format mermaid local/api-repo\n  \
+        agents resource graph local/api-repo -o json"
+    )]
+    Graph {
+        /// How many links deep to go (all when omitted; 1: the children).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        depth: Option<u32>,
+        /// Only draw paths to resources of this type (or its subtypes).
+        #[arg(long = "type", value_name = "TYPE")]
+        type_name: Option<String>,
+        /// What to draw: dot (default), mermaid or svg.
+        #[arg(long, value_enum, default_value_t)]
+        format: graph::GraphFormat,
+        #[arg(value_name = "NAME_OR_ID")]
+        key: ResourceKey,
+    },
+    /// List the resources located at PATH or above it, nearest first.
+    #[command(
+        after_help = "At one location (a checkout and its worktree directory) the \
+        deepest in the DAG comes first. Relative paths resolve against the working directory.\n\n\
+        Examples:\n  agents resource which ./src/main.py\n  agents resource which ~/repos/api -o json"
+    )]
+    Which {
+        #[arg(value_name = "PATH")]
+        path: std::path::PathBuf,
     },
     /// Link CHILD below PARENT.
     #[command(
@@ -239,7 +278,7 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
     match cmd {
         ResourceCommand::Type(cmd) => types::run(ctx, cmd),
         ResourceCommand::Add { type_name, rest } => add::run(ctx, type_name, rest),
-        ResourceCommand::List { type_name, exact } => list(ctx, type_name, exact),
+        ResourceCommand::List(args) => list::run(ctx, args),
         ResourceCommand::Show { key } => show_one(ctx, &key),
         ResourceCommand::Start { key } => {
             let view = ctx.open()?.start_container(&key)?;
@@ -255,8 +294,24 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         ResourceCommand::Tree {
             depth,
             type_name,
+            locations,
+            full_names,
             key,
-        } => tree(ctx, &key, depth, type_name),
+        } => {
+            let style = tree::TreeStyle {
+                full_names,
+                locations,
+                width: None,
+            };
+            tree::run(ctx, &key, depth, type_name, style)
+        }
+        ResourceCommand::Graph {
+            depth,
+            type_name,
+            format,
+            key,
+        } => graph::run(ctx, &key, depth, type_name, format),
+        ResourceCommand::Which { path } => which::run(ctx, &path),
         ResourceCommand::LinkChild { parent, child } => link(ctx, &parent, &child),
         ResourceCommand::UnlinkChild { parent, child } => unlink(ctx, &parent, &child),
         ResourceCommand::Discover {
@@ -282,17 +337,6 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
     }
 }
 
-/// `resource list [--type T [--exact]]`.
-fn list(ctx: &Context, type_name: Option<String>, exact: bool) -> Outcome {
-    let filter = match (type_name, exact) {
-        (None, _) => ResourceFilter::All,
-        (Some(t), false) => ResourceFilter::TypeOrSubtype(t),
-        (Some(t), true) => ResourceFilter::ExactType(t),
-    };
-    let resources = ctx.open()?.list_resources(&filter)?;
-    emit(ctx.format, &resources, || resource_table(&resources))
-}
-
 /// `resource show KEY`: the resource, and a devcontainer's lifecycle
 /// (other resources have none; any failure to read one is shown).
 fn show_one(ctx: &Context, key: &ResourceKey) -> Outcome {
@@ -304,20 +348,22 @@ fn show_one(ctx: &Context, key: &ResourceKey) -> Outcome {
         container: container.clone(),
     };
     emit(ctx.format, &shown, || {
-        // People read the equivalents' names; JSON keeps the ids.
+        // People read names: parents and children as `name (type)`, the
+        // equivalents by name; JSON keeps the ids.
+        let named = neighbours(&registry, &resource);
         let equivalents: Vec<String> = resource
             .equivalents
             .iter()
             .map(|id| {
-                registry
-                    .show_resource(&ResourceKey::Id(*id))
-                    .map_or_else(|_| id.to_string(), |r| r.label())
+                named
+                    .get(id)
+                    .map_or_else(|| id.to_string(), |l| l.label.clone())
             })
             .collect();
         // A devcontainer's live state is its container's: the `state`
         // discovery recorded ("detected") is not repeated.
         let hidden: &[&str] = if container.is_some() { &["state"] } else { &[] };
-        let mut text = show(&resource, &equivalents, hidden);
+        let mut text = show(&resource, &named, &equivalents, hidden);
         if let Some(c) = &container {
             text.push_str(&container_text(c, &resource.label()));
         }
@@ -337,19 +383,6 @@ fn stop(ctx: &Context, key: &ResourceKey) -> Outcome {
         }),
         Some(_) => lifecycle(ctx, "stopped", &view),
     }
-}
-
-/// `resource tree [--depth N] [--type T] KEY`.
-fn tree(
-    ctx: &Context,
-    key: &ResourceKey,
-    depth: Option<u32>,
-    type_name: Option<String>,
-) -> Outcome {
-    let tree = ctx
-        .open()?
-        .get_resource_tree(key, depth, type_name.as_deref())?;
-    emit(ctx.format, &tree, || draw(&tree))
 }
 
 /// `resource link-child PARENT CHILD`.
@@ -471,6 +504,10 @@ fn lifecycle(ctx: &Context, done: &str, view: &ContainerView) -> Outcome {
     })
 }
 
+mod graph;
+mod list;
 mod text;
+mod tree;
 pub(super) mod trust;
-use text::{container_text, draw, removal, resource_table, show};
+mod which;
+use text::{container_text, neighbours, removal, show};

@@ -45,6 +45,7 @@
 
 mod api;
 pub mod args;
+mod at_path;
 mod children;
 mod containers;
 mod discovery;
@@ -53,12 +54,15 @@ mod environments;
 mod equivalence;
 mod error;
 mod export;
+mod graph;
 mod handlers;
 mod import;
 mod inspect;
 mod links;
+mod listing;
 pub mod local_mode;
 mod lookup;
+mod neighbours;
 mod plugin_check;
 mod plugin_store;
 mod refresh;
@@ -83,10 +87,13 @@ pub use error::{
     ResourcesError, SandboxRefusal, SandboxesError, StrategyRefusal, TransferError, TypesError,
 };
 pub use export::{ExportOptions, RegistryInfo};
+pub use graph::GraphOptions;
 pub use import::{ImportConflict, ImportOptions, ImportReport, MissingPlugin, MissingType, Tally};
 pub use inspect::Inspection;
 pub use links::TreeView;
+pub use listing::{ListOptions, ListOrder, ResourceList};
 pub use lookup::ResourceFilter;
+pub use neighbours::ResourceLabel;
 pub use plugin_check::{PluginCheckView, check_plugin};
 pub use plugin_store::{AddPluginOptions, ClassView, PluginView};
 pub use refresh::{ChangedResource, RefreshProgress, RefreshReport, StaleResource};

@@ -1,11 +1,69 @@
 //! How `agents resource …` shows things to people: the list table, one
-//! resource, a tree, a removal, a devcontainer's state — every value
+//! resource, a removal, a devcontainer's state — every value
 //! from the registry or a handler escaped before it reaches a terminal.
 
 use crate::cli::output::{self, fields, list, or_dash, table};
-use resource_host::model::{Resource, resource_label};
-use resource_host::registry::{ContainerView, RemovalReport, TreeView, TrustState};
+use resource_host::model::{Resource, ResourceId, resource_label};
+use resource_host::natural::names_cmp;
+use resource_host::registry::{ContainerView, Registry, RemovalReport, TrustState};
 use resource_host::text::escape_line;
+use std::collections::HashMap;
+
+/// A resource `show` names by id: its name (the id without one) and
+/// `name (type)`.
+pub(super) struct Named {
+    pub(super) label: String,
+    text: String,
+}
+
+/// The parents, children and equivalents of `r`, named; those the
+/// registry no longer has (or all, if it cannot answer) stay ids.
+pub(super) fn neighbours(registry: &Registry, r: &Resource) -> HashMap<ResourceId, Named> {
+    let mut ids: Vec<ResourceId> = r
+        .parents
+        .iter()
+        .chain(&r.children)
+        .chain(&r.equivalents)
+        .copied()
+        .collect();
+    ids.sort();
+    ids.dedup();
+    registry
+        .labels(&ids)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|l| {
+            let named = Named {
+                label: resource_label(l.name.as_ref(), l.resource_id),
+                text: l.text(),
+            };
+            (l.resource_id, named)
+        })
+        .collect()
+}
+
+/// `ids` as `name (type), …`, at most [`super::LISTED`] of them.
+fn named_list(ids: &[ResourceId], named: &HashMap<ResourceId, Named>) -> String {
+    // Named ones in natural order of their names, then the bare ids.
+    let mut sorted: Vec<(Option<&Named>, &ResourceId)> =
+        ids.iter().map(|id| (named.get(id), id)).collect();
+    sorted.sort_by(|a, b| {
+        names_cmp(a.0.map(|n| n.label.as_str()), b.0.map(|n| n.label.as_str()))
+            .then_with(|| a.1.cmp(b.1))
+    });
+    let mut items: Vec<String> = sorted
+        .iter()
+        .take(super::LISTED)
+        .map(|(n, id)| n.map_or_else(|| id.to_string(), |n| n.text.clone()))
+        .collect();
+    if ids.len() > super::LISTED {
+        items.push(format!(
+            "… {} more (-o json lists all)",
+            ids.len() - super::LISTED
+        ));
+    }
+    list(items)
+}
 
 /// A devcontainer's lifecycle, for `resource show` of `name`.
 pub(super) fn container_text(c: &ContainerView, name: &str) -> String {
@@ -54,7 +112,7 @@ pub(super) fn container_text(c: &ContainerView, name: &str) -> String {
     text
 }
 
-pub(super) fn resource_table(resources: &[Resource]) -> String {
+pub(in crate::cli) fn resource_table(resources: &[Resource]) -> String {
     let rows: Vec<Vec<String>> = resources
         .iter()
         .map(|r| {
@@ -71,7 +129,12 @@ pub(super) fn resource_table(resources: &[Resource]) -> String {
 
 /// One resource for people; the properties named in `hidden` are left
 /// out (shown better elsewhere in the same view).
-pub(super) fn show(r: &Resource, equivalents: &[String], hidden: &[&str]) -> String {
+pub(super) fn show(
+    r: &Resource,
+    named: &HashMap<ResourceId, Named>,
+    equivalents: &[String],
+    hidden: &[&str],
+) -> String {
     let mut pairs = vec![
         ("resource_id", r.resource_id.to_string()),
         ("name", or_dash(r.name.as_ref())),
@@ -81,8 +144,8 @@ pub(super) fn show(r: &Resource, equivalents: &[String], hidden: &[&str]) -> Str
         ("location", or_dash(r.location.as_ref())),
         ("sandbox_strategy", or_dash(r.sandbox_strategy.as_ref())),
         ("content_hash", or_dash(r.content_hash.as_ref())),
-        ("parents", list(&r.parents)),
-        ("children", list(&r.children)),
+        ("parents", named_list(&r.parents, named)),
+        ("children", named_list(&r.children, named)),
         ("capabilities", list(r.capabilities.enabled())),
         ("auto_discovered", r.auto_discovered.to_string()),
         ("read_only", r.read_only.to_string()),
@@ -110,43 +173,6 @@ pub(super) fn show(r: &Resource, equivalents: &[String], hidden: &[&str]) -> Str
         text.push_str(&format!("  {}: {}\n", escape_line(k), escape_line(&value)));
     }
     text
-}
-
-fn node_line(t: &TreeView) -> String {
-    let label = resource_label(t.name.as_ref(), t.resource_id);
-    let mut line = format!("{label} ({})", t.resource_type_name);
-    if let Some(loc) = &t.location {
-        line.push_str(&format!("  {}", escape_line(loc)));
-    }
-    if let Some(pattern) = &t.placeholder {
-        line.push_str(&format!(
-            "  (placeholder for {}: not enumerated yet)",
-            escape_line(pattern)
-        ));
-    }
-    if t.repeated {
-        line.push_str("  (shown above)");
-    }
-    line
-}
-
-pub(super) fn draw(tree: &TreeView) -> String {
-    fn walk(node: &TreeView, prefix: &str, out: &mut String) {
-        let count = node.children.len();
-        for (i, child) in node.children.iter().enumerate() {
-            let last = i + 1 == count;
-            out.push_str(&format!(
-                "{prefix}{}{}\n",
-                if last { "└── " } else { "├── " },
-                node_line(child)
-            ));
-            let deeper = format!("{prefix}{}", if last { "    " } else { "│   " });
-            walk(child, &deeper, out);
-        }
-    }
-    let mut out = output::bold(&node_line(tree)) + "\n";
-    walk(tree, "", &mut out);
-    out
 }
 
 pub(super) fn removal(report: &RemovalReport) -> String {
