@@ -298,6 +298,19 @@ fn person() -> resource_host::registry::Person {
     resource_host::registry::Person { user, uid }
 }
 
+/// The per-user cache directory shared by every home:
+/// `$XDG_CACHE_HOME/agents` (an absolute one), else `~/.cache/agents`.
+fn user_cache() -> Option<PathBuf> {
+    let xdg = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .map(|h| h.join(".cache"));
+    xdg.or(home).map(|dir| dir.join("agents"))
+}
+
 /// What every verb gets: where the registry is and how to print.
 #[derive(Debug)]
 pub struct Context {
@@ -352,6 +365,7 @@ impl Context {
         let options = Options {
             registry,
             machine,
+            user_cache: user_cache(),
             person: Some(person()),
             limits: self.limits.clone(),
             overlay: resource_host::sandbox::Overlay::from_env_value(overlay.as_deref()),
