@@ -1,6 +1,7 @@
 //! Registering a big repository, each figure against git's own plumbing on
 //! it in the same run (issue 29). Run: `cargo bench --bench big_repo`
-//! (`BENCH_ONLY=big|refs` runs one part, `BENCH_RUNS=N` fewer runs).
+//! (`BENCH_ONLY=big|refs` runs one part, `BENCH_RUNS=N` fewer runs,
+//! `BENCH_KEEP=DIR` makes the repositories in DIR and reuses them there).
 //!
 //! 1. **big**: a repository shaped like git/git, made locally with
 //!    `git fast-import` (there is no network): 80,000 commits, a work tree
@@ -22,8 +23,13 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn main() {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let tmp = std::fs::canonicalize(tmp.path()).expect("canonical temp dir");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let keep = std::env::var_os("BENCH_KEEP").map(std::path::PathBuf::from);
+    if let Some(keep) = &keep {
+        std::fs::create_dir_all(keep).expect("BENCH_KEEP dir");
+    }
+    let tmp = std::fs::canonicalize(keep.as_deref().unwrap_or(dir.path())).expect("canonical dir");
+    let made = |repo: &Path| repo.join(".git").is_dir();
     let only = std::env::var("BENCH_ONLY").ok();
     let run = |part: &str| only.as_deref().is_none_or(|o| o == part);
     let runs: usize = std::env::var("BENCH_RUNS")
@@ -34,15 +40,19 @@ fn main() {
     if run("big") {
         let repo = tmp.join("big");
         let started = Instant::now();
-        big_repo(&repo, 80_000, 4_000, 3_000, 1_000, 300);
+        if !made(&repo) {
+            big_repo(&repo, 80_000, 4_000, 3_000, 1_000, 300);
+        }
         eprintln!("made the big repository in {:.1?}", started.elapsed());
         compare(&tmp, &repo, "big", runs);
     }
     if run("refs") {
         let repo = tmp.join("refs");
         let started = Instant::now();
-        big_repo(&repo, 10, 20, 40_000, 5_000, 0);
-        add_light_tags(&repo, 5_000);
+        if !made(&repo) {
+            big_repo(&repo, 10, 20, 40_000, 5_000, 0);
+            add_light_tags(&repo, 5_000);
+        }
         eprintln!(
             "made the 50,000-ref repository in {:.1?}",
             started.elapsed()
@@ -160,7 +170,7 @@ fn big_repo(
         let msg = format!("release {t}");
         let _ = writeln!(
             s,
-            "tag v{t:05}\nfrom :{}\ntagger b <b@example.com> 1700000000 +0000\ndata {}\n{msg}\n",
+            "tag v{t:05}\nfrom :{}\ntagger b <b@example.com> 1700000000 +0000\ndata {}\n{msg}",
             at(t, tags),
             msg.len()
         );
