@@ -1,7 +1,9 @@
 //! Registering a big repository, each figure against git's own plumbing on
 //! it in the same run (issue 29). Run: `cargo bench --bench big_repo`
 //! (`BENCH_ONLY=big|refs` runs one part, `BENCH_RUNS=N` fewer runs,
-//! `BENCH_KEEP=DIR` makes the repositories in DIR and reuses them there).
+//! `BENCH_KEEP=DIR` makes the repositories in DIR and reuses them there,
+//! `BENCH_AGENTS_BEFORE=/path/to/other/agents` adds another build's
+//! figure to the same run, interleaved).
 //!
 //! 1. **big**: a repository shaped like git/git, made locally with
 //!    `git fast-import` (there is no network): 80,000 commits, a work tree
@@ -207,10 +209,11 @@ fn add_light_tags(dir: &Path, n: usize) {
     git(dir, &["pack-refs", "--all"]);
 }
 
-/// `agents ARGS` on `home` (with the shared cache in `xdg`), timed.
-fn agents(home: &Path, xdg: &Path, args: &[&str]) -> Duration {
+/// `agents ARGS` (the binary `program`) on `home` (with the shared cache
+/// in `xdg`), timed.
+fn agents(program: &Path, home: &Path, xdg: &Path, args: &[&str]) -> Duration {
     let start = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_agents"))
+    let out = Command::new(program)
         .arg("--home")
         .arg(home)
         .args(args)
@@ -230,9 +233,12 @@ fn compare(tmp: &Path, repo: &Path, label: &str, runs: usize) {
     let count = git(repo, &["for-each-ref"]).lines().count();
     let xdg = tmp.join(format!("{label}-xdg"));
     let path = repo.to_str().expect("utf-8");
-    let add = |i: usize| {
+    let ours_program = Path::new(env!("CARGO_BIN_EXE_agents")).to_owned();
+    let before = std::env::var_os("BENCH_AGENTS_BEFORE").map(std::path::PathBuf::from);
+    let add_with = |program: &Path, i: usize| {
         let home = tmp.join(format!("{label}-home-{i}"));
         let took = agents(
+            program,
             &home,
             &xdg,
             &[
@@ -247,6 +253,7 @@ fn compare(tmp: &Path, repo: &Path, label: &str, runs: usize) {
         std::fs::remove_dir_all(&home).ok();
         took
     };
+    let add = |i: usize| add_with(&ours_program, i);
     let plumbing = || {
         let start = Instant::now();
         for args in [
@@ -262,10 +269,13 @@ fn compare(tmp: &Path, repo: &Path, label: &str, runs: usize) {
     // Warm: the shared cache gets the components, git its caches.
     add(999);
     plumbing();
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let (mut ours, mut theirs, mut old) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..runs {
         ours.push(add(i));
         theirs.push(plumbing());
+        if let Some(program) = &before {
+            old.push(add_with(program, i));
+        }
     }
     let (ours, theirs) = (median(ours), median(theirs));
     println!("## {label}: {count} refs, median of {runs}\n");
@@ -278,6 +288,14 @@ fn compare(tmp: &Path, repo: &Path, label: &str, runs: usize) {
         "| `git for-each-ref` + `remote -v` + `stash list` + `status --porcelain` | {} |",
         ms(theirs)
     );
+    if !old.is_empty() {
+        let old = median(old);
+        println!(
+            "| the same with `BENCH_AGENTS_BEFORE` | {} ({:.2}× git's) |",
+            ms(old),
+            old.as_secs_f64() / theirs.as_secs_f64()
+        );
+    }
     println!(
         "\nratio: {:.2}×\n",
         ours.as_secs_f64() / theirs.as_secs_f64()
