@@ -4,7 +4,11 @@
 //! `<home>/cache/components`); the built-in `fs-directory` (the fs
 //! component: validate, two levels of discovery) and `git-checkout` of a
 //! small repository (the git and fs components, eight git processes), with
-//! `git status` as a floor for anything that asks git. Run:
+//! `git status` as a floor for anything that asks git; and the first
+//! command on a fresh home — `fs-directory` with the built-in components
+//! read from the per-user shared compile cache, and with that cache cold
+//! (compiling them, as every new home did before there was one) — against
+//! the same command on a warm home, interleaved. Run:
 //! `cargo bench --bench resource_add`.
 
 use std::path::Path;
@@ -13,12 +17,21 @@ use std::time::{Duration, Instant};
 
 const RUNS: usize = 9;
 
+/// The per-user cache directory (`XDG_CACHE_HOME`) of every run: the
+/// bench's own, never the user's.
+static XDG: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
 fn agents(home: &Path, args: &[&str]) -> Duration {
+    agents_with_cache(home, XDG.get().expect("set in main"), args)
+}
+
+fn agents_with_cache(home: &Path, xdg: &Path, args: &[&str]) -> Duration {
     let start = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_agents"))
         .arg("--home")
         .arg(home)
         .args(args)
+        .env("XDG_CACHE_HOME", xdg)
         .output()
         .expect("run agents");
     let took = start.elapsed();
@@ -37,6 +50,7 @@ fn median(mut xs: Vec<Duration>) -> Duration {
 
 fn main() {
     let tmp = tempfile::tempdir().expect("temp dir");
+    XDG.set(tmp.path().join("xdg")).expect("once");
     let home = tmp.path().join("home");
     let pkg = tmp.path().join("pkg");
     std::fs::create_dir_all(pkg.join("src/acme")).expect("pkg");
@@ -84,6 +98,30 @@ fn main() {
             )
         })
         .collect();
+    // The first command on a fresh home, interleaved with the same
+    // command on the warm one: the built-ins read from the shared cache,
+    // and compiled (a cold shared cache, as every new home did before).
+    let (mut warm_home, mut fresh_home, mut cold_home) = (Vec::new(), Vec::new(), Vec::new());
+    let cold_xdg = tmp.path().join("xdg-cold");
+    for i in 0..RUNS {
+        let name = format!("local/w{i}");
+        warm_home.push(agents(
+            &home,
+            &["resource", "add", "fs-directory", &name, "--path", path],
+        ));
+        let fresh = tmp.path().join(format!("fresh{i}"));
+        fresh_home.push(agents(
+            &fresh,
+            &["resource", "add", "fs-directory", "local/d", "--path", path],
+        ));
+        std::fs::remove_dir_all(&cold_xdg).ok();
+        let cold = tmp.path().join(format!("cold{i}"));
+        cold_home.push(agents_with_cache(
+            &cold,
+            &cold_xdg,
+            &["resource", "add", "fs-directory", "local/d", "--path", path],
+        ));
+    }
     let repo = tmp.path().join("repo");
     small_repo(&repo);
     let repo_path = repo.to_str().expect("utf-8");
@@ -133,6 +171,18 @@ fn main() {
     println!(
         "| git-checkout of a small repository (git and fs components) | {:.1} ms |",
         ms(median(checkout))
+    );
+    let (warm_home, fresh_home, cold_home) =
+        (median(warm_home), median(fresh_home), median(cold_home));
+    println!(
+        "| fs-directory, warm home | {:.1} ms |\n\
+         | fs-directory, first command on a fresh home, warm shared cache | {:.1} ms ({:.2}× the warm home) |\n\
+         | fs-directory, first command on a fresh home, cold shared cache (compiles) | {:.1} ms ({:.2}×) |",
+        ms(warm_home),
+        ms(fresh_home),
+        fresh_home.as_secs_f64() / warm_home.as_secs_f64(),
+        ms(cold_home),
+        cold_home.as_secs_f64() / warm_home.as_secs_f64(),
     );
     println!(
         "| `git status --porcelain` on it, for reference | {:.1} ms |",

@@ -49,5 +49,6 @@ mod registry_export;
 mod registry_files;
 mod registry_import_checks;
 mod sandboxes;
+mod shared_cache;
 mod shared_registry;
 mod watch;

@@ -312,6 +312,19 @@ fn overlay_from(value: Option<String>) -> resource_host::sandbox::Overlay {
     })
 }
 
+/// The per-user cache directory shared by every home:
+/// `$XDG_CACHE_HOME/agents` (an absolute one), else `~/.cache/agents`.
+fn user_cache() -> Option<PathBuf> {
+    let xdg = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .map(|h| h.join(".cache"));
+    xdg.or(home).map(|dir| dir.join("agents"))
+}
+
 /// What every verb gets: where the registry is and how to print.
 #[derive(Debug)]
 pub struct Context {
@@ -366,6 +379,7 @@ impl Context {
         let options = Options {
             registry,
             machine,
+            user_cache: user_cache(),
             person: Some(person()),
             limits: self.limits.clone(),
             overlay,

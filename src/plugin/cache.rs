@@ -17,7 +17,16 @@
 //! is hashed again and refused unless its bytes are still the sealed ones.
 //! Any unusable entry is logged and recompiled, never fatal; failing to
 //! write the cache only costs speed. The cache directory must be private
-//! (`trust`): code is only loaded from a directory nobody else can write.
+//! (`trust`): code is only loaded from a directory nobody else can write,
+//! and only from an entry (and seal) owned by the user or root and
+//! writable by no one else — an entry that is not is recompiled over.
+//!
+//! There are two such caches ([`CacheKind`]): each home's, for its
+//! plugins, and one per user shared by every home, for the built-in
+//! components (the same bytes in every home: compiled once per user and
+//! engine, not once per home). The embedder names the shared one (the CLI:
+//! `$XDG_CACHE_HOME/agents`); the runtime uses the home's instead when
+//! there is none or it is not private.
 
 use super::error::PluginError;
 use super::files::write_atomic;
@@ -41,16 +50,54 @@ pub enum LoadOrigin {
 /// The bytes of the component to compile, fetched only on a cache miss.
 pub(crate) type WasmSource<'a> = &'a dyn Fn() -> Result<Cow<'a, [u8]>, PluginError>;
 
-/// The compile cache of one runtime: a private directory, or none (a
-/// runtime without a home compiles every component it loads).
+/// Which of the two caches (for messages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CacheKind {
+    /// The home's (`<home>/cache/components`).
+    Home,
+    /// The user's, shared by every home (built-in components).
+    Shared,
+}
+
+impl CacheKind {
+    fn label(self) -> &'static str {
+        match self {
+            CacheKind::Home => "compile cache",
+            CacheKind::Shared => "shared compile cache",
+        }
+    }
+}
+
+/// A compile cache: a private directory, or none (a runtime without a
+/// home compiles every component it loads).
 #[derive(Debug, Clone)]
 pub(crate) struct CompileCache {
     dir: Option<PathBuf>,
+    kind: CacheKind,
 }
 
 impl CompileCache {
     pub fn new(dir: Option<PathBuf>) -> Self {
-        Self { dir }
+        Self {
+            dir,
+            kind: CacheKind::Home,
+        }
+    }
+
+    /// The per-user cache shared by every home, in `dir`.
+    pub fn shared(dir: PathBuf) -> Self {
+        Self {
+            dir: Some(dir),
+            kind: CacheKind::Shared,
+        }
+    }
+
+    /// Refuse the directory unless it is private (created private when
+    /// missing); no directory is fine.
+    pub fn check_dir(&self) -> Result<(), PluginError> {
+        self.dir
+            .as_deref()
+            .map_or(Ok(()), super::trust::check_private_dir)
     }
 
     pub fn entry_path(&self, sha256: &str, compat: &str) -> Option<PathBuf> {
@@ -79,21 +126,26 @@ impl CompileCache {
             return Ok((compile()?.0, LoadOrigin::Compiled));
         };
         super::trust::check_private_dir(dir)?;
+        let label = self.kind.label();
         match load_entry(engine, &path, sha256) {
-            Ok(Some(component)) => return Ok((component, LoadOrigin::DiskCache)),
+            Ok(Some(component)) => {
+                log::debug!(target: "plugin", "read {} from the {label}", path.display());
+                return Ok((component, LoadOrigin::DiskCache));
+            }
             Ok(None) => {}
             Err(why) => log::warn!(
                 target: "plugin",
-                "compile cache entry {} is unusable ({why}); recompiling",
+                "{label} entry {} is unusable ({why}); recompiling",
                 path.display()
             ),
         }
+        log::debug!(target: "plugin", "compiling {} into the {label}", path.display());
         let (component, _) = compile()?;
         match component.serialize() {
             Ok(code) => match write_atomic(&path, &code, false) {
                 Ok(()) => seal::seal(&path, sha256, &crate::digest::sha256_hex(&code)),
                 Err(e) => {
-                    log::warn!(target: "plugin", "cannot write compile cache {}: {e}", path.display());
+                    log::warn!(target: "plugin", "cannot write {label} {}: {e}", path.display());
                 }
             },
             Err(e) => log::warn!(target: "plugin", "cannot serialize a compiled component: {e:#}"),
@@ -134,6 +186,19 @@ fn load_entry(
     path: &Path,
     wasm_sha256: &str,
 ) -> Result<Option<Component>, String> {
+    for file in [path.to_owned(), seal::seal_path(path)] {
+        match std::fs::symlink_metadata(&file) {
+            Ok(meta) => {
+                if let Some(exposed) = crate::private_dir::exposed(&meta) {
+                    return Err(
+                        exposed.explain(&file, "they could swap in code the host would run")
+                    );
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e.to_string()),
+        }
+    }
     match seal::check(path, wasm_sha256, None) {
         Ok(_) => {}
         Err(SealError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),

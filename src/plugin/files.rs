@@ -13,6 +13,7 @@
 use super::error::PluginError;
 use crate::digest::{is_sha256_hex, sha256_hex};
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -151,7 +152,14 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> std::io:
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
     let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
+        // Owner-only whatever the umask: a cache entry or plugin file
+        // writable by its group is refused on load (`cache::load_entry`).
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
         // Held until the file is renamed and closed: a sweep leaves a
         // temp file alone while its writer lives (`sweep_stale_temps`).
         // Best effort: where the filesystem has no locks, a sweep cannot

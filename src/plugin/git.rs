@@ -251,20 +251,56 @@ impl GitScope {
         if let Some(url) = self.remote.clone() {
             return Ok(self.listing(&url).await?.refs);
         }
-        let out = self
+        // Full names only: the `:short` forms make git check every name
+        // for ambiguity, which costs ~60% more on a repository with a
+        // thousand refs. Short names are cut here instead. Peeled targets
+        // and upstreams are asked apart (`join_refs` says why).
+        let listing = self
             .git_once(
                 "references",
                 &[
                     "for-each-ref",
-                    // Full names only: the `:short` forms make git check every
-                    // name for ambiguity, which costs ~60% more on a repository
-                    // with a thousand refs. Short names are cut here instead.
-                    "--format=%(refname)%00%(objectname)%00%(*objectname)%00%(upstream)",
+                    "--format=%(refname)%00%(objectname)",
                     "refs/",
                 ],
             )
             .await?;
-        Ok(parse_refs(&out))
+        // No refs at all: `show-ref` and `config` exit 1, an empty answer.
+        let empty_on_exit_1 = |answer: Result<String, GitError>| match answer {
+            Err(GitError::Failed(m)) if m.is_empty() => Ok(String::new()),
+            other => other,
+        };
+        let peeled = empty_on_exit_1(self.git_once("peeled", &["show-ref", "-d"]).await)?;
+        let configured = empty_on_exit_1(
+            self.git_once(
+                "upstream-config",
+                &[
+                    "config",
+                    "--null",
+                    "--name-only",
+                    "--get-regexp",
+                    r"^branch\..*\.merge$",
+                ],
+            )
+            .await,
+        )?;
+        let branches = configured_upstreams(&configured);
+        let upstreams = if branches.is_empty() {
+            String::new()
+        } else {
+            // The repository's own configuration names these (never a
+            // guest); past a few hundred, every branch is asked instead.
+            let mut args = vec!["for-each-ref", "--format=%(refname)%00%(upstream)"];
+            let patterns: Vec<String> =
+                branches.iter().map(|b| format!("refs/heads/{b}")).collect();
+            if patterns.len() <= 200 {
+                args.extend(patterns.iter().map(String::as_str));
+            } else {
+                args.push("refs/heads/");
+            }
+            self.git_once("upstreams", &args).await?
+        };
+        Ok(join_refs(&listing, &peeled, &upstreams))
     }
 
     pub async fn remotes(&mut self) -> Result<Vec<Remote>, GitError> {

@@ -78,6 +78,9 @@ pub struct PluginRuntime {
     /// Where one-entry views of file locations are made.
     pub(crate) views: Option<PathBuf>,
     cache: CompileCache,
+    /// The per-user cache the built-in components are compiled into,
+    /// shared by every home (see `cache`).
+    shared: Option<CompileCache>,
     engine: OnceLock<Result<Arc<EngineState>, String>>,
     loaded: Mutex<HashMap<(ModuleName, String), LoadedModule>>,
     /// The current operation's git answers (see [`PluginRuntime::git_snapshot`]).
@@ -148,6 +151,7 @@ impl PluginRuntime {
             limits,
             views: None,
             cache: CompileCache::new(cache_dir),
+            shared: None,
             engine: OnceLock::new(),
             loaded: Mutex::new(HashMap::new()),
             git_memo: MemoSlot::default(),
@@ -189,6 +193,31 @@ impl PluginRuntime {
         self
     }
 
+    /// Compile the built-in components into `dir`, a per-user cache
+    /// shared by every home (created private when missing), instead of
+    /// each home's: a new home then starts without compiling them. A
+    /// directory that is not private is not used (logged), the home's
+    /// cache is.
+    pub fn with_shared_cache(mut self, dir: Option<PathBuf>) -> Self {
+        self.shared = dir.map(CompileCache::shared);
+        self
+    }
+
+    /// The cache a component is compiled into: a built-in's goes to the
+    /// shared cache when there is a usable one.
+    fn cache_for(&self, embedded: bool) -> &CompileCache {
+        match self.shared.as_ref().filter(|_| embedded) {
+            Some(shared) => match shared.check_dir() {
+                Ok(()) => shared,
+                Err(e) => {
+                    log::warn!(target: "plugin", "not using the shared compile cache: {e}");
+                    &self.cache
+                }
+            },
+            None => &self.cache,
+        }
+    }
+
     pub fn limits(&self) -> &Limits {
         &self.limits
     }
@@ -212,7 +241,7 @@ impl PluginRuntime {
     pub fn accept(&self, wasm: &[u8]) -> Result<Accepted, PluginError> {
         let sha256 = sha256_hex(wasm);
         let anonymous = format!("sha256:{}", &sha256[..12]);
-        let prepared = self.prepare(&|| Ok(Cow::Borrowed(wasm)), &sha256)?;
+        let prepared = self.prepare(&|| Ok(Cow::Borrowed(wasm)), &sha256, false)?;
         let info = self.call_describe(&prepared.pre, &prepared.engine, &anonymous)?;
         Ok(Accepted {
             sha256,
@@ -243,7 +272,7 @@ impl PluginRuntime {
                     origin,
                     engine,
                     ..
-                } = self.prepare(&|| Ok(Cow::Borrowed(bytes)), &sha256)?;
+                } = self.prepare(&|| Ok(Cow::Borrowed(bytes)), &sha256, true)?;
                 (pre, origin, engine, module, sha256)
             }
             ComponentSource::Stored {
@@ -267,7 +296,7 @@ impl PluginRuntime {
                     origin,
                     engine,
                     ..
-                } = self.prepare(&wasm, sha256)?;
+                } = self.prepare(&wasm, sha256, false)?;
                 (pre, origin, engine, module, sha256.to_owned())
             }
         };
@@ -312,16 +341,26 @@ impl PluginRuntime {
             .map_err(PluginError::Engine)
     }
 
-    /// Classify, compile (or read the cache), find the contract version it
-    /// was built for, and build the `InstancePre`.
-    fn prepare(&self, wasm: WasmSource<'_>, sha256: &str) -> Result<Prepared, PluginError> {
+    /// Classify, compile (or read the cache: the shared one for a
+    /// built-in, `embedded`), find the contract version it was built for,
+    /// and build the `InstancePre`.
+    fn prepare(
+        &self,
+        wasm: WasmSource<'_>,
+        sha256: &str,
+        embedded: bool,
+    ) -> Result<Prepared, PluginError> {
         let state = self.engine()?;
         // A figure for people (`plugin check`), not a decision: the
         // process clock is fine here.
         let started = Instant::now();
-        let (component, origin) =
-            self.cache
-                .component(&state.engine, &state.compat, sha256, wasm, classify)?;
+        let (component, origin) = self.cache_for(embedded).component(
+            &state.engine,
+            &state.compat,
+            sha256,
+            wasm,
+            classify,
+        )?;
         let compile_time = started.elapsed();
         let version = contract_version(&state, &component)?;
         let imports = component

@@ -105,7 +105,7 @@ impl Record {
     }
 }
 
-fn seal_path(path: &Path) -> PathBuf {
+pub(crate) fn seal_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_owned();
     name.push(".seal");
     path.with_file_name(name)

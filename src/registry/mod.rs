@@ -169,6 +169,11 @@ pub struct Options {
     /// none — then nothing is trusted and no devcontainer is activated;
     /// the CLI hands in the OS user).
     pub person: Option<Person>,
+    /// A per-user cache directory shared by every home: the built-in
+    /// components are compiled into its `components/` once per user, not
+    /// once per home (default: none — each home compiles them; the CLI
+    /// hands in `$XDG_CACHE_HOME/agents`).
+    pub user_cache: Option<std::path::PathBuf>,
 }
 
 impl Default for Options {
@@ -183,6 +188,7 @@ impl Default for Options {
             container_tools: ContainerTools::default(),
             machine: None,
             person: None,
+            user_cache: None,
         }
     }
 }
@@ -212,7 +218,8 @@ impl Registry {
         let plugins = Plugins {
             runtime: PluginRuntime::new(home.compile_cache(), options.limits.clone())
                 .with_views_dir(home.views())
-                .with_git(options.git.clone()),
+                .with_git(options.git.clone())
+                .with_shared_cache(options.user_cache.as_ref().map(|d| d.join("components"))),
             files: Some(PluginFiles::new(home.plugins())),
         };
         let mut registry = Self::start(store, plugins, options)?;

@@ -10,6 +10,12 @@ pub use repos::{commit_all, git, git_repo, rich_repo};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// The `XDG_CACHE_HOME` every `agents` run of the tests gets (a test may
+/// override it through [`Env::vars`]): under the target dir, so the
+/// built-in components compile once for all test homes and runs, never
+/// into the user's own cache.
+pub const SHARED_CACHE: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache");
+
 /// A temporary home plus a scratch directory for files the test makes.
 pub struct Env {
     pub home: tempfile::TempDir,
@@ -238,7 +244,10 @@ impl Env {
         cmd.arg("--home").arg(self.home.path());
         cmd.env_remove("AGENTS_HOME")
             .env_remove("AGENTS_REGISTRY")
-            .env("NO_COLOR", "1");
+            .env("NO_COLOR", "1")
+            // One shared compile cache for every test home (not the
+            // user's): the built-in components compile once per engine.
+            .env("XDG_CACHE_HOME", SHARED_CACHE);
         cmd.current_dir(self.scratch.path());
         cmd.envs(self.vars.iter().map(|(k, v)| (k, v)));
         cmd

@@ -109,25 +109,75 @@ pub(super) fn parse_refs(out: &str) -> Vec<Reference> {
             let [name, target, peeled, upstream] = f.as_slice() else {
                 return None;
             };
-            let (kind, short_name) = if let Some(s) = name.strip_prefix("refs/heads/") {
-                (RefKind::Branch, s)
-            } else if let Some(s) = name.strip_prefix("refs/remotes/") {
-                (RefKind::RemoteBranch, s)
-            } else if let Some(s) = name.strip_prefix("refs/tags/") {
-                (RefKind::Tag, s)
-            } else {
-                (RefKind::Other, name.strip_prefix("refs/").unwrap_or(name))
-            };
-            Some(Reference {
-                name: (*name).to_owned(),
-                short_name: short_name.to_owned(),
-                kind,
-                target: (*target).to_owned(),
-                peeled: opt(peeled),
-                upstream: (!upstream.is_empty()).then(|| short_ref(upstream).to_owned()),
-            })
+            Some(reference(name, target, opt(peeled), upstream))
         })
         .collect()
+}
+
+/// The refs from three cheap answers instead of one `for-each-ref` asking
+/// `%(*objectname)` and `%(upstream)` of every ref (which makes git parse
+/// every ref's object and look up every branch's configuration: 6–9× the
+/// plain listing on a repository with 4,300 refs and 80,000 commits):
+/// `listing`, `for-each-ref --format=%(refname)%00%(objectname)`;
+/// `peeled`, `show-ref -d` (an annotated tag's fully peeled target, from
+/// `packed-refs` where git recorded it, as `<id> <ref>^{}`); `upstreams`,
+/// `for-each-ref --format=%(refname)%00%(upstream)` of only the branches
+/// whose configuration names an upstream.
+pub(super) fn join_refs(listing: &str, peeled: &str, upstreams: &str) -> Vec<Reference> {
+    use std::collections::HashMap;
+    let peeled: HashMap<&str, &str> = peeled
+        .lines()
+        .filter_map(|line| {
+            let (id, name) = line.split_once(' ')?;
+            Some((name.strip_suffix("^{}")?, id))
+        })
+        .collect();
+    let upstreams: HashMap<&str, &str> = upstreams
+        .lines()
+        .filter_map(|line| line.split_once('\0'))
+        .collect();
+    listing
+        .lines()
+        .filter_map(|line| {
+            let (name, target) = line.split_once('\0')?;
+            let upstream = upstreams.get(name).copied().unwrap_or_default();
+            Some(reference(
+                name,
+                target,
+                peeled.get(name).map(|p| (*p).to_owned()),
+                upstream,
+            ))
+        })
+        .collect()
+}
+
+/// The branch names whose upstream is configured, from `git config
+/// --null --name-only --get-regexp '^branch\..*\.merge$'`.
+pub(super) fn configured_upstreams(out: &str) -> Vec<&str> {
+    out.split('\0')
+        .filter_map(|key| key.trim().strip_prefix("branch.")?.strip_suffix(".merge"))
+        .filter(|name| !name.is_empty())
+        .collect()
+}
+
+fn reference(name: &str, target: &str, peeled: Option<String>, upstream: &str) -> Reference {
+    let (kind, short_name) = if let Some(s) = name.strip_prefix("refs/heads/") {
+        (RefKind::Branch, s)
+    } else if let Some(s) = name.strip_prefix("refs/remotes/") {
+        (RefKind::RemoteBranch, s)
+    } else if let Some(s) = name.strip_prefix("refs/tags/") {
+        (RefKind::Tag, s)
+    } else {
+        (RefKind::Other, name.strip_prefix("refs/").unwrap_or(name))
+    };
+    Reference {
+        name: name.to_owned(),
+        short_name: short_name.to_owned(),
+        kind,
+        target: target.to_owned(),
+        peeled,
+        upstream: (!upstream.is_empty()).then(|| short_ref(upstream).to_owned()),
+    }
 }
 
 /// A branch's upstream as its short name: `origin/main` for a remote

@@ -185,3 +185,29 @@ fn within_one_snapshot_repository_wide_answers_hold_and_after_it_they_move() {
     let mut again = scope_at(&work, memo);
     assert_eq!(block_on(again.status(Some("src/a.txt"))).unwrap().len(), 1);
 }
+
+#[test]
+fn refs_are_joined_from_the_listing_the_peeled_tags_and_the_configured_upstreams() {
+    let listing = "refs/heads/main\0aaaa\n\
+                   refs/heads/topic\0bbbb\n\
+                   refs/tags/v1\0cccc\n\
+                   refs/tags/light\0aaaa\n";
+    let peeled = "aaaa refs/heads/main\n\
+                  cccc refs/tags/v1\n\
+                  aaaa refs/tags/v1^{}\n\
+                  aaaa refs/tags/light\n";
+    let upstreams = "refs/heads/main\0refs/remotes/origin/main\n";
+    let refs = join_refs(listing, peeled, upstreams);
+    assert_eq!(refs.len(), 4);
+    assert_eq!(refs[0].upstream.as_deref(), Some("origin/main"));
+    assert_eq!(refs[1].upstream, None, "no upstream configured");
+    assert_eq!(refs[2].peeled.as_deref(), Some("aaaa"), "annotated");
+    assert_eq!(refs[2].kind, RefKind::Tag);
+    assert_eq!(refs[3].peeled, None, "light");
+}
+
+#[test]
+fn the_branches_with_an_upstream_are_read_from_their_merge_keys() {
+    let out = "branch.main.merge\0branch.feature/x.y.merge\0branch..merge\0";
+    assert_eq!(configured_upstreams(out), ["main", "feature/x.y"]);
+}
