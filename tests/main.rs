@@ -37,6 +37,7 @@ mod equivalence;
 mod exhaustion;
 mod git_neutral;
 mod load;
+mod mcp;
 mod ordinary_use;
 mod placeholders;
 mod plugin_check;

@@ -10,6 +10,7 @@ mod authoring;
 mod environments;
 mod keeping;
 mod logger;
+mod mcp;
 mod output;
 mod plugins;
 mod registry;
@@ -100,6 +101,8 @@ enum Verb {
     /// The registry itself: export, import (move or back up its data) and info.
     #[command(subcommand)]
     Registry(registry::RegistryCommand),
+    /// Serve the registry to agent runtimes over the Model Context Protocol (stdio).
+    Mcp(mcp::McpArgs),
     /// Print a shell completion script (e.g. `agents completions bash > /etc/bash_completion.d/agents`).
     Completions {
         /// The shell to complete for.
@@ -137,7 +140,7 @@ pub fn main() -> ExitCode {
 /// x.wasm: not a WebAssembly file …`), so a cause is added only when its
 /// text is not there yet — which is why this is a walk of our own and not
 /// `anyhow`'s `{:#}`, which would print such causes twice.
-fn chain(err: &dyn std::error::Error) -> String {
+pub(crate) fn chain(err: &dyn std::error::Error) -> String {
     let mut message = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {
@@ -252,6 +255,7 @@ fn run(cli: Cli) -> Outcome {
         Verb::Project(cmd) => environments::run_project(&ctx, cmd),
         Verb::Plan(cmd) => environments::run_plan(&ctx, cmd),
         Verb::Env(cmd) => environments::run_env(&ctx, cmd),
+        Verb::Mcp(args) => mcp::run(&ctx, args),
         Verb::Completions { shell } => completions(&ctx, shell),
     }
 }
@@ -326,7 +330,7 @@ fn user_cache() -> Option<PathBuf> {
 }
 
 /// What every verb gets: where the registry is and how to print.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Context {
     home: Option<PathBuf>,
     registry: Option<String>,

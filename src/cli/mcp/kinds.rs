@@ -1,0 +1,102 @@
+//! What a refused tool call tells a program: a `kind` to match on
+//! (`not_found`, `cycle`, `not_trusted`, …) beside the refusal's own
+//! words, which are the CLI's (`agents: error: …` without the prefix).
+
+use super::super::{Failure, chain};
+use resource_host::registry::RegistryError;
+
+/// A refused or failed tool call.
+#[derive(Debug, Clone)]
+pub struct Refusal {
+    pub kind: &'static str,
+    pub message: String,
+}
+
+impl Refusal {
+    pub fn new(kind: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// Arguments the tool's schema allows but that say nothing usable.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new("invalid_arguments", message)
+    }
+
+    /// The server itself failed (a task panicked).
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new("internal", message)
+    }
+
+    /// The tool result: `isError`, the text, and `{kind, message}` as
+    /// structured content.
+    pub fn to_result(&self) -> rmcp::model::CallToolResult {
+        let mut result = rmcp::model::CallToolResult::structured_error(serde_json::json!({
+            "kind": self.kind,
+            "message": self.message,
+        }));
+        result.content = vec![rmcp::model::ContentBlock::text(self.message.clone())];
+        result
+    }
+}
+
+impl From<RegistryError> for Refusal {
+    fn from(err: RegistryError) -> Self {
+        Self::new(kind(&err), chain(&err))
+    }
+}
+
+impl From<Failure> for Refusal {
+    fn from(failure: Failure) -> Self {
+        match failure {
+            Failure::Clap(err) => Self::invalid(err.to_string()),
+            Failure::Usage(message) => Self::invalid(message),
+            Failure::Refused(err) => match err.downcast_ref::<RegistryError>() {
+                Some(registry) => Self::new(kind(registry), chain(&*err)),
+                None => Self::new("failed", chain(&*err)),
+            },
+        }
+    }
+}
+
+/// The kind of a registry refusal: one word per family an agent would
+/// act on differently.
+pub fn kind(err: &RegistryError) -> &'static str {
+    use RegistryError as E;
+    match err {
+        E::TypeNotFound { .. }
+        | E::ResourceNotFound { .. }
+        | E::SandboxNotFound { .. }
+        | E::CheckpointNotFound { .. }
+        | E::PluginNotFound { .. }
+        | E::NotLinked { .. } => "not_found",
+        E::Cycle { .. } => "cycle",
+        E::IncompatibleLink { .. } => "incompatible_link",
+        E::SelfLink { .. } | E::DuplicateLink { .. } => "invalid_link",
+        E::TypeExists { .. } | E::DuplicateName { .. } | E::PluginExists { .. } => "exists",
+        E::Handler(_)
+        | E::PluginLoad { .. }
+        | E::ChildRefused { .. }
+        | E::HandlerModuleMissing { .. }
+        | E::HandlerClassMissing { .. }
+        | E::ComponentMissing { .. } => "handler_failed",
+        E::NotTrusted { .. } => "not_trusted",
+        E::Name(_) | E::Args(_) | E::BadSandboxStrategy { .. } | E::BadPlanName { .. } => {
+            "invalid_arguments"
+        }
+        E::HasSandboxes { .. }
+        | E::HasContainers { .. }
+        | E::TypeHasResources { .. }
+        | E::TypeReferenced { .. }
+        | E::PluginInUse { .. } => "in_use",
+        E::ChangedMeanwhile { .. } | E::TypesChanged { .. } => "conflict",
+        E::SandboxNotActive { .. } | E::SandboxInSession { .. } => "sandbox_state",
+        E::SandboxRefused { .. } | E::SandboxFailed { .. } => "sandbox_failed",
+        E::ContainerRefused { .. } | E::ContainerFailed { .. } => "container_failed",
+        E::Route(_) | E::NotAnEnvironment { .. } => "no_route",
+        E::Store(_) => "store",
+        _ => "refused",
+    }
+}

@@ -1,0 +1,86 @@
+//! `agents mcp`: the registry served over the Model Context Protocol, on
+//! stdio, for agent runtimes and IDE agents (built on `rmcp`).
+//!
+//! The server is the CLI by other means: each tool calls the same library
+//! operation a verb calls and answers the view `-o json` prints (as
+//! `structuredContent`; a list is wrapped in an object, which MCP
+//! requires), with a short summary for people as text. What a tool may do
+//! is decided here, once, from how the server was started:
+//!
+//! * the read tools always; the write tools unless `--read-only`;
+//! * the admin operations (types, plugins, import) only with
+//!   `--allow-admin`;
+//! * **trust never**: consent to a repository's devcontainer is a
+//!   person's, given with `agents resource trust` at a terminal. An agent
+//!   asking to activate an untrusted environment gets a tool error that
+//!   says what the person should run.
+//!
+//! A refusal is a tool result with `isError: true`, the refusal's text and
+//! a machine-readable `kind` ([`kinds`]); protocol errors are kept for
+//! malformed requests (an unknown tool, arguments that are not an object).
+//!
+//! Library calls are blocking; each runs on tokio's blocking pool with a
+//! registry of its own from a small pool ([`pool`]), so one slow handler
+//! call does not stall other requests. Progress of discovery and refresh
+//! goes to the client as progress notifications when it asked for them;
+//! a cancelled request stops before the registry is written.
+
+mod kinds;
+mod pool;
+mod resources;
+mod schema;
+mod server;
+mod tools;
+
+use super::{Context, Outcome};
+
+/// `agents mcp [--read-only | --allow-admin] [--watch]`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "An MCP client starts the server itself; for example:\n  \
+    {\"mcpServers\": {\"agents\": {\"command\": \"agents\", \"args\": [\"mcp\", \"--home\", \"/path/to/home\"]}}}\n\n\
+    It speaks JSON-RPC on stdin and stdout; logs (-v) go to stderr."
+)]
+pub struct McpArgs {
+    /// Serve only the tools that change nothing (lists, shows, trees,
+    /// inspect, environment resolution without activation, sandbox
+    /// list/show/diff).
+    #[arg(long, conflicts_with = "allow_admin")]
+    read_only: bool,
+    /// Also serve the admin tools: type add/remove, plugin add/remove and
+    /// registry import. Trust is never a tool.
+    #[arg(long)]
+    allow_admin: bool,
+    /// Watch the registered resources' locations; a change refreshes them
+    /// and tells the clients subscribed to what changed.
+    #[arg(long)]
+    watch: bool,
+}
+
+/// Which tools the server offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    ReadOnly,
+    Standard,
+    Admin,
+}
+
+/// Serve until the client closes stdin.
+pub fn run(ctx: &Context, args: McpArgs) -> Outcome {
+    let mode = match (args.read_only, args.allow_admin) {
+        (true, _) => Mode::ReadOnly,
+        (false, true) => Mode::Admin,
+        (false, false) => Mode::Standard,
+    };
+    // A home or registry that cannot be opened is said now, on stderr
+    // with exit 1, rather than as the first tool's error.
+    let first = ctx.open()?;
+    let pool = pool::Pool::new(ctx.clone(), first);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let served = runtime.block_on(server::serve(pool.clone(), mode, args.watch));
+    drop(pool.drain());
+    drop(runtime);
+    Ok(served?)
+}

@@ -1,0 +1,293 @@
+//! Registered resources as MCP resources: `agents://resource/<name or
+//! id>` (percent-encoded where a name holds what a URI cannot), listed a
+//! page at a time (the resources a person registered; their children
+//! through the template), read as the `resource show -o json` view, and
+//! subscribed to: a change a tool, a refresh or the watcher (`--watch`)
+//! makes to a subscribed resource is told to its subscribers.
+
+use super::kinds::Refusal;
+use super::pool::Pool;
+use resource_host::model::{ResourceId, ResourceKey};
+use resource_host::registry::{WatchEvent, WatchOptions};
+use rmcp::model::{
+    ListResourcesResult, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    ResourceUpdatedNotificationParam,
+};
+use rmcp::service::SubscriptionSink;
+use rmcp::{Peer, RoleServer};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+const PREFIX: &str = "agents://resource/";
+
+/// Resources per `resources/list` page.
+const PAGE: usize = 100;
+
+/// The URI of a resource.
+pub fn uri_of(key: &str) -> String {
+    let mut uri = String::from(PREFIX);
+    for byte in key.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            uri.push(byte as char);
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    uri
+}
+
+/// The resource a URI names, if it is one of ours.
+pub fn key_of(uri: &str) -> Option<ResourceKey> {
+    let rest = uri.strip_prefix(PREFIX)?;
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = rest.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()?.parse().ok()
+}
+
+pub fn template() -> ResourceTemplate {
+    let mut template = ResourceTemplate::new(format!("{PREFIX}{{+name_or_id}}"), "resource");
+    template.title = Some("A registered resource".to_owned());
+    template.description = Some(
+        "Any resource by name (local/api-repo) or id, its children included: the view \
+         `agents resource show -o json` prints."
+            .to_owned(),
+    );
+    template.mime_type = Some("application/json".to_owned());
+    template
+}
+
+fn key_or_refusal(uri: &str) -> Result<ResourceKey, Refusal> {
+    key_of(uri).ok_or_else(|| {
+        Refusal::invalid(format!(
+            "{uri:?} is not a resource URI ({PREFIX}<name or id>)"
+        ))
+    })
+}
+
+/// One page of the resources a person registered (auto-discovered ones
+/// are reached through the template); the cursor is where the page
+/// starts.
+pub async fn list(
+    pool: &Arc<Pool>,
+    cursor: Option<String>,
+) -> Result<ListResourcesResult, Refusal> {
+    let start: usize = match cursor {
+        None => 0,
+        Some(c) => c
+            .parse()
+            .map_err(|_| Refusal::invalid(format!("{c:?} is not a cursor this server gave")))?,
+    };
+    pool.with(move |registry| {
+        let all = registry.list_resources(&Default::default())?;
+        let registered: Vec<_> = all.into_iter().filter(|r| !r.auto_discovered).collect();
+        let page: Vec<Resource> = registered
+            .iter()
+            .skip(start)
+            .take(PAGE)
+            .map(|r| {
+                let key = r
+                    .name
+                    .as_ref()
+                    .map_or_else(|| r.resource_id.to_string(), |n| n.to_string());
+                let mut item = Resource::new(uri_of(&key), r.label());
+                item.title = Some(format!("{} ({})", r.label(), r.resource_type_name.as_str()));
+                item.description = r.description.clone().or_else(|| r.location.clone());
+                item.mime_type = Some("application/json".to_owned());
+                item
+            })
+            .collect();
+        let next = start + page.len();
+        let mut result = ListResourcesResult::with_all_items(page);
+        if next < registered.len() {
+            result.next_cursor = Some(next.to_string());
+        }
+        Ok(result)
+    })
+    .await
+}
+
+/// `resources/read`: the show view, as JSON text.
+pub async fn read(pool: &Arc<Pool>, uri: &str) -> Result<ReadResourceResult, Refusal> {
+    let key = key_or_refusal(uri)?;
+    let uri = uri.to_owned();
+    pool.with(move |registry| {
+        let resource = registry.show_resource(&key)?;
+        let mut value =
+            serde_json::to_value(&resource).map_err(|e| Refusal::internal(e.to_string()))?;
+        if let Some(c) = registry.container_of(&key)? {
+            value["container"] =
+                serde_json::to_value(c).map_err(|e| Refusal::internal(e.to_string()))?;
+        }
+        let text =
+            serde_json::to_string_pretty(&value).map_err(|e| Refusal::internal(e.to_string()))?;
+        let contents = match ResourceContents::text(text, uri) {
+            ResourceContents::TextResourceContents {
+                uri, text, meta, ..
+            } => ResourceContents::TextResourceContents {
+                uri,
+                text,
+                meta,
+                mime_type: Some("application/json".to_owned()),
+            },
+            other => other,
+        };
+        Ok(ReadResourceResult::new(vec![contents]))
+    })
+    .await
+}
+
+/// The id of the resource a URI names (subscriptions follow the id: a
+/// rename does not lose them).
+pub async fn resolve(pool: &Arc<Pool>, uri: &str) -> Result<ResourceId, Refusal> {
+    let key = key_or_refusal(uri)?;
+    pool.with(move |registry| Ok(registry.show_resource(&key)?.resource_id))
+        .await
+}
+
+/// A `subscriptions/listen` stream: its token, the (URI, id)s it
+/// accepted, and where its notifications go.
+type Listener = (u64, Vec<(String, ResourceId)>, SubscriptionSink);
+
+/// Who is told about which resource.
+#[derive(Default)]
+pub struct Subscriptions {
+    /// `resources/subscribe` (the handshake-era protocol): URI, id, peer.
+    legacy: Mutex<Vec<(String, ResourceId, Peer<RoleServer>)>>,
+    /// `subscriptions/listen` (2026-07-28): a token, (URI, id)s, the sink.
+    listeners: Mutex<Vec<Listener>>,
+    next: AtomicU64,
+}
+
+impl Subscriptions {
+    pub fn add_legacy(&self, uri: String, id: ResourceId, peer: Peer<RoleServer>) {
+        if let Ok(mut legacy) = self.legacy.lock() {
+            legacy.retain(|(u, _, _)| *u != uri);
+            legacy.push((uri, id, peer));
+        }
+    }
+
+    pub fn remove_legacy(&self, uri: &str) {
+        if let Ok(mut legacy) = self.legacy.lock() {
+            legacy.retain(|(u, _, _)| u != uri);
+        }
+    }
+
+    pub fn add_listener(&self, ids: Vec<(String, ResourceId)>, sink: SubscriptionSink) -> u64 {
+        let token = self.next.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut listeners) = self.listeners.lock() {
+            listeners.push((token, ids, sink));
+        }
+        token
+    }
+
+    pub fn remove_listener(&self, token: u64) {
+        if let Ok(mut listeners) = self.listeners.lock() {
+            listeners.retain(|(t, _, _)| *t != token);
+        }
+    }
+
+    /// Tell the subscribers of the resources among `changed` (ids or
+    /// names, as a tool reported them).
+    pub async fn changed(&self, pool: &Arc<Pool>, changed: &[String]) {
+        if changed.is_empty() {
+            return;
+        }
+        let ids = match ids_of(pool, changed).await {
+            Ok(ids) => ids,
+            Err(_) => return,
+        };
+        let legacy: Vec<(String, Peer<RoleServer>)> = self
+            .legacy
+            .lock()
+            .map(|l| {
+                l.iter()
+                    .filter(|(_, id, _)| ids.contains(id))
+                    .map(|(u, _, p)| (u.clone(), p.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for (uri, peer) in legacy {
+            let _ = peer
+                .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
+                .await;
+        }
+        let listening: Vec<(String, SubscriptionSink)> = self
+            .listeners
+            .lock()
+            .map(|l| {
+                l.iter()
+                    .flat_map(|(_, subscribed, sink)| {
+                        subscribed
+                            .iter()
+                            .filter(|(_, id)| ids.contains(id))
+                            .map(|(u, _)| (u.clone(), sink.clone()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        for (uri, sink) in listening {
+            let _ = sink.notify_resource_updated(uri).await;
+        }
+    }
+}
+
+/// `changed` (ids or names) as ids; a name that no longer resolves (the
+/// resource was removed) is looked up no further.
+async fn ids_of(pool: &Arc<Pool>, changed: &[String]) -> Result<Vec<ResourceId>, Refusal> {
+    let changed = changed.to_vec();
+    pool.with(move |registry| {
+        Ok(changed
+            .iter()
+            .filter_map(|text| match text.parse::<ResourceKey>().ok()? {
+                ResourceKey::Id(id) => Some(id),
+                key => registry.show_resource(&key).ok().map(|r| r.resource_id),
+            })
+            .collect())
+    })
+    .await
+}
+
+/// `agents mcp --watch`: a thread watching every registered location
+/// (as `agents resource watch` does); each refresh it makes is told to
+/// the subscribers of what it changed. Stops when `stop` is set.
+pub fn watch(pool: Arc<Pool>, subscriptions: Arc<Subscriptions>, stop: Arc<AtomicBool>) {
+    let runtime = tokio::runtime::Handle::current();
+    let (send, mut receive) = tokio::sync::mpsc::unbounded_channel::<Vec<String>>();
+    let forwarding = pool.clone();
+    runtime.spawn(async move {
+        while let Some(changed) = receive.recv().await {
+            subscriptions.changed(&forwarding, &changed).await;
+        }
+    });
+    std::thread::spawn(move || {
+        let watched = pool.with_blocking(|registry| {
+            let mut on_event = |event: WatchEvent| {
+                if let WatchEvent::Refreshed { report, .. } = event {
+                    let ids: Vec<String> = report
+                        .changed
+                        .iter()
+                        .map(|c| c.resource_id.to_string())
+                        .chain(report.stale.iter().map(|s| s.resource_id.to_string()))
+                        .collect();
+                    let _ = send.send(ids);
+                }
+            };
+            registry.watch(&[], WatchOptions::default(), &stop, &mut on_event)?;
+            Ok(())
+        });
+        if let Err(refusal) = watched {
+            log::warn!("not watching: {}", refusal.message);
+        }
+    });
+}

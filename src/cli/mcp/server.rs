@@ -1,0 +1,302 @@
+//! The MCP side: the handler `rmcp` serves on stdio — tools, resources
+//! and subscriptions — over the [`Pool`] of registries.
+
+use super::Mode;
+use super::kinds::Refusal;
+use super::pool::Pool;
+use super::resources::{self, Subscriptions};
+use super::tools::{self, Args, Done, Progress};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+};
+use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct Server {
+    pool: Arc<Pool>,
+    mode: Mode,
+    subscriptions: Arc<Subscriptions>,
+}
+
+/// Serve on stdin/stdout until the client goes; with `watch`, also watch
+/// the registered locations and tell subscribers what changed.
+pub async fn serve(pool: Arc<Pool>, mode: Mode, watch: bool) -> std::io::Result<()> {
+    let server = Server {
+        pool,
+        mode,
+        subscriptions: Arc::new(Subscriptions::default()),
+    };
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if watch {
+        resources::watch(
+            server.pool.clone(),
+            server.subscriptions.clone(),
+            stop.clone(),
+        );
+    }
+    let running = server
+        .serve(rmcp::transport::io::stdio())
+        .await
+        .map_err(std::io::Error::other)?;
+    let ended = running.waiting().await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    ended.map(|_| ()).map_err(std::io::Error::other)
+}
+
+impl Server {
+    /// `register_resource`'s schema from the addable types, then the
+    /// tools this server's mode serves.
+    async fn served_tools(&self) -> Result<Vec<tools::Spec>, Refusal> {
+        let forms = self
+            .pool
+            .with(|registry| {
+                let mut forms = Vec::new();
+                for ty in registry.list_types(None)? {
+                    if ty.is_user_addable() {
+                        forms.push(registry.registration_form(ty.name.as_str())?);
+                    }
+                }
+                Ok(forms)
+            })
+            .await?;
+        let mode = self.mode;
+        Ok(tools::catalogue(super::schema::registration(&forms))
+            .into_iter()
+            .filter(|spec| spec.served_in(mode))
+            .collect())
+    }
+
+    async fn run_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let name = request.name.to_string();
+        let all = tools::catalogue(serde_json::Value::Null);
+        let Some(spec) = all.iter().find(|s| s.name == name) else {
+            return Err(ErrorData::invalid_params(
+                format!("no tool named {name:?}; tools/list names them"),
+                None,
+            ));
+        };
+        if !spec.served_in(self.mode) {
+            let why = match spec.access {
+                tools::Access::Admin => {
+                    "it is an admin operation, served only when `agents mcp --allow-admin` started \
+                     the server"
+                }
+                _ => "the server was started with --read-only",
+            };
+            return Ok(
+                Refusal::new("not_allowed", format!("{name} is not served: {why}")).to_result(),
+            );
+        }
+        let arguments = request.arguments.unwrap_or_default();
+        if self.mode == Mode::ReadOnly
+            && name == "resolve_environment"
+            && arguments.get("activate") == Some(&serde_json::Value::Bool(true))
+        {
+            return Ok(Refusal::new(
+                "not_allowed",
+                "activate starts containers; the server was started with --read-only",
+            )
+            .to_result());
+        }
+        let progress = self.progress_sender(&context);
+        let cancel = context.ct.clone();
+        let work = self.pool.with(move |registry| {
+            let mut progress = progress;
+            if cancel.is_cancelled() {
+                return Err(Refusal::new("cancelled", "the request was cancelled"));
+            }
+            tools::call(registry, &name, &Args(&arguments), &mut progress)
+        });
+        let outcome = tokio::select! {
+            outcome = work => outcome,
+            () = context.ct.cancelled() => {
+                return Ok(Refusal::new("cancelled", "the request was cancelled").to_result());
+            }
+        };
+        match outcome {
+            Ok(done) => {
+                self.subscriptions.changed(&self.pool, &done.changed).await;
+                Ok(success(done))
+            }
+            Err(refusal) => Ok(refusal.to_result()),
+        }
+    }
+
+    /// Progress notifications for this request, if the client asked for
+    /// them (a progress token); sent in order from the blocking call.
+    fn progress_sender(&self, context: &RequestContext<RoleServer>) -> Progress {
+        let Some(token) = context.meta.get_progress_token() else {
+            return Box::new(|_, _, _| {});
+        };
+        let (send, mut receive) =
+            tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
+        let peer = context.peer.clone();
+        tokio::spawn(async move {
+            while let Some(note) = receive.recv().await {
+                if peer.notify_progress(note).await.is_err() {
+                    break;
+                }
+            }
+        });
+        Box::new(move |done, total, message| {
+            let mut note = ProgressNotificationParam::new(token.clone(), done as f64);
+            note.total = total.map(|t| t as f64);
+            note.message = Some(message);
+            let _ = send.send(note);
+        })
+    }
+}
+
+fn success(done: Done) -> CallToolResult {
+    let mut result = CallToolResult::structured(done.value);
+    result.content = vec![ContentBlock::text(done.text)];
+    result
+}
+
+fn refused(refusal: Refusal) -> ErrorData {
+    ErrorData::internal_error(
+        refusal.message,
+        Some(serde_json::json!({"kind": refusal.kind})),
+    )
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("agents", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "The resource registry: resource types, registered resources (git checkouts, \
+                 directories, files, branches, containers) linked into a DAG, and sandboxes to \
+                 change them safely. Trusting a repository's devcontainer is a person's decision \
+                 and is not a tool.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let specs = self.served_tools().await.map_err(refused)?;
+        Ok(ListToolsResult::with_all_items(
+            specs.iter().map(tools::Spec::to_tool).collect(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.run_tool(request, context).await.map(Into::into)
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let cursor = request.and_then(|r| r.cursor);
+        resources::list(&self.pool, cursor).await.map_err(|r| {
+            if r.kind == "invalid_arguments" {
+                ErrorData::invalid_params(r.message, None)
+            } else {
+                refused(r)
+            }
+        })
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            resources::template(),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        resources::read(&self.pool, &request.uri)
+            .await
+            .map(Into::into)
+            .map_err(|r| match r.kind {
+                "not_found" | "invalid_arguments" => ErrorData::resource_not_found(
+                    r.message,
+                    Some(serde_json::json!({"uri": request.uri})),
+                ),
+                _ => refused(r),
+            })
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let id = resources::resolve(&self.pool, &request.uri)
+            .await
+            .map_err(|r| ErrorData::resource_not_found(r.message, None))?;
+        self.subscriptions
+            .add_legacy(request.uri, id, context.peer.clone());
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.remove_legacy(&request.uri);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let uris: Vec<String> = requested
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| resources::key_of(uri).is_some())
+            .cloned()
+            .collect();
+        let mut accepted = SubscriptionFilter::new();
+        accepted.resource_subscriptions = Some(uris);
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut ids = Vec::new();
+        for uri in context.accepted().resource_subscriptions.iter().flatten() {
+            if let Ok(id) = resources::resolve(&self.pool, uri).await {
+                ids.push((uri.clone(), id));
+            }
+        }
+        let token = self.subscriptions.add_listener(ids, context.sink().clone());
+        context.cancelled().await;
+        self.subscriptions.remove_listener(token);
+        Ok(())
+    }
+}

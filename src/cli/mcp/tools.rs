@@ -1,0 +1,1081 @@
+//! The tools: their names, schemas and annotations ([`catalogue`]), and
+//! what each one calls ([`call`]). Every tool is one library operation,
+//! the one its CLI verb calls, answering the same JSON view.
+
+use super::Mode;
+use super::kinds::Refusal;
+use super::schema::{self, boolean, integer, name_or_id, object, sandbox_id, string};
+use resource_host::model::{ResourceKey, SandboxId, SandboxStrategy};
+use resource_host::registry::{
+    Depth, DiscoveryProgress, NewResource, RefreshProgress, Registry, ResourceFilter, ToolRequest,
+};
+use resource_host::text::escape_line;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+/// Who may call a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Changes nothing.
+    Read,
+    /// Changes the registry or a sandbox.
+    Write,
+    /// What people do: types, plugins, import (`--allow-admin`).
+    Admin,
+}
+
+/// One tool as `tools/list` shows it.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub input: Value,
+    pub output: Value,
+    pub access: Access,
+    pub destructive: bool,
+    pub idempotent: bool,
+}
+
+impl Spec {
+    pub fn served_in(&self, mode: Mode) -> bool {
+        match self.access {
+            Access::Read => true,
+            Access::Write => mode != Mode::ReadOnly,
+            Access::Admin => mode == Mode::Admin,
+        }
+    }
+
+    pub fn to_tool(&self) -> rmcp::model::Tool {
+        let annotations = match self.access {
+            Access::Read => rmcp::model::ToolAnnotations::new()
+                .read_only(true)
+                .idempotent(true)
+                .open_world(false),
+            _ => rmcp::model::ToolAnnotations::new()
+                .read_only(false)
+                .destructive(self.destructive)
+                .idempotent(self.idempotent)
+                .open_world(false),
+        };
+        let as_object = |v: &Value| std::sync::Arc::new(v.as_object().cloned().unwrap_or_default());
+        rmcp::model::Tool::new(self.name, self.description, as_object(&self.input))
+            .with_raw_output_schema(as_object(&self.output))
+            .with_annotations(annotations)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn spec(
+    name: &'static str,
+    description: &'static str,
+    input: Value,
+    output: Value,
+    access: Access,
+    destructive: bool,
+    idempotent: bool,
+) -> Spec {
+    Spec {
+        name,
+        description,
+        input,
+        output,
+        access,
+        destructive,
+        idempotent,
+    }
+}
+
+/// Every tool, in the order `tools/list` gives them. `registration` is
+/// `register_resource`'s input schema (it depends on the types).
+pub fn catalogue(registration: Value) -> Vec<Spec> {
+    use Access::{Admin, Read, Write};
+    let id = || object(&[("id", sandbox_id())], &["id"]);
+    let key = || object(&[("name_or_id", name_or_id())], &["name_or_id"]);
+    let pair = || {
+        object(
+            &[("parent", name_or_id()), ("child", name_or_id())],
+            &["parent", "child"],
+        )
+    };
+    vec![
+        spec(
+            "list_types",
+            "List the resource types (built-in and registered), optionally of one namespace.",
+            object(
+                &[(
+                    "namespace",
+                    string("Only types of this namespace (e.g. acme)."),
+                )],
+                &[],
+            ),
+            schema::list_of("types", schema::resource_type()),
+            Read,
+            false,
+            true,
+        ),
+        spec(
+            "show_type",
+            "Show one resource type as resolved through inheritance: its arguments, parent and child types, handler and discovery rules.",
+            object(
+                &[("name", string("The type's name, e.g. git-checkout."))],
+                &["name"],
+            ),
+            schema::resource_type(),
+            Read,
+            false,
+            true,
+        ),
+        spec(
+            "list_resources",
+            "List registered resources: of a type (and its subtypes), whose name matches a glob (* and ?), below a resource; at most `limit`.",
+            object(
+                &[
+                    (
+                        "type",
+                        string("Only resources of this type or a subtype of it."),
+                    ),
+                    (
+                        "name",
+                        string("A glob over names: * any run of characters, ? one."),
+                    ),
+                    (
+                        "under",
+                        string("Only the descendants of this resource (name or id)."),
+                    ),
+                    (
+                        "limit",
+                        integer("At most this many (the total is in `total`).", 1),
+                    ),
+                ],
+                &[],
+            ),
+            schema::output(
+                &[
+                    (
+                        "resources",
+                        json!({"type": "array", "items": schema::resource()}),
+                    ),
+                    ("total", json!({"type": "integer"})),
+                ],
+                &["resources", "total"],
+            ),
+            Read,
+            false,
+            true,
+        ),
+        spec(
+            "show_resource",
+            "Show one resource: its type, location, properties, parents and children (ids), and a devcontainer's container state.",
+            key(),
+            schema::resource(),
+            Read,
+            false,
+            true,
+        ),
+        spec(
+            "register_resource",
+            "Register a resource of a type with the type's arguments (as `agents resource add TYPE --flag value`); the handler discovers its children.",
+            registration,
+            schema::resource(),
+            Write,
+            false,
+            false,
+        ),
+        spec(
+            "resource_tree",
+            "The resource and its descendants as a tree, to a depth, optionally only of one type.",
+            object(
+                &[
+                    ("name_or_id", name_or_id()),
+                    (
+                        "depth",
+                        integer("Levels below the resource (default: all).", 1),
+                    ),
+                    (
+                        "type",
+                        string("Keep only resources of this type (and what leads to them)."),
+                    ),
+                ],
+                &["name_or_id"],
+            ),
+            schema::any_object(),
+            Read,
+            false,
+            true,
+        ),
+        spec(
+            "link_child",
+            "Link a child under a parent (refused for a cycle, a duplicate or types that do not allow the link).",
+            pair(),
+            schema::any_object(),
+            Write,
+            false,
+            false,
+        ),
+        spec(
+            "unlink_child",
+            "Remove the link between a parent and a child (the resources stay).",
+            pair(),
+            schema::any_object(),
+            Write,
+            true,
+            true,
+        ),
+        spec(
+            "remove_resource",
+            "Remove a resource and what it alone holds (its discovered children). dry_run says what would go; force first stops its containers and destroys its sandboxes.",
+            object(
+                &[
+                    ("name_or_id", name_or_id()),
+                    ("dry_run", boolean("Only say what would be removed.")),
+                    (
+                        "force",
+                        boolean(
+                            "Also stop the resource's containers and destroy its sandboxes first.",
+                        ),
+                    ),
+                ],
+                &["name_or_id"],
+            ),
+            schema::any_object(),
+            Write,
+            true,
+            false,
+        ),
+        spec(
+            "discover",
+            "Ask the resource's handler again what lies below it (one level unless `depth`), adding new children and removing vanished ones. Sends progress.",
+            object(
+                &[
+                    ("name_or_id", name_or_id()),
+                    ("depth", integer("Levels to explore (default 1).", 1)),
+                ],
+                &["name_or_id"],
+            ),
+            schema::any_object(),
+            Write,
+            false,
+            true,
+        ),
+        spec(
+            "refresh",
+            "Bring resources up to date with their locations (all when `names` is absent). Sends progress; subscribers of changed resources are told.",
+            object(
+                &[(
+                    "names",
+                    json!({"type": "array", "items": {"type": "string"}, "description": "Names or ids; all registered resources when absent."}),
+                )],
+                &[],
+            ),
+            schema::any_object(),
+            Write,
+            false,
+            true,
+        ),
+        spec(
+            "inspect",
+            "What the resource's handler reports about it now (a checkout's branch and status, a file's blob), or about one file in it.",
+            object(
+                &[
+                    ("name_or_id", name_or_id()),
+                    (
+                        "file",
+                        string("A path inside the resource (relative to its location)."),
+                    ),
+                ],
+                &["name_or_id"],
+            ),
+            schema::any_object(),
+            Read,
+            false,
+            true,
+        ),
+        spec(
+            "resolve_environment",
+            "Where a tool acting on the resource runs (host or a container, and why). activate also makes the environment ready (starts a trusted devcontainer).",
+            object(
+                &[
+                    ("resource", name_or_id()),
+                    ("plan", string("The plan whose settings apply.")),
+                    (
+                        "tool_env",
+                        string(
+                            "The tool's preference: required:container, preferred:container or specific:NAME.",
+                        ),
+                    ),
+                    (
+                        "activate",
+                        boolean("Make the environment ready, as running a tool would."),
+                    ),
+                ],
+                &["resource"],
+            ),
+            schema::any_object(),
+            Read,
+            false,
+            true,
+        ),
+        spec(
+            "sandbox_create",
+            "Create a sandbox of a resource: a private working copy (git worktree, copy, overlay or transaction) to change, checkpoint, roll back, diff and apply.",
+            object(
+                &[
+                    ("resource", name_or_id()),
+                    (
+                        "strategy",
+                        string(
+                            "git_worktree, copy_on_write, overlay, transaction_rollback or none (default: the resource's).",
+                        ),
+                    ),
+                ],
+                &["resource"],
+            ),
+            schema::sandbox(),
+            Write,
+            false,
+            false,
+        ),
+        spec(
+            "sandbox_list",
+            "List sandboxes, optionally of one resource.",
+            object(&[("resource", name_or_id())], &[]),
+            schema::list_of("sandboxes", schema::sandbox()),
+            Read,
+            false,
+            true,
+        ),
+        spec(
+            "sandbox_show",
+            "Show one sandbox: its working directory, state and checkpoints.",
+            id(),
+            schema::sandbox(),
+            Read,
+            false,
+            true,
+        ),
+        spec(
+            "sandbox_checkpoint",
+            "Record the sandbox's working copy as a checkpoint to roll back to.",
+            object(
+                &[
+                    ("id", sandbox_id()),
+                    ("label", string("A label for the checkpoint.")),
+                ],
+                &["id"],
+            ),
+            schema::any_object(),
+            Write,
+            false,
+            false,
+        ),
+        spec(
+            "sandbox_rollback",
+            "Put the working copy back as a checkpoint had it (the last unless `checkpoint`).",
+            object(
+                &[
+                    ("id", sandbox_id()),
+                    (
+                        "checkpoint",
+                        string("A checkpoint's label, reference or abbreviation."),
+                    ),
+                ],
+                &["id"],
+            ),
+            schema::any_object(),
+            Write,
+            true,
+            true,
+        ),
+        spec(
+            "sandbox_diff",
+            "What changed in the sandbox's working copy against the original.",
+            id(),
+            schema::any_object(),
+            Read,
+            false,
+            true,
+        ),
+        spec(
+            "sandbox_apply",
+            "Bring the sandbox's changes to the original (a branch for git_worktree; copied back otherwise).",
+            id(),
+            schema::any_object(),
+            Write,
+            true,
+            false,
+        ),
+        spec(
+            "sandbox_destroy",
+            "Destroy a sandbox and its working copy.",
+            id(),
+            schema::any_object(),
+            Write,
+            true,
+            true,
+        ),
+        spec(
+            "type_add",
+            "Register a custom resource type from a YAML type file.",
+            object(
+                &[
+                    ("path", string("The type file's absolute path.")),
+                    ("replace", boolean("Replace a type of that name.")),
+                ],
+                &["path"],
+            ),
+            schema::resource_type(),
+            Admin,
+            false,
+            false,
+        ),
+        spec(
+            "type_remove",
+            "Remove a custom resource type that no resource uses.",
+            object(&[("name", string("The type's name."))], &["name"]),
+            schema::any_object(),
+            Admin,
+            true,
+            true,
+        ),
+        spec(
+            "plugin_add",
+            "Add a handler component (.wasm) to the plugin store.",
+            object(
+                &[
+                    ("path", string("The component's absolute path.")),
+                    ("module", string("The module name (default: the file's).")),
+                    ("replace", boolean("Replace a plugin of that module.")),
+                ],
+                &["path"],
+            ),
+            schema::any_object(),
+            Admin,
+            false,
+            false,
+        ),
+        spec(
+            "plugin_remove",
+            "Remove a plugin that no type uses.",
+            object(
+                &[("module", string("The plugin's module name."))],
+                &["module"],
+            ),
+            schema::any_object(),
+            Admin,
+            true,
+            true,
+        ),
+        spec(
+            "registry_import",
+            "Import a registry document (JSON or YAML, as `agents registry export` writes it).",
+            object(
+                &[
+                    ("path", string("The document's absolute path.")),
+                    ("dry_run", boolean("Only say what would be added.")),
+                ],
+                &["path"],
+            ),
+            schema::any_object(),
+            Admin,
+            false,
+            true,
+        ),
+    ]
+}
+
+/// A tool's answer: the view, and a line or two for people.
+#[derive(Debug)]
+pub struct Done {
+    pub value: Value,
+    pub text: String,
+    /// The resources this call changed (ids), for subscribers.
+    pub changed: Vec<String>,
+}
+
+impl Done {
+    fn new(value: &impl Serialize, text: impl Into<String>) -> Result<Self, Refusal> {
+        let value = serde_json::to_value(value)
+            .map_err(|e| Refusal::internal(format!("the view could not be written: {e}")))?;
+        Ok(Self {
+            value,
+            text: text.into(),
+            changed: Vec::new(),
+        })
+    }
+
+    /// A list, wrapped as MCP wants an object.
+    fn list(field: &str, items: &impl Serialize, text: String) -> Result<Self, Refusal> {
+        let items = serde_json::to_value(items)
+            .map_err(|e| Refusal::internal(format!("the view could not be written: {e}")))?;
+        Self::new(&json!({ field: items }), text)
+    }
+}
+
+/// Progress a long call reports: `(done, total, message)`.
+pub type Progress = Box<dyn FnMut(u64, Option<u64>, String) + Send>;
+
+/// The tool arguments, read with the refusals a person can act on.
+pub struct Args<'a>(pub &'a Map<String, Value>);
+
+impl Args<'_> {
+    pub fn text(&self, field: &str) -> Result<Option<String>, Refusal> {
+        match self.0.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(Refusal::invalid(format!("{field} must be a string"))),
+        }
+    }
+
+    pub fn required(&self, field: &str) -> Result<String, Refusal> {
+        self.text(field)?
+            .ok_or_else(|| Refusal::invalid(format!("{field} is required")))
+    }
+
+    pub fn key(&self, field: &str) -> Result<ResourceKey, Refusal> {
+        let text = self.required(field)?;
+        text.parse::<ResourceKey>()
+            .map_err(|e| Refusal::invalid(format!("{field}: {e}")))
+    }
+
+    fn optional_key(&self, field: &str) -> Result<Option<ResourceKey>, Refusal> {
+        match self.text(field)? {
+            None => Ok(None),
+            Some(_) => self.key(field).map(Some),
+        }
+    }
+
+    fn sandbox(&self) -> Result<SandboxId, Refusal> {
+        let text = self.required("id")?;
+        text.parse::<SandboxId>()
+            .map_err(|e| Refusal::invalid(format!("id: {e}")))
+    }
+
+    fn flag(&self, field: &str) -> Result<bool, Refusal> {
+        match self.0.get(field) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(Refusal::invalid(format!("{field} must be true or false"))),
+        }
+    }
+
+    fn count(&self, field: &str) -> Result<Option<u32>, Refusal> {
+        match self.0.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .filter(|n| *n >= 1)
+                .and_then(|n| u32::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| Refusal::invalid(format!("{field} must be a whole number from 1"))),
+        }
+    }
+}
+
+/// Run tool `name` on `registry`.
+pub fn call(
+    registry: &mut Registry,
+    name: &str,
+    args: &Args<'_>,
+    progress: &mut Progress,
+) -> Result<Done, Refusal> {
+    match name {
+        "list_types" => {
+            let types = registry.list_types(args.text("namespace")?.as_deref())?;
+            Done::list("types", &types, format!("{} types", types.len()))
+        }
+        "show_type" => {
+            let ty = registry.show_type(&args.required("name")?)?;
+            let text = format!("type {}", escape_line(ty.resolved().name.as_str()));
+            Done::new(&ty, text)
+        }
+        "list_resources" => list_resources(registry, args),
+        "show_resource" => {
+            let key = args.key("name_or_id")?;
+            let resource = registry.show_resource(&key)?;
+            let container = registry.container_of(&key)?;
+            let text = summary(&resource);
+            let mut value =
+                serde_json::to_value(&resource).map_err(|e| Refusal::internal(e.to_string()))?;
+            if let Some(c) = container {
+                value["container"] =
+                    serde_json::to_value(c).map_err(|e| Refusal::internal(e.to_string()))?;
+            }
+            Ok(Done {
+                changed: Vec::new(),
+                value,
+                text,
+            })
+        }
+        "register_resource" => register(registry, args, progress),
+        "resource_tree" => {
+            let tree = registry.get_resource_tree(
+                &args.key("name_or_id")?,
+                args.count("depth")?,
+                args.text("type")?.as_deref(),
+            )?;
+            Done::new(&tree, "the tree is in the structured content")
+        }
+        "link_child" => {
+            let (parent, child) = (args.key("parent")?, args.key("child")?);
+            let link = registry.link_child(&parent, &child)?;
+            let mut done = Done::new(&link, format!("linked {parent} → {child}"))?;
+            done.changed = vec![parent.to_string(), child.to_string()];
+            Ok(done)
+        }
+        "unlink_child" => {
+            let (parent, child) = (args.key("parent")?, args.key("child")?);
+            registry.unlink_child(&parent, &child)?;
+            let value =
+                json!({"unlinked": {"parent": parent.to_string(), "child": child.to_string()}});
+            let mut done = Done::new(&value, format!("unlinked {parent} → {child}"))?;
+            done.changed = vec![parent.to_string(), child.to_string()];
+            Ok(done)
+        }
+        "remove_resource" => remove(registry, args),
+        "discover" => {
+            let key = args.key("name_or_id")?;
+            let depth = Depth::Levels(args.count("depth")?.unwrap_or(1));
+            let mut on = |p: DiscoveryProgress| {
+                progress(
+                    p.visited as u64,
+                    None,
+                    format!("{} visited, {} found", p.visited, p.found),
+                );
+            };
+            let report = registry.discover_with(&key, depth, &mut on)?;
+            let text = format!(
+                "discovered {}: {} new, {} gone, {} updated",
+                escape_line(&report.resource.label()),
+                report.added.len(),
+                report.removed.len(),
+                report.updated
+            );
+            let mut done = Done::new(&report, text)?;
+            done.changed = vec![report.resource.resource_id.to_string()];
+            Ok(done)
+        }
+        "refresh" => refresh(registry, args, progress),
+        "inspect" => {
+            let inspection =
+                registry.inspect(&args.key("name_or_id")?, args.text("file")?.as_deref())?;
+            let text = inspection.text.clone();
+            Done::new(
+                &inspection,
+                resource_host::text::escape_block(&text).into_owned(),
+            )
+        }
+        "resolve_environment" => resolve(registry, args),
+        "sandbox_create" => {
+            let strategy = match args.text("strategy")? {
+                None => None,
+                Some(s) => Some(SandboxStrategy::parse(&s).ok_or_else(|| {
+                    Refusal::invalid(format!(
+                        "strategy {s:?} is not a sandbox strategy; use one of {}",
+                        SandboxStrategy::ALL.map(|s| s.as_str()).join(", ")
+                    ))
+                })?),
+            };
+            let sandbox = registry.create_sandbox(&args.key("resource")?, strategy)?;
+            let text = format!(
+                "created sandbox {} ({} of {}); workdir {}",
+                sandbox.sandbox_id,
+                sandbox.strategy.as_str(),
+                escape_line(&sandbox.resource),
+                escape_line(sandbox.workdir.as_deref().unwrap_or("-"))
+            );
+            Done::new(&sandbox, text)
+        }
+        "sandbox_list" => {
+            let sandboxes = registry.list_sandboxes(args.optional_key("resource")?.as_ref())?;
+            Done::list(
+                "sandboxes",
+                &sandboxes,
+                format!("{} sandboxes", sandboxes.len()),
+            )
+        }
+        "sandbox_show" => {
+            let sandbox = registry.show_sandbox(args.sandbox()?)?;
+            let text = format!(
+                "sandbox {} ({})",
+                sandbox.sandbox_id,
+                sandbox.strategy.as_str()
+            );
+            Done::new(&sandbox, text)
+        }
+        "sandbox_checkpoint" => {
+            let id = args.sandbox()?;
+            let checkpoint = registry.checkpoint_sandbox(id, args.text("label")?.as_deref())?;
+            let text = format!("checkpoint {} of sandbox {id}", checkpoint.label_text());
+            Done::new(&checkpoint, text)
+        }
+        "sandbox_rollback" => {
+            let id = args.sandbox()?;
+            let to = registry.rollback_sandbox(id, args.text("checkpoint")?.as_deref())?;
+            let text = format!("sandbox {id} rolled back to checkpoint {}", to.label_text());
+            Done::new(&to, text)
+        }
+        "sandbox_diff" => {
+            let diff = registry.diff_sandbox(args.sandbox()?)?;
+            Done::new(&diff, "the changes are in the structured content")
+        }
+        "sandbox_apply" => {
+            let id = args.sandbox()?;
+            let applied = registry.apply_sandbox(id)?;
+            Done::new(&applied, format!("applied sandbox {id}"))
+        }
+        "sandbox_destroy" => {
+            let id = args.sandbox()?;
+            let gone = registry.destroy_sandbox(id)?;
+            Done::new(&gone, format!("destroyed sandbox {id}"))
+        }
+        "type_add" => {
+            let path = absolute(&args.required("path")?)?;
+            let ty = registry.register_type(&path, args.flag("replace")?)?;
+            let text = format!("added type {}", escape_line(ty.resolved().name.as_str()));
+            Done::new(&ty, text)
+        }
+        "type_remove" => {
+            let name = args.required("name")?;
+            registry.remove_type(&name)?;
+            Done::new(
+                &json!({"removed": name}),
+                format!("removed type {}", escape_line(&name)),
+            )
+        }
+        "plugin_add" => {
+            let path = absolute(&args.required("path")?)?;
+            let module = match args.text("module")? {
+                None => None,
+                Some(m) => Some(
+                    resource_host::model::ModuleName::parse(&m)
+                        .map_err(|e| Refusal::invalid(format!("module: {e}")))?,
+                ),
+            };
+            let plugin = registry.add_plugin(&path, module.as_ref(), args.flag("replace")?)?;
+            Done::new(&plugin, "added the plugin")
+        }
+        "plugin_remove" => {
+            let module = resource_host::model::ModuleName::parse(&args.required("module")?)
+                .map_err(|e| Refusal::invalid(format!("module: {e}")))?;
+            let plugin = registry.remove_plugin(&module)?;
+            Done::new(&plugin, format!("removed plugin {module}"))
+        }
+        "registry_import" => {
+            use resource_host::user_files::{InputKind, read_text};
+            let path = absolute(&args.required("path")?)?;
+            let text = read_text(&path, InputKind::RegistryDocument)
+                .map_err(|e| Refusal::new("invalid_arguments", e.to_string()))?;
+            let document = resource_host::registry::RegistryDocument::parse(&text)
+                .map_err(|e| Refusal::new("invalid_document", e.to_string()))?;
+            let report = registry.import_document(&document, args.flag("dry_run")?)?;
+            Done::new(&report, "imported")
+        }
+        other => Err(Refusal::new(
+            "unknown_tool",
+            format!("no tool named {other}"),
+        )),
+    }
+}
+
+/// A path argument: absolute (the server's working directory is not the
+/// agent's).
+fn absolute(text: &str) -> Result<std::path::PathBuf, Refusal> {
+    let path = std::path::PathBuf::from(text);
+    if path.is_absolute() {
+        Ok(path)
+    } else {
+        Err(Refusal::invalid(format!(
+            "{text:?} is a relative path; give an absolute one (the server's working \
+             directory is not yours)"
+        )))
+    }
+}
+
+/// One resource in a line: name (type) at location.
+fn summary(r: &resource_host::model::Resource) -> String {
+    let mut text = format!(
+        "{} ({})",
+        escape_line(&r.label()),
+        r.resource_type_name.as_str()
+    );
+    if let Some(location) = &r.location {
+        text.push_str(&format!(" at {}", escape_line(location)));
+    }
+    text
+}
+
+fn list_resources(registry: &mut Registry, args: &Args<'_>) -> Result<Done, Refusal> {
+    let filter = match args.text("type")? {
+        None => ResourceFilter::All,
+        Some(t) => ResourceFilter::TypeOrSubtype(t),
+    };
+    let mut resources = registry.list_resources(&filter)?;
+    if let Some(glob) = args.text("name")? {
+        resources.retain(|r| r.name.as_ref().is_some_and(|n| matches(&glob, n.as_str())));
+    }
+    if let Some(under) = args.optional_key("under")? {
+        let below = descendants(registry, &under)?;
+        resources.retain(|r| below.contains(&r.resource_id));
+    }
+    let total = resources.len();
+    if let Some(limit) = args.count("limit")? {
+        resources.truncate(limit as usize);
+    }
+    let text = match resources.len() {
+        n if n == total => format!("{total} resources"),
+        n => format!("{total} resources ({n} shown)"),
+    };
+    let items = serde_json::to_value(&resources).map_err(|e| Refusal::internal(e.to_string()))?;
+    Done::new(&json!({"resources": items, "total": total}), text)
+}
+
+/// The ids below `key` (not itself).
+fn descendants(
+    registry: &Registry,
+    key: &ResourceKey,
+) -> Result<std::collections::HashSet<resource_host::model::ResourceId>, Refusal> {
+    let root = registry.show_resource(key)?;
+    let mut seen = std::collections::HashSet::new();
+    let mut todo = root.children.clone();
+    while let Some(id) = todo.pop() {
+        if seen.insert(id) {
+            let child = registry.show_resource(&ResourceKey::Id(id))?;
+            todo.extend(child.children);
+        }
+    }
+    Ok(seen)
+}
+
+/// A glob: `*` any run of characters, `?` one; everything else itself.
+pub fn matches(glob: &str, text: &str) -> bool {
+    let (g, t): (Vec<char>, Vec<char>) = (glob.chars().collect(), text.chars().collect());
+    // The classic two-pointer match with one backtrack point.
+    let (mut gi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if gi < g.len() && (g[gi] == '?' || g[gi] == t[ti]) {
+            gi += 1;
+            ti += 1;
+        } else if gi < g.len() && g[gi] == '*' {
+            star = Some(gi);
+            mark = ti;
+            gi += 1;
+        } else if let Some(s) = star {
+            gi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    g[gi..].iter().all(|c| *c == '*')
+}
+
+fn register(
+    registry: &mut Registry,
+    args: &Args<'_>,
+    progress: &mut Progress,
+) -> Result<Done, Refusal> {
+    let type_name = args.required("type")?;
+    let form = registry.registration_form(&type_name)?;
+    let mut flags = Vec::new();
+    if let Some(given) = args.0.get("args") {
+        let given = given
+            .as_object()
+            .ok_or_else(|| Refusal::invalid("args must be an object of flag: value"))?;
+        for (flag, value) in given {
+            let Some(arg) = form.args.iter().find(|a| &a.name == flag) else {
+                let known: Vec<&str> = form.args.iter().map(|a| a.name.as_str()).collect();
+                return Err(Refusal::invalid(format!(
+                    "type {type_name} takes no argument {flag:?}; its arguments: {}",
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                )));
+            };
+            let text = match value {
+                Value::String(s) => s.clone(),
+                Value::Bool(b) => b.to_string(),
+                Value::Number(n) => n.to_string(),
+                _ => {
+                    return Err(Refusal::invalid(format!(
+                        "{flag} must be a string, number or boolean"
+                    )));
+                }
+            };
+            if arg.arg_type == resource_host::model::ArgType::Path {
+                absolute(&text)?;
+            }
+            flags.push((flag.clone(), text));
+        }
+    }
+    let request = NewResource {
+        type_name,
+        name: args.text("name")?,
+        args: flags,
+        description: args.text("description")?,
+        sandbox_strategy: args.text("sandbox_strategy")?,
+        read_only: false,
+        base_dir: None,
+    };
+    let mut on = |p: DiscoveryProgress| {
+        progress(
+            p.visited as u64,
+            None,
+            format!("{} visited, {} found", p.visited, p.found),
+        );
+    };
+    let resource = registry.register_resource_with(request, &mut on)?;
+    let mut done = Done::new(&resource, format!("registered {}", summary(&resource)))?;
+    done.changed = vec![resource.resource_id.to_string()];
+    Ok(done)
+}
+
+fn remove(registry: &mut Registry, args: &Args<'_>) -> Result<Done, Refusal> {
+    let key = args.key("name_or_id")?;
+    let dry_run = args.flag("dry_run")?;
+    let mut before = Vec::new();
+    if args.flag("force")? && !dry_run {
+        for (resource, container) in registry.remove_containers_for_removal(&key)? {
+            before.push(format!(
+                "stopped and removed container {container} of {resource}"
+            ));
+        }
+        for gone in registry.destroy_sandboxes_for_removal(&key)? {
+            before.push(format!(
+                "destroyed sandbox {} ({} of {})",
+                gone.sandbox_id,
+                gone.strategy.as_str(),
+                gone.resource
+            ));
+        }
+    }
+    let report = registry.remove_resource(&key, dry_run)?;
+    let mut value = serde_json::to_value(&report).map_err(|e| Refusal::internal(e.to_string()))?;
+    if !before.is_empty() {
+        value["stopped_first"] = json!(before);
+    }
+    let gone = value["removed"].as_array().map_or(0, Vec::len);
+    let text = if dry_run {
+        format!("would remove {gone} resources")
+    } else {
+        format!("removed {gone} resources")
+    };
+    let changed = value["removed"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["resource_id"].as_str().map(str::to_owned))
+        .collect();
+    Ok(Done {
+        value,
+        text,
+        changed,
+    })
+}
+
+fn refresh(
+    registry: &mut Registry,
+    args: &Args<'_>,
+    progress: &mut Progress,
+) -> Result<Done, Refusal> {
+    let keys: Vec<ResourceKey> = match args.0.get("names") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .ok_or_else(|| Refusal::invalid("names must be strings"))?
+                    .parse::<ResourceKey>()
+                    .map_err(|e| Refusal::invalid(format!("names: {e}")))
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err(Refusal::invalid("names must be a list of names or ids")),
+    };
+    let mut on = |p: RefreshProgress| {
+        progress(
+            p.checked as u64,
+            None,
+            format!("{} checked, {} changed", p.checked, p.changed),
+        );
+    };
+    let report = registry.refresh_with(&keys, &mut on)?;
+    let value = serde_json::to_value(&report).map_err(|e| Refusal::internal(e.to_string()))?;
+    let changed = changed_ids(&value);
+    let text = format!("refreshed: {} changed", changed.len());
+    Ok(Done {
+        value,
+        text,
+        changed,
+    })
+}
+
+/// The ids a refresh report names as changed (updated, added, removed,
+/// stale), wherever in the report they are.
+fn changed_ids(report: &Value) -> Vec<String> {
+    let mut ids = Vec::new();
+    for field in ["updated", "added", "removed", "stale", "changed"] {
+        if let Some(items) = report[field].as_array() {
+            for item in items {
+                for key in ["resource_id", "id"] {
+                    if let Some(id) = item[key].as_str() {
+                        ids.push(id.to_owned());
+                    }
+                }
+            }
+        }
+    }
+    ids
+}
+
+fn resolve(registry: &mut Registry, args: &Args<'_>) -> Result<Done, Refusal> {
+    let key = args.key("resource")?;
+    let plan = args.text("plan")?;
+    let tool = match args.text("tool_env")? {
+        None => ToolRequest::default(),
+        Some(t) => {
+            ToolRequest::parse(&t).map_err(|e| Refusal::invalid(format!("tool_env: {e}")))?
+        }
+    };
+    if !args.flag("activate")? {
+        let route = registry.resolve_environment(&key, plan.as_deref(), &tool)?;
+        return Done::new(&route, "the route is in the structured content");
+    }
+    let (route, container) = match registry.enter_environment(&key, plan.as_deref(), &tool) {
+        Err(err @ resource_host::registry::RegistryError::NotTrusted { .. }) => {
+            let mut refusal = Refusal::from(err);
+            refusal.message.push_str(
+                " (an agent cannot give this consent: ask the person to run `agents resource \
+                 trust` for it)",
+            );
+            return Err(refusal);
+        }
+        other => other?,
+    };
+    let mut value = serde_json::to_value(&route).map_err(|e| Refusal::internal(e.to_string()))?;
+    if let Some(c) = container {
+        value["container"] =
+            serde_json::to_value(c).map_err(|e| Refusal::internal(e.to_string()))?;
+    }
+    Ok(Done {
+        value,
+        text: "environment ready".to_owned(),
+        changed: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn a_glob_matches_runs_and_single_characters() {
+        assert!(matches("local/*", "local/api-repo"));
+        assert!(matches("*repo", "local/api-repo"));
+        assert!(matches("l?cal/*-r*o", "local/api-repo"));
+        assert!(!matches("local/?", "local/ab"));
+        assert!(matches("*", ""));
+        assert!(!matches("a*b", "acbd"));
+    }
+}

@@ -1,0 +1,176 @@
+//! `agents mcp` driven by the official MCP Python SDK's client (`mcp`
+//! 2.3.0 from PyPI, which `.ci/run` installs into `target/py-venv`):
+//! every tool, refusals as tool errors, resources and their template, a
+//! subscription told of a change, progress, a sandbox round trip, the
+//! trust refusal and `--read-only`. Each scenario runs under both ways
+//! the client can connect: the initialize handshake (`legacy`) and its
+//! own negotiation (`auto`, probing `server/discover`).
+
+use crate::common::{self, Env, commit_all, stand_ins};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A Python that has the MCP SDK: `target/py-venv`'s (where `.ci/run`
+/// installs it), else `$MCP_PYTHON`. None (a skip; a failure under CI)
+/// when there is neither.
+fn python() -> Option<PathBuf> {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/py-venv/bin/python");
+    let candidates = [
+        Some(venv),
+        std::env::var_os("MCP_PYTHON").map(PathBuf::from),
+    ];
+    let found = candidates.into_iter().flatten().find(|p| {
+        Command::new(p)
+            .args(["-c", "import mcp"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if found.is_none() {
+        let how = "python3 -m venv target/py-venv && target/py-venv/bin/pip install mcp==2.3.0 \
+                   (or run .ci/run)";
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the MCP Python SDK was not found (target/py-venv, $MCP_PYTHON): install it: {how}"
+        );
+        common::skipped(
+            "mcp tests",
+            &format!("the MCP Python SDK is not installed: {how}"),
+        );
+    }
+    found
+}
+
+/// Run `scenario` of `tests/mcp/client.py` against a server on `env`'s
+/// home in `mode`; answers what it printed (one JSON object).
+fn scenario(env: &Env, name: &str, mode: &str) -> Option<serde_json::Value> {
+    let python = python()?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let out = Command::new("timeout")
+        .arg("300")
+        .arg(python)
+        .arg(script)
+        .args([name, env!("CARGO_BIN_EXE_agents")])
+        .arg(env.home.path())
+        .arg(env.scratch.path())
+        .arg(mode)
+        .env_remove("AGENTS_HOME")
+        .env_remove("AGENTS_REGISTRY")
+        .envs(env.vars.iter().map(|(k, v)| (k, v)))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "scenario {name} ({mode}) failed:\n{}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let last = stdout.lines().last().unwrap_or_default();
+    Some(serde_json::from_str(last).unwrap_or_else(|e| panic!("{e}: {stdout}")))
+}
+
+fn tree(env: &Env) {
+    env.write("tree/a.txt", "a\n");
+    env.write("tree/sub/b.txt", "b\n");
+    env.write("other/c.txt", "c\n");
+}
+
+#[test]
+fn every_resource_tool_answers_its_view_and_refuses_with_a_kind() {
+    for mode in ["legacy", "auto"] {
+        let env = Env::new();
+        tree(&env);
+        let Some(seen) = scenario(&env, "tools", mode) else {
+            return;
+        };
+        assert_eq!(seen["discovered_added"], 1, "{seen}"); // sub/b.txt
+        assert!(seen["progress"].as_u64().unwrap() >= 1, "{seen}");
+        assert!(seen["cycle"].as_str().unwrap().contains("cycle"), "{seen}");
+        assert!(
+            seen["not_found"]
+                .as_str()
+                .unwrap()
+                .contains("local/nothing"),
+            "{seen}"
+        );
+        assert!(seen["refresh_changed"].as_u64().unwrap() >= 1, "{seen}");
+        // What the tools did is in the registry, as the CLI sees it.
+        let listed = env.run(&["resource", "list", "-o", "json"]).json();
+        let names: Vec<&str> = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["name"].as_str())
+            .collect();
+        assert!(names.contains(&"local/tree"), "{names:?}");
+        assert!(!names.contains(&"local/other"), "{names:?}");
+    }
+}
+
+#[test]
+fn a_sandbox_round_trip_over_mcp() {
+    for mode in ["legacy", "auto"] {
+        let env = Env::new();
+        env.write("work/keep.txt", "keep\n");
+        if scenario(&env, "sandbox", mode).is_none() {
+            return;
+        }
+        assert_eq!(
+            std::fs::read_to_string(env.path("work/notes.txt")).unwrap(),
+            "first\n"
+        );
+    }
+}
+
+#[test]
+fn registered_resources_are_listed_read_and_templated() {
+    for mode in ["legacy", "auto"] {
+        let env = Env::new();
+        for i in 0..3 {
+            env.write(&format!("d{i}/f.txt"), "f\n");
+        }
+        let Some(seen) = scenario(&env, "resources", mode) else {
+            return;
+        };
+        assert_eq!(seen["uris"].as_array().unwrap().len(), 3, "{seen}");
+    }
+}
+
+#[test]
+fn a_subscriber_is_told_when_a_refresh_sees_its_resource_change() {
+    for mode in ["legacy", "auto"] {
+        let env = Env::new();
+        env.write("watched/old.txt", "old\n");
+        let Some(seen) = scenario(&env, "subscribe", mode) else {
+            return;
+        };
+        assert_eq!(
+            seen["updated"],
+            serde_json::json!(["agents://resource/local/watched"])
+        );
+    }
+}
+
+#[test]
+fn read_only_serves_reads_and_trust_is_never_a_tool() {
+    let env = Env::new();
+    scenario(&env, "read_only", "legacy");
+}
+
+#[test]
+fn activating_an_untrusted_devcontainer_tells_the_agent_what_a_person_runs() {
+    let mut env = Env::new();
+    let bin = stand_ins(&mut env, &["docker"]);
+    let repo = env.mkdir("repo");
+    env.write(
+        "repo/.devcontainer/devcontainer.json",
+        r#"{"image": "debian:12"}"#,
+    );
+    env.write("repo/README.md", "# repo\n");
+    commit_all(&repo);
+    if scenario(&env, "untrusted", "legacy").is_none() {
+        return;
+    }
+    // Nothing reached the engine.
+    let log = common::tool_log(&bin);
+    assert!(!log.contains("run"), "{log}");
+}

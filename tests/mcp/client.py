@@ -1,0 +1,271 @@
+"""Drives `agents mcp` through the official MCP Python SDK's client.
+
+Run by tests/mcp.rs: `python client.py SCENARIO AGENTS HOME FIXTURES [MODE]`
+(MODE: `legacy` for the initialize handshake, `auto` to let the client
+probe `server/discover`). Each scenario asserts what a client sees and
+prints one JSON line of what it observed, which the Rust test checks too.
+A failed assertion exits non-zero with the traceback on stderr.
+"""
+
+import asyncio
+import json
+import os
+import sys
+import warnings
+
+import anyio
+from mcp import Client, StdioServerParameters
+from mcp.shared.subscriptions import ResourceUpdated
+
+warnings.simplefilter("ignore")  # subscribe_resource is deprecated in 2026-07-28
+
+
+def server(agents, home, *extra):
+    # What a client configuration gives: the command, its arguments, and
+    # (for the tests on the team registry) the registry to use.
+    env = {"NO_COLOR": "1", "PATH": os.environ["PATH"]}
+    if os.environ.get("AGENTS_REGISTRY"):
+        env["AGENTS_REGISTRY"] = os.environ["AGENTS_REGISTRY"]
+    return StdioServerParameters(command=agents, args=["--home", home, "mcp", *extra], env=env)
+
+
+async def call(client, name, args=None, **kw):
+    result = await client.call_tool(name, args or {}, **kw)
+    return result
+
+
+def ok(result):
+    assert not result.is_error, f"tool failed: {result.content}"
+    assert isinstance(result.structured_content, dict), result.structured_content
+    return result.structured_content
+
+
+def refused(result, kind):
+    assert result.is_error, f"expected a refusal, got {result.structured_content}"
+    got = result.structured_content["kind"]
+    assert got == kind, f"expected kind {kind}, got {got}: {result.structured_content}"
+    return result.structured_content["message"]
+
+
+async def tools(agents, home, fixtures, mode):
+    """Every resource tool against a real directory, and their refusals."""
+    seen = {}
+    async with Client(server(agents, home), mode=mode) as client:
+        listed = await client.list_tools()
+        names = {t.name for t in listed.tools}
+        seen["tools"] = sorted(names)
+        assert "trust" not in " ".join(names)
+        assert "type_add" not in names and "plugin_add" not in names
+        by_name = {t.name: t for t in listed.tools}
+        assert by_name["show_resource"].annotations.read_only_hint is True
+        assert by_name["remove_resource"].annotations.destructive_hint is True
+        assert by_name["sandbox_destroy"].annotations.destructive_hint is True
+        assert by_name["show_resource"].output_schema["type"] == "object"
+        # register_resource's arguments come from each type's cli_args.
+        branches = by_name["register_resource"].input_schema["anyOf"]
+        checkout = [b for b in branches if b["properties"]["type"]["const"] == "git-checkout"][0]
+        assert "path" in checkout["properties"]["args"]["properties"], checkout
+
+        types = ok(await call(client, "list_types"))["types"]
+        assert any(t["name"] == "fs-directory" for t in types)
+        assert ok(await call(client, "show_type", {"name": "git-checkout"}))["name"] == "git-checkout"
+
+        tree_dir = os.path.join(fixtures, "tree")
+        progress = []
+
+        async def on_progress(done, total, message):
+            progress.append((done, message))
+
+        made = ok(await call(client, "register_resource", {
+            "type": "fs-directory", "name": "local/tree", "args": {"path": tree_dir},
+            "description": "a small tree"}, progress_callback=on_progress))
+        assert made["name"] == "local/tree" and made["location"] == tree_dir, made
+        shown = ok(await call(client, "show_resource", {"name_or_id": "local/tree"}))
+        assert shown["resource_id"] == made["resource_id"]
+        assert len(shown["children"]) == 2, shown  # a.txt and sub/
+        listed = ok(await call(client, "list_resources", {"name": "local/tree*"}))
+        assert listed["total"] >= 3, listed
+        limited = ok(await call(client, "list_resources", {"name": "local/tree*", "limit": 1}))
+        assert len(limited["resources"]) == 1 and limited["total"] == listed["total"]
+        under = ok(await call(client, "list_resources", {"under": "local/tree"}))
+        assert all(r["resource_id"] != made["resource_id"] for r in under["resources"])
+        below = ok(await call(client, "list_resources", {"name": "local/tree/*"}))
+        assert under["total"] == below["total"] == 3, (under, below)  # a.txt, sub, sub/b.txt
+        tree = ok(await call(client, "resource_tree", {"name_or_id": "local/tree", "depth": 1}))
+        seen["tree_keys"] = sorted(tree)
+        with open(os.path.join(tree_dir, "sub", "new.txt"), "w") as f:
+            f.write("new\n")
+        found = ok(await call(client, "discover", {"name_or_id": "local/tree", "depth": 2},
+                              progress_callback=on_progress))
+        seen["discovered_added"] = len(found["added"])
+        seen["progress"] = len(progress)
+        assert progress, "discovery sent no progress"
+        inspected = ok(await call(client, "inspect", {"name_or_id": "local/tree"}))
+        assert "text" in inspected
+
+        other = ok(await call(client, "register_resource", {
+            "type": "fs-directory", "name": "local/other",
+            "args": {"path": os.path.join(fixtures, "other")}}))
+        ok(await call(client, "link_child", {"parent": "local/tree", "child": "local/other"}))
+        message = refused(await call(client, "link_child",
+                                     {"parent": "local/other", "child": "local/tree"}), "cycle")
+        seen["cycle"] = message
+        ok(await call(client, "unlink_child", {"parent": "local/tree", "child": "local/other"}))
+
+        # Refusals are tool results with a kind, never protocol errors.
+        seen["not_found"] = refused(
+            await call(client, "show_resource", {"name_or_id": "local/nothing"}), "not_found")
+        refused(await call(client, "register_resource", {
+            "type": "fs-directory", "args": {"path": "relative/dir"}}), "invalid_arguments")
+        refused(await call(client, "register_resource", {
+            "type": "fs-directory", "args": {"nope": "x"}}), "invalid_arguments")
+        refused(await call(client, "type_add", {"path": "/x.yaml"}), "not_allowed")
+
+        dry = ok(await call(client, "remove_resource", {"name_or_id": "local/other", "dry_run": True}))
+        assert dry["dry_run"] is True
+        gone = ok(await call(client, "remove_resource", {"name_or_id": "local/other"}))
+        assert gone["removed"][0]["name"] == "local/other"
+        with open(os.path.join(tree_dir, "a.txt"), "a") as f:
+            f.write("more\n")
+        refreshed = ok(await call(client, "refresh", {"names": ["local/tree"]}))
+        seen["refresh_changed"] = len(refreshed["changed"])
+    print(json.dumps(seen))
+
+
+async def sandbox(agents, home, fixtures, mode):
+    """A sandbox round trip on a copy of a directory."""
+    seen = {}
+    work = os.path.join(fixtures, "work")
+    async with Client(server(agents, home), mode=mode) as client:
+        ok(await call(client, "register_resource", {
+            "type": "fs-directory", "name": "local/work", "args": {"path": work}}))
+        box = ok(await call(client, "sandbox_create",
+                            {"resource": "local/work", "strategy": "copy_on_write"}))
+        sid, workdir = box["sandbox_id"], box["workdir"]
+        assert ok(await call(client, "sandbox_list", {"resource": "local/work"}))["sandboxes"][0]["sandbox_id"] == sid
+        assert ok(await call(client, "sandbox_show", {"id": sid}))["sandbox_id"] == sid
+        with open(os.path.join(workdir, "notes.txt"), "w") as f:
+            f.write("first\n")
+        ok(await call(client, "sandbox_checkpoint", {"id": sid, "label": "one"}))
+        with open(os.path.join(workdir, "notes.txt"), "w") as f:
+            f.write("second\n")
+        ok(await call(client, "sandbox_rollback", {"id": sid}))
+        with open(os.path.join(workdir, "notes.txt")) as f:
+            assert f.read() == "first\n"
+        diff = ok(await call(client, "sandbox_diff", {"id": sid}))
+        seen["diff_keys"] = sorted(diff)
+        ok(await call(client, "sandbox_apply", {"id": sid}))
+        with open(os.path.join(work, "notes.txt")) as f:
+            assert f.read() == "first\n"
+        ok(await call(client, "sandbox_destroy", {"id": sid}))
+        assert not os.path.exists(workdir)
+        refused(await call(client, "sandbox_show", {"id": sid}), "not_found")
+    print(json.dumps(seen))
+
+
+async def resources(agents, home, fixtures, mode):
+    """Registered resources as MCP resources: list (paged), template, read."""
+    seen = {}
+    async with Client(server(agents, home), mode=mode) as client:
+        for i in range(3):
+            ok(await call(client, "register_resource", {
+                "type": "fs-directory", "name": f"local/d{i}",
+                "args": {"path": os.path.join(fixtures, f"d{i}")}}))
+        listed = await client.list_resources()
+        uris = [r.uri for r in listed.resources]
+        seen["uris"] = uris
+        assert "agents://resource/local/d0" in uris, uris
+        # Children are reached through the template, not listed.
+        assert all(not u.endswith(".txt") for u in uris), uris
+        templates = await client.list_resource_templates()
+        assert templates.resource_templates[0].uri_template == "agents://resource/{+name_or_id}"
+        read = await client.read_resource("agents://resource/local/d0")
+        view = json.loads(read.contents[0].text)
+        assert view["name"] == "local/d0"
+        child = view["children"][0]
+        by_id = json.loads((await client.read_resource(f"agents://resource/{child}")).contents[0].text)
+        assert by_id["resource_id"] == child
+        try:
+            await client.read_resource("agents://resource/local/missing")
+            raise AssertionError("reading a missing resource answered")
+        except Exception as e:  # the SDK raises MCPError for a protocol error
+            seen["missing"] = str(e)
+    print(json.dumps(seen))
+
+
+async def subscribe(agents, home, fixtures, mode):
+    """A subscribed resource's change, seen by a refresh, reaches the client."""
+    seen = {}
+    updated = []
+    directory = os.path.join(fixtures, "watched")
+
+    async def on_message(message):
+        if getattr(message, "method", None) == "notifications/resources/updated":
+            updated.append(message.params.uri)
+
+    async with Client(server(agents, home), mode=mode, message_handler=on_message) as client:
+        ok(await call(client, "register_resource", {
+            "type": "fs-directory", "name": "local/watched", "args": {"path": directory}}))
+        uri = "agents://resource/local/watched"
+        seen["protocol"] = client.protocol_version
+        if client.protocol_version >= "2026-07-28":
+            async with client.listen(resource_subscriptions=[uri]) as sub:
+                with open(os.path.join(directory, "new.txt"), "w") as f:
+                    f.write("new\n")
+                ok(await call(client, "refresh", {}))
+                with anyio.fail_after(20):
+                    event = await sub.__anext__()
+                assert isinstance(event, ResourceUpdated) and event.uri == uri, event
+                updated[:] = [event.uri]
+        else:
+            await client.subscribe_resource(uri)
+            with open(os.path.join(directory, "new.txt"), "w") as f:
+                f.write("new\n")
+            ok(await call(client, "refresh", {}))
+            with anyio.fail_after(20):
+                while not updated:
+                    await anyio.sleep(0.05)
+        assert updated == [uri], updated
+        seen["updated"] = updated
+    print(json.dumps(seen))
+
+
+async def read_only(agents, home, fixtures, mode):
+    """--read-only serves the reads only; writes are refused as tool errors."""
+    async with Client(server(agents, home, "--read-only"), mode=mode) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert "show_resource" in names and "sandbox_diff" in names
+        for write in ["register_resource", "remove_resource", "sandbox_create", "link_child", "refresh"]:
+            assert write not in names, write
+        refused(await call(client, "register_resource", {"type": "fs-directory"}), "not_allowed")
+        refused(await call(client, "resolve_environment",
+                           {"resource": "x", "activate": True}), "not_allowed")
+    async with Client(server(agents, home, "--allow-admin"), mode=mode) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert {"type_add", "type_remove", "plugin_add", "plugin_remove", "registry_import"} <= names
+        assert not any("trust" in n for n in names), names
+    print(json.dumps({"ok": True}))
+
+
+async def untrusted(agents, home, fixtures, mode):
+    """Activating an untrusted devcontainer is a tool error saying what a person runs."""
+    seen = {}
+    repo = os.path.join(fixtures, "repo")
+    async with Client(server(agents, home), mode=mode) as client:
+        ok(await call(client, "register_resource", {
+            "type": "git-checkout", "name": "local/repo", "args": {"path": repo}}))
+        route = ok(await call(client, "resolve_environment", {"resource": "local/repo"}))
+        seen["route"] = route
+        message = refused(await call(client, "resolve_environment",
+                                     {"resource": "local/repo", "activate": True}), "not_trusted")
+        assert "agents resource trust" in message, message
+        seen["message"] = message
+    print(json.dumps(seen))
+
+
+SCENARIOS = {f.__name__: f for f in [tools, sandbox, resources, subscribe, read_only, untrusted]}
+
+if __name__ == "__main__":
+    scenario, agents, home, fixtures = sys.argv[1:5]
+    mode = sys.argv[5] if len(sys.argv) > 5 else "legacy"
+    anyio.run(SCENARIOS[scenario], agents, home, fixtures, mode)
