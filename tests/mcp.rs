@@ -151,6 +151,18 @@ fn a_subscriber_is_told_when_a_refresh_sees_its_resource_change() {
 }
 
 #[test]
+fn with_watch_a_change_on_disk_reaches_a_subscriber_without_a_tool_call() {
+    let env = Env::new();
+    env.write("watched/old.txt", "old\n");
+    if let Some(seen) = scenario(&env, "watch", "legacy") {
+        assert_eq!(
+            seen["updated"],
+            serde_json::json!(["agents://resource/local/watched"])
+        );
+    }
+}
+
+#[test]
 fn read_only_serves_reads_and_trust_is_never_a_tool() {
     let env = Env::new();
     scenario(&env, "read_only", "legacy");

@@ -230,6 +230,31 @@ async def subscribe(agents, home, fixtures, mode):
     print(json.dumps(seen))
 
 
+async def watch(agents, home, fixtures, mode):
+    """With --watch, a change on disk reaches a subscriber with no tool call."""
+    updated = []
+    directory = os.path.join(fixtures, "watched")
+
+    async def on_message(message):
+        if getattr(message, "method", None) == "notifications/resources/updated":
+            updated.append(message.params.uri)
+
+    async with Client(server(agents, home), mode="legacy") as client:
+        ok(await call(client, "register_resource", {
+            "type": "fs-directory", "name": "local/watched", "args": {"path": directory}}))
+    async with Client(server(agents, home, "--watch"), mode="legacy", message_handler=on_message) as client:
+        uri = "agents://resource/local/watched"
+        await client.subscribe_resource(uri)
+        await anyio.sleep(1)  # the watcher reads the registered locations first
+        with open(os.path.join(directory, "new.txt"), "w") as f:
+            f.write("new\n")
+        with anyio.fail_after(60):
+            while not updated:
+                await anyio.sleep(0.1)
+        assert updated[0] == uri, updated
+    print(json.dumps({"updated": updated[:1]}))
+
+
 async def read_only(agents, home, fixtures, mode):
     """--read-only serves the reads only; writes are refused as tool errors."""
     async with Client(server(agents, home, "--read-only"), mode=mode) as client:
@@ -263,7 +288,7 @@ async def untrusted(agents, home, fixtures, mode):
     print(json.dumps(seen))
 
 
-SCENARIOS = {f.__name__: f for f in [tools, sandbox, resources, subscribe, read_only, untrusted]}
+SCENARIOS = {f.__name__: f for f in [tools, sandbox, resources, subscribe, watch, read_only, untrusted]}
 
 if __name__ == "__main__":
     scenario, agents, home, fixtures = sys.argv[1:5]
