@@ -24,6 +24,7 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 mod environments;
+mod kind;
 mod plugins;
 mod reasons;
 mod resources;
@@ -31,6 +32,7 @@ mod sandboxes;
 mod transfer;
 mod types;
 pub use environments::EnvironmentsError;
+pub use kind::ErrorKind;
 pub use plugins::PluginsError;
 use reasons::join;
 pub use reasons::{ChildRefusal, NoHandlerReason, NotAddable, SandboxRefusal, StrategyRefusal};

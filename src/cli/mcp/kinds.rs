@@ -61,42 +61,7 @@ impl From<Failure> for Refusal {
     }
 }
 
-/// The kind of a registry refusal: one word per family an agent would
-/// act on differently.
+/// The kind of a registry refusal, as the library names it.
 pub fn kind(err: &RegistryError) -> &'static str {
-    use RegistryError as E;
-    match err {
-        E::TypeNotFound { .. }
-        | E::ResourceNotFound { .. }
-        | E::SandboxNotFound { .. }
-        | E::CheckpointNotFound { .. }
-        | E::PluginNotFound { .. }
-        | E::NotLinked { .. } => "not_found",
-        E::Cycle { .. } => "cycle",
-        E::IncompatibleLink { .. } => "incompatible_link",
-        E::SelfLink { .. } | E::DuplicateLink { .. } => "invalid_link",
-        E::TypeExists { .. } | E::DuplicateName { .. } | E::PluginExists { .. } => "exists",
-        E::Handler(_)
-        | E::PluginLoad { .. }
-        | E::ChildRefused { .. }
-        | E::HandlerModuleMissing { .. }
-        | E::HandlerClassMissing { .. }
-        | E::ComponentMissing { .. } => "handler_failed",
-        E::NotTrusted { .. } => "not_trusted",
-        E::Name(_) | E::Args(_) | E::BadSandboxStrategy { .. } | E::BadPlanName { .. } => {
-            "invalid_arguments"
-        }
-        E::HasSandboxes { .. }
-        | E::HasContainers { .. }
-        | E::TypeHasResources { .. }
-        | E::TypeReferenced { .. }
-        | E::PluginInUse { .. } => "in_use",
-        E::ChangedMeanwhile { .. } | E::TypesChanged { .. } => "conflict",
-        E::SandboxNotActive { .. } | E::SandboxInSession { .. } => "sandbox_state",
-        E::SandboxRefused { .. } | E::SandboxFailed { .. } => "sandbox_failed",
-        E::ContainerRefused { .. } | E::ContainerFailed { .. } => "container_failed",
-        E::Route(_) | E::NotAnEnvironment { .. } => "no_route",
-        E::Store(_) => "store",
-        _ => "refused",
-    }
+    err.kind().as_str()
 }

@@ -7,7 +7,8 @@ use super::kinds::Refusal;
 use super::schema::{self, boolean, integer, name_or_id, object, sandbox_id, string};
 use resource_host::model::{ResourceKey, SandboxId, SandboxStrategy};
 use resource_host::registry::{
-    Depth, DiscoveryProgress, NewResource, RefreshProgress, Registry, ResourceFilter, ToolRequest,
+    AddPluginOptions, Depth, DiscoveryProgress, ImportOptions, NewResource, RefreshProgress,
+    RegisterTypeOptions, Registry, RemoveOptions, ResourceFilter, ToolRequest,
 };
 use resource_host::text::escape_line;
 use serde::Serialize;
@@ -730,7 +731,9 @@ pub fn call(
         }
         "type_add" => {
             let path = absolute(&args.required("path")?)?;
-            let ty = registry.register_type(&path, args.flag("replace")?)?;
+            let mut options = RegisterTypeOptions::default();
+            options.replace = args.flag("replace")?;
+            let ty = registry.register_type(&path, options)?;
             let text = format!("added type {}", escape_line(ty.resolved().name.as_str()));
             Done::new(&ty, text)
         }
@@ -751,7 +754,9 @@ pub fn call(
                         .map_err(|e| Refusal::invalid(format!("module: {e}")))?,
                 ),
             };
-            let plugin = registry.add_plugin(&path, module.as_ref(), args.flag("replace")?)?;
+            let mut options = AddPluginOptions::default();
+            (options.module, options.replace) = (module, args.flag("replace")?);
+            let plugin = registry.add_plugin(&path, options)?;
             Done::new(&plugin, "added the plugin")
         }
         "plugin_remove" => {
@@ -767,7 +772,9 @@ pub fn call(
                 .map_err(|e| Refusal::new("invalid_arguments", e.to_string()))?;
             let document = resource_host::registry::RegistryDocument::parse(&text)
                 .map_err(|e| Refusal::new("invalid_document", e.to_string()))?;
-            let report = registry.import_document(&document, args.flag("dry_run")?)?;
+            let mut options = ImportOptions::default();
+            options.dry_run = args.flag("dry_run")?;
+            let report = registry.import_document(&document, options)?;
             Done::new(&report, "imported")
         }
         other => Err(Refusal::new(
@@ -934,39 +941,39 @@ fn register(
 
 fn remove(registry: &mut Registry, args: &Args<'_>) -> Result<Done, Refusal> {
     let key = args.key("name_or_id")?;
-    let dry_run = args.flag("dry_run")?;
-    let mut before = Vec::new();
-    if args.flag("force")? && !dry_run {
-        for (resource, container) in registry.remove_containers_for_removal(&key)? {
-            before.push(format!(
-                "stopped and removed container {container} of {resource}"
-            ));
-        }
-        for gone in registry.destroy_sandboxes_for_removal(&key)? {
-            before.push(format!(
-                "destroyed sandbox {} ({} of {})",
-                gone.sandbox_id,
-                gone.strategy.as_str(),
-                gone.resource
-            ));
-        }
-    }
-    let report = registry.remove_resource(&key, dry_run)?;
+    let mut options = RemoveOptions::default();
+    (options.dry_run, options.force) = (args.flag("dry_run")?, args.flag("force")?);
+    let report = registry.remove_resource(&key, options)?;
+    let mut before: Vec<String> = report
+        .forced
+        .containers
+        .iter()
+        .map(|(resource, container)| {
+            format!("stopped and removed container {container} of {resource}")
+        })
+        .collect();
+    before.extend(report.forced.sandboxes.iter().map(|gone| {
+        format!(
+            "destroyed sandbox {} ({} of {})",
+            gone.sandbox_id,
+            gone.strategy.as_str(),
+            gone.resource
+        )
+    }));
     let mut value = serde_json::to_value(&report).map_err(|e| Refusal::internal(e.to_string()))?;
     if !before.is_empty() {
         value["stopped_first"] = json!(before);
     }
-    let gone = value["removed"].as_array().map_or(0, Vec::len);
-    let text = if dry_run {
+    let gone = report.removed.len();
+    let text = if report.dry_run {
         format!("would remove {gone} resources")
     } else {
         format!("removed {gone} resources")
     };
-    let changed = value["removed"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|r| r["resource_id"].as_str().map(str::to_owned))
+    let changed = report
+        .removed
+        .iter()
+        .map(|r| r.resource_id.to_string())
         .collect();
     Ok(Done {
         value,
@@ -1043,7 +1050,7 @@ fn resolve(registry: &mut Registry, args: &Args<'_>) -> Result<Done, Refusal> {
         return Done::new(&route, "the route is in the structured content");
     }
     let (route, container) = match registry.enter_environment(&key, plan.as_deref(), &tool) {
-        Err(err @ resource_host::registry::RegistryError::NotTrusted { .. }) => {
+        Err(err) if err.kind() == resource_host::registry::ErrorKind::NotTrusted => {
             let mut refusal = Refusal::from(err);
             refusal.message.push_str(
                 " (an agent cannot give this consent: ask the person to run `agents resource \
