@@ -25,6 +25,7 @@
 //! goes to the client as progress notifications when it asked for them;
 //! a cancelled request stops before the registry is written.
 
+mod catalogue;
 mod kinds;
 mod pool;
 mod resources;

@@ -2,6 +2,7 @@
 //! and subscriptions — over the [`Pool`] of registries.
 
 use super::Mode;
+use super::catalogue::{self, Access, Spec};
 use super::kinds::Refusal;
 use super::pool::Pool;
 use super::resources::{self, Subscriptions};
@@ -51,7 +52,7 @@ pub async fn serve(pool: Arc<Pool>, mode: Mode, watch: bool) -> std::io::Result<
 impl Server {
     /// `register_resource`'s schema from the addable types, then the
     /// tools this server's mode serves.
-    async fn served_tools(&self) -> Result<Vec<tools::Spec>, Refusal> {
+    async fn served_tools(&self) -> Result<Vec<Spec>, Refusal> {
         let forms = self
             .pool
             .with(|registry| {
@@ -65,7 +66,7 @@ impl Server {
             })
             .await?;
         let mode = self.mode;
-        Ok(tools::catalogue(super::schema::registration(&forms))
+        Ok(catalogue::catalogue(super::schema::registration(&forms))
             .into_iter()
             .filter(|spec| spec.served_in(mode))
             .collect())
@@ -77,7 +78,7 @@ impl Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let name = request.name.to_string();
-        let all = tools::catalogue(serde_json::Value::Null);
+        let all = catalogue::catalogue(serde_json::Value::Null);
         let Some(spec) = all.iter().find(|s| s.name == name) else {
             return Err(ErrorData::invalid_params(
                 format!("no tool named {name:?}; tools/list names them"),
@@ -86,7 +87,7 @@ impl Server {
         };
         if !spec.served_in(self.mode) {
             let why = match spec.access {
-                tools::Access::Admin => {
+                Access::Admin => {
                     "it is an admin operation, served only when `agents mcp --allow-admin` started \
                      the server"
                 }
@@ -193,7 +194,7 @@ impl ServerHandler for Server {
     ) -> Result<ListToolsResult, ErrorData> {
         let specs = self.served_tools().await.map_err(refused)?;
         Ok(ListToolsResult::with_all_items(
-            specs.iter().map(tools::Spec::to_tool).collect(),
+            specs.iter().map(Spec::to_tool).collect(),
         ))
     }
 

@@ -175,9 +175,9 @@ impl SandboxesError {
             E::SandboxNotActive { .. } | E::SandboxInSession { .. } => K::SandboxState,
             E::SandboxRefused { .. } | E::SandboxFailed { .. } => K::SandboxFailed,
             E::BadCheckpointLabel { .. } => K::InvalidArguments,
-            E::SandboxNeedsHome
-            | E::InsecureSandboxes { .. }
-            | E::SandboxRowDisagrees { .. } => K::Refused,
+            E::SandboxNeedsHome | E::InsecureSandboxes { .. } | E::SandboxRowDisagrees { .. } => {
+                K::Refused
+            }
         }
     }
 }
