@@ -55,6 +55,7 @@ fn scenario(env: &Env, name: &str, mode: &str) -> Option<serde_json::Value> {
         .arg(mode)
         .env_remove("AGENTS_HOME")
         .env_remove("AGENTS_REGISTRY")
+        .env("XDG_CACHE_HOME", common::SHARED_CACHE)
         .envs(env.vars.iter().map(|(k, v)| (k, v)))
         .output()
         .unwrap();

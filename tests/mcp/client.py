@@ -24,8 +24,9 @@ def server(agents, home, *extra):
     # What a client configuration gives: the command, its arguments, and
     # (for the tests on the team registry) the registry to use.
     env = {"NO_COLOR": "1", "PATH": os.environ["PATH"]}
-    if os.environ.get("AGENTS_REGISTRY"):
-        env["AGENTS_REGISTRY"] = os.environ["AGENTS_REGISTRY"]
+    for name in ["AGENTS_REGISTRY", "XDG_CACHE_HOME"]:
+        if os.environ.get(name):
+            env[name] = os.environ[name]
     return StdioServerParameters(command=agents, args=["--home", home, "mcp", *extra], env=env)
 
 
