@@ -1,5 +1,5 @@
 //! A [`GraphView`] as Graphviz dot (`dot -Tsvg` draws it). Every label is
-//! a quoted string with `"` and `\` escaped, after [`shown`](super::shown)
+//! a quoted string with `"` and `\` escaped, after `shown` (in `graph`)
 //! wrote out control characters: a name cannot end its string, start an
 //! escape (`\N`, `\l`) or a new statement.
 

@@ -2,7 +2,7 @@
 //! (ranks, crossing reduction, curved edges), with a legend of its types
 //! below: `agents resource graph … --format svg > g.svg` opens in any
 //! browser, no graphviz needed. `layout-rs` escapes `&`, `<`, `>`, `"`
-//! and `'` in text; [`shown`](super::shown) first writes out what XML
+//! and `'` in text; `shown` (in `graph`) first writes out what XML
 //! cannot hold (control characters) and a newline, which it would split.
 
 use super::{GraphView, Layout, more_label, shown};
