@@ -10,11 +10,10 @@
 //! Operations with choices take an options struct ([`RemoveOptions`],
 //! [`RegisterTypeOptions`], [`AddPluginOptions`], [`ExportOptions`],
 //! [`ImportOptions`], [`WatchOptions`]); none takes a positional `bool`.
-//! Discovery, links and import are the rooms `discovery`, `links` and
-//! `import` own; their methods move here when those rooms are reshaped.
 
 use super::*;
-use crate::model::{ModuleName, Priority, ResolvedType, Resource, ResourceId, ResourceKey};
+use crate::graph::GraphView;
+use crate::model::{Link, ModuleName, Priority, ResolvedType, Resource, ResourceId, ResourceKey};
 use crate::model::{SandboxId, SandboxStrategy, SettingScope};
 use crate::routing::Route;
 use crate::sandbox::{self, Applied, SandboxDiff};
@@ -74,11 +73,9 @@ impl Registry {
         types::remove_type(self, name)
     }
 
-    // ---- Resources: look up, register, refresh, watch, inspect ----
-    // (`lookup`, `register`, `refresh`, `watch`, `inspect`; discovery's
-    // `discover`, `discover_with` and the links' `link_child`,
-    // `unlink_child`, `get_children`, `get_resource_tree` are still their
-    // rooms' own methods.)
+    // ---- Resources: look up, list, register, discover, refresh, watch,
+    // inspect (`lookup`, `listing`, `at_path`, `neighbours`, `register`,
+    // `discovery`, `refresh`, `watch`, `inspect`) ----
 
     /// Resources in registration order (`list_resources(type_name=)`).
     pub fn list_resources(&self, filter: &ResourceFilter) -> Result<Vec<Resource>, RegistryError> {
@@ -88,6 +85,25 @@ impl Registry {
     /// One resource by namespaced name or ULID (`show_resource(name_or_id)`).
     pub fn show_resource(&self, key: &ResourceKey) -> Result<Resource, RegistryError> {
         lookup::show_resource(self, key)
+    }
+
+    /// The resources `opts` selects, in its order, at most its limit.
+    pub fn list(&self, opts: &ListOptions) -> Result<ResourceList, RegistryError> {
+        listing::list(self, opts)
+    }
+
+    /// The resources whose location is `path` or one of its ancestors,
+    /// nearest first; at one location, each before those it lies below.
+    /// `path` is compared as given: pass it absolute and canonical, as
+    /// locations are stored.
+    pub fn resources_at(&self, path: &Path) -> Result<Vec<Resource>, RegistryError> {
+        at_path::resources_at(self, path)
+    }
+
+    /// The label of each of `ids` that exists, in id order (an id absent
+    /// from the answer names no resource now).
+    pub fn labels(&self, ids: &[ResourceId]) -> Result<Vec<ResourceLabel>, RegistryError> {
+        neighbours::labels(self, ids)
     }
 
     /// How to register a resource of `type_name` (refused for a type whose
@@ -118,6 +134,26 @@ impl Registry {
         requests: impl IntoIterator<Item = NewResource>,
     ) -> Result<Vec<ResourceId>, RegistryError> {
         register::register_resources(self, requests)
+    }
+
+    /// Run discovery again below a resource, `depth` levels (1: its
+    /// children): add what is found for the first time, drop discovered
+    /// resources no longer found (with what only they kept), refresh the
+    /// rest and the hashes of everything visited. One transaction.
+    pub fn discover(&mut self, key: &ResourceKey) -> Result<DiscoveryReport, RegistryError> {
+        discovery::discover(self, key)
+    }
+
+    /// [`Registry::discover`] to `depth`, telling `progress` how far it came.
+    /// When another process changes what it explored before it could write
+    /// (the same discovery run twice at once), it explores again.
+    pub fn discover_with(
+        &mut self,
+        key: &ResourceKey,
+        depth: Depth,
+        progress: &mut dyn FnMut(DiscoveryProgress),
+    ) -> Result<DiscoveryReport, RegistryError> {
+        discovery::discover_with(self, key, depth, progress)
     }
 
     /// Refresh `keys` (none: every resource someone registered whose type
@@ -160,6 +196,55 @@ impl Registry {
         file: Option<&str>,
     ) -> Result<Inspection, RegistryError> {
         inspect::inspect(self, key, file)
+    }
+
+    // ---- Links: link, unlink, children, tree, graph (`links`, `graph`) ----
+
+    /// Link `child` below `parent` (`link_child(parent, child)`).
+    pub fn link_child(
+        &mut self,
+        parent: &ResourceKey,
+        child: &ResourceKey,
+    ) -> Result<Link, RegistryError> {
+        links::link_child(self, parent, child)
+    }
+
+    /// Remove the link `parent` → `child` (`unlink_child(parent, child)`).
+    /// Both resources stay.
+    pub fn unlink_child(
+        &mut self,
+        parent: &ResourceKey,
+        child: &ResourceKey,
+    ) -> Result<(), RegistryError> {
+        links::unlink_child(self, parent, child)
+    }
+
+    /// The direct children of a resource (`get_children(name_or_id)`).
+    pub fn get_children(&self, key: &ResourceKey) -> Result<Vec<Resource>, RegistryError> {
+        links::get_children(self, key)
+    }
+
+    /// The tree below a resource, `depth` links deep (all when `None`),
+    /// showing only paths to resources of `type_filter` (or its subtypes)
+    /// when given (`get_resource_tree(name_or_id, depth=, type_filter=)`).
+    pub fn get_resource_tree(
+        &self,
+        key: &ResourceKey,
+        depth: Option<u32>,
+        type_filter: Option<&str>,
+    ) -> Result<TreeView, RegistryError> {
+        links::get_resource_tree(self, key, depth, type_filter)
+    }
+
+    /// The graph below `key`: breadth first from it, siblings in natural
+    /// order of their names, each resource once, with the identities
+    /// joining at least two of the resources shown.
+    pub fn graph(
+        &self,
+        key: &ResourceKey,
+        opts: &GraphOptions,
+    ) -> Result<GraphView, RegistryError> {
+        graph::graph(self, key, opts)
     }
 
     // ---- Removal (`removal`) ----
@@ -372,8 +457,7 @@ impl Registry {
         trust::untrust(self, key)
     }
 
-    // ---- Transfer: export and info (`export`) ----
-    // (`import_document` is still the `import` room's own method.)
+    // ---- Transfer: export, import and info (`export`, `import`) ----
 
     /// Everything worth moving, as one document (see
     /// [`document`]); [`ExportOptions::with_plugins`]
@@ -384,6 +468,17 @@ impl Registry {
         options: ExportOptions,
     ) -> Result<RegistryDocument, RegistryError> {
         export::export_document(self, options)
+    }
+
+    /// Import `document` (see [`document`] for the format and the `import`
+    /// room for what is checked); [`ImportOptions::dry_run`] checks and
+    /// rehearses everything and writes nothing.
+    pub fn import_document(
+        &mut self,
+        document: &RegistryDocument,
+        options: ImportOptions,
+    ) -> Result<ImportReport, RegistryError> {
+        import::import_document(self, document, options)
     }
 
     /// Which backend, where, which schema, how much (`agents registry info`).

@@ -9,53 +9,51 @@ use super::{Registry, RegistryError};
 use crate::model::Resource;
 use std::path::Path;
 
-impl Registry {
-    /// The resources whose location is `path` or one of its ancestors,
-    /// nearest first; at one location, each before those it lies below.
-    /// `path` is compared as given: pass it absolute and canonical, as
-    /// locations are stored.
-    pub fn resources_at(&self, path: &Path) -> Result<Vec<Resource>, RegistryError> {
-        self.store.read(|r| {
-            let types = self.types.get(r)?;
-            let rows = r.resources(None)?;
-            let mut found = Vec::new();
-            for place in path.ancestors() {
-                let mut here: Vec<_> = rows
-                    .iter()
-                    .filter(|row| row.location.as_deref().map(Path::new) == Some(place))
-                    .cloned()
-                    .collect();
-                // Deepest first: fewer of the others below which it lies
-                // means higher up, so sort by how many reach it, most first.
-                let mut depth = Vec::with_capacity(here.len());
-                for row in &here {
-                    let mut above = 0;
-                    for other in &here {
-                        if other.id != row.id && r.reaches(other.id, row.id)? {
-                            above += 1;
-                        }
+/// The work of [`Registry::resources_at`].
+pub(in crate::registry) fn resources_at(
+    reg: &Registry,
+    path: &Path,
+) -> Result<Vec<Resource>, RegistryError> {
+    reg.store.read(|r| {
+        let types = reg.types.get(r)?;
+        let rows = r.resources(None)?;
+        let mut found = Vec::new();
+        for place in path.ancestors() {
+            let mut here: Vec<_> = rows
+                .iter()
+                .filter(|row| row.location.as_deref().map(Path::new) == Some(place))
+                .cloned()
+                .collect();
+            // Deepest first: fewer of the others below which it lies
+            // means higher up, so sort by how many reach it, most first.
+            let mut depth = Vec::with_capacity(here.len());
+            for row in &here {
+                let mut above = 0;
+                for other in &here {
+                    if other.id != row.id && r.reaches(other.id, row.id)? {
+                        above += 1;
                     }
-                    depth.push((row.id, above));
                 }
-                here.sort_by_key(|row| {
-                    let above = depth
-                        .iter()
-                        .find(|(id, _)| *id == row.id)
-                        .map_or(0, |d| d.1);
-                    (std::cmp::Reverse(above), row.id)
-                });
-                found.extend(here);
+                depth.push((row.id, above));
             }
-            let (mut children, mut parents) =
-                r.links_of(&found.iter().map(|row| row.id).collect::<Vec<_>>())?;
-            found
-                .into_iter()
-                .map(|row| {
-                    let p = parents.remove(&row.id).unwrap_or_default();
-                    let c = children.remove(&row.id).unwrap_or_default();
-                    assemble(&types, row, p, c)
-                })
-                .collect()
-        })
-    }
+            here.sort_by_key(|row| {
+                let above = depth
+                    .iter()
+                    .find(|(id, _)| *id == row.id)
+                    .map_or(0, |d| d.1);
+                (std::cmp::Reverse(above), row.id)
+            });
+            found.extend(here);
+        }
+        let (mut children, mut parents) =
+            r.links_of(&found.iter().map(|row| row.id).collect::<Vec<_>>())?;
+        found
+            .into_iter()
+            .map(|row| {
+                let p = parents.remove(&row.id).unwrap_or_default();
+                let c = children.remove(&row.id).unwrap_or_default();
+                assemble(&types, row, p, c)
+            })
+            .collect()
+    })
 }

@@ -148,95 +148,91 @@ impl Refresh {
     }
 }
 
-impl Registry {
-    /// Run discovery again below a resource, `depth` levels (1: its
-    /// children): add what is found for the first time, drop discovered
-    /// resources no longer found (with what only they kept), refresh the
-    /// rest and the hashes of everything visited. One transaction.
-    pub fn discover(&mut self, key: &ResourceKey) -> Result<DiscoveryReport, RegistryError> {
-        self.discover_with(key, Depth::Levels(1), &mut |_| {})
-    }
+/// The work of [`Registry::discover`].
+pub(in crate::registry) fn discover(
+    reg: &mut Registry,
+    key: &ResourceKey,
+) -> Result<DiscoveryReport, RegistryError> {
+    discover_with(reg, key, Depth::Levels(1), &mut |_| {})
+}
 
-    /// [`Registry::discover`] to `depth`, telling `progress` how far it came.
-    /// When another process changes what it explored before it could write
-    /// (the same discovery run twice at once), it explores again.
-    pub fn discover_with(
-        &mut self,
-        key: &ResourceKey,
-        depth: Depth,
-        progress: &mut dyn FnMut(DiscoveryProgress),
-    ) -> Result<DiscoveryReport, RegistryError> {
-        let _git = self.git_snapshot();
-        let mut attempt = 1;
-        loop {
-            match self.discover_once(key, depth, progress) {
-                Err(RegistryError::ChangedMeanwhile { .. }) if attempt < ATTEMPTS => {
-                    log::info!("what the discovery explored changed meanwhile; exploring again");
-                    attempt += 1;
-                }
-                other => return other,
+/// The work of [`Registry::discover_with`].
+pub(in crate::registry) fn discover_with(
+    reg: &mut Registry,
+    key: &ResourceKey,
+    depth: Depth,
+    progress: &mut dyn FnMut(DiscoveryProgress),
+) -> Result<DiscoveryReport, RegistryError> {
+    let _git = reg.git_snapshot();
+    let mut attempt = 1;
+    loop {
+        match discover_once(reg, key, depth, progress) {
+            Err(RegistryError::ChangedMeanwhile { .. }) if attempt < ATTEMPTS => {
+                log::info!("what the discovery explored changed meanwhile; exploring again");
+                attempt += 1;
             }
+            other => return other,
         }
     }
+}
 
-    fn discover_once(
-        &mut self,
-        key: &ResourceKey,
-        depth: Depth,
-        progress: &mut dyn FnMut(DiscoveryProgress),
-    ) -> Result<DiscoveryReport, RegistryError> {
-        let (types, row) = self
-            .store
-            .read(|r| Ok::<_, RegistryError>((self.types.get(r)?, find_row(r, key)?)))?;
-        let ty = types.resolve(&row.type_name)?;
-        let root_id = row.id;
-        let label = row.label();
-        let (row, properties_changed, findings) = match self.handler_for(&ty)? {
-            // Local mode: no handler, but rules — their placeholders as
-            // the rules are now.
-            None if super::register::has_rules(&ty) => {
-                let findings = self.placeholder_findings(&types, &ty, &row)?;
-                (row, false, findings)
-            }
-            None => return Err(super::handlers::no_handler(&ty, &row, "discover")),
-            Some(handler) => {
-                // The resource's own properties, fresh (validate again for
-                // one someone registered), before what is below it.
-                let properties = self.fresh_properties(&handler, &ty, &row)?;
-                let properties_changed = properties != row.properties;
-                let row = ResourceRow { properties, ..row };
-                let findings =
-                    self.explore(&types, row.clone(), true, RootHash::Ask, depth, progress)?;
-                (row, properties_changed, findings)
-            }
-        };
-        let now = self.now();
-        let cache = &self.types;
-        let (ids, clock) = (&self.ids, &self.clock);
-        self.store.write(|w| {
-            let current = cache.get(w)?;
-            check_types_unchanged_for(&current, &types, &findings.types, || {
-                format!("the rediscovery of {label}")
-            })?;
-            let removed = apply(w, &types, &findings, &now)?;
-            super::equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
-            if properties_changed {
-                let hash = match &findings.root_rehashed {
-                    Some((_, hash)) => hash.as_deref(),
-                    None => row.content_hash.as_deref(),
-                };
-                w.update_resource_findings(root_id, &row.properties, hash, &now)?;
-            }
-            let fresh = find_row(w, &ResourceKey::Id(root_id))?;
-            Ok(DiscoveryReport {
-                resource: load_one(w, &types, fresh)?,
-                added: added_resources(&types, &findings)?,
-                removed,
-                kept: findings.kept.len(),
-                updated: findings.kept.iter().filter(|k| k.changed()).count(),
-            })
+fn discover_once(
+    reg: &mut Registry,
+    key: &ResourceKey,
+    depth: Depth,
+    progress: &mut dyn FnMut(DiscoveryProgress),
+) -> Result<DiscoveryReport, RegistryError> {
+    let (types, row) = reg
+        .store
+        .read(|r| Ok::<_, RegistryError>((reg.types.get(r)?, find_row(r, key)?)))?;
+    let ty = types.resolve(&row.type_name)?;
+    let root_id = row.id;
+    let label = row.label();
+    let (row, properties_changed, findings) = match reg.handler_for(&ty)? {
+        // Local mode: no handler, but rules — their placeholders as
+        // the rules are now.
+        None if super::register::has_rules(&ty) => {
+            let findings = reg.placeholder_findings(&types, &ty, &row)?;
+            (row, false, findings)
+        }
+        None => return Err(super::handlers::no_handler(&ty, &row, "discover")),
+        Some(handler) => {
+            // The resource's own properties, fresh (validate again for
+            // one someone registered), before what is below it.
+            let properties = reg.fresh_properties(&handler, &ty, &row)?;
+            let properties_changed = properties != row.properties;
+            let row = ResourceRow { properties, ..row };
+            let findings =
+                reg.explore(&types, row.clone(), true, RootHash::Ask, depth, progress)?;
+            (row, properties_changed, findings)
+        }
+    };
+    let now = reg.now();
+    let cache = &reg.types;
+    let (ids, clock) = (&reg.ids, &reg.clock);
+    reg.store.write(|w| {
+        let current = cache.get(w)?;
+        check_types_unchanged_for(&current, &types, &findings.types, || {
+            format!("the rediscovery of {label}")
+        })?;
+        let removed = apply(w, &types, &findings, &now)?;
+        super::equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
+        if properties_changed {
+            let hash = match &findings.root_rehashed {
+                Some((_, hash)) => hash.as_deref(),
+                None => row.content_hash.as_deref(),
+            };
+            w.update_resource_findings(root_id, &row.properties, hash, &now)?;
+        }
+        let fresh = find_row(w, &ResourceKey::Id(root_id))?;
+        Ok(DiscoveryReport {
+            resource: load_one(w, &types, fresh)?,
+            added: added_resources(&types, &findings)?,
+            removed,
+            kept: findings.kept.len(),
+            updated: findings.kept.iter().filter(|k| k.changed()).count(),
         })
-    }
+    })
 }
 
 /// The resources an exploration added, as written: each row with its one

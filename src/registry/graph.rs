@@ -37,87 +37,83 @@ impl Default for GraphOptions {
     }
 }
 
-impl Registry {
-    /// The graph below `key`: breadth first from it, siblings in natural
-    /// order of their names, each resource once, with the identities
-    /// joining at least two of the resources shown.
-    pub fn graph(
-        &self,
-        key: &ResourceKey,
-        opts: &GraphOptions,
-    ) -> Result<GraphView, RegistryError> {
-        let tree = self.get_resource_tree(key, opts.depth, opts.type_filter.as_deref())?;
-        let picked = pick(&tree, opts);
-        let ids: Vec<ResourceId> = picked.order.iter().map(|(id, _)| *id).collect();
-        self.store.read(|r| {
-            let rows: HashMap<ResourceId, ResourceRow> = r
-                .resources_by_ids(&ids)?
-                .into_iter()
-                .map(|row| (row.id, row))
-                .collect();
-            let mut view = GraphView {
-                root: tree.resource_id,
-                nodes: Vec::new(),
-                edges: Vec::new(),
-                folded: Vec::new(),
+/// The work of [`Registry::graph`].
+pub(in crate::registry) fn graph(
+    reg: &Registry,
+    key: &ResourceKey,
+    opts: &GraphOptions,
+) -> Result<GraphView, RegistryError> {
+    let tree = reg.get_resource_tree(key, opts.depth, opts.type_filter.as_deref())?;
+    let picked = pick(&tree, opts);
+    let ids: Vec<ResourceId> = picked.order.iter().map(|(id, _)| *id).collect();
+    reg.store.read(|r| {
+        let rows: HashMap<ResourceId, ResourceRow> = r
+            .resources_by_ids(&ids)?
+            .into_iter()
+            .map(|row| (row.id, row))
+            .collect();
+        let mut view = GraphView {
+            root: tree.resource_id,
+            nodes: Vec::new(),
+            edges: Vec::new(),
+            folded: Vec::new(),
+        };
+        for (id, reached_from) in &picked.order {
+            let Some(row) = rows.get(id) else { continue };
+            let parent_name = reached_from.and_then(|p| rows.get(&p)?.name.as_ref());
+            view.nodes
+                .push(node(row, relative(row.name.as_ref(), parent_name, *id)));
+        }
+        let shown: HashSet<ResourceId> = view.nodes.iter().map(|n| n.resource_id).collect();
+        for (parent, children) in &picked.children {
+            let Some(parent_row) = rows.get(parent) else {
+                continue;
             };
-            for (id, reached_from) in &picked.order {
-                let Some(row) = rows.get(id) else { continue };
-                let parent_name = reached_from.and_then(|p| rows.get(&p)?.name.as_ref());
-                view.nodes
-                    .push(node(row, relative(row.name.as_ref(), parent_name, *id)));
-            }
-            let shown: HashSet<ResourceId> = view.nodes.iter().map(|n| n.resource_id).collect();
-            for (parent, children) in &picked.children {
-                let Some(parent_row) = rows.get(parent) else {
-                    continue;
-                };
-                let mut more = 0;
-                for child in children {
-                    if shown.contains(child) {
-                        view.edges.push(GraphEdge {
-                            parent_id: *parent,
-                            child_id: *child,
-                            identity: parent_row.kind == ResourceKind::Virtual,
-                        });
-                    } else {
-                        more += 1;
-                    }
-                }
-                if more > 0 {
-                    view.folded.push(Folded {
-                        parent_id: *parent,
-                        more,
-                    });
-                }
-            }
-            // The identities above what is shown that join two of them.
-            let (_, parents) = r.links_of(&ids)?;
-            let mut members: BTreeMap<ResourceId, Vec<ResourceId>> = BTreeMap::new();
-            for (child, its_parents) in &parents {
-                for p in its_parents.iter().filter(|p| !shown.contains(p)) {
-                    members.entry(*p).or_default().push(*child);
-                }
-            }
-            members.retain(|_, m| m.len() >= 2);
-            let candidates: Vec<ResourceId> = members.keys().copied().collect();
-            for row in r.resources_by_ids(&candidates)? {
-                if row.kind != ResourceKind::Virtual {
-                    continue;
-                }
-                for member in &members[&row.id] {
+            let mut more = 0;
+            for child in children {
+                if shown.contains(child) {
                     view.edges.push(GraphEdge {
-                        parent_id: row.id,
-                        child_id: *member,
-                        identity: true,
+                        parent_id: *parent,
+                        child_id: *child,
+                        identity: parent_row.kind == ResourceKind::Virtual,
                     });
+                } else {
+                    more += 1;
                 }
-                let label = resource_label(row.name.as_ref(), row.id);
-                view.nodes.push(node(&row, label));
             }
-            Ok(view)
-        })
-    }
+            if more > 0 {
+                view.folded.push(Folded {
+                    parent_id: *parent,
+                    more,
+                });
+            }
+        }
+        // The identities above what is shown that join two of them.
+        let (_, parents) = r.links_of(&ids)?;
+        let mut members: BTreeMap<ResourceId, Vec<ResourceId>> = BTreeMap::new();
+        for (child, its_parents) in &parents {
+            for p in its_parents.iter().filter(|p| !shown.contains(p)) {
+                members.entry(*p).or_default().push(*child);
+            }
+        }
+        members.retain(|_, m| m.len() >= 2);
+        let candidates: Vec<ResourceId> = members.keys().copied().collect();
+        for row in r.resources_by_ids(&candidates)? {
+            if row.kind != ResourceKind::Virtual {
+                continue;
+            }
+            for member in &members[&row.id] {
+                view.edges.push(GraphEdge {
+                    parent_id: row.id,
+                    child_id: *member,
+                    identity: true,
+                });
+            }
+            let label = resource_label(row.name.as_ref(), row.id);
+            view.nodes.push(node(&row, label));
+        }
+        Ok(view)
+    })
 }
 
 fn node(row: &ResourceRow, label: String) -> GraphNode {

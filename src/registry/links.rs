@@ -33,105 +33,103 @@ pub struct TreeView {
     pub children: Vec<TreeView>,
 }
 
-impl Registry {
-    /// Link `child` below `parent` (`link_child(parent, child)`).
-    pub fn link_child(
-        &mut self,
-        parent: &ResourceKey,
-        child: &ResourceKey,
-    ) -> Result<Link, RegistryError> {
-        let now = self.now();
-        let cache = &self.types;
-        self.store.write(|w| {
-            let types = cache.get(w)?;
-            let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
-            let mut facts = StoredLinks {
-                w,
-                types: &types,
-                parent_type: &p.type_name,
-                child_type: &c.type_name,
-            };
-            dag::admit_link(p.id, c.id, &mut facts)?
-                .map_err(|refusal| refused(refusal, p.label(), c.label()))?;
-            w.insert_link(p.id, c.id, false, &now)?;
-            Ok(Link {
-                parent_id: p.id,
-                child_id: c.id,
-                auto_discovered: false,
-                created_at: now.clone(),
-            })
+/// The work of [`Registry::link_child`].
+pub(in crate::registry) fn link_child(
+    reg: &mut Registry,
+    parent: &ResourceKey,
+    child: &ResourceKey,
+) -> Result<Link, RegistryError> {
+    let now = reg.now();
+    let cache = &reg.types;
+    reg.store.write(|w| {
+        let types = cache.get(w)?;
+        let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
+        let mut facts = StoredLinks {
+            w,
+            types: &types,
+            parent_type: &p.type_name,
+            child_type: &c.type_name,
+        };
+        dag::admit_link(p.id, c.id, &mut facts)?
+            .map_err(|refusal| refused(refusal, p.label(), c.label()))?;
+        w.insert_link(p.id, c.id, false, &now)?;
+        Ok(Link {
+            parent_id: p.id,
+            child_id: c.id,
+            auto_discovered: false,
+            created_at: now.clone(),
         })
-    }
+    })
+}
 
-    /// Remove the link `parent` → `child` (`unlink_child(parent, child)`).
-    /// Both resources stay.
-    pub fn unlink_child(
-        &mut self,
-        parent: &ResourceKey,
-        child: &ResourceKey,
-    ) -> Result<(), RegistryError> {
-        self.store.write(|w| {
-            let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
-            if !w.delete_link(p.id, c.id)? {
-                return Err(RegistryError::NotLinked {
-                    parent: p.label(),
-                    child: c.label(),
-                });
-            }
-            Ok(())
-        })
-    }
+/// The work of [`Registry::unlink_child`].
+pub(in crate::registry) fn unlink_child(
+    reg: &mut Registry,
+    parent: &ResourceKey,
+    child: &ResourceKey,
+) -> Result<(), RegistryError> {
+    reg.store.write(|w| {
+        let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
+        if !w.delete_link(p.id, c.id)? {
+            return Err(RegistryError::NotLinked {
+                parent: p.label(),
+                child: c.label(),
+            });
+        }
+        Ok(())
+    })
+}
 
-    /// The direct children of a resource (`get_children(name_or_id)`).
-    pub fn get_children(&self, key: &ResourceKey) -> Result<Vec<Resource>, RegistryError> {
-        self.store.read(|r| {
-            let types = self.types.get(r)?;
-            let row = find_row(r, key)?;
-            load_resources(r, &types, &r.children_of(row.id)?)
-        })
-    }
+/// The work of [`Registry::get_children`].
+pub(in crate::registry) fn get_children(
+    reg: &Registry,
+    key: &ResourceKey,
+) -> Result<Vec<Resource>, RegistryError> {
+    reg.store.read(|r| {
+        let types = reg.types.get(r)?;
+        let row = find_row(r, key)?;
+        load_resources(r, &types, &r.children_of(row.id)?)
+    })
+}
 
-    /// The tree below a resource, `depth` links deep (all when `None`),
-    /// showing only paths to resources of `type_filter` (or its subtypes)
-    /// when given (`get_resource_tree(name_or_id, depth=, type_filter=)`).
-    pub fn get_resource_tree(
-        &self,
-        key: &ResourceKey,
-        depth: Option<u32>,
-        type_filter: Option<&str>,
-    ) -> Result<TreeView, RegistryError> {
-        self.store.read(|r| {
-            let types = self.types.get(r)?;
-            let wanted = type_filter
-                .map(|t| types.find(t).map(|ty| types.with_subtypes(&ty.name)))
-                .transpose()?;
-            let root = find_row(r, key)?;
-            // Depth 0 is the resource alone (the walk's first step is
-            // already its children).
-            let edges = match depth.unwrap_or(u32::MAX) {
-                0 => Vec::new(),
-                n => r.edges_below(root.id, n)?,
-            };
-            let mut ids: Vec<ResourceId> = edges.iter().map(|e| e.child).collect();
-            ids.push(root.id);
-            ids.sort();
-            ids.dedup();
-            let rows: BTreeMap<ResourceId, ResourceRow> = r
-                .resources_by_ids(&ids)?
-                .into_iter()
-                .map(|row| (row.id, row))
-                .collect();
-            let keep = |id: ResourceId| match &wanted {
-                None => true,
-                Some(types) => rows
-                    .get(&id)
-                    .is_some_and(|row| types.contains(&row.type_name)),
-            };
-            let pairs: Vec<_> = edges.iter().map(|e| (e.parent, e.child)).collect();
-            let tree = dag::unfold(root.id, &pairs, &keep);
-            Ok(view(&tree, &rows))
-        })
-    }
+/// The work of [`Registry::get_resource_tree`].
+pub(in crate::registry) fn get_resource_tree(
+    reg: &Registry,
+    key: &ResourceKey,
+    depth: Option<u32>,
+    type_filter: Option<&str>,
+) -> Result<TreeView, RegistryError> {
+    reg.store.read(|r| {
+        let types = reg.types.get(r)?;
+        let wanted = type_filter
+            .map(|t| types.find(t).map(|ty| types.with_subtypes(&ty.name)))
+            .transpose()?;
+        let root = find_row(r, key)?;
+        // Depth 0 is the resource alone (the walk's first step is
+        // already its children).
+        let edges = match depth.unwrap_or(u32::MAX) {
+            0 => Vec::new(),
+            n => r.edges_below(root.id, n)?,
+        };
+        let mut ids: Vec<ResourceId> = edges.iter().map(|e| e.child).collect();
+        ids.push(root.id);
+        ids.sort();
+        ids.dedup();
+        let rows: BTreeMap<ResourceId, ResourceRow> = r
+            .resources_by_ids(&ids)?
+            .into_iter()
+            .map(|row| (row.id, row))
+            .collect();
+        let keep = |id: ResourceId| match &wanted {
+            None => true,
+            Some(types) => rows
+                .get(&id)
+                .is_some_and(|row| types.contains(&row.type_name)),
+        };
+        let pairs: Vec<_> = edges.iter().map(|e| (e.parent, e.child)).collect();
+        let tree = dag::unfold(root.id, &pairs, &keep);
+        Ok(view(&tree, &rows))
+    })
 }
 
 /// The link rules' questions, answered inside a write: the links and

@@ -44,40 +44,41 @@ pub struct ResourceList {
     pub resources: Vec<Resource>,
 }
 
-impl Registry {
-    /// The resources `opts` selects, in its order, at most its limit.
-    pub fn list(&self, opts: &ListOptions) -> Result<ResourceList, RegistryError> {
-        let below: Option<HashSet<ResourceId>> = match &opts.under {
-            None => None,
-            Some(key) => Some(self.store.read(|r| -> Result<_, RegistryError> {
-                let root = find_row(r, key)?;
-                Ok(r.edges_below(root.id, u32::MAX)?
-                    .into_iter()
-                    .map(|e| e.child)
-                    .filter(|id| *id != root.id)
-                    .collect())
-            })?),
-        };
-        let mut resources = self.list_resources(&opts.filter)?;
-        resources.retain(|r| {
-            below.as_ref().is_none_or(|b| b.contains(&r.resource_id))
-                && opts.name.as_deref().is_none_or(|glob| {
-                    r.name
-                        .as_ref()
-                        .is_some_and(|n| glob_match(glob, n.as_str()))
-                })
+/// The work of [`Registry::list`].
+pub(in crate::registry) fn list(
+    reg: &Registry,
+    opts: &ListOptions,
+) -> Result<ResourceList, RegistryError> {
+    let below: Option<HashSet<ResourceId>> = match &opts.under {
+        None => None,
+        Some(key) => Some(reg.store.read(|r| -> Result<_, RegistryError> {
+            let root = find_row(r, key)?;
+            Ok(r.edges_below(root.id, u32::MAX)?
+                .into_iter()
+                .map(|e| e.child)
+                .filter(|id| *id != root.id)
+                .collect())
+        })?),
+    };
+    let mut resources = reg.list_resources(&opts.filter)?;
+    resources.retain(|r| {
+        below.as_ref().is_none_or(|b| b.contains(&r.resource_id))
+            && opts.name.as_deref().is_none_or(|glob| {
+                r.name
+                    .as_ref()
+                    .is_some_and(|n| glob_match(glob, n.as_str()))
+            })
+    });
+    if opts.order == ListOrder::Name {
+        let name = |r: &Resource| r.name.as_ref().map(|n| n.as_str().to_owned());
+        resources.sort_by(|a, b| {
+            names_cmp(name(a).as_deref(), name(b).as_deref())
+                .then_with(|| a.resource_id.cmp(&b.resource_id))
         });
-        if opts.order == ListOrder::Name {
-            let name = |r: &Resource| r.name.as_ref().map(|n| n.as_str().to_owned());
-            resources.sort_by(|a, b| {
-                names_cmp(name(a).as_deref(), name(b).as_deref())
-                    .then_with(|| a.resource_id.cmp(&b.resource_id))
-            });
-        }
-        let total = resources.len();
-        if let Some(limit) = opts.limit {
-            resources.truncate(limit);
-        }
-        Ok(ResourceList { total, resources })
     }
+    let total = resources.len();
+    if let Some(limit) = opts.limit {
+        resources.truncate(limit);
+    }
+    Ok(ResourceList { total, resources })
 }

@@ -13,8 +13,9 @@
 //! listed in one place, `api`, each a delegation to one free function of
 //! the room that owns the concern (cargo's `ops` way), with an options
 //! struct where the operation has choices; each concern's refusals are
-//! its own enum inside [`RegistryError`] (`error`). Discovery, links and
-//! import still define their public methods in their rooms.
+//! its own enum inside [`RegistryError`] (`error`). Every public
+//! operation is there; a room keeps only the free functions `api` calls
+//! and the `pub(super)` helpers other rooms share.
 //!
 //! The rooms, by responsibility:
 //!
@@ -25,12 +26,17 @@
 //! | `type_set` | the resolved types of a snapshot, cached while current |
 //! | `types` | type operations: bootstrap, register, list, show, explain, remove |
 //! | `lookup` | resource keys → rows, rows → [`Resource`](crate::model::Resource)s; list and show |
+//! | `listing` | `agents resource list`: filter, name glob, below, order, limit |
+//! | `at_path` | which resources lie at a path or above it (`agents resource which`) |
+//! | `neighbours` | the labels of resources named by id |
 //! | `register` | registering resources (one and many) |
 //! | `removal` | what goes with a resource, and `remove` |
 //! | `links` | DAG operations: link, unlink, children, tree |
+//! | `graph` | which resources and links a picture of the DAG shows |
 //! | `handlers` | which handler a type has, and calling it for a resource |
 //! | `children` | the host's checks on what `discover` answered |
 //! | `discovery` | rediscovery (`agents resource discover`) |
+//! | `refresh`, `watch` | refreshing resources, once or on every change |
 //! | `inspect` | `agents resource inspect` |
 //! | `plugin_store` | `agents plugin add/list/show/remove` |
 //! | `sandboxes` | `agents sandbox …`: which strategy, the refusals, the rows around each strategy call |

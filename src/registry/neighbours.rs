@@ -25,19 +25,19 @@ impl ResourceLabel {
     }
 }
 
-impl Registry {
-    /// The label of each of `ids` that exists, in id order (an id absent
-    /// from the answer names no resource now).
-    pub fn labels(&self, ids: &[ResourceId]) -> Result<Vec<ResourceLabel>, RegistryError> {
-        self.store.read(|r| {
-            Ok(r.resources_by_ids(ids)?
-                .into_iter()
-                .map(|row| ResourceLabel {
-                    resource_id: row.id,
-                    name: row.name,
-                    resource_type_name: row.type_name,
-                })
-                .collect())
-        })
-    }
+/// The work of [`Registry::labels`].
+pub(in crate::registry) fn labels(
+    reg: &Registry,
+    ids: &[ResourceId],
+) -> Result<Vec<ResourceLabel>, RegistryError> {
+    reg.store.read(|r| {
+        Ok(r.resources_by_ids(ids)?
+            .into_iter()
+            .map(|row| ResourceLabel {
+                resource_id: row.id,
+                name: row.name,
+                resource_type_name: row.type_name,
+            })
+            .collect())
+    })
 }
