@@ -29,7 +29,7 @@
 use super::lookup::{assemble, find_row, load_one};
 use super::register::check_types_unchanged_for;
 use super::type_set::TypeSet;
-use super::{Registry, RegistryError};
+use super::{Registry, RegistryError, ResourcesError};
 use crate::model::{HandlerRef, PropertyMap, Resource, ResourceId, ResourceKey};
 use crate::store::ResourceRow;
 use serde::Serialize;
@@ -167,7 +167,9 @@ pub(in crate::registry) fn discover_with(
     let mut attempt = 1;
     loop {
         match discover_once(reg, key, depth, progress) {
-            Err(RegistryError::ChangedMeanwhile { .. }) if attempt < ATTEMPTS => {
+            Err(RegistryError::Resources(ResourcesError::ChangedMeanwhile { .. }))
+                if attempt < ATTEMPTS =>
+            {
                 log::info!("what the discovery explored changed meanwhile; exploring again");
                 attempt += 1;
             }

@@ -4,17 +4,16 @@
 //! refused, why, and what to do.
 //!
 //! **One enum per concern, one type at the API.** Each concern's refusals
-//! are its own enum — [`TypesError`], [`ResourcesError`],
-//! [`EnvironmentsError`] (with containers and trust), [`SandboxesError`],
-//! [`PluginsError`] (the store and the handlers), [`TransferError`] —
+//! are its own enum — [`TypesError`], [`ResourcesError`] (with
+//! discovery and refresh), [`LinksError`], [`EnvironmentsError`] (with
+//! containers and trust), [`SandboxesError`], [`PluginsError`] (the
+//! store and the handlers), [`TransferError`] (export and import) —
 //! wrapped transparently by [`RegistryError`], so `?` works across
 //! concerns and every message is the concern's own, unchanged. What stays
 //! here directly is what several concerns share (the store, names, files,
-//! another machine's location, a handler call's failure), removal's two
-//! refusals, and the link and discovery refusals whose rooms are being
-//! reshaped on their own (link admission moves into `dag`).
+//! another machine's location, a handler call's failure) and removal's
+//! two refusals.
 
-use crate::dag::LinkTypeRefusal;
 use crate::model::{ModuleName, NameError, SandboxId, TypeName};
 use crate::plugin::{CallError, PluginError};
 use crate::store::StoreError;
@@ -25,6 +24,7 @@ use thiserror::Error;
 
 mod environments;
 mod kind;
+mod links;
 mod plugins;
 mod reasons;
 mod resources;
@@ -33,6 +33,7 @@ mod transfer;
 mod types;
 pub use environments::EnvironmentsError;
 pub use kind::ErrorKind;
+pub use links::LinksError;
 pub use plugins::PluginsError;
 use reasons::join;
 pub use reasons::{ChildRefusal, NoHandlerReason, NotAddable, SandboxRefusal, StrategyRefusal};
@@ -93,29 +94,7 @@ pub enum RegistryError {
         containers: Vec<String>,
     },
 
-    // ---- links ----
-    #[error("cannot link {resource} to itself: a resource cannot be its own child")]
-    SelfLink { resource: String },
-    #[error("{parent} is already a parent of {child}")]
-    DuplicateLink { parent: String, child: String },
-    #[error(
-        "cannot link {parent} → {child}: {child} already reaches {parent}, so the link would \
-         close a cycle (the resource graph is a DAG)"
-    )]
-    Cycle { parent: String, child: String },
-    #[error(
-        "cannot link {parent} ({}) → {child} ({}): the types do not allow it — {rule}",
-        rule.parent_type, rule.child_type
-    )]
-    IncompatibleLink {
-        parent: String,
-        child: String,
-        rule: Box<LinkTypeRefusal>,
-    },
-    #[error("{parent} is not a parent of {child}; nothing to unlink")]
-    NotLinked { parent: String, child: String },
-
-    // ---- shared by the concerns: machines, handlers, discovery ----
+    // ---- shared by the concerns: machines, handlers ----
     /// The resource's location is a path on another machine (a shared
     /// registry): its handler, sandboxes and discovery run only there.
     #[error(
@@ -135,35 +114,18 @@ pub enum RegistryError {
     },
     #[error("{0}")]
     Handler(#[from] Box<CallError>),
-    #[error(
-        "the discovery found more than {limit} resources and was stopped; nothing was written — \
-         discover fewer levels at a time (agents resource discover --depth N)"
-    )]
-    DiscoveryTooLarge { limit: usize },
-    /// What a discovery or refresh explored was changed by another process
-    /// before it could write, every time it tried.
-    #[error(
-        "the registry below {resource} changed while it was being explored, {attempts} times in \
-         a row (other processes are writing there); nothing was written for it — run the \
-         command again"
-    )]
-    ChangedMeanwhile { resource: String, attempts: usize },
 
     // ---- moving data (registry export / import) ----
     #[error(transparent)]
     Document(#[from] super::document::DocumentError),
-    #[error("cannot import {item}: {source}; nothing was imported")]
-    ImportRefused {
-        item: String,
-        #[source]
-        source: Box<RegistryError>,
-    },
 
     // ---- each concern's own refusals ----
     #[error(transparent)]
     Types(#[from] TypesError),
     #[error(transparent)]
     Resources(#[from] ResourcesError),
+    #[error(transparent)]
+    Links(#[from] LinksError),
     #[error(transparent)]
     Environments(#[from] EnvironmentsError),
     #[error(transparent)]

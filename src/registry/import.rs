@@ -30,7 +30,7 @@ pub use report::{ImportConflict, ImportOptions, ImportReport, MissingPlugin, Mis
 use super::document::RegistryDocument;
 use super::environments::{check_scope, environment_of, not_an_environment};
 use super::links::{self, StoredLinks};
-use super::{Registry, RegistryError, equivalence, handlers, register, types};
+use super::{Registry, RegistryError, TransferError, equivalence, handlers, register, types};
 use crate::dag;
 use crate::model::{ResourceKey, TypeName, TypeSpec};
 use crate::store::{LinkRow, Writer};
@@ -126,9 +126,11 @@ fn parse_specs(document: &RegistryDocument) -> Result<Vec<TypeSpec>, RegistryErr
         .iter()
         .enumerate()
         .map(|(i, entry)| {
-            let refused = |source: RegistryError| RegistryError::ImportRefused {
-                item: format!("type {} (types[{i}])", entry.name),
-                source: Box::new(source),
+            let refused = |source: RegistryError| {
+                RegistryError::from(TransferError::ImportRefused {
+                    item: format!("type {} (types[{i}])", entry.name),
+                    source: Box::new(source),
+                })
             };
             let spec = typespec::parse_type_file(&entry.spec, &format!("types[{i}].spec"))
                 .map_err(|e| refused(e.into()))?;
@@ -152,7 +154,7 @@ fn write_rows(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> {
         w.upsert_plugin(&entry.row())?;
     }
     for row in &plan.types {
-        let refused = |source| RegistryError::ImportRefused {
+        let refused = |source| TransferError::ImportRefused {
             item: format!("type {}", row.spec.name),
             source: Box::new(source),
         };
@@ -166,7 +168,7 @@ fn write_rows(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> {
         if let Some(strategy) = row.sandbox_strategy {
             let ty = plan.next.resolve(&row.type_name)?;
             register::check_strategy(&ty, row.name.as_ref(), strategy.as_str()).map_err(
-                |source| RegistryError::ImportRefused {
+                |source| TransferError::ImportRefused {
                     item: format!("resource {}", row.label()),
                     source: Box::new(source),
                 },
@@ -194,7 +196,7 @@ fn check_and_link(
     for entry in &plan.links {
         let row = LinkRow::from(*entry);
         let (parent, child) = (labels[&row.parent].clone(), labels[&row.child].clone());
-        let refused = |source| RegistryError::ImportRefused {
+        let refused = |source| TransferError::ImportRefused {
             item: "the document's links".to_owned(),
             source: Box::new(source),
         };
@@ -216,7 +218,7 @@ fn check_and_link(
 /// execution environment (or the host).
 fn write_settings(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> {
     for entry in &plan.settings {
-        let refused = |source| RegistryError::ImportRefused {
+        let refused = |source| TransferError::ImportRefused {
             item: format!("the {} environment setting", entry.label()),
             source: Box::new(source),
         };
@@ -226,7 +228,7 @@ fn write_settings(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> 
             let (env, is_env) =
                 environment_of(w, &plan.next, &ResourceKey::Id(id)).map_err(refused)?;
             if !is_env {
-                return Err(refused(not_an_environment(&env)));
+                return Err(refused(not_an_environment(&env)).into());
             }
         }
         w.put_setting(&row)?;

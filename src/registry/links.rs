@@ -7,7 +7,7 @@
 
 use super::lookup::{find_row, load_resources};
 use super::type_set::TypeSet;
-use super::{Registry, RegistryError};
+use super::{LinksError, Registry, RegistryError};
 use crate::dag::{self, LinkFacts, LinkRefusal, TreeNode};
 use crate::model::{Link, ResolvedType, Resource, ResourceId, ResourceKey, ResourceName, TypeName};
 use crate::store::{ResourceRow, Writer};
@@ -71,10 +71,11 @@ pub(in crate::registry) fn unlink_child(
     reg.store.write(|w| {
         let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
         if !w.delete_link(p.id, c.id)? {
-            return Err(RegistryError::NotLinked {
+            return Err(LinksError::NotLinked {
                 parent: p.label(),
                 child: c.label(),
-            });
+            }
+            .into());
         }
         Ok(())
     })
@@ -169,15 +170,16 @@ impl LinkFacts for StoredLinks<'_, '_> {
 /// and `child`.
 pub(super) fn refused(refusal: LinkRefusal, parent: String, child: String) -> RegistryError {
     match refusal {
-        LinkRefusal::SelfLink => RegistryError::SelfLink { resource: parent },
-        LinkRefusal::Duplicate => RegistryError::DuplicateLink { parent, child },
-        LinkRefusal::Types(rule) => RegistryError::IncompatibleLink {
+        LinkRefusal::SelfLink => LinksError::SelfLink { resource: parent },
+        LinkRefusal::Duplicate => LinksError::DuplicateLink { parent, child },
+        LinkRefusal::Types(rule) => LinksError::IncompatibleLink {
             parent,
             child,
             rule,
         },
-        LinkRefusal::Cycle => RegistryError::Cycle { parent, child },
+        LinkRefusal::Cycle => LinksError::Cycle { parent, child },
     }
+    .into()
 }
 
 fn view(node: &TreeNode, rows: &BTreeMap<ResourceId, ResourceRow>) -> TreeView {

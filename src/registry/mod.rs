@@ -89,9 +89,9 @@ pub use environments::{
     DEFAULT_PLAN, DEVCONTAINER_TYPE, ENVIRONMENT_TYPE, EnvironmentKey, SettingView, ToolRequest,
 };
 pub use error::{
-    ChildRefusal, EnvironmentsError, ErrorKind, NoHandlerReason, NotAddable, PluginsError,
-    RegistryError, ResourcesError, SandboxRefusal, SandboxesError, StrategyRefusal, TransferError,
-    TypesError,
+    ChildRefusal, EnvironmentsError, ErrorKind, LinksError, NoHandlerReason, NotAddable,
+    PluginsError, RegistryError, ResourcesError, SandboxRefusal, SandboxesError, StrategyRefusal,
+    TransferError, TypesError,
 };
 pub use export::{ExportOptions, RegistryInfo};
 pub use graph::GraphOptions;

@@ -25,7 +25,7 @@
 
 use super::*;
 use crate::model::{ResourceId, ResourceKey};
-use crate::registry::ResourcesError;
+use crate::registry::{LinksError, ResourcesError};
 use crate::store::ResourceRow;
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -215,13 +215,14 @@ fn step(r: &mut Registry, g: &mut Graph, op: &Op, n: usize) -> Result<(), TestCa
                 }
                 Err(e) => {
                     let expected = if p == c {
-                        matches!(e, RegistryError::SelfLink { .. })
+                        matches!(e, RegistryError::Links(LinksError::SelfLink { .. }))
                     } else if g.edges.contains(&(p, c)) {
-                        matches!(e, RegistryError::DuplicateLink { .. })
+                        matches!(e, RegistryError::Links(LinksError::DuplicateLink { .. }))
                     } else if !Kind::may_link(g.kind(p), g.kind(c)) {
-                        matches!(e, RegistryError::IncompatibleLink { .. })
+                        matches!(e, RegistryError::Links(LinksError::IncompatibleLink { .. }))
                     } else {
-                        g.reaches(c, p) && matches!(e, RegistryError::Cycle { .. })
+                        g.reaches(c, p)
+                            && matches!(e, RegistryError::Links(LinksError::Cycle { .. }))
                     };
                     prop_assert!(expected, "{pl} → {cl} refused as: {e}");
                     assert_names(&e, &[&pl, &cl])?;
@@ -314,7 +315,8 @@ fn unlink(
         Ok(()) => prop_assert!(g.edges.remove(&(p, c)), "unlinked {pl} → {cl}, not linked"),
         Err(e) => {
             prop_assert!(
-                !g.edges.contains(&(p, c)) && matches!(e, RegistryError::NotLinked { .. }),
+                !g.edges.contains(&(p, c))
+                    && matches!(e, RegistryError::Links(LinksError::NotLinked { .. })),
                 "{pl} → {cl} not unlinked: {e}"
             );
             assert_names(&e, &[&pl, &cl])?;

@@ -122,7 +122,9 @@ impl Registry {
         let mut attempt = 1;
         let checked = loop {
             match self.check_and_update(types, &row, forced) {
-                Err(RegistryError::ChangedMeanwhile { .. }) if attempt < ATTEMPTS => {
+                Err(RegistryError::Resources(ResourcesError::ChangedMeanwhile { .. }))
+                    if attempt < ATTEMPTS =>
+                {
                     log::info!(
                         "what the refresh of {} explored changed meanwhile; exploring again",
                         row.label()
@@ -139,7 +141,10 @@ impl Registry {
         };
         match checked {
             Ok(outcome) => Ok(outcome),
-            Err(e @ (RegistryError::Store(_) | RegistryError::ChangedMeanwhile { .. })) => Err(e),
+            Err(
+                e @ (RegistryError::Store(_)
+                | RegistryError::Resources(ResourcesError::ChangedMeanwhile { .. })),
+            ) => Err(e),
             Err(why) => {
                 let reason = why.to_string();
                 if row.stale.as_deref() == Some(reason.as_str()) {

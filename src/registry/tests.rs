@@ -1,7 +1,7 @@
 use super::*;
 use crate::effects::FixedClock;
 use crate::model::{ResourceId, ResourceKey, TypeName};
-use crate::registry::ResourcesError;
+use crate::registry::{LinksError, ResourcesError};
 use crate::store::ResourceRow;
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -213,7 +213,7 @@ fn link_refuses_a_cycle_through_three_resources() {
     r.link_child(&key("local/a"), &key("local/b")).unwrap();
     r.link_child(&key("local/b"), &key("local/c")).unwrap();
     let err = r.link_child(&key("local/c"), &key("local/a")).unwrap_err();
-    assert!(matches!(err, RegistryError::Cycle { .. }), "{err}");
+    assert!(matches!(err, RegistryError::Links(LinksError::Cycle { .. })), "{err}");
     assert_eq!(r.get_children(&key("local/c")).unwrap().len(), 0);
 }
 fn a_relative_path_without_a_base_directory_is_refused() {

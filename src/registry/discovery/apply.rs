@@ -4,10 +4,10 @@
 
 use super::Findings;
 use crate::model::{Resource, ResourceId};
-use crate::registry::RegistryError;
 use crate::registry::register::insert_child;
 use crate::registry::removal::what_goes;
 use crate::registry::type_set::TypeSet;
+use crate::registry::{RegistryError, ResourcesError};
 use crate::store::Writer;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -16,7 +16,7 @@ use std::sync::Arc;
 /// again when other processes keep changing what it explored.
 pub(in crate::registry) const ATTEMPTS: usize = 5;
 
-/// Refuse with [`RegistryError::ChangedMeanwhile`] when a resource
+/// Refuse with [`ResourcesError::ChangedMeanwhile`] when a resource
 /// `findings` explored is gone or has other children than it had then:
 /// another process wrote there in between (say, the same discovery run
 /// twice at once), so what was found is no longer what to write. The
@@ -32,10 +32,11 @@ fn check_unchanged(w: &Writer<'_>, findings: &Findings) -> Result<(), RegistryEr
             let resource = w
                 .resource_by_id(*id)?
                 .map_or_else(|| id.to_string(), |row| row.label());
-            return Err(RegistryError::ChangedMeanwhile {
+            return Err(ResourcesError::ChangedMeanwhile {
                 resource,
                 attempts: ATTEMPTS,
-            });
+            }
+            .into());
         }
     }
     Ok(())

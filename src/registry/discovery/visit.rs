@@ -9,7 +9,7 @@ use super::matching::{AddedChild, FoundChild, KeptChild, match_children};
 use super::{Depth, DiscoveryProgress, Findings, Found, MAX_FOUND};
 use crate::model::ResourceId;
 use crate::registry::type_set::TypeSet;
-use crate::registry::{Registry, RegistryError};
+use crate::registry::{Registry, RegistryError, ResourcesError};
 use crate::store::ResourceRow;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -198,7 +198,7 @@ impl Registry {
             }
             let found = findings.added.len() + findings.kept.len();
             if found > MAX_FOUND {
-                return Err(RegistryError::DiscoveryTooLarge { limit: MAX_FOUND });
+                return Err(ResourcesError::DiscoveryTooLarge { limit: MAX_FOUND }.into());
             }
             progress(DiscoveryProgress { visited, found });
         }

@@ -7,8 +7,8 @@
 //! refusal cannot be added without deciding its kind.
 
 use super::{
-    EnvironmentsError, PluginsError, RegistryError, ResourcesError, SandboxesError, TransferError,
-    TypesError,
+    EnvironmentsError, LinksError, PluginsError, RegistryError, ResourcesError, SandboxesError,
+    TransferError, TypesError,
 };
 use serde::Serialize;
 use std::fmt;
@@ -97,6 +97,7 @@ impl RegistryError {
         match self {
             E::Types(e) => e.kind(),
             E::Resources(e) => e.kind(),
+            E::Links(e) => e.kind(),
             E::Environments(e) => e.kind(),
             E::Sandboxes(e) => e.kind(),
             E::Plugins(e) => e.kind(),
@@ -109,17 +110,10 @@ impl RegistryError {
             | E::Input { .. }
             | E::ReadFile { .. }
             | E::Document { .. } => K::InvalidArguments,
-            E::HomeDir { .. } | E::Home { .. } | E::ImportRefused { .. } => K::Refused,
+            E::HomeDir { .. } | E::Home { .. } => K::Refused,
             E::HasSandboxes { .. } | E::HasContainers { .. } => K::InUse,
-            E::SelfLink { .. } | E::DuplicateLink { .. } => K::InvalidLink,
-            E::Cycle { .. } => K::Cycle,
-            E::IncompatibleLink { .. } => K::IncompatibleLink,
-            E::NotLinked { .. } => K::NotFound,
             E::OtherMachine { .. } => K::OtherMachine,
-            E::PluginLoad { .. } | E::Handler { .. } | E::DiscoveryTooLarge { .. } => {
-                K::HandlerFailed
-            }
-            E::ChangedMeanwhile { .. } => K::Conflict,
+            E::PluginLoad { .. } | E::Handler { .. } => K::HandlerFailed,
         }
     }
 }
@@ -148,9 +142,21 @@ impl ResourcesError {
             E::ResourceNotFound { .. } | E::LocationVanished { .. } => K::NotFound,
             E::DuplicateName { .. } => K::Exists,
             E::BadSandboxStrategy { .. } | E::InspectPathRefused { .. } => K::InvalidArguments,
-            E::ChildRefused { .. } => K::HandlerFailed,
-            E::DiscoveredNameTaken { .. } => K::Conflict,
+            E::ChildRefused { .. } | E::DiscoveryTooLarge { .. } => K::HandlerFailed,
+            E::DiscoveredNameTaken { .. } | E::ChangedMeanwhile { .. } => K::Conflict,
             E::Watch { .. } | E::NotUserAddable { .. } => K::Refused,
+        }
+    }
+}
+
+impl LinksError {
+    pub fn kind(&self) -> ErrorKind {
+        use LinksError as E;
+        match self {
+            E::SelfLink { .. } | E::DuplicateLink { .. } => K::InvalidLink,
+            E::Cycle { .. } => K::Cycle,
+            E::IncompatibleLink { .. } => K::IncompatibleLink,
+            E::NotLinked { .. } => K::NotFound,
         }
     }
 }
@@ -203,7 +209,9 @@ impl TransferError {
         use TransferError as E;
         match self {
             E::ImportConflicts { .. } => K::Conflict,
-            E::ImportPluginsMissing { .. } | E::ImportTypesMissing { .. } => K::Refused,
+            E::ImportPluginsMissing { .. }
+            | E::ImportTypesMissing { .. }
+            | E::ImportRefused { .. } => K::Refused,
         }
     }
 }
@@ -219,10 +227,10 @@ mod tests {
             serde_json::to_value(ErrorKind::IncompatibleLink).unwrap(),
             "incompatible_link"
         );
-        let err = RegistryError::Cycle {
+        let err = RegistryError::from(LinksError::Cycle {
             parent: "a".into(),
             child: "b".into(),
-        };
+        });
         assert_eq!(err.kind(), ErrorKind::Cycle);
     }
 }

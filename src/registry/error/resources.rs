@@ -1,9 +1,10 @@
 //! How a resource operation is refused: registration (a name taken, a
 //! type not addable by hand, a sandbox strategy that does not fit), a
 //! lookup that finds nothing, a location gone, a watch that cannot start,
-//! a discovered child refused, an inspect path outside the resource. The
-//! rooms `lookup`, `register`, `children`, `refresh`, `watch` and
-//! `inspect` produce these.
+//! a discovered child refused, an inspect path outside the resource, a
+//! discovery that found too much, what was explored changed by another
+//! process meanwhile. The rooms `lookup`, `register`, `children`,
+//! `discovery`, `refresh`, `watch` and `inspect` produce these.
 //!
 //! Each message is the one a person reads after `agents: error:`; the
 //! variants carry the fields an embedder matches on.
@@ -66,4 +67,17 @@ pub enum ResourcesError {
          {resource} (no `..`, not absolute)"
     )]
     InspectPathRefused { resource: String, file: String },
+    #[error(
+        "the discovery found more than {limit} resources and was stopped; nothing was written — \
+         discover fewer levels at a time (agents resource discover --depth N)"
+    )]
+    DiscoveryTooLarge { limit: usize },
+    /// What a discovery or refresh explored was changed by another process
+    /// before it could write, every time it tried.
+    #[error(
+        "the registry below {resource} changed while it was being explored, {attempts} times in \
+         a row (other processes are writing there); nothing was written for it — run the \
+         command again"
+    )]
+    ChangedMeanwhile { resource: String, attempts: usize },
 }

@@ -1,13 +1,13 @@
-//! How an import is refused as a whole: every conflict with this
+//! How an import is refused: as a whole, with every conflict with this
 //! registry, every plugin component and every type the document needs and
-//! nobody has — all of them at once, nothing imported. The room `import`
-//! produces these (its per-item refusals are
-//! [`RegistryError::ImportRefused`](super::RegistryError::ImportRefused)).
+//! nobody has — all of them at once, nothing imported; or for one item
+//! ([`TransferError::ImportRefused`]: which item, and the refusal its own
+//! verb gives). The room `import` produces these.
 //!
 //! Each message is the one a person reads after `agents: error:`; the
 //! variants carry the fields an embedder matches on.
 
-use super::{join, join_with};
+use super::{RegistryError, join, join_with};
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -34,5 +34,11 @@ pub enum TransferError {
     )]
     ImportTypesMissing {
         missing: Vec<crate::registry::MissingType>,
+    },
+    #[error("cannot import {item}: {source}; nothing was imported")]
+    ImportRefused {
+        item: String,
+        #[source]
+        source: Box<RegistryError>,
     },
 }

@@ -8,7 +8,7 @@ use super::super::{
 use super::*;
 use crate::model::ResourceKey;
 use crate::registry::document::{DocumentError, RegistryDocument};
-use crate::registry::{ResourcesError, TransferError};
+use crate::registry::{LinksError, ResourcesError, TransferError};
 use std::path::Path;
 
 const PKG: &str = include_str!("../../../tests/data/python-package.yaml");
@@ -184,7 +184,7 @@ fn a_link_that_would_close_a_cycle_is_refused_and_nothing_is_written() {
     let err = target
         .import_document(&doc, ImportOptions::default())
         .unwrap_err();
-    let RegistryError::ImportRefused { item, source } = &err else {
+    let RegistryError::Transfer(TransferError::ImportRefused { item, source }) = &err else {
         panic!("{err}")
     };
     assert_eq!(item, "the document's links");
@@ -192,7 +192,10 @@ fn a_link_that_would_close_a_cycle_is_refused_and_nothing_is_written() {
         err.to_string().contains("cannot link local/a → local/b"),
         "{err}"
     );
-    assert!(matches!(**source, RegistryError::Cycle { .. }), "{err}");
+    assert!(
+        matches!(**source, RegistryError::Links(LinksError::Cycle { .. })),
+        "{err}"
+    );
     assert!(err.to_string().contains("would close a cycle"), "{err}");
     assert_eq!(exported(&target), before);
 }
@@ -264,7 +267,7 @@ fn a_sandbox_strategy_the_type_cannot_use_is_refused_naming_the_resource() {
     let err = target
         .import_document(&doc, ImportOptions::default())
         .unwrap_err();
-    let RegistryError::ImportRefused { item, source } = &err else {
+    let RegistryError::Transfer(TransferError::ImportRefused { item, source }) = &err else {
         panic!("{err}")
     };
     assert_eq!(item, "resource local/a");
@@ -306,11 +309,14 @@ fn a_link_the_types_do_not_allow_is_refused_naming_the_rule() {
     let err = target
         .import_document(&doc, ImportOptions::default())
         .unwrap_err();
-    let RegistryError::ImportRefused { source, .. } = &err else {
+    let RegistryError::Transfer(TransferError::ImportRefused { source, .. }) = &err else {
         panic!("{err}")
     };
     assert!(
-        matches!(**source, RegistryError::IncompatibleLink { .. }),
+        matches!(
+            **source,
+            RegistryError::Links(LinksError::IncompatibleLink { .. })
+        ),
         "{err}"
     );
     assert!(

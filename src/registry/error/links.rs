@@ -1,0 +1,36 @@
+//! How a link operation is refused: a link to itself, one that exists,
+//! one that would close a cycle, one neither type allows (the order
+//! `dag::admit_link` checks them in), and an unlink of what is not
+//! linked. The room `links` produces these, for `link_child` and for
+//! every link an import adds (inside
+//! [`TransferError::ImportRefused`](super::TransferError::ImportRefused)).
+//!
+//! Each message is the one a person reads after `agents: error:`; the
+//! variants carry the fields an embedder matches on.
+
+use crate::dag::LinkTypeRefusal;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum LinksError {
+    #[error("cannot link {resource} to itself: a resource cannot be its own child")]
+    SelfLink { resource: String },
+    #[error("{parent} is already a parent of {child}")]
+    DuplicateLink { parent: String, child: String },
+    #[error(
+        "cannot link {parent} → {child}: {child} already reaches {parent}, so the link would \
+         close a cycle (the resource graph is a DAG)"
+    )]
+    Cycle { parent: String, child: String },
+    #[error(
+        "cannot link {parent} ({}) → {child} ({}): the types do not allow it — {rule}",
+        rule.parent_type, rule.child_type
+    )]
+    IncompatibleLink {
+        parent: String,
+        child: String,
+        rule: Box<LinkTypeRefusal>,
+    },
+    #[error("{parent} is not a parent of {child}; nothing to unlink")]
+    NotLinked { parent: String, child: String },
+}
