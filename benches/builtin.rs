@@ -34,6 +34,7 @@ use resource_host::plugin::{ComponentSource, Grant, Limits, PluginRuntime, built
 use resource_host::registry::{Depth, NewResource, Registry, RemoveOptions, ResourceFilter};
 use std::hint::black_box;
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -284,7 +285,7 @@ fn tree(tmp: &Path) {
             .expect("register");
         let start = Instant::now();
         let report = registry
-            .discover_with(&key, Depth::All, &mut |_| {})
+            .discover_with(&key, Depth::All, &mut |_| ControlFlow::Continue(()))
             .expect("discover");
         ours.push(start.elapsed());
         rows.0 = registry
@@ -295,7 +296,7 @@ fn tree(tmp: &Path) {
         // Again, nothing changed: everything read, nothing written.
         let start = Instant::now();
         let report = registry
-            .discover_with(&key, Depth::All, &mut |_| {})
+            .discover_with(&key, Depth::All, &mut |_| ControlFlow::Continue(()))
             .expect("rediscover");
         again.push(start.elapsed());
         assert!(report.added.is_empty() && report.removed.is_empty());
@@ -413,7 +414,7 @@ fn refresh(tmp: &Path) {
         })
         .expect("register tree");
     registry
-        .discover_with(&tree_key, Depth::All, &mut |_| {})
+        .discover_with(&tree_key, Depth::All, &mut |_| ControlFlow::Continue(()))
         .expect("discover tree");
     registry
         .register_resource(NewResource {

@@ -187,3 +187,20 @@ fn activating_an_untrusted_devcontainer_tells_the_agent_what_a_person_runs() {
     let log = common::tool_log(&bin);
     assert!(!log.contains("run"), "{log}");
 }
+
+#[test]
+fn a_cancelled_discovery_writes_nothing_and_the_server_goes_on() {
+    for mode in ["legacy", "auto"] {
+        let env = Env::new();
+        tree(&env);
+        let Some(seen) = scenario(&env, "cancel", mode) else {
+            return;
+        };
+        // Only the discovery after the cancelled one found the new file.
+        assert_eq!(
+            seen["added"],
+            serde_json::json!(["local/tree/new.txt"]),
+            "{mode}"
+        );
+    }
+}

@@ -22,7 +22,8 @@ pub fn watch(ctx: &Context, keys: &[ResourceKey]) -> Outcome {
     let data = !matches!(ctx.format, output::Format::Table);
     let mut on_event = |event: WatchEvent| {
         if let WatchEvent::Progress { checked, changed } = event {
-            progress.show_refresh(RefreshProgress { checked, changed });
+            // The watcher hears Ctrl-C itself, between refreshes.
+            let _ = progress.show_refresh(RefreshProgress { checked, changed });
             return;
         }
         progress.done();

@@ -7,6 +7,7 @@
 use resource_host::text::escape_line;
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
+use std::ops::ControlFlow;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -148,14 +149,17 @@ impl Progress {
         }
     }
 
-    /// Show how far a discovery came.
-    pub fn show(&mut self, p: resource_host::registry::DiscoveryProgress) {
+    /// Show how far a discovery came (and go on: the CLI is stopped by
+    /// its signal, which ends the process before anything commits).
+    pub fn show(&mut self, p: resource_host::registry::DiscoveryProgress) -> ControlFlow<()> {
         self.line(format_args!("{} found, {} visited", p.found, p.visited));
+        ControlFlow::Continue(())
     }
 
     /// Show how far a refresh came.
-    pub fn show_refresh(&mut self, p: resource_host::registry::RefreshProgress) {
+    pub fn show_refresh(&mut self, p: resource_host::registry::RefreshProgress) -> ControlFlow<()> {
         self.line(format_args!("{} checked, {} changed", p.checked, p.changed));
+        ControlFlow::Continue(())
     }
 
     fn line(&mut self, counts: std::fmt::Arguments<'_>) {

@@ -17,6 +17,7 @@ use crate::model::{Link, ModuleName, Priority, ResolvedType, Resource, ResourceI
 use crate::model::{SandboxId, SandboxStrategy, SettingScope};
 use crate::routing::Route;
 use crate::sandbox::{self, Applied, SandboxDiff};
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
@@ -119,11 +120,13 @@ impl Registry {
     }
 
     /// [`Registry::register_resource`], telling `progress` how far its
-    /// discovery came.
+    /// discovery came after each handler call; `progress` answering
+    /// `Break` stops it there, nothing written
+    /// ([`ResourcesError::Cancelled`]).
     pub fn register_resource_with(
         &mut self,
         request: NewResource,
-        progress: &mut dyn FnMut(DiscoveryProgress),
+        progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
     ) -> Result<Resource, RegistryError> {
         register::register_resource_with(self, request, progress)
     }
@@ -144,14 +147,16 @@ impl Registry {
         discovery::discover(self, key)
     }
 
-    /// [`Registry::discover`] to `depth`, telling `progress` how far it came.
+    /// [`Registry::discover`] to `depth`, telling `progress` how far it came
+    /// after each handler call; `progress` answering `Break` stops it
+    /// there, nothing written ([`ResourcesError::Cancelled`]).
     /// When another process changes what it explored before it could write
     /// (the same discovery run twice at once), it explores again.
     pub fn discover_with(
         &mut self,
         key: &ResourceKey,
         depth: Depth,
-        progress: &mut dyn FnMut(DiscoveryProgress),
+        progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
     ) -> Result<DiscoveryReport, RegistryError> {
         discovery::discover_with(self, key, depth, progress)
     }
@@ -163,11 +168,13 @@ impl Registry {
         refresh::refresh(self, keys)
     }
 
-    /// [`Registry::refresh`], telling `progress` how far it came.
+    /// [`Registry::refresh`], telling `progress` how far it came after each
+    /// resource; `progress` answering `Break` stops it before the next
+    /// (what it refreshed stays: [`ResourcesError::RefreshCancelled`]).
     pub fn refresh_with(
         &mut self,
         keys: &[ResourceKey],
-        progress: &mut dyn FnMut(RefreshProgress),
+        progress: &mut dyn FnMut(RefreshProgress) -> ControlFlow<()>,
     ) -> Result<RefreshReport, RegistryError> {
         refresh::refresh_with(self, keys, progress)
     }

@@ -34,6 +34,7 @@ use crate::model::{HandlerRef, PropertyMap, Resource, ResourceId, ResourceKey};
 use crate::store::ResourceRow;
 use serde::Serialize;
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// How many levels registration explores below the new resource.
@@ -153,7 +154,9 @@ pub(in crate::registry) fn discover(
     reg: &mut Registry,
     key: &ResourceKey,
 ) -> Result<DiscoveryReport, RegistryError> {
-    discover_with(reg, key, Depth::Levels(1), &mut |_| {})
+    discover_with(reg, key, Depth::Levels(1), &mut |_| {
+        ControlFlow::Continue(())
+    })
 }
 
 /// The work of [`Registry::discover_with`].
@@ -161,7 +164,7 @@ pub(in crate::registry) fn discover_with(
     reg: &mut Registry,
     key: &ResourceKey,
     depth: Depth,
-    progress: &mut dyn FnMut(DiscoveryProgress),
+    progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
 ) -> Result<DiscoveryReport, RegistryError> {
     let _git = reg.git_snapshot();
     let mut attempt = 1;
@@ -182,7 +185,7 @@ fn discover_once(
     reg: &mut Registry,
     key: &ResourceKey,
     depth: Depth,
-    progress: &mut dyn FnMut(DiscoveryProgress),
+    progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
 ) -> Result<DiscoveryReport, RegistryError> {
     let (types, row) = reg
         .store

@@ -40,6 +40,7 @@ use crate::store::ResourceRow;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// How far a refresh has come (for a caller that shows progress).
@@ -203,7 +204,9 @@ impl Registry {
         let findings = if row.discovered_at.is_some() && discovers {
             // The hash was just asked for: not again.
             let hash = RootHash::Known(fresh.content_hash.clone());
-            self.explore(types, fresh, true, hash, Depth::Levels(1), &mut |_| {})?
+            self.explore(types, fresh, true, hash, Depth::Levels(1), &mut |_| {
+                ControlFlow::Continue(())
+            })?
         } else {
             Findings::default()
         };
@@ -375,14 +378,14 @@ pub(in crate::registry) fn refresh(
     reg: &mut Registry,
     keys: &[ResourceKey],
 ) -> Result<RefreshReport, RegistryError> {
-    reg.refresh_with(keys, &mut |_| {})
+    reg.refresh_with(keys, &mut |_| ControlFlow::Continue(()))
 }
 
 /// The work of [`Registry::refresh_with`].
 pub(in crate::registry) fn refresh_with(
     reg: &mut Registry,
     keys: &[ResourceKey],
-    progress: &mut dyn FnMut(RefreshProgress),
+    progress: &mut dyn FnMut(RefreshProgress) -> ControlFlow<()>,
 ) -> Result<RefreshReport, RegistryError> {
     let _git = reg.git_snapshot();
     let roots = reg.store.read(|r| {
@@ -450,10 +453,17 @@ pub(in crate::registry) fn refresh_with(
                 continue;
             }
         }
-        progress(RefreshProgress {
+        let heard = progress(RefreshProgress {
             checked: report.checked,
             changed: report.changed.len(),
         });
+        if heard.is_break() {
+            return Err(ResourcesError::RefreshCancelled {
+                checked: report.checked,
+                changed: report.changed.len(),
+            }
+            .into());
+        }
         // Then what was explored below it (what was not is covered by
         // this resource's hash and answer).
         for child in reg.store.read(|r| r.explored_children(id))? {

@@ -23,6 +23,7 @@ use crate::model::{Resource, ResourceId, ResourceName, SandboxStrategy, TypeArgu
 use crate::registry::{ResourcesError, TypesError};
 use crate::store::{ResourceInserter, ResourceRow, StoreError, Writer};
 use serde_json::Value;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -74,7 +75,7 @@ impl Registry {
         types: &Arc<TypeSet>,
         at: &Stamp,
         request: NewResource,
-        progress: &mut dyn FnMut(DiscoveryProgress),
+        progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
     ) -> Result<Prepared, RegistryError> {
         let ty = types.find(&request.type_name)?;
         check_addable(&ty)?;
@@ -308,14 +309,14 @@ pub(in crate::registry) fn register_resource(
     reg: &mut Registry,
     request: NewResource,
 ) -> Result<Resource, RegistryError> {
-    reg.register_resource_with(request, &mut |_| {})
+    reg.register_resource_with(request, &mut |_| ControlFlow::Continue(()))
 }
 
 /// The work of [`Registry::register_resource_with`].
 pub(in crate::registry) fn register_resource_with(
     reg: &mut Registry,
     request: NewResource,
-    progress: &mut dyn FnMut(DiscoveryProgress),
+    progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
 ) -> Result<Resource, RegistryError> {
     let _git = reg.git_snapshot();
     let types = reg.store.read(|r| reg.types.get(r))?;
@@ -343,7 +344,7 @@ pub(in crate::registry) fn register_resources(
     let at = Stamp::now(reg);
     let prepared = requests
         .into_iter()
-        .map(|r| reg.prepare(&types, &at, r, &mut |_| {}))
+        .map(|r| reg.prepare(&types, &at, r, &mut |_| ControlFlow::Continue(())))
         .collect::<Result<Vec<_>, _>>()?;
     let now = reg.now();
     let cache = &reg.types;

@@ -3,6 +3,7 @@ use crate::effects::FixedClock;
 use crate::model::{ResourceId, ResourceKey, TypeName};
 use crate::registry::{LinksError, ResourcesError};
 use crate::store::ResourceRow;
+use std::ops::ControlFlow;
 use std::time::{Duration, UNIX_EPOCH};
 
 /// The spec's custom-type example, verbatim.
@@ -257,6 +258,55 @@ fn removal_takes_discovered_descendants_unless_another_parent_keeps_them() {
     assert!(gone.contains(&only_mine) && !gone.contains(&shared));
     assert!(r.show_resource(&shared.into()).is_ok());
 }
+fn a_cancelled_discovery_writes_nothing_and_a_later_one_finds_everything() {
+    let mut r = registry();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
+    std::fs::write(dir.path().join("a/b/f"), "f\n").unwrap();
+    r.register_resource(dir_request("local/t", dir.path())).unwrap();
+    let before = r.list_resources(&ResourceFilter::All).unwrap();
+    std::fs::write(dir.path().join("a/b/g"), "g\n").unwrap();
+    let mut heard = 0;
+    let err = r
+        .discover_with(&key("local/t"), Depth::All, &mut |_| {
+            heard += 1;
+            if heard == 2 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        })
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Cancelled, "{err}");
+    assert_eq!(err.to_string(), "the discovery below local/t was cancelled; nothing was written");
+    assert_eq!(r.list_resources(&ResourceFilter::All).unwrap(), before);
+    let report = r
+        .discover_with(&key("local/t"), Depth::All, &mut |_| ControlFlow::Continue(()))
+        .unwrap();
+    assert!(!report.added.is_empty(), "g and what lies below a are found now");
+}
+fn a_cancelled_registration_registers_nothing() {
+    let mut r = registry();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f"), "f\n").unwrap();
+    let err = r
+        .register_resource_with(dir_request("local/t", dir.path()), &mut |_| ControlFlow::Break(()))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Cancelled, "{err}");
+    assert!(r.list_resources(&ResourceFilter::All).unwrap().is_empty());
+}
+fn a_cancelled_refresh_keeps_what_it_refreshed_and_checks_no_further() {
+    let mut r = registry();
+    let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    r.register_resource(dir_request("local/one", one.path())).unwrap();
+    r.register_resource(dir_request("local/two", two.path())).unwrap();
+    std::fs::write(one.path().join("new"), "n\n").unwrap();
+    std::fs::write(two.path().join("new"), "n\n").unwrap();
+    let keys = [key("local/one"), key("local/two")];
+    let err = r.refresh_with(&keys, &mut |_| ControlFlow::Break(())).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Cancelled, "{err}");
+    assert!(err.to_string().starts_with("the refresh was cancelled after 1 resources (1 changed"), "{err}");
+    // The first stays refreshed: only the second is changed now.
+    let report = r.refresh(&keys).unwrap();
+    let changed: Vec<_> = report.changed.iter().map(|c| c.resource.as_str()).collect();
+    assert_eq!(changed, ["local/two"]);
+}
 fn a_discovery_raced_by_the_same_discovery_explores_again_and_writes_each_resource_once() {
     let dir = tempfile::tempdir().unwrap();
     let home = crate::home::Home::new(dir.path().join("home"));
@@ -278,9 +328,10 @@ fn a_discovery_raced_by_the_same_discovery_explores_again_and_writes_each_resour
             if p.visited == 3 && !raced {
                 raced = true;
                 second
-                    .discover_with(&key("local/t"), Depth::All, &mut |_| {})
+                    .discover_with(&key("local/t"), Depth::All, &mut |_| ControlFlow::Continue(()))
                     .unwrap();
             }
+            ControlFlow::Continue(())
         })
         .unwrap();
     assert!(raced);

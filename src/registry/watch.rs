@@ -18,6 +18,7 @@ use crate::store::ResourceRow;
 use notify::{EventKind, RecursiveMode, Watcher};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -226,7 +227,8 @@ pub(in crate::registry) fn watch(
                     on_event(WatchEvent::Progress {
                         checked: p.checked,
                         changed: p.changed,
-                    })
+                    });
+                    ControlFlow::Continue(())
                 })?;
                 on_event(WatchEvent::Refreshed {
                     more: paths.len().saturating_sub(NAMED_PATHS),

@@ -289,7 +289,49 @@ async def untrusted(agents, home, fixtures, mode):
     print(json.dumps(seen))
 
 
-SCENARIOS = {f.__name__: f for f in [tools, sandbox, resources, subscribe, watch, read_only, untrusted]}
+async def cancel(agents, home, fixtures, mode):
+    """A discovery cancelled at its first progress point writes nothing; the server goes on."""
+    seen = {}
+    directory = os.path.join(fixtures, "tree")
+    async with Client(server(agents, home), mode=mode) as client:
+        ok(await call(client, "register_resource", {
+            "type": "fs-directory", "name": "local/tree", "args": {"path": directory}}))
+        before = ok(await call(client, "list_resources", {}))
+    with open(os.path.join(directory, "new.txt"), "w") as f:
+        f.write("new\n")
+    # The server holds each progress point until the request is cancelled
+    # (a debug-build seam), so the cancel lands mid-discovery, never after.
+    held = server(agents, home)
+    held.env["AGENTS_TEST_MCP_HOLD_PROGRESS"] = "1"
+    async with Client(held, mode=mode) as client:
+        progressed = anyio.Event()
+        answered = []
+
+        async def on_progress(progress, total, message):
+            progressed.set()
+
+        async def discover(scope):
+            with scope:
+                answered.append(await call(client, "discover", {"name_or_id": "local/tree"},
+                                           progress_callback=on_progress))
+
+        scope = anyio.CancelScope()
+        async with anyio.create_task_group() as group:
+            group.start_soon(discover, scope)
+            with anyio.fail_after(30):
+                await progressed.wait()
+            scope.cancel()
+        assert answered == [], answered
+        # The server still serves, and the cancelled discovery wrote nothing.
+        after = ok(await call(client, "list_resources", {}))
+        assert after == before, (before, after)
+    async with Client(server(agents, home), mode=mode) as client:
+        found = ok(await call(client, "discover", {"name_or_id": "local/tree"}))
+        seen["added"] = [r["name"] for r in found["added"]]
+    print(json.dumps(seen))
+
+
+SCENARIOS = {f.__name__: f for f in [tools, sandbox, resources, subscribe, watch, read_only, untrusted, cancel]}
 
 if __name__ == "__main__":
     scenario, agents, home, fixtures = sys.argv[1:5]

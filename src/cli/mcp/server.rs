@@ -15,6 +15,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -110,19 +111,23 @@ impl Server {
         }
         let progress = self.progress_sender(&context);
         let cancel = context.ct.clone();
-        let work = self.pool.with(move |registry| {
-            let mut progress = progress;
-            if cancel.is_cancelled() {
-                return Err(Refusal::new("cancelled", "the request was cancelled"));
-            }
-            tools::call(registry, &name, &Args(&arguments), &mut progress)
-        });
-        let outcome = tokio::select! {
-            outcome = work => outcome,
-            () = context.ct.cancelled() => {
-                return Ok(Refusal::new("cancelled", "the request was cancelled").to_result());
-            }
-        };
+        // The answer is what happened: a cancelled discovery, registration
+        // or refresh stops at its next handler call and says what stays
+        // written; any other operation runs to its end (MCP lets a server
+        // finish what cannot be stopped) and answers it.
+        let outcome = self
+            .pool
+            .with(move |registry| {
+                let mut progress = progress;
+                if cancel.is_cancelled() {
+                    return Err(Refusal::new(
+                        "cancelled",
+                        "the request was cancelled before it started; nothing was done",
+                    ));
+                }
+                tools::call(registry, &name, &Args(&arguments), &mut progress)
+            })
+            .await;
         match outcome {
             Ok(done) => {
                 self.subscriptions.changed(&self.pool, &done.changed).await;
@@ -133,10 +138,20 @@ impl Server {
     }
 
     /// Progress notifications for this request, if the client asked for
-    /// them (a progress token); sent in order from the blocking call.
+    /// them (a progress token), sent in order from the blocking call; each
+    /// answers `Break` once the request is cancelled.
     fn progress_sender(&self, context: &RequestContext<RoleServer>) -> Progress {
+        let cancel = context.ct.clone();
+        let go_on = move || {
+            hold_for_cancellation(&|| cancel.is_cancelled());
+            if cancel.is_cancelled() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
         let Some(token) = context.meta.get_progress_token() else {
-            return Box::new(|_, _, _| {});
+            return Box::new(move |_, _, _| go_on());
         };
         let (send, mut receive) =
             tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
@@ -153,9 +168,30 @@ impl Server {
             note.total = total.map(|t| t as f64);
             note.message = Some(message);
             let _ = send.send(note);
+            go_on()
         })
     }
 }
+
+/// A test seam, compiled out of release builds: with
+/// `AGENTS_TEST_MCP_HOLD_PROGRESS` set, a long call waits at each
+/// progress point until its request is cancelled (at most 60 s), so a
+/// test cancels it mid-operation without racing the operation's end.
+#[cfg(debug_assertions)]
+fn hold_for_cancellation(cancelled: &dyn Fn() -> bool) {
+    if std::env::var_os("AGENTS_TEST_MCP_HOLD_PROGRESS").is_none() {
+        return;
+    }
+    for _ in 0..6000 {
+        if cancelled() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+#[cfg(not(debug_assertions))]
+fn hold_for_cancellation(_: &dyn Fn() -> bool) {}
 
 fn success(done: Done) -> CallToolResult {
     let mut result = CallToolResult::structured(done.value);

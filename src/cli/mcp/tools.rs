@@ -10,6 +10,7 @@ use resource_host::registry::{
 use resource_host::text::escape_line;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
+use std::ops::ControlFlow;
 
 /// A tool's answer: the view, and a line or two for people.
 #[derive(Debug)]
@@ -39,8 +40,10 @@ impl Done {
     }
 }
 
-/// Progress a long call reports: `(done, total, message)`.
-pub type Progress = Box<dyn FnMut(u64, Option<u64>, String) + Send>;
+/// Progress a long call reports: `(done, total, message)`; it answers
+/// whether to go on (`Break`: the request was cancelled), which the
+/// library's operations check between handler calls.
+pub type Progress = Box<dyn FnMut(u64, Option<u64>, String) -> ControlFlow<()> + Send>;
 
 /// The tool arguments, read with the refusals a person can act on.
 pub struct Args<'a>(pub &'a Map<String, Value>);
@@ -168,7 +171,7 @@ pub fn call(
                     p.visited as u64,
                     None,
                     format!("{} visited, {} found", p.visited, p.found),
-                );
+                )
             };
             let report = registry.discover_with(&key, depth, &mut on)?;
             let text = format!(
@@ -411,7 +414,7 @@ fn register(
             p.visited as u64,
             None,
             format!("{} visited, {} found", p.visited, p.found),
-        );
+        )
     };
     let resource = registry.register_resource_with(request, &mut on)?;
     let mut done = Done::new(&resource, format!("registered {}", summary(&resource)))?;
@@ -485,7 +488,7 @@ fn refresh(
             p.checked as u64,
             None,
             format!("{} checked, {} changed", p.checked, p.changed),
-        );
+        )
     };
     let report = registry.refresh_with(&keys, &mut on)?;
     let value = serde_json::to_value(&report).map_err(|e| Refusal::internal(e.to_string()))?;

@@ -12,6 +12,7 @@ use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, ResourcesError};
 use crate::store::ResourceRow;
 use std::collections::VecDeque;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// The root's hash, as the caller of [`Registry::explore`] has it.
@@ -64,10 +65,11 @@ impl Registry {
         root_stored: bool,
         root_hash: RootHash,
         depth: Depth,
-        progress: &mut dyn FnMut(DiscoveryProgress),
+        progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
     ) -> Result<Findings, RegistryError> {
         let now = self.now();
         let mut findings = Findings::default();
+        let root_label = root.label();
         let mut queue = VecDeque::from([Visit {
             row: root,
             level: 0,
@@ -200,7 +202,12 @@ impl Registry {
             if found > MAX_FOUND {
                 return Err(ResourcesError::DiscoveryTooLarge { limit: MAX_FOUND }.into());
             }
-            progress(DiscoveryProgress { visited, found });
+            if progress(DiscoveryProgress { visited, found }).is_break() {
+                return Err(ResourcesError::Cancelled {
+                    resource: root_label,
+                }
+                .into());
+            }
         }
         Ok(findings)
     }

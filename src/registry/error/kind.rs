@@ -51,6 +51,9 @@ pub enum ErrorKind {
     Conflict,
     /// The location belongs to another machine of a shared registry.
     OtherMachine,
+    /// The caller cancelled the operation (see each operation for what
+    /// stays written).
+    Cancelled,
     /// The registry's store failed (disk, connection, schema).
     Store,
     /// Any other refusal.
@@ -76,6 +79,7 @@ impl ErrorKind {
             Self::NoRoute => "no_route",
             Self::Conflict => "conflict",
             Self::OtherMachine => "other_machine",
+            Self::Cancelled => "cancelled",
             Self::Store => "store",
             Self::Refused => "refused",
         }
@@ -145,6 +149,7 @@ impl ResourcesError {
             E::ChildRefused { .. } | E::DiscoveryTooLarge { .. } => K::HandlerFailed,
             E::DiscoveredNameTaken { .. } | E::ChangedMeanwhile { .. } => K::Conflict,
             E::Watch { .. } | E::NotUserAddable { .. } => K::Refused,
+            E::Cancelled { .. } | E::RefreshCancelled { .. } => K::Cancelled,
         }
     }
 }

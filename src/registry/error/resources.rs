@@ -80,4 +80,15 @@ pub enum ResourcesError {
          command again"
     )]
     ChangedMeanwhile { resource: String, attempts: usize },
+    /// The caller stopped a discovery (its progress callback broke)
+    /// before anything was written.
+    #[error("the discovery below {resource} was cancelled; nothing was written")]
+    Cancelled { resource: String },
+    /// The caller stopped a refresh between two resources: what it
+    /// refreshed stays refreshed (each resource is its own transaction).
+    #[error(
+        "the refresh was cancelled after {checked} resources ({changed} changed, written); the \
+         rest were not checked"
+    )]
+    RefreshCancelled { checked: usize, changed: usize },
 }
