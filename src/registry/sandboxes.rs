@@ -30,6 +30,7 @@
 //! area (the strategy's own overlay aside), before the row changes.
 
 mod destroy;
+mod live;
 pub(in crate::registry) use destroy::destroy_sandbox;
 mod place;
 mod session;
@@ -40,11 +41,9 @@ mod views;
 use super::lookup::{find_row, load_one};
 use super::{Registry, RegistryError, SandboxRefusal};
 use crate::model::SandboxState;
-use crate::model::{
-    Resource, ResourceId, ResourceKey, ResourceKind, SandboxId, SandboxStrategy, TypeName,
-};
+use crate::model::{Resource, ResourceId, ResourceKey, ResourceKind, SandboxId, SandboxStrategy};
 use crate::registry::SandboxesError;
-use crate::sandbox::{self, Applied, CheckpointRef, SandboxDiff, Strategy};
+use crate::sandbox::{self, Applied, CheckpointRef, SandboxDiff};
 use crate::store::SandboxRow;
 use std::path::{Path, PathBuf};
 pub(super) use support::lock_file;
@@ -108,67 +107,6 @@ impl Registry {
     fn derived_area(&self, id: SandboxId) -> Option<PathBuf> {
         let home = self.home.as_ref()?;
         Some(place::area_of(&home.join("sandboxes"), id))
-    }
-
-    /// The sandbox's row and resource, refusing one that is not active.
-    fn active(
-        &self,
-        id: SandboxId,
-        _operation: &'static str,
-    ) -> Result<(SandboxRow, Resource), RegistryError> {
-        let cache = &self.types;
-        let (row, resource) = self.store.read(|r| {
-            let row = r.sandbox(id)?.ok_or(RegistryError::Sandboxes(
-                SandboxesError::SandboxNotFound { id },
-            ))?;
-            if row.state != SandboxState::Active {
-                return Err(RegistryError::Sandboxes(SandboxesError::SandboxNotActive {
-                    sandbox: id,
-                    state: row.state,
-                }));
-            }
-            let types = cache.get(r)?;
-            let resource = load_one(r, &types, find_row(r, &ResourceKey::Id(row.resource))?)?;
-            Ok((row, resource))
-        })?;
-        // Its files are on the machine of its resource.
-        self.check_machine_of(resource.resource_id, || resource.label(), "its sandboxes")?;
-        Ok((row, resource))
-    }
-
-    fn type_checkpointable(&self, ty: &TypeName) -> Result<bool, RegistryError> {
-        let cache = &self.types;
-        self.store.read(|r| {
-            let types = cache.get(r)?;
-            Ok(types.resolve(ty)?.type_capabilities().checkpoint)
-        })
-    }
-
-    /// `transaction_rollback` keeps its transaction in the session that
-    /// holds it: outside one, its operations are refused with that reason.
-    fn refuse_held(
-        &self,
-        row: &SandboxRow,
-        resource: &Resource,
-        operation: &'static str,
-    ) -> Result<(), RegistryError> {
-        if row.strategy == SandboxStrategy::TransactionRollback {
-            return Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
-                operation,
-                resource: resource.label(),
-                strategy: row.strategy,
-                reason: SandboxRefusal::HeldBySession,
-            }));
-        }
-        Ok(())
-    }
-}
-
-impl Registry {
-    fn implementation(&self, strategy: SandboxStrategy) -> Box<dyn Strategy> {
-        // `inherit` never reaches a row: create refuses it.
-        sandbox::implementation(strategy, &self.overlay, &self.git)
-            .unwrap_or_else(|| Box::new(sandbox::NoIsolation))
     }
 }
 
@@ -399,13 +337,11 @@ pub(in crate::registry) fn checkpoint_sandbox(
             type_name: ty,
         }));
     }
-    reg.refuse_held(&row, &resource, "checkpoint")?;
-    let root = reg.sandboxes_root()?;
-    let strategy = reg.implementation(row.strategy);
-    let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
-    let _lock = lock(&root, id)?;
-    let made = strategy
-        .checkpoint(&place, label.as_deref().unwrap_or(""))
+    let work = reg.at_work(&row, &resource, "checkpoint")?;
+    let _lock = lock(&work.root, id)?;
+    let made = work
+        .strategy
+        .checkpoint(&work.place, label.as_deref().unwrap_or(""))
         .map_err(|source| failed(&row, &resource.label(), "checkpoint", source))?;
     let now = reg.now();
     let number = reg.store.write(|w| {
@@ -439,7 +375,7 @@ pub(in crate::registry) fn rollback_sandbox(
             sandbox::SandboxError::NotSupported(sandbox::NO_ISOLATION.to_owned()),
         ));
     }
-    reg.refuse_held(&row, &resource, "roll back")?;
+    let work = reg.at_work(&row, &resource, "roll back")?;
     let checkpoints: Vec<CheckpointView> = reg
         .store
         .read(|r| r.checkpoints(id))?
@@ -447,21 +383,15 @@ pub(in crate::registry) fn rollback_sandbox(
         .map(Into::into)
         .collect();
     let target = pick_checkpoint(id, &checkpoints, to)?;
-    let root = reg.sandboxes_root()?;
-    let strategy = reg.implementation(row.strategy);
-    let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
-    let _lock = lock(&root, id)?;
-    strategy
-        .refuse_mounts(&place)
-        .and_then(|()| strategy.rollback(&place, &CheckpointRef(target.reference.clone())))
-        .map_err(|source| failed(&row, &resource.label(), "rollback", source))?;
-    let now = reg.now();
-    reg.store.write(|w| {
-        w.update_sandbox(&SandboxRow {
-            updated_at: now,
-            ..row.clone()
+    let _lock = lock(&work.root, id)?;
+    work.strategy
+        .refuse_mounts(&work.place)
+        .and_then(|()| {
+            work.strategy
+                .rollback(&work.place, &CheckpointRef(target.reference.clone()))
         })
-    })?;
+        .map_err(|source| failed(&row, &resource.label(), "rollback", source))?;
+    reg.touch(&row)?;
     Ok(target)
 }
 
@@ -471,12 +401,9 @@ pub(in crate::registry) fn diff_sandbox(
     id: SandboxId,
 ) -> Result<SandboxDiff, RegistryError> {
     let (row, resource) = reg.active(id, "diff")?;
-    reg.refuse_held(&row, &resource, "diff")?;
-    let root = reg.sandboxes_root()?;
-    let strategy = reg.implementation(row.strategy);
-    let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
-    strategy
-        .diff(&place)
+    let work = reg.at_work(&row, &resource, "diff")?;
+    work.strategy
+        .diff(&work.place)
         .map_err(|source| failed(&row, &resource.label(), "diff", source))
 }
 
@@ -494,20 +421,12 @@ pub(in crate::registry) fn apply_sandbox(
             reason: SandboxRefusal::ReadOnly,
         }));
     }
-    reg.refuse_held(&row, &resource, "apply")?;
-    let root = reg.sandboxes_root()?;
-    let strategy = reg.implementation(row.strategy);
-    let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
-    let _lock = lock(&root, id)?;
-    let applied = strategy
-        .apply(&place)
+    let work = reg.at_work(&row, &resource, "apply")?;
+    let _lock = lock(&work.root, id)?;
+    let applied = work
+        .strategy
+        .apply(&work.place)
         .map_err(|source| failed(&row, &resource.label(), "apply", source))?;
-    let now = reg.now();
-    reg.store.write(|w| {
-        w.update_sandbox(&SandboxRow {
-            updated_at: now,
-            ..row.clone()
-        })
-    })?;
+    reg.touch(&row)?;
     Ok(applied)
 }

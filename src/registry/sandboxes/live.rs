@@ -1,0 +1,114 @@
+//! What every operation on a live sandbox starts from: its row and
+//! resource (refused unless active, and on this machine), the refusal of
+//! a session-held one, and its strategy and place; and the stamp an
+//! operation leaves on its row.
+
+use super::super::lookup::{find_row, load_one};
+use super::super::{Registry, RegistryError, SandboxRefusal};
+use super::place;
+use crate::model::{Resource, ResourceKey, SandboxId, SandboxState, SandboxStrategy, TypeName};
+use crate::registry::SandboxesError;
+use crate::sandbox::{self, Strategy};
+use crate::store::SandboxRow;
+use std::path::PathBuf;
+
+impl Registry {
+    /// The sandbox's row and resource, refusing one that is not active.
+    pub(super) fn active(
+        &self,
+        id: SandboxId,
+        _operation: &'static str,
+    ) -> Result<(SandboxRow, Resource), RegistryError> {
+        let cache = &self.types;
+        let (row, resource) = self.store.read(|r| {
+            let row = r.sandbox(id)?.ok_or(RegistryError::Sandboxes(
+                SandboxesError::SandboxNotFound { id },
+            ))?;
+            if row.state != SandboxState::Active {
+                return Err(RegistryError::Sandboxes(SandboxesError::SandboxNotActive {
+                    sandbox: id,
+                    state: row.state,
+                }));
+            }
+            let types = cache.get(r)?;
+            let resource = load_one(r, &types, find_row(r, &ResourceKey::Id(row.resource))?)?;
+            Ok((row, resource))
+        })?;
+        // Its files are on the machine of its resource.
+        self.check_machine_of(resource.resource_id, || resource.label(), "its sandboxes")?;
+        Ok((row, resource))
+    }
+
+    pub(super) fn type_checkpointable(&self, ty: &TypeName) -> Result<bool, RegistryError> {
+        let cache = &self.types;
+        self.store.read(|r| {
+            let types = cache.get(r)?;
+            Ok(types.resolve(ty)?.type_capabilities().checkpoint)
+        })
+    }
+
+    /// `transaction_rollback` keeps its transaction in the session that
+    /// holds it: outside one, its operations are refused with that reason.
+    pub(super) fn refuse_held(
+        &self,
+        row: &SandboxRow,
+        resource: &Resource,
+        operation: &'static str,
+    ) -> Result<(), RegistryError> {
+        if row.strategy == SandboxStrategy::TransactionRollback {
+            return Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
+                operation,
+                resource: resource.label(),
+                strategy: row.strategy,
+                reason: SandboxRefusal::HeldBySession,
+            }));
+        }
+        Ok(())
+    }
+}
+
+impl Registry {
+    pub(super) fn implementation(&self, strategy: SandboxStrategy) -> Box<dyn Strategy> {
+        // `inherit` never reaches a row: create refuses it.
+        sandbox::implementation(strategy, &self.overlay, &self.git)
+            .unwrap_or_else(|| Box::new(sandbox::NoIsolation))
+    }
+
+    /// What an operation on an active sandbox works with: refused for a
+    /// session-held one, else its strategy and its place (derived from the
+    /// home, checked against the row).
+    pub(super) fn at_work(
+        &self,
+        row: &SandboxRow,
+        resource: &Resource,
+        operation: &'static str,
+    ) -> Result<AtWork, RegistryError> {
+        self.refuse_held(row, resource, operation)?;
+        let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, row, resource.location.as_deref(), &*strategy)?;
+        Ok(AtWork {
+            root,
+            strategy,
+            place,
+        })
+    }
+
+    /// Stamp the sandbox's row as changed now (after its strategy acted).
+    pub(super) fn touch(&mut self, row: &SandboxRow) -> Result<(), RegistryError> {
+        let now = self.now();
+        Ok(self.store.write(|w| {
+            w.update_sandbox(&SandboxRow {
+                updated_at: now,
+                ..row.clone()
+            })
+        })?)
+    }
+}
+
+/// See [`Registry::at_work`].
+pub(super) struct AtWork {
+    pub root: PathBuf,
+    pub strategy: Box<dyn Strategy>,
+    pub place: sandbox::SandboxPlace,
+}
