@@ -46,6 +46,8 @@ class Registry:
     ``$AGENTS_REGISTRY``). The rest is read from the environment as
     ``agents`` reads it (``PATH`` for ``git`` and the container tools,
     ``AGENTS_OVERLAY``, the OS user whose trust decisions apply).
+    ``handler_timeout``: seconds one handler call may take (default 10,
+    as ``agents --handler-timeout``).
 
     One ``Registry`` may be used from several threads at once: each call
     runs on an open registry of its own (a few are kept), with the GIL
@@ -57,9 +59,15 @@ class Registry:
     will run — never something a program holding a registry can do.
     """
 
-    def __init__(self, home: Optional[PathLike] = None, registry: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        home: Optional[PathLike] = None,
+        registry: Optional[str] = None,
+        *,
+        handler_timeout: Optional[float] = None,
+    ) -> None:
         self._native = _native.Registry(
-            os.fspath(home) if home is not None else None, registry
+            os.fspath(home) if home is not None else None, registry, handler_timeout
         )
 
     @property

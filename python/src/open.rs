@@ -13,6 +13,7 @@
 //! the store at every call, so each sees what the others wrote.
 
 use resource_host::home::Home;
+use resource_host::plugin::Limits;
 use resource_host::registry::{Options, Person, Registry, RegistryError};
 use resource_host::sandbox::Overlay;
 use resource_host::store::RegistryLocation;
@@ -27,12 +28,17 @@ const KEPT: usize = 4;
 pub struct Pool {
     home: Home,
     location: Option<RegistryLocation>,
+    limits: Limits,
     idle: Mutex<Vec<Registry>>,
 }
 
 impl Pool {
     /// Open the first registry (so a bad home or URL is refused at once).
-    pub fn open(home: Option<PathBuf>, registry: Option<String>) -> Result<Self, RegistryError> {
+    pub fn open(
+        home: Option<PathBuf>,
+        registry: Option<String>,
+        limits: Limits,
+    ) -> Result<Self, RegistryError> {
         let home = match home.or_else(|| env_path("AGENTS_HOME")) {
             Some(dir) => Home::new(dir),
             None => Home::new(default_home().ok_or_else(no_home)?),
@@ -45,6 +51,7 @@ impl Pool {
         let pool = Self {
             home,
             location,
+            limits,
             idle: Mutex::new(Vec::new()),
         };
         let first = pool.open_one()?;
@@ -89,6 +96,7 @@ impl Pool {
                 .map(|id| resource_host::machine::Machine::with_id(&id)),
             user_cache: user_cache(),
             person: Some(person()),
+            limits: self.limits.clone(),
             overlay: overlay_from(std::env::var("AGENTS_OVERLAY").ok()),
             git: resource_host::git_env::GitTools::on_path(&path),
             container_tools: resource_host::registry::ContainerTools {

@@ -49,10 +49,27 @@ impl NativeRegistry {
 #[pymethods]
 impl NativeRegistry {
     #[new]
-    #[pyo3(signature = (home=None, registry=None))]
-    fn new(py: Python<'_>, home: Option<PathBuf>, registry: Option<String>) -> PyResult<Self> {
+    #[pyo3(signature = (home=None, registry=None, handler_timeout=None))]
+    fn new(
+        py: Python<'_>,
+        home: Option<PathBuf>,
+        registry: Option<String>,
+        handler_timeout: Option<f64>,
+    ) -> PyResult<Self> {
+        let mut limits = resource_host::plugin::Limits::default();
+        if let Some(secs) = handler_timeout {
+            let range = resource_host::plugin::Limits::TIMEOUT_SECS;
+            if !range.contains(&secs) {
+                return Err(invalid(format!(
+                    "handler_timeout {secs} is not a number of seconds from {} to {}",
+                    range.start(),
+                    range.end()
+                )));
+            }
+            limits.timeout = std::time::Duration::from_secs_f64(secs);
+        }
         let pool = py
-            .detach(|| Pool::open(home, registry))
+            .detach(|| Pool::open(home, registry, limits))
             .map_err(to_py_err)?;
         Ok(Self { pool })
     }
