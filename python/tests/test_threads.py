@@ -35,12 +35,32 @@ def test_one_registry_serves_eight_threads_at_once(reg, tmp_path):
     ]
 
 
-def test_other_threads_run_python_and_registry_calls_while_a_handler_runs(home, tmp_path, folder):
-    # A handler that sleeps until its deadline (2 s): while it runs on one
-    # thread, the main thread must get many show_resource calls through.
-    # Were the GIL held (or the registry locked) during the call, none
-    # could complete until the call ended.
-    reg = resource_host.Registry(home=home, handler_timeout=2)
+class _Watched:
+    """The native registry, telling when its register_resource call is under way."""
+
+    def __init__(self, native):
+        self._inner = native
+        self.entered = threading.Event()
+        self.returned = False
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def register_resource(self, *args):
+        self.entered.set()
+        try:
+            return self._inner.register_resource(*args)
+        finally:
+            self.returned = True
+
+
+def test_other_threads_run_registry_calls_while_a_handler_runs(home, tmp_path, folder):
+    # A handler that sleeps until its deadline (3 s) runs on one thread;
+    # the main thread counts the show_resource calls it completes while
+    # that call is under way. Were the GIL held (or the registry locked)
+    # during the call, none could complete until it ended: the main thread
+    # gets the GIL back from the sleeper only when the call returns.
+    reg = resource_host.Registry(home=home, handler_timeout=3)
     reg.add_plugin(wasm("faulty.wasm"))
     yaml = tmp_path / "sleep.yaml"
     yaml.write_text(
@@ -50,6 +70,8 @@ def test_other_threads_run_python_and_registry_calls_while_a_handler_runs(home, 
     )
     reg.register_type(yaml)
     reg.register_resource("fs-directory", name="local/folder", location=folder)
+    watched = _Watched(reg._native)
+    reg._native = watched
     outcome = {}
 
     def slow():
@@ -60,15 +82,16 @@ def test_other_threads_run_python_and_registry_calls_while_a_handler_runs(home, 
 
     sleeper = threading.Thread(target=slow)
     sleeper.start()
-    done_meanwhile = 0
-    while sleeper.is_alive():
+    watched.entered.wait()
+    during = 0
+    while not watched.returned:
         reg.show_resource("local/folder")
-        if sleeper.is_alive():
-            done_meanwhile += 1
+        if not watched.returned:
+            during += 1
     sleeper.join()
     assert outcome["error"].kind == "timeout"
     assert outcome["error"].class_name == "Sleep"
-    assert done_meanwhile >= 20
+    assert during >= 50, during
 
 
 def test_asyncio_runs_calls_in_threads(reg, folder):
