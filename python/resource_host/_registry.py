@@ -28,7 +28,7 @@ def _arg_text(name: str, value: Any) -> str:
     if isinstance(value, (int, str)):
         return str(value)
     if isinstance(value, os.PathLike):
-        return os.fspath(value)
+        return str(os.fspath(value))
     raise TypeError(
         f"argument {name}={value!r}: give a str, an int, a bool or a path, "
         f"not {type(value).__name__}"
@@ -290,7 +290,8 @@ class Registry:
 
     def export_document(self, *, with_plugins: bool = False) -> Dict[str, Any]:
         """Everything worth moving, as one document (``with_plugins``: each component embedded)."""
-        return json.loads(self._native.export_document(with_plugins))
+        document: Dict[str, Any] = json.loads(self._native.export_document(with_plugins))
+        return document
 
     def import_document(self, document: Document, *, dry_run: bool = False) -> Dict[str, Any]:
         """Import a document (a dict, or JSON/YAML text); ``dry_run`` checks and writes nothing."""
