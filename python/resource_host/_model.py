@@ -24,11 +24,16 @@ def parse_timestamp(text: str) -> datetime:
 
 def _frozen(value: Any) -> Any:
     """Lists as tuples and dicts as read-only mappings, all the way down."""
-    if isinstance(value, dict):
-        return MappingProxyType({k: _frozen(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
+    if type(value) is dict:
+        return MappingProxyType(
+            {k: v if type(v) in _SCALARS else _frozen(v) for k, v in value.items()}
+        )
+    if type(value) is list:
+        return tuple(v if type(v) in _SCALARS else _frozen(v) for v in value)
     return value
+
+
+_SCALARS = (str, int, float, bool, type(None))
 
 
 def _thawed(value: Any) -> Any:
@@ -91,7 +96,11 @@ class Resource(_View):
 
     @classmethod
     def _from_view(cls, view: Dict[str, Any]) -> "Resource":
-        return cls(
+        # Filled in place of __init__: a frozen dataclass's own __init__
+        # sets each field through object.__setattr__, which cost more than
+        # the registry call itself (show_resource is on an agent's hot path).
+        obj = object.__new__(cls)
+        obj.__dict__.update(
             resource_id=view["resource_id"],
             name=view["name"],
             resource_type_name=view["resource_type_name"],
@@ -103,7 +112,7 @@ class Resource(_View):
             parents=tuple(view["parents"]),
             children=tuple(view["children"]),
             properties=_frozen(view["properties"]),
-            capabilities=_frozen(view["capabilities"]),
+            capabilities=MappingProxyType(view["capabilities"]),
             created_at=parse_timestamp(view["created_at"]),
             updated_at=parse_timestamp(view["updated_at"]),
             auto_discovered=view.get("auto_discovered", False),
@@ -111,6 +120,7 @@ class Resource(_View):
             stale=view.get("stale"),
             equivalents=tuple(view.get("equivalents", ())),
         )
+        return obj
 
     @property
     def label(self) -> str:
