@@ -64,23 +64,21 @@ fn call_kind(kind: &CallErrorKind) -> &'static str {
     }
 }
 
-fn call_fields(py: Python<'_>, call: &CallError, fields: &Bound<'_, PyDict>) -> PyResult<()> {
+/// `HandlerError`'s fields: which call failed, and how.
+fn call_fields(call: &CallError, fields: &Bound<'_, PyDict>) -> PyResult<()> {
     fields.set_item("module", &call.module)?;
     fields.set_item(
         "class_name",
         (!call.class.is_empty()).then_some(&call.class),
     )?;
     fields.set_item("operation", call.operation.as_str())?;
-    fields.set_item("kind", call_kind(&call.kind))?;
-    let _ = py;
-    Ok(())
+    fields.set_item("kind", call_kind(&call.kind))
 }
 
 /// The Python exception for `err`.
 pub fn to_py_err(err: RegistryError) -> PyErr {
     Python::attach(|py| match build(py, &err) {
-        Ok(e) => e,
-        Err(e) => e,
+        Ok(e) | Err(e) => e,
     })
 }
 
@@ -89,15 +87,10 @@ fn build(py: Python<'_>, err: &RegistryError) -> PyResult<PyErr> {
     let fields = PyDict::new(py);
     let mut class = class_of(kind);
     match err {
-        RegistryError::Handler(call) => call_fields(py, call, &fields)?,
+        RegistryError::Handler(call) => call_fields(call, &fields)?,
         RegistryError::PluginLoad { module, .. } => {
             fields.set_item("module", module.to_string())?;
         }
-        RegistryError::Plugins(
-            PluginsError::HandlerModuleMissing { .. }
-            | PluginsError::HandlerClassMissing { .. }
-            | PluginsError::ComponentMissing { .. },
-        ) => {}
         RegistryError::Sandboxes(SandboxesError::SandboxRefused { .. }) => {
             class = "SandboxRefusedError";
         }
