@@ -9,7 +9,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use resource_host::plugin::{CallError, CallErrorKind};
-use resource_host::registry::{ErrorKind, LinksError, PluginsError, RegistryError, SandboxesError};
+use resource_host::registry::{ErrorKind, LinksError, RegistryError, SandboxesError};
 
 /// An error and its causes as one line, a cause added only when its
 /// text is not in the message yet: the CLI's own walk (`cli::chain`),
