@@ -1,0 +1,46 @@
+//! Answers into Python values: a library view goes through its serde
+//! form (the field names of the CLI's `-o json`, the specification's) and
+//! becomes dicts, lists, strings, numbers, booleans and `None` — the
+//! values `json.loads` would give for the same document, built without
+//! the text in between.
+
+use pyo3::IntoPyObjectExt;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use serde::Serialize;
+use serde_json::Value;
+
+/// `view` as a Python value.
+pub fn to_py<T: Serialize + ?Sized>(py: Python<'_>, view: &T) -> PyResult<Py<PyAny>> {
+    let value = serde_json::to_value(view)
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    value_to_py(py, &value).map(Bound::unbind)
+}
+
+/// One JSON value as a Python value.
+pub fn value_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    match value {
+        Value::Null => Ok(py.None().into_bound(py)),
+        Value::Bool(b) => b.into_bound_py_any(py),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.into_bound_py_any(py),
+            (None, Some(u)) => u.into_bound_py_any(py),
+            _ => n.as_f64().unwrap_or(f64::NAN).into_bound_py_any(py),
+        },
+        Value::String(s) => s.into_bound_py_any(py),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(value_to_py(py, item)?)?;
+            }
+            Ok(list.into_any())
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, v) in map {
+                dict.set_item(k, value_to_py(py, v)?)?;
+            }
+            Ok(dict.into_any())
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! Which registry a Python `Registry` opens, and the few open ones it
+//! keeps. The home and the registry URL are the caller's (else
+//! `$AGENTS_HOME`, `$AGENTS_REGISTRY`, the XDG data directory, as for
+//! `agents`); everything else is read from the environment as the CLI
+//! reads it (`cli::Context::open`): the `PATH` for `git` and the
+//! container tools, `AGENTS_OVERLAY`, `AGENTS_MACHINE_ID`, the per-user
+//! cache and the person (the OS user) whose trust decisions apply.
+//!
+//! A library `Registry` is one connection with `&mut self` operations,
+//! so calls from several Python threads each take an idle one from the
+//! pool (opening another when all are busy, as `agents mcp` does) and
+//! give it back: no call waits for another's handler. A registry reads
+//! the store at every call, so each sees what the others wrote.
+
+use resource_host::home::Home;
+use resource_host::plugin::Limits;
+use resource_host::registry::{Options, Person, Registry, RegistryError};
+use resource_host::sandbox::Overlay;
+use resource_host::store::RegistryLocation;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// At most this many idle registries are kept; more are closed.
+const KEPT: usize = 4;
+
+/// How to open the registry again, and the idle ones.
+#[derive(Debug)]
+pub struct Pool {
+    home: Home,
+    location: Option<RegistryLocation>,
+    limits: Limits,
+    idle: Mutex<Vec<Registry>>,
+}
+
+impl Pool {
+    /// Open the first registry (so a bad home or URL is refused at once).
+    pub fn open(
+        home: Option<PathBuf>,
+        registry: Option<String>,
+        limits: Limits,
+    ) -> Result<Self, RegistryError> {
+        let home = match home.or_else(|| env_path("AGENTS_HOME")) {
+            Some(dir) => Home::new(dir),
+            None => Home::new(default_home().ok_or_else(no_home)?),
+        };
+        let url = registry.or_else(|| std::env::var("AGENTS_REGISTRY").ok());
+        let location = match url.as_deref().filter(|u| !u.is_empty()) {
+            Some(text) => Some(RegistryLocation::parse(text)?),
+            None => None,
+        };
+        let pool = Self {
+            home,
+            location,
+            limits,
+            idle: Mutex::new(Vec::new()),
+        };
+        let first = pool.open_one()?;
+        pool.give(first);
+        Ok(pool)
+    }
+
+    pub fn home(&self) -> &Home {
+        &self.home
+    }
+
+    /// Run `work` with a registry no other call is using.
+    pub fn with<T>(
+        &self,
+        work: impl FnOnce(&mut Registry) -> Result<T, RegistryError>,
+    ) -> Result<T, RegistryError> {
+        let idle = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+        let mut registry = match idle {
+            Some(registry) => registry,
+            None => self.open_one()?,
+        };
+        let outcome = work(&mut registry);
+        self.give(registry);
+        outcome
+    }
+
+    fn give(&self, registry: Registry) {
+        if let Ok(mut idle) = self.idle.lock()
+            && idle.len() < KEPT
+        {
+            idle.push(registry);
+        }
+    }
+
+    fn open_one(&self) -> Result<Registry, RegistryError> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let options = Options {
+            registry: self.location.clone(),
+            machine: std::env::var("AGENTS_MACHINE_ID")
+                .ok()
+                .filter(|id| !id.is_empty())
+                .map(|id| resource_host::machine::Machine::with_id(&id)),
+            user_cache: user_cache(),
+            person: Some(person()),
+            limits: self.limits.clone(),
+            overlay: overlay_from(std::env::var("AGENTS_OVERLAY").ok()),
+            git: resource_host::git_env::GitTools::on_path(&path),
+            container_tools: resource_host::registry::ContainerTools {
+                search_path: Some(path),
+                env: resource_host::devcontainer::ENGINE_ENV_VARS
+                    .iter()
+                    .filter_map(|k| std::env::var_os(k).map(|v| ((*k).into(), v)))
+                    .collect(),
+            },
+            ..Options::default()
+        };
+        Registry::open_with(&self.home, options)
+    }
+}
+
+fn no_home() -> RegistryError {
+    RegistryError::Home {
+        path: PathBuf::from("~/.local/share/agents"),
+        source: std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no home directory: pass home=DIR or set AGENTS_HOME",
+        ),
+    }
+}
+
+fn env_path(key: &str) -> Option<PathBuf> {
+    std::env::var_os(key)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// `$XDG_DATA_HOME/agents` (an absolute one), else `~/.local/share/agents`.
+fn default_home() -> Option<PathBuf> {
+    let xdg = env_path("XDG_DATA_HOME").filter(|p| p.is_absolute());
+    let home = env_path("HOME").map(|h| h.join(".local/share"));
+    xdg.or(home).map(|data| data.join("agents"))
+}
+
+/// `$XDG_CACHE_HOME/agents` (an absolute one), else `~/.cache/agents`.
+fn user_cache() -> Option<PathBuf> {
+    let xdg = env_path("XDG_CACHE_HOME").filter(|p| p.is_absolute());
+    let home = env_path("HOME")
+        .filter(|p| p.is_absolute())
+        .map(|h| h.join(".cache"));
+    xdg.or(home).map(|dir| dir.join("agents"))
+}
+
+/// The OS user: the process's real uid, named by `$USER` (else
+/// `$LOGNAME`) for messages only.
+fn person() -> Person {
+    let uid = rustix::process::getuid().as_raw();
+    let user = ["USER", "LOGNAME"]
+        .iter()
+        .find_map(|k| {
+            std::env::var(k)
+                .ok()
+                .filter(|v| !v.is_empty() && v.len() <= 256)
+        })
+        .unwrap_or_else(|| format!("uid{uid}"));
+    Person { user, uid }
+}
+
+/// The overlay mode `AGENTS_OVERLAY` names; any other value makes an
+/// overlay sandbox refuse, saying so.
+fn overlay_from(value: Option<String>) -> Overlay {
+    let value = value.unwrap_or_default();
+    Overlay::named(&value).unwrap_or_else(|| {
+        Overlay::refusing(format!(
+            "AGENTS_OVERLAY={value:?} names no overlay mode; set it to auto, kernel or \
+             userspace, or unset it"
+        ))
+    })
+}
