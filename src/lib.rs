@@ -11,6 +11,7 @@ pub mod dag;
 pub mod devcontainer;
 pub mod digest;
 pub mod effects;
+pub mod front_end;
 pub mod git_env;
 pub mod graph;
 pub mod home;

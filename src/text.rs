@@ -76,6 +76,26 @@ pub fn escape_block(text: &str) -> Cow<'_, str> {
     escape(text, &['\n', '\t'])
 }
 
+/// An error and its causes as one line, as the front ends show a
+/// refusal. Most of the library's errors already quote their cause in
+/// their own message (`cannot add plugin x.wasm: not a WebAssembly file
+/// …`), so a cause is added only when its text is not there yet — which
+/// is why this is a walk of our own and not `anyhow`'s `{:#}`, which
+/// would print such causes twice. Not escaped: see [`escape_line`].
+pub fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut message = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    message
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,23 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use resource_host::plugin::{CallError, CallErrorKind};
 use resource_host::registry::{ErrorKind, LinksError, RegistryError, SandboxesError};
-
-/// An error and its causes as one line, a cause added only when its
-/// text is not in the message yet: the CLI's own walk (`cli::chain`),
-/// so the words are the same.
-pub fn chain(err: &dyn std::error::Error) -> String {
-    let mut message = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = cause.source();
-    }
-    message
-}
+use resource_host::text::{error_chain, escape_line};
 
 /// The class of `resource_host.errors` for an error kind.
 fn class_of(kind: ErrorKind) -> &'static str {
@@ -104,7 +88,7 @@ fn build(py: Python<'_>, err: &RegistryError) -> PyResult<PyErr> {
         }
         _ => {}
     }
-    let message = resource_host::text::escape_line(&chain(err)).into_owned();
+    let message = escape_line(&error_chain(err)).into_owned();
     raise(py, class, message, kind.as_str(), &fields)
 }
 
@@ -148,7 +132,7 @@ pub fn invalid(message: impl Into<String>) -> PyErr {
 pub fn sandbox_failed(err: &resource_host::sandbox::SandboxError) -> PyErr {
     Python::attach(|py| {
         let fields = PyDict::new(py);
-        let message = resource_host::text::escape_line(&chain(err)).into_owned();
+        let message = escape_line(&error_chain(err)).into_owned();
         match raise(
             py,
             "SandboxFailedError",

@@ -1,10 +1,11 @@
 //! Which registry a Python `Registry` opens, and the few open ones it
 //! keeps. The home and the registry URL are the caller's (else
 //! `$AGENTS_HOME`, `$AGENTS_REGISTRY`, the XDG data directory, as for
-//! `agents`); everything else is read from the environment as the CLI
-//! reads it (`cli::Context::open`): the `PATH` for `git` and the
-//! container tools, `AGENTS_OVERLAY`, `AGENTS_MACHINE_ID`, the per-user
-//! cache and the person (the OS user) whose trust decisions apply.
+//! `agents`); everything else is read from the environment by
+//! `resource_host::front_end`, as for the CLI: the `PATH` for `git` and
+//! the container tools, `AGENTS_OVERLAY`, `AGENTS_MACHINE_ID`, the
+//! per-user cache and the person (the OS user) whose trust decisions
+//! apply.
 //!
 //! A library `Registry` is one connection with `&mut self` operations,
 //! so calls from several Python threads each take an idle one from the
@@ -12,10 +13,10 @@
 //! give it back: no call waits for another's handler. A registry reads
 //! the store at every call, so each sees what the others wrote.
 
+use resource_host::front_end;
 use resource_host::home::Home;
 use resource_host::plugin::Limits;
-use resource_host::registry::{Options, Person, Registry, RegistryError};
-use resource_host::sandbox::Overlay;
+use resource_host::registry::{Registry, RegistryError};
 use resource_host::store::RegistryLocation;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -41,7 +42,7 @@ impl Pool {
     ) -> Result<Self, RegistryError> {
         let home = match home.or_else(|| env_path("AGENTS_HOME")) {
             Some(dir) => Home::new(dir),
-            None => Home::new(default_home().ok_or_else(no_home)?),
+            None => Home::new(front_end::default_home().ok_or_else(no_home)?),
         };
         let url = registry.or_else(|| std::env::var("AGENTS_REGISTRY").ok());
         let location = match url.as_deref().filter(|u| !u.is_empty()) {
@@ -87,27 +88,7 @@ impl Pool {
     }
 
     fn open_one(&self) -> Result<Registry, RegistryError> {
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        let options = Options {
-            registry: self.location.clone(),
-            machine: std::env::var("AGENTS_MACHINE_ID")
-                .ok()
-                .filter(|id| !id.is_empty())
-                .map(|id| resource_host::machine::Machine::with_id(&id)),
-            user_cache: user_cache(),
-            person: Some(person()),
-            limits: self.limits.clone(),
-            overlay: overlay_from(std::env::var("AGENTS_OVERLAY").ok()),
-            git: resource_host::git_env::GitTools::on_path(&path),
-            container_tools: resource_host::registry::ContainerTools {
-                search_path: Some(path),
-                env: resource_host::devcontainer::ENGINE_ENV_VARS
-                    .iter()
-                    .filter_map(|k| std::env::var_os(k).map(|v| ((*k).into(), v)))
-                    .collect(),
-            },
-            ..Options::default()
-        };
+        let options = front_end::options(self.location.clone(), self.limits.clone());
         Registry::open_with(&self.home, options)
     }
 }
@@ -126,47 +107,4 @@ fn env_path(key: &str) -> Option<PathBuf> {
     std::env::var_os(key)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-}
-
-/// `$XDG_DATA_HOME/agents` (an absolute one), else `~/.local/share/agents`.
-fn default_home() -> Option<PathBuf> {
-    let xdg = env_path("XDG_DATA_HOME").filter(|p| p.is_absolute());
-    let home = env_path("HOME").map(|h| h.join(".local/share"));
-    xdg.or(home).map(|data| data.join("agents"))
-}
-
-/// `$XDG_CACHE_HOME/agents` (an absolute one), else `~/.cache/agents`.
-fn user_cache() -> Option<PathBuf> {
-    let xdg = env_path("XDG_CACHE_HOME").filter(|p| p.is_absolute());
-    let home = env_path("HOME")
-        .filter(|p| p.is_absolute())
-        .map(|h| h.join(".cache"));
-    xdg.or(home).map(|dir| dir.join("agents"))
-}
-
-/// The OS user: the process's real uid, named by `$USER` (else
-/// `$LOGNAME`) for messages only.
-fn person() -> Person {
-    let uid = rustix::process::getuid().as_raw();
-    let user = ["USER", "LOGNAME"]
-        .iter()
-        .find_map(|k| {
-            std::env::var(k)
-                .ok()
-                .filter(|v| !v.is_empty() && v.len() <= 256)
-        })
-        .unwrap_or_else(|| format!("uid{uid}"));
-    Person { user, uid }
-}
-
-/// The overlay mode `AGENTS_OVERLAY` names; any other value makes an
-/// overlay sandbox refuse, saying so.
-fn overlay_from(value: Option<String>) -> Overlay {
-    let value = value.unwrap_or_default();
-    Overlay::named(&value).unwrap_or_else(|| {
-        Overlay::refusing(format!(
-            "AGENTS_OVERLAY={value:?} names no overlay mode; set it to auto, kernel or \
-             userspace, or unset it"
-        ))
-    })
 }

@@ -192,7 +192,9 @@ impl NativeRegistry {
     ) -> PyResult<Py<PyAny>> {
         let depth = depth.map_or(Depth::All, Depth::Levels);
         self.run(py, move |r| {
-            r.discover_with(&key(&name_or_id)?, depth, &mut |_| {})
+            r.discover_with(&key(&name_or_id)?, depth, &mut |_| {
+                std::ops::ControlFlow::Continue(())
+            })
         })
     }
 

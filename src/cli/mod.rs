@@ -22,7 +22,7 @@ use clap::{Command, Parser, Subcommand};
 use output::Format;
 use resource_host::home::Home;
 use resource_host::plugin::Limits;
-use resource_host::registry::{Options, Registry};
+use resource_host::registry::Registry;
 use resource_host::text::escape_line;
 use std::io::Write;
 use std::path::PathBuf;
@@ -128,30 +128,11 @@ pub fn main() -> ExitCode {
         }
         Err(Failure::Refused(err)) => {
             // One line, escaped: a refusal may quote a handler's words.
-            let message = chain(&*err);
+            let message = resource_host::text::error_chain(&*err);
             eprintln!("{} {}", output::error_prefix(), escape_line(&message));
             ExitCode::from(1)
         }
     }
-}
-
-/// An error and its causes as one line. Most of the library's errors
-/// already quote their cause in their own message (`cannot add plugin
-/// x.wasm: not a WebAssembly file …`), so a cause is added only when its
-/// text is not there yet — which is why this is a walk of our own and not
-/// `anyhow`'s `{:#}`, which would print such causes twice.
-pub(crate) fn chain(err: &dyn std::error::Error) -> String {
-    let mut message = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = cause.source();
-    }
-    message
 }
 
 /// How a verb failed: the input was malformed (exit 2, clap's own error or
@@ -286,49 +267,6 @@ fn completions(ctx: &Context, shell: clap_complete::Shell) -> Outcome {
     Ok(())
 }
 
-/// The person running `agents`: whose trust decisions apply. The uid is
-/// the process's real one; the name is `$USER` (else `$LOGNAME`), for
-/// messages only.
-fn person() -> resource_host::registry::Person {
-    let uid = rustix::process::getuid().as_raw();
-    let user = ["USER", "LOGNAME"]
-        .iter()
-        .find_map(|k| {
-            std::env::var(k)
-                .ok()
-                .filter(|v| !v.is_empty() && v.len() <= 256)
-        })
-        .unwrap_or_else(|| format!("uid{uid}"));
-    resource_host::registry::Person { user, uid }
-}
-
-/// The overlay mode `AGENTS_OVERLAY` names (unset, empty or `auto`,
-/// `kernel`, `userspace`); any other value makes creating an overlay
-/// sandbox refuse, saying so.
-fn overlay_from(value: Option<String>) -> resource_host::sandbox::Overlay {
-    use resource_host::sandbox::Overlay;
-    let value = value.unwrap_or_default();
-    Overlay::named(&value).unwrap_or_else(|| {
-        Overlay::refusing(format!(
-            "AGENTS_OVERLAY={value:?} names no overlay mode; set it to auto, kernel or \
-             userspace, or unset it"
-        ))
-    })
-}
-
-/// The per-user cache directory shared by every home:
-/// `$XDG_CACHE_HOME/agents` (an absolute one), else `~/.cache/agents`.
-fn user_cache() -> Option<PathBuf> {
-    let xdg = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute());
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .map(|h| h.join(".cache"));
-    xdg.or(home).map(|dir| dir.join("agents"))
-}
-
 /// What every verb gets: where the registry is and how to print.
 #[derive(Debug, Clone)]
 pub struct Context {
@@ -344,12 +282,8 @@ impl Context {
         if let Some(dir) = &self.home {
             return Ok(Home::new(dir));
         }
-        let xdg = std::env::var_os("XDG_DATA_HOME")
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute());
-        let home = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share"));
-        match xdg.or(home) {
-            Some(data) => Ok(Home::new(data.join("agents"))),
+        match resource_host::front_end::default_home() {
+            Some(dir) => Ok(Home::new(dir)),
             None => Err(Failure::Usage(
                 "no home directory: pass --home DIR or set AGENTS_HOME".to_owned(),
             )),
@@ -359,14 +293,6 @@ impl Context {
     fn open(&self) -> Result<Registry, Failure> {
         let home = self.home()?;
         log::debug!("registry home: {}", home.root().display());
-        let overlay = overlay_from(std::env::var("AGENTS_OVERLAY").ok());
-        let container_tools = resource_host::registry::ContainerTools {
-            search_path: std::env::var_os("PATH"),
-            env: resource_host::devcontainer::ENGINE_ENV_VARS
-                .iter()
-                .filter_map(|k| std::env::var_os(k).map(|v| ((*k).into(), v)))
-                .collect(),
-        };
         let registry = match self.registry.as_deref().filter(|r| !r.is_empty()) {
             Some(text) => Some(
                 resource_host::store::RegistryLocation::parse(text)
@@ -374,25 +300,7 @@ impl Context {
             ),
             None => None,
         };
-        // A machine id other than the OS's: containers that share one,
-        // and tests playing several machines.
-        let machine = std::env::var("AGENTS_MACHINE_ID")
-            .ok()
-            .filter(|id| !id.is_empty())
-            .map(|id| resource_host::machine::Machine::with_id(&id));
-        let options = Options {
-            registry,
-            machine,
-            user_cache: user_cache(),
-            person: Some(person()),
-            limits: self.limits.clone(),
-            overlay,
-            git: resource_host::git_env::GitTools::on_path(
-                &std::env::var_os("PATH").unwrap_or_default(),
-            ),
-            container_tools,
-            ..Options::default()
-        };
+        let options = resource_host::front_end::options(registry, self.limits.clone());
         Ok(Registry::open_with(&home, options)?)
     }
 }

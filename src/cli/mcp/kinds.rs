@@ -2,8 +2,9 @@
 //! (`not_found`, `cycle`, `not_trusted`, …) beside the refusal's own
 //! words, which are the CLI's (`agents: error: …` without the prefix).
 
-use super::super::{Failure, chain};
+use super::super::Failure;
 use resource_host::registry::RegistryError;
+use resource_host::text::error_chain as chain;
 
 /// A refused or failed tool call.
 #[derive(Debug, Clone)]
