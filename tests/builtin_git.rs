@@ -141,7 +141,7 @@ fn registration_discovers_what_git_sees() {
         "local/api-repo/worktree",
         "local/api-repo/git/branch/main",
         "local/api-repo/git/branch/feature/x",
-        "local/api-repo/git/branch/fix-_c3_bc",
+        "local/api-repo/git/branch/fix-ü",
         "local/api-repo/git/tag/v1.0",
         "local/api-repo/git/remote/upstream",
         "local/api-repo/git/submodule/vendor/lib",

@@ -316,15 +316,16 @@ fn messages_say_what_they_mean_once() {
         .usage(&["--depth"]);
     let dir = env.mkdir("d");
     let path = dir.display().to_string();
+    // Letters of any script are a name; a space in a chosen name is not.
     env.run(&[
         "resource",
         "add",
         "fs-directory",
-        "local/café",
+        "local/my repo",
         "--path",
         &path,
     ])
-    .usage(&["ASCII letters"]);
+    .usage(&["letters and digits (any script)"]);
 }
 
 #[test]

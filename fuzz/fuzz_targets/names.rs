@@ -68,6 +68,11 @@ fuzz_target!(|data: &[u8]| {
         (Ok(ResourceKey::Id(_)), None) => panic!("{text:?} is a key id but not an id"),
         (Ok(ResourceKey::Name(n)), None) => assert_eq!(n.as_str(), text),
         (Ok(ResourceKey::Name(_)), Some(_)) => panic!("{text:?} is an id read as a name"),
+        (Ok(ResourceKey::Location { path, type_name }), None) => {
+            assert!(type_name.is_none() && text.starts_with('/'));
+            assert_eq!(path.to_str(), Some(text));
+        }
+        (Ok(ResourceKey::Location { .. }), Some(_)) => panic!("{text:?} is an id read as a path"),
         (Err(e), _) => assert!(!e.to_string().is_empty()),
     }
     if let Ok(key) = key {

@@ -52,7 +52,7 @@ pub fn run(ctx: &Context, type_name: String, rest: Vec<String>) -> Outcome {
     let request = request(&form, &matches);
     // A malformed name is a usage error, as for every NAME_OR_ID.
     if let Some(name) = &request.name
-        && let Err(refused) = resource_host::model::ResourceName::parse(name)
+        && let Err(refused) = resource_host::model::ResourceName::parse_chosen(name)
     {
         return Err(Failure::Usage(refused.to_string()));
     }

@@ -9,7 +9,7 @@ use super::output::{self, emit};
 use super::types::{self, TypeCommand};
 use super::{Context, Outcome};
 use clap::Subcommand;
-use resource_host::model::{Resource, ResourceKey};
+use resource_host::model::{Resource, ResourceKey, TypeName};
 use resource_host::registry::{ContainerView, Depth, RemoveOptions};
 use resource_host::text::{escape_block, escape_line};
 
@@ -54,11 +54,22 @@ pub enum ResourceCommand {
         agents resource list --type container-instance --exact -o json"
     )]
     List(list::ListArgs),
-    /// Show one resource by namespaced name or ULID.
-    #[command(after_help = "Examples:\n  agents resource show local/api-repo\n  \
-        agents resource show 01JD0000000000000000000000 -o json")]
+    /// Show one resource by namespaced name, ULID or path.
+    #[command(
+        after_help = "NAME_OR_ID may be a path (absolute, or ./…, ../…, ~/…): the \
+        resource located there; of several there (a checkout and its worktree directory) the \
+        deepest in the DAG, or the one --type names. Every NAME_OR_ID takes a path the same way.\n\n\
+        Examples:\n  agents resource show local/api-repo\n  \
+        agents resource show \"local/api-repo/worktree/my notes.txt\"\n  \
+        agents resource show ./src/main.py\n  \
+        agents resource show --type git-checkout .\n  \
+        agents resource show 01JD0000000000000000000000 -o json"
+    )]
     Show {
-        #[arg(value_name = "NAME_OR_ID")]
+        /// Of several resources at a path, the one of this type (or a subtype).
+        #[arg(long = "type", value_name = "TYPE")]
+        at_type: Option<TypeName>,
+        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
         key: ResourceKey,
     },
     /// Draw the resources below one resource.
@@ -83,7 +94,7 @@ pub enum ResourceCommand {
         /// Whole names and every location on each line (the form before names were relative).
         #[arg(long)]
         full_names: bool,
-        #[arg(value_name = "NAME_OR_ID")]
+        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
         key: ResourceKey,
     },
     /// Draw the DAG below a resource: dot, Mermaid or SVG (-o json: nodes and edges).
@@ -108,7 +119,7 @@ pub enum ResourceCommand {
         /// What to draw: dot (default), mermaid or svg.
         #[arg(long, value_enum, default_value_t)]
         format: graph::GraphFormat,
-        #[arg(value_name = "NAME_OR_ID")]
+        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
         key: ResourceKey,
     },
     /// List the resources located at PATH or above it, nearest first.
@@ -128,7 +139,9 @@ pub enum ResourceCommand {
         Examples:\n  agents resource link-child local/api-repo local/some-subdir"
     )]
     LinkChild {
+        #[arg(value_parser = which::key_arg)]
         parent: ResourceKey,
+        #[arg(value_parser = which::key_arg)]
         child: ResourceKey,
     },
     /// Remove the link PARENT → CHILD (both resources stay).
@@ -136,7 +149,9 @@ pub enum ResourceCommand {
         after_help = "Examples:\n  agents resource unlink-child local/api-repo local/some-subdir"
     )]
     UnlinkChild {
+        #[arg(value_parser = which::key_arg)]
         parent: ResourceKey,
+        #[arg(value_parser = which::key_arg)]
         child: ResourceKey,
     },
     /// Run discovery again below a resource (its children, or deeper).
@@ -157,7 +172,10 @@ pub enum ResourceCommand {
         /// Explore every level below the resource.
         #[arg(long)]
         recursive: bool,
-        #[arg(value_name = "NAME_OR_ID")]
+        /// Of several resources at a path, the one of this type (or a subtype).
+        #[arg(long = "type", value_name = "TYPE")]
+        at_type: Option<TypeName>,
+        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
         key: ResourceKey,
     },
     /// Check resources for changes and bring what changed up to date.
@@ -174,7 +192,7 @@ pub enum ResourceCommand {
     Refresh {
         /// The resources to check (default: every resource you registered whose type has a
         /// handler), with what was explored below them.
-        #[arg(value_name = "NAME_OR_ID")]
+        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
         keys: Vec<ResourceKey>,
     },
     /// Keep resources in step with the filesystem while this runs.
@@ -189,7 +207,7 @@ pub enum ResourceCommand {
     )]
     Watch {
         /// The resources to watch (default: every resource you registered).
-        #[arg(value_name = "NAME_OR_ID")]
+        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
         keys: Vec<ResourceKey>,
     },
     /// Show the handler's description of a resource, or of one file in it.
@@ -199,7 +217,10 @@ pub enum ResourceCommand {
         /// A file inside the resource, relative to its location.
         #[arg(long, value_name = "PATH")]
         file: Option<String>,
-        #[arg(value_name = "NAME_OR_ID")]
+        /// Of several resources at a path, the one of this type (or a subtype).
+        #[arg(long = "type", value_name = "TYPE")]
+        at_type: Option<TypeName>,
+        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
         key: ResourceKey,
     },
     /// Build and start a devcontainer (what the router's first selection does).
@@ -209,7 +230,7 @@ pub enum ResourceCommand {
         agents resource start local/my-repo-devcontainer"
     )]
     Start {
-        #[arg(value_name = "NAME_OR_ID")]
+        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
         key: ResourceKey,
     },
     /// Trust a devcontainer's configuration (or each below a resource), after showing what activation does.
@@ -225,7 +246,7 @@ pub enum ResourceCommand {
         agents resource trust local/my-repo --yes"
     )]
     Trust {
-        #[arg(value_name = "NAME_OR_ID")]
+        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
         key: ResourceKey,
         /// Trust without asking (the summary is printed all the same).
         #[arg(long)]
@@ -234,13 +255,13 @@ pub enum ResourceCommand {
     /// Take back your trust in a devcontainer (or in each below a resource).
     #[command(after_help = "Examples:\n  agents resource untrust local/my-repo-devcontainer")]
     Untrust {
-        #[arg(value_name = "NAME_OR_ID")]
+        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
         key: ResourceKey,
     },
     /// Stop a running devcontainer (it stays until started again or rebuilt).
     #[command(after_help = "Examples:\n  agents resource stop local/my-repo-devcontainer")]
     Stop {
-        #[arg(value_name = "NAME_OR_ID")]
+        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
         key: ResourceKey,
     },
     /// Rebuild a devcontainer from its current devcontainer.json.
@@ -250,7 +271,7 @@ pub enum ResourceCommand {
         Examples:\n  agents resource rebuild local/my-repo-devcontainer"
     )]
     Rebuild {
-        #[arg(value_name = "NAME_OR_ID")]
+        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
         key: ResourceKey,
     },
     /// Remove a resource, its links, and the discovered resources only it kept.
@@ -269,7 +290,10 @@ pub enum ResourceCommand {
         /// Destroy the sandboxes and remove the containers living on what goes, then remove.
         #[arg(long, conflicts_with = "dry_run")]
         force: bool,
-        #[arg(value_name = "NAME_OR_ID")]
+        /// Of several resources at a path, the one of this type (or a subtype).
+        #[arg(long = "type", value_name = "TYPE")]
+        at_type: Option<TypeName>,
+        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
         key: ResourceKey,
     },
 }
@@ -279,7 +303,7 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         ResourceCommand::Type(cmd) => types::run(ctx, cmd),
         ResourceCommand::Add { type_name, rest } => add::run(ctx, type_name, rest),
         ResourceCommand::List(args) => list::run(ctx, args),
-        ResourceCommand::Show { key } => show_one(ctx, &key),
+        ResourceCommand::Show { key, at_type } => show_one(ctx, &which::of_type(key, at_type)?),
         ResourceCommand::Start { key } => {
             let view = ctx.open()?.start_container(&key)?;
             lifecycle(ctx, "started", &view)
@@ -317,8 +341,9 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         ResourceCommand::Discover {
             depth,
             recursive,
+            at_type,
             key,
-        } => discover(ctx, &key, depth, recursive),
+        } => discover(ctx, &which::of_type(key, at_type)?, depth, recursive),
         ResourceCommand::Refresh { keys } => {
             let mut progress = output::Progress::new("refreshing");
             let report = ctx
@@ -328,12 +353,15 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
             emit(ctx.format, &report, || keeping::refresh_summary(&report))
         }
         ResourceCommand::Watch { keys } => keeping::watch(ctx, &keys),
-        ResourceCommand::Inspect { file, key } => inspect(ctx, &key, file.as_deref()),
+        ResourceCommand::Inspect { file, at_type, key } => {
+            inspect(ctx, &which::of_type(key, at_type)?, file.as_deref())
+        }
         ResourceCommand::Remove {
             dry_run,
             force,
+            at_type,
             key,
-        } => remove(ctx, &key, dry_run, force),
+        } => remove(ctx, &which::of_type(key, at_type)?, dry_run, force),
     }
 }
 
@@ -511,3 +539,4 @@ mod tree;
 pub(super) mod trust;
 mod which;
 use text::{container_text, neighbours, removal, show};
+pub(super) use which::key_arg;

@@ -15,11 +15,11 @@ mod states;
 mod types;
 
 pub use handler::{BUILTIN_MODULE_PREFIX, ClassName, HandlerRef, ModuleName};
-pub(crate) use names::kebab_problem;
 pub use names::{
     BUILTIN_NAMESPACE, NameError, ResourceId, ResourceKey, ResourceName, SandboxId, TypeName,
     resource_label,
 };
+pub(crate) use names::{escape_name_part, kebab_problem};
 pub use resource::{DESCRIPTION_MAX, Link, PropertyMap, Resource, ResourceCapabilities};
 pub use states::{ContainerState, Priority, SandboxState, SettingScope};
 pub use types::{

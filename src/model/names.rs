@@ -14,6 +14,7 @@
 use crate::text::quote;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use std::path::PathBuf;
 use std::str::FromStr;
 use thiserror::Error;
 
@@ -36,8 +37,8 @@ pub enum NameError {
     #[error("{} is not a sandbox id (a 26-character ULID): {reason}", quote(.text))]
     SandboxId { text: String, reason: String },
     #[error(
-        "{} is neither a resource id (a 26-character ULID) nor a resource name \
-         (namespace/name, e.g. local/api-repo)",
+        "{} is neither a resource id (a 26-character ULID), a resource name \
+         (namespace/name, e.g. local/api-repo) nor a path (/…, ./…, ../…, ~/…)",
         quote(.text)
     )]
     ResourceKey { text: String },
@@ -142,6 +143,47 @@ impl TypeName {
     }
 }
 
+/// Is `c` one a resource name may hold as it is? Not a control character
+/// (C0, DEL, C1, the line and paragraph separators), not an invisible one
+/// that changes how the rest reads (bidi marks, embeddings, overrides and
+/// isolates; zero-width characters), not a noncharacter, and not one of
+/// `U+10FF00`–`U+10FFFF` (on the plugin wire they stand for bytes that
+/// are not UTF-8). The guest SDK's `name_part` escapes exactly these.
+pub(crate) fn shown_in_name(c: char) -> bool {
+    let n = u32::from(c);
+    let control = c.is_control() || matches!(n, 0x2028 | 0x2029);
+    let invisible = matches!(
+        n,
+        0x061C | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060 | 0x2066..=0x2069 | 0xFEFF
+    );
+    let noncharacter = matches!(n, 0xFDD0..=0xFDEF) || (n & 0xFFFE) == 0xFFFE;
+    !(control || invisible || noncharacter || n >= 0x10_FF00)
+}
+
+/// `text` as one discovered name part, the way the guest SDK's
+/// `name_part` makes it: as it is, but each character [`shown_in_name`]
+/// refuses, `/` and `%` as `%XX` per UTF-8 byte; `.`, `..` and the empty
+/// text as `%2E`, `%2E%2E` and `%`. (The host needs it where it renames
+/// names made by the old encoding, `store::readable_names`.)
+pub(crate) fn escape_name_part(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if shown_in_name(c) && c != '/' && c != '%' {
+            out.push(c);
+        } else {
+            for byte in c.encode_utf8(&mut [0; 4]).bytes() {
+                out.push_str(&format!("%{byte:02X}"));
+            }
+        }
+    }
+    match out.as_str() {
+        "" => "%".to_owned(),
+        "." => "%2E".to_owned(),
+        ".." => "%2E%2E".to_owned(),
+        _ => out,
+    }
+}
+
 /// A checked resource name: `namespace/name`, optionally with more
 /// `/`-separated parts (discovered children are named under their parent,
 /// e.g. `local/pkg/src`).
@@ -174,16 +216,46 @@ impl ResourceName {
             return Err(refuse(&format!("namespace {:?}: {problem}", parts[0])));
         }
         for part in &parts[1..] {
-            let ok_chars = part
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-            if part.is_empty() || !ok_chars || *part == "." || *part == ".." {
+            if part.is_empty() || *part == "." || *part == ".." {
                 return Err(refuse(&format!(
-                    "part {part:?}: use ASCII letters, digits, '-', '_' and '.' (not '.' or '..' alone)"
+                    "part {part:?}: a part is not empty, '.' or '..' (discovered names \
+                     spell those %, %2E and %2E%2E)"
+                )));
+            }
+            if let Some(c) = part.chars().find(|&c| !shown_in_name(c)) {
+                return Err(refuse(&format!(
+                    "part {part:?} holds U+{:04X}, which cannot be shown or typed (discovered \
+                     names spell such characters as %XX, one per byte)",
+                    u32::from(c)
                 )));
             }
         }
         Ok(Self(text.to_owned()))
+    }
+
+    /// Accept `text` as a name a person chooses (`agents resource add
+    /// TYPE NAME`): normalised to NFC, then each part below the namespace
+    /// made of letters and digits of any script, `-`, `_` and `.` (a
+    /// discovered name may hold more: spaces, punctuation, `%XX`).
+    pub fn parse_chosen(text: &str) -> Result<Self, NameError> {
+        use unicode_normalization::UnicodeNormalization;
+        let text: String = text.nfc().collect();
+        let name = Self::parse(&text)?;
+        for part in text.split('/').skip(1) {
+            if !part
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            {
+                return Err(NameError::ResourceName {
+                    name: text.clone(),
+                    reason: format!(
+                        "part {part:?}: a chosen name uses letters and digits (any script), \
+                         '-', '_' and '.'"
+                    ),
+                });
+            }
+        }
+        Ok(name)
     }
 
     /// The namespace: the part before the first `/`.
@@ -249,24 +321,58 @@ impl SandboxId {
 }
 
 /// How a resource is named on the command line and in the API: by its
-/// id or by its name. Parsed once, where the text comes in; a ULID has no
-/// `/` and a name always has one, so no text is both.
+/// id, by its name, or by where it is. Parsed once, where the text comes
+/// in; a ULID has no `/`, a name always has one but never starts with it
+/// (its namespace comes first), and a location is an absolute path, so no
+/// text is two of them.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ResourceKey {
     Id(ResourceId),
     Name(ResourceName),
+    /// The resource located at `path` (absolute and canonical, as
+    /// locations are stored; the CLI resolves `./`, `../` and `~/`): of
+    /// several there, the deepest in the DAG (a checkout's `worktree`
+    /// before the checkout), or the one of `type_name` or a subtype.
+    Location {
+        path: PathBuf,
+        type_name: Option<TypeName>,
+    },
 }
 
 impl ResourceKey {
+    /// An id, a name, or an absolute path (a location).
     pub fn parse(text: &str) -> Result<Self, NameError> {
         if let Ok(id) = ResourceId::parse(text) {
             return Ok(Self::Id(id));
+        }
+        if text.starts_with('/') {
+            return Ok(Self::at(PathBuf::from(text)));
         }
         ResourceName::parse(text)
             .map(Self::Name)
             .map_err(|_| NameError::ResourceKey {
                 text: text.to_owned(),
             })
+    }
+
+    /// The resource located at `path` (see [`ResourceKey::Location`]).
+    pub fn at(path: impl Into<PathBuf>) -> Self {
+        Self::Location {
+            path: path.into(),
+            type_name: None,
+        }
+    }
+
+    /// This location key choosing the resource of `type_name` there;
+    /// `None` for an id or a name, which name one resource already.
+    pub fn of_type(self, type_name: TypeName) -> Option<Self> {
+        match self {
+            Self::Location { path, .. } => Some(Self::Location {
+                path,
+                type_name: Some(type_name),
+            }),
+            _ => None,
+        }
     }
 }
 
@@ -287,6 +393,7 @@ impl fmt::Display for ResourceKey {
         match self {
             Self::Id(id) => fmt::Display::fmt(id, f),
             Self::Name(name) => fmt::Display::fmt(name, f),
+            Self::Location { path, .. } => fmt::Display::fmt(&path.display(), f),
         }
     }
 }

@@ -406,7 +406,12 @@ impl GitScope {
         self.remote_only_refs()?;
         check_id(id)?;
         let spec = format!("{id}^{{tree}}");
-        let out = self.git(&["ls-tree", "-z", "--full-tree", &spec]).await?;
+        let repo = self.repository().await?;
+        let neutral = self.neutral().await?;
+        let mut argv = repo.dir_args();
+        argv.extend(["ls-tree", "-z", "--full-tree", &spec].map(str::to_owned));
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let out = process::run_bytes(&self.tools, &repo.run_dir(), &argv, &neutral).await?;
         Ok(parse_tree(&out))
     }
 

@@ -24,6 +24,9 @@ pub(super) fn find_row(r: &Reader<'_>, key: &ResourceKey) -> Result<ResourceRow,
     let found = match key {
         ResourceKey::Id(id) => r.resource_by_id(*id)?,
         ResourceKey::Name(name) => r.resource_by_name(name)?,
+        ResourceKey::Location { path, type_name } => {
+            return super::at_path::row_at(r, path, type_name.as_ref());
+        }
     };
     found.ok_or_else(|| {
         RegistryError::Resources(ResourcesError::ResourceNotFound { key: key.clone() })

@@ -82,7 +82,7 @@ impl Registry {
         let name = request
             .name
             .as_deref()
-            .map(ResourceName::parse)
+            .map(ResourceName::parse_chosen)
             .transpose()?;
         let checked: CheckedArgs = args::check(&ty, &request.args, request.base_dir.as_deref())?;
         args::check_description(request.description.as_deref())?;

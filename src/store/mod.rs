@@ -48,6 +48,7 @@ mod location;
 mod machines;
 mod pg;
 mod plugins;
+mod readable_names;
 mod resources;
 mod sandboxes;
 mod sqlite;
@@ -94,6 +95,7 @@ const SQLITE_MIGRATIONS: Migrations = migrations!("sqlite":
     "0006_environments",
     "0007_shared",
     "0008_trust",
+    "0009_readable_names",
 );
 
 const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
@@ -105,7 +107,17 @@ const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
     "0006_environments",
     "0007_shared",
     "0008_trust",
+    "0009_readable_names",
 );
+
+/// The step in Rust a migration has after its SQL, if any (same for both
+/// backends; run in the migration's transaction).
+fn data_step(name: &str) -> Option<fn(Tx<'_>) -> Result<(), StoreError>> {
+    match name {
+        "0009_readable_names" => Some(readable_names::migrate),
+        _ => None,
+    }
+}
 
 /// The schema version this binary writes.
 pub const SCHEMA_VERSION: i64 = SQLITE_MIGRATIONS.len() as i64;
@@ -294,6 +306,12 @@ impl Store {
                     name,
                     source: Box::new(source.into()),
                 })?;
+            if let Some(step) = data_step(name) {
+                step(Tx::Sqlite(&tx)).map_err(|source| StoreError::Migration {
+                    name,
+                    source: Box::new(source),
+                })?;
+            }
             tx.pragma_update(None, "user_version", index as i64 + 1)?;
         }
         tx.commit()?;

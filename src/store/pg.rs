@@ -113,6 +113,12 @@ pub(super) fn apply_migrations(conn: &PgConn, shown: &str) -> Result<(), StoreEr
             name,
             source: Box::new(source),
         })?;
+        if let Some(step) = super::data_step(name) {
+            step(tx).map_err(|source| StoreError::Migration {
+                name,
+                source: Box::new(source),
+            })?;
+        }
         tx.execute(
             "INSERT INTO agents_schema_migrations (version, name) VALUES (?1, ?2)",
             args![index as i64 + 1, *name],

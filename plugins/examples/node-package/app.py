@@ -250,21 +250,30 @@ def join(directory: str, rel: str) -> str:
     return directory if rel in ("", ".") else posixpath.join(directory, rel)
 
 
+def _shown(c: str) -> bool:
+    n = ord(c)
+    control = n < 0x20 or 0x7F <= n <= 0x9F or n in (0x2028, 0x2029)
+    invisible = n in (0x061C, 0x2060, 0xFEFF) or 0x200B <= n <= 0x200F \
+        or 0x202A <= n <= 0x202E or 0x2066 <= n <= 0x2069
+    nonchar = 0xFDD0 <= n <= 0xFDEF or (n & 0xFFFE) == 0xFFFE
+    return not (control or invisible or nonchar or n >= 0x10FF00 or c in "/%")
+
+
 def name_part(text: str) -> str:
     """`text` as one resource-name part, as the Rust SDK's `name_part`
-    makes it: letters, digits, `-`, `.` and `_` kept, any other byte as
-    `_` and two hex digits, one to one."""
-    raw = text.encode()
+    makes it: the text as it is, except what cannot be shown or typed
+    (control and invisible characters, noncharacters), `/` and `%`, which
+    become `%XX` per UTF-8 byte; one to one."""
     out = []
-    for i, b in enumerate(raw):
-        hex_follows = i + 2 < len(raw) and all(
-            chr(c) in "0123456789abcdefABCDEF" for c in raw[i + 1:i + 3])
-        if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "-." or (b == 0x5f and not hex_follows)):
-            out.append(chr(b))
+    for c in text:
+        if _shown(c):
+            out.append(c)
+        elif ord(c) >= 0x10FF00:
+            out.append(f"%{ord(c) - 0x10FF00:02X}")
         else:
-            out.append(f"_{b:02x}")
+            out.extend(f"%{b:02X}" for b in c.encode())
     s = "".join(out)
-    return {"": "_5f", ".": "_2e", "..": "_2e_2e"}.get(s, s)
+    return {"": "%", ".": "%2E", "..": "%2E%2E"}.get(s, s)
 
 
 def name_path(text: str) -> str:

@@ -39,7 +39,7 @@ pub mod log;
 mod names;
 mod props;
 
-pub use names::{name_part, name_path};
+pub use names::{name_of_bytes, name_part, name_path};
 pub use props::Props;
 
 #[doc(hidden)]

@@ -40,13 +40,42 @@ fn resource_names_are_namespaced_and_never_look_like_ulids() {
     for bad in [
         "api-repo",
         "local/",
-        "local/a b",
+        "local/a\tb",
+        "local/evil\u{202e}txt",
         "local/..",
         "Local/x",
         "01J0000000000000000000000A",
     ] {
         assert!(ResourceName::parse(bad).is_err(), "{bad:?} was accepted");
     }
+}
+
+#[test]
+fn discovered_names_may_hold_spaces_unicode_and_percent_escapes() {
+    for good in [
+        "local/repo/my notes.txt",
+        "local/repo/café.txt",
+        "local/repo/test_10.py",
+        "local/repo/caf%E9.txt",
+        "local/repo/%2E%2E",
+        "local/repo/%",
+    ] {
+        assert!(ResourceName::parse(good).is_ok(), "{good:?} was refused");
+    }
+}
+
+#[test]
+fn chosen_names_take_letters_of_any_script_normalised_to_nfc() {
+    let decomposed = "local/cafe\u{301}";
+    let name = ResourceName::parse_chosen(decomposed).unwrap();
+    assert_eq!(name.as_str(), "local/caf\u{e9}");
+    assert!(ResourceName::parse_chosen("local/日本").is_ok());
+    let err = ResourceName::parse_chosen("local/my repo").unwrap_err();
+    assert!(
+        err.to_string().contains("letters and digits (any script)"),
+        "{err}"
+    );
+    assert!(ResourceName::parse_chosen("local/a%20b").is_err());
 }
 
 #[test]

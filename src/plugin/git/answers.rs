@@ -316,11 +316,17 @@ pub(super) fn parse_commit(out: &str) -> Option<Commit> {
     })
 }
 
-/// `ls-tree -z`: `<mode> SP <type> SP <id> TAB <name>\0`.
-pub(super) fn parse_tree(out: &str) -> Vec<TreeEntry> {
-    out.split('\0')
+/// `ls-tree -z`: `<mode> SP <type> SP <id> TAB <name>\0`, read as bytes
+/// so that a name that is not UTF-8 reaches the guest one to one
+/// ([`wire_name`]).
+pub(super) fn parse_tree(out: &[u8]) -> Vec<TreeEntry> {
+    out.split(|&b| b == 0)
         .filter_map(|record| {
-            let (meta, name) = record.split_once('\t')?;
+            let tab = record.iter().position(|&b| b == b'\t')?;
+            let (meta, name) = (
+                std::str::from_utf8(&record[..tab]).ok()?,
+                &record[tab + 1..],
+            );
             let mut parts = meta.split(' ');
             let mode = u32::from_str_radix(parts.next()?, 8).ok()?;
             let kind = match parts.next()? {
@@ -329,13 +335,44 @@ pub(super) fn parse_tree(out: &str) -> Vec<TreeEntry> {
                 _ => EntryKind::Blob,
             };
             Some(TreeEntry {
-                name: name.to_owned(),
+                name: wire_name(name),
                 mode,
                 id: parts.next()?.to_owned(),
                 kind,
             })
         })
         .collect()
+}
+
+/// The first of the 256 code points that stand for raw bytes on the wire.
+const WIRE_BYTE_BASE: u32 = 0x10_FF00;
+
+/// A file name's bytes as the text a guest receives (the WIT has only
+/// `string`): valid UTF-8 as it is; every byte that is not — and every
+/// byte of a character in `U+10FF00`–`U+10FFFF`, so two names never meet —
+/// as the code point `U+10FF00 + byte`. The guest SDK's `name_part` shows
+/// each as `%XX` (`caf\xe9.txt` → `caf%E9.txt`); this is the same
+/// mapping as the SDK's `name_of_bytes`, which a guest uses on bytes it
+/// reads itself.
+pub(super) fn wire_name(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    let smuggle = |out: &mut String, raw: &[u8]| {
+        out.extend(
+            raw.iter()
+                .filter_map(|&b| char::from_u32(WIRE_BYTE_BASE + u32::from(b))),
+        );
+    };
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if u32::from(c) >= WIRE_BYTE_BASE {
+                smuggle(&mut out, c.encode_utf8(&mut [0; 4]).as_bytes());
+            } else {
+                out.push(c);
+            }
+        }
+        smuggle(&mut out, chunk.invalid());
+    }
+    out
 }
 
 /// `status --porcelain=v1 -z`: `XY path\0`, a rename followed by its

@@ -26,6 +26,21 @@ pub(super) async fn run(
     run_with(git, dir, args, None, neutral).await
 }
 
+/// [`run`], its stdout as bytes (names that are not UTF-8 kept).
+pub(super) async fn run_bytes(
+    git: &GitTools,
+    dir: &Path,
+    args: &[&str],
+    neutral: &Neutral,
+) -> Result<Vec<u8>, GitError> {
+    let out = git_output(git, dir, args, None, neutral).await?;
+    if out.success {
+        Ok(out.stdout)
+    } else {
+        Err(classify(out.stderr))
+    }
+}
+
 pub(super) async fn run_with(
     git: &GitTools,
     dir: &Path,

@@ -1,3 +1,4 @@
+use super::answers::wire_name;
 use super::*;
 use crate::git_env::test_git;
 use std::path::Path;
@@ -71,7 +72,7 @@ fn commits_trees_and_statuses_are_parsed() {
     assert_eq!(c.parents, ["p1", "p2"]);
     assert_eq!(c.summary, "fix: a b");
     let tree = parse_tree(
-        "100644 blob aaaa\ta file.txt\x00040000 tree bbbb\tsrc\x00120000 blob cccc\tlink\0",
+        b"100644 blob aaaa\ta file.txt\x00040000 tree bbbb\tsrc\x00120000 blob cccc\tlink\0",
     );
     assert_eq!(tree.len(), 3);
     assert_eq!(tree[0].name, "a file.txt");
@@ -84,6 +85,17 @@ fn commits_trees_and_statuses_are_parsed() {
         ("R", "new.c")
     );
     assert_eq!(status[2].index, "?");
+}
+
+#[test]
+fn tree_names_that_are_not_utf8_cross_one_to_one() {
+    let tree = parse_tree(b"100644 blob aaaa\tcaf\xe9.txt\x00100644 blob bbbb\tcaf\xc3\xa9.txt\0");
+    assert_eq!(tree[0].name, "caf\u{10ffe9}.txt");
+    assert_eq!(tree[1].name, "café.txt");
+    assert_eq!(
+        wire_name("\u{10ffe9}".as_bytes()),
+        "\u{10fff4}\u{10ff8f}\u{10ffbf}\u{10ffa9}"
+    );
 }
 
 #[test]

@@ -143,7 +143,9 @@ impl ResourcesError {
     pub fn kind(&self) -> ErrorKind {
         use ResourcesError as E;
         match self {
-            E::ResourceNotFound { .. } | E::LocationVanished { .. } => K::NotFound,
+            E::ResourceNotFound { .. } | E::NothingAt { .. } | E::LocationVanished { .. } => {
+                K::NotFound
+            }
             E::DuplicateName { .. } => K::Exists,
             E::BadSandboxStrategy { .. } | E::InspectPathRefused { .. } => K::InvalidArguments,
             E::ChildRefused { .. } | E::DiscoveryTooLarge { .. } => K::HandlerFailed,

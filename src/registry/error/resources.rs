@@ -18,6 +18,17 @@ pub enum ResourcesError {
     #[error("no resource named or with id \"{key}\"; `agents resource list` shows what exists")]
     ResourceNotFound { key: ResourceKey },
     #[error(
+        "no resource{} is located at {}; `agents resource which {}` lists the resources at \
+         or above it",
+        .type_name.as_ref().map(|t| format!(" of type {t}")).unwrap_or_default(),
+        crate::text::quote(.path),
+        crate::text::quote(.path)
+    )]
+    NothingAt {
+        path: String,
+        type_name: Option<TypeName>,
+    },
+    #[error(
         "the location of {resource}, {}, no longer exists; restore it and refresh again, or remove the resource",
         crate::text::quote(location)
     )]

@@ -80,11 +80,12 @@ fn instance(r: &ResourceView, root: &str, folder: Option<&str>, config: &str) ->
     // Named beside the resource it belongs to: `local/my-repo` →
     // `local/my-repo-devcontainer` (a name starting `../` is the host's
     // "beside the parent"), `…-devcontainer-<folder>` for a subfolder's.
+    // The parent's last part is a name part already: taken as it is.
     if let Some(last) = r.name.as_deref().and_then(|n| n.rsplit('/').next()) {
         let suffix = folder
             .map(|f| format!("-{}", name_part(f)))
             .unwrap_or_default();
-        child = child.named(format!("../{}-devcontainer{suffix}", name_part(last)));
+        child = child.named(format!("../{last}-devcontainer{suffix}"));
     }
     match read(config).and_then(|text| parse_jsonc(&text)) {
         Ok(json) => {
