@@ -39,13 +39,18 @@ fn run(what: &str, command: &mut Command) -> String {
 fn python_with_wheel() -> Option<PathBuf> {
     let maturin = Path::new(ROOT).join("target/py-venv/bin/maturin");
     if !maturin.is_file() {
-        eprintln!("skipped: no maturin in target/py-venv (run .ci/run, or pip install maturin there)");
+        eprintln!(
+            "skipped: no maturin in target/py-venv (run .ci/run, or pip install maturin there)"
+        );
         return None;
     }
     let venv = Path::new(ROOT).join("target/bench-py-venv");
     let python = venv.join("bin/python");
     if !python.is_file() {
-        run("python3 -m venv", Command::new("python3").arg("-m").arg("venv").arg(&venv));
+        run(
+            "python3 -m venv",
+            Command::new("python3").arg("-m").arg("venv").arg(&venv),
+        );
     }
     let out = Path::new(ROOT).join("target/bench-wheel");
     let _ = std::fs::remove_dir_all(&out);
@@ -66,7 +71,14 @@ fn python_with_wheel() -> Option<PathBuf> {
     run(
         "pip install",
         Command::new(&python)
-            .args(["-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps"])
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--force-reinstall",
+                "--no-deps",
+            ])
             .args(["--disable-pip-version-check"])
             .arg(&wheel),
     );
@@ -117,7 +129,10 @@ fn main() {
             .arg(CALLS.to_string())
             .env("XDG_CACHE_HOME", tmp.path().join("cache")),
     );
-    let nanos: u64 = printed.trim().parse().expect("the script prints nanoseconds");
+    let nanos: u64 = printed
+        .trim()
+        .parse()
+        .expect("the script prints nanoseconds");
     let python = Duration::from_nanos(nanos);
     let after = library(&mut registry);
     let lib = before.min(after);

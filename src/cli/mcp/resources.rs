@@ -291,3 +291,24 @@ pub fn watch(pool: Arc<Pool>, subscriptions: Arc<Subscriptions>, stop: Arc<Atomi
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_readable_name_survives_its_uri_both_ways() {
+        for name in [
+            "local/t/100% café.txt",
+            "local/t/my notes.txt",
+            "local/t/%07bell",
+        ] {
+            let uri = uri_of(name);
+            assert!(uri.is_ascii() && !uri.contains(' '), "{uri}");
+            let key = key_of(&uri).unwrap_or_else(|| panic!("{uri} reads back"));
+            assert_eq!(key.to_string(), name);
+        }
+        assert_eq!(uri_of("local/t/a b"), "agents://resource/local/t/a%20b");
+        assert!(key_of("agents://resource/local/t/%zz").is_none());
+    }
+}
