@@ -30,7 +30,24 @@ use super::sandbox::{CallState, MAX_TABLE_ELEMENTS};
 use std::hash::{Hash, Hasher};
 use std::time::Duration;
 use wasmtime::component::Linker;
-use wasmtime::{Config, Enabled, Engine, PoolingAllocationConfig};
+use wasmtime::{Config, Enabled, Engine, PoolingAllocationConfig, Strategy};
+
+/// Which of wasmtime's compilers turns a component into machine code.
+/// The host uses Cranelift; Winch is there to be measured against it
+/// (`benches/compiler.rs`, docs/benchmarks.md "A big component"). Winch
+/// code checks the same epoch deadlines and runs in the same pool; the
+/// compatibility hash differs, so the two compilers' forms are cached
+/// apart and never reused by the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compiler {
+    /// Cranelift, the optimising compiler: slower to compile, faster code.
+    #[default]
+    Cranelift,
+    /// Winch, the baseline compiler: one pass per function, slower code.
+    /// Needs this crate's `winch` feature; without it the engine refuses
+    /// to start ("winch support not compiled in").
+    Winch,
+}
 
 /// Bytes at the bottom of each pooled linear memory kept resident between
 /// calls (reset with `memset`, or only the dirty pages where the kernel
@@ -74,7 +91,7 @@ impl std::fmt::Debug for EngineState {
 }
 
 impl EngineState {
-    pub fn new(limits: &Limits) -> Result<Self, PluginError> {
+    pub fn new(limits: &Limits, compiler: Compiler) -> Result<Self, PluginError> {
         let fail = |e: wasmtime::Error| PluginError::Engine(format!("{e:#}"));
         let slots = limits.concurrent_calls.max(1);
         let mut pool = PoolingAllocationConfig::new();
@@ -91,6 +108,10 @@ impl EngineState {
             .total_stacks(slots)
             .async_stack_keep_resident(STACK_KEEP_RESIDENT);
         let mut config = Config::new();
+        config.strategy(match compiler {
+            Compiler::Cranelift => Strategy::Cranelift,
+            Compiler::Winch => Strategy::Winch,
+        });
         config.epoch_interruption(true);
         config.wasm_component_model(true);
         config.allocation_strategy(pool);

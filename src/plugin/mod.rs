@@ -45,6 +45,7 @@ pub use answer::AnswerRefusal;
 pub use builtin::{builtin_component, builtin_components};
 pub use cache::LoadOrigin;
 pub use contract::{CONTRACT_PACKAGE, CONTRACT_VERSION, ContractVersion, served_exports};
+pub use engine::Compiler;
 pub use error::{CallError, CallErrorKind, PluginError};
 pub use files::{PluginFiles, StoredFile, read_verified};
 pub use git::GitSnapshot;

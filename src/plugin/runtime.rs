@@ -11,7 +11,7 @@
 use super::cache::WasmSource;
 use super::cache::{CompileCache, LoadOrigin};
 use super::contract::{Answer, Call, ContractVersion, HandlerPre};
-use super::engine::EngineState;
+use super::engine::{Compiler, EngineState};
 use super::error::{CallError, CallErrorKind, PluginError};
 use super::files::{check_stored, read_verified};
 use super::git::{GitMemo, GitSnapshot, MemoSlot};
@@ -88,6 +88,8 @@ pub struct PluginRuntime {
     /// Which `git` the host's git interface runs (see
     /// [`PluginRuntime::with_git`]).
     pub(crate) git: Arc<GitTools>,
+    /// Which compiler the engine uses (see [`PluginRuntime::with_compiler`]).
+    compiler: Compiler,
 }
 
 /// A component ready to be called: its registered module name, hash,
@@ -156,7 +158,15 @@ impl PluginRuntime {
             loaded: Mutex::new(HashMap::new()),
             git_memo: MemoSlot::default(),
             git: Arc::default(),
+            compiler: Compiler::default(),
         }
+    }
+
+    /// Compile with `compiler` instead of Cranelift (before the first
+    /// load: the engine is made once).
+    pub fn with_compiler(mut self, compiler: Compiler) -> Self {
+        self.compiler = compiler;
+        self
     }
 
     /// Begin one operation's git snapshot: until the answer is dropped,
@@ -333,7 +343,7 @@ impl PluginRuntime {
     pub(crate) fn engine(&self) -> Result<Arc<EngineState>, PluginError> {
         self.engine
             .get_or_init(|| {
-                EngineState::new(&self.limits)
+                EngineState::new(&self.limits, self.compiler)
                     .map(Arc::new)
                     .map_err(|e| e.to_string())
             })
