@@ -1,8 +1,9 @@
 //! `show_resource` from Python vs the same Rust library call, in one run
 //! (issue 28's goal: ≤ 2×). Run: `cargo bench --bench python`.
 //!
-//! Builds the wheel in the release profile with maturin (sharing
-//! `target/`), installs it into its own virtual environment
+//! Builds the wheel with maturin in the profile this bench was built in
+//! (`release` for `cargo bench`, `dev` for `cargo bench --profile dev`:
+//! both sides of the ratio in one profile; sharing `target/`), installs it into its own virtual environment
 //! (`target/bench-py-venv`, made from `target/py-venv`'s maturin), times
 //! the library call here, then the same call from Python on the same
 //! home (`benches/python/show_resource.py`, `time.perf_counter_ns`
@@ -54,10 +55,15 @@ fn python_with_wheel() -> Option<PathBuf> {
     }
     let out = Path::new(ROOT).join("target/bench-wheel");
     let _ = std::fs::remove_dir_all(&out);
+    let profile = if cfg!(debug_assertions) {
+        "dev"
+    } else {
+        "release"
+    };
     run(
-        "maturin build --release",
+        "maturin build",
         Command::new(&maturin)
-            .args(["build", "--release", "--interpreter"])
+            .args(["build", "--profile", profile, "--interpreter"])
             .arg(&python)
             .arg("--out")
             .arg(&out)

@@ -21,6 +21,9 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Server {
     pool: Arc<Pool>,
+    /// Every tool (register_resource's schema left empty), built once:
+    /// each call looks its tool up here.
+    tools: Arc<Vec<Spec>>,
     mode: Mode,
     subscriptions: Arc<Subscriptions>,
 }
@@ -30,6 +33,7 @@ pub struct Server {
 pub async fn serve(pool: Arc<Pool>, mode: Mode, watch: bool) -> std::io::Result<()> {
     let server = Server {
         pool,
+        tools: Arc::new(catalogue::catalogue(serde_json::Value::Null)),
         mode,
         subscriptions: Arc::new(Subscriptions::default()),
     };
@@ -79,8 +83,7 @@ impl Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let name = request.name.to_string();
-        let all = catalogue::catalogue(serde_json::Value::Null);
-        let Some(spec) = all.iter().find(|s| s.name == name) else {
+        let Some(spec) = self.tools.iter().find(|s| s.name == name) else {
             return Err(ErrorData::invalid_params(
                 format!("no tool named {name:?}; tools/list names them"),
                 None,
