@@ -19,9 +19,10 @@
 //! a machine-readable `kind` ([`kinds`]); protocol errors are kept for
 //! malformed requests (an unknown tool, arguments that are not an object).
 //!
-//! Library calls are blocking; each runs on tokio's blocking pool with a
-//! registry of its own from a small pool ([`pool`]), so one slow handler
-//! call does not stall other requests. Progress of discovery and refresh
+//! Library calls are blocking; each request's runs in place on its
+//! worker of a multi-thread runtime (`block_in_place`) with a registry of
+//! its own from a small pool ([`pool`]), so one slow handler call does
+//! not stall other requests. Progress of discovery and refresh
 //! goes to the client as progress notifications when it asked for them;
 //! a cancelled request stops before the registry is written.
 
@@ -77,7 +78,8 @@ pub fn run(ctx: &Context, args: McpArgs) -> Outcome {
     // with exit 1, rather than as the first tool's error.
     let first = ctx.open()?;
     let pool = pool::Pool::new(ctx.clone(), first);
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
         .enable_all()
         .build()?;
     let served = runtime.block_on(server::serve(pool.clone(), mode, args.watch));

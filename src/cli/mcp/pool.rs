@@ -26,20 +26,28 @@ impl Pool {
         })
     }
 
-    /// Run `work` with a registry of its own, on the blocking pool.
+    /// Run `work` with a registry of its own, blocking this worker only.
     pub async fn with<T: Send + 'static>(
         self: &Arc<Self>,
         work: impl FnOnce(&mut Registry) -> Result<T, Refusal> + Send + 'static,
     ) -> Result<T, Refusal> {
-        let pool = self.clone();
-        let joined = tokio::task::spawn_blocking(move || {
-            let mut registry = pool.take()?;
-            let outcome = work(&mut registry);
-            pool.give(registry);
-            outcome
+        // On this worker, which tokio hands its other tasks off from (a
+        // multi-thread runtime): no hop to a blocking thread and back,
+        // which was most of a short call's round trip, and still no
+        // request waits for another's handler call. A panic is a refusal,
+        // as a failed join was.
+        tokio::task::block_in_place(|| {
+            let mut registry = self.take()?;
+            let outcome =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&mut registry)));
+            match outcome {
+                Ok(outcome) => {
+                    self.give(registry);
+                    outcome
+                }
+                Err(_) => Err(Refusal::internal("the operation failed: it panicked")),
+            }
         })
-        .await;
-        joined.unwrap_or_else(|e| Err(Refusal::internal(format!("the operation failed: {e}"))))
     }
 
     /// Run `work` with a registry of its own, on this thread (a thread
