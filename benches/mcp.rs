@@ -93,8 +93,12 @@ fn over_mcp(home: &Path) -> Vec<Duration> {
     let mut output = BufReader::new(child.stdout.take().expect("stdout"));
     let mut line = String::new();
     let ask = |input: &mut std::process::ChildStdin, message: serde_json::Value| {
-        writeln!(input, "{message}").expect("write");
-        input.flush().expect("flush");
+        // One write per message, as a client's buffered writer does
+        // (`writeln!` on the unbuffered pipe would write the newline
+        // apart, waking the server twice).
+        input
+            .write_all(format!("{message}\n").as_bytes())
+            .expect("write");
     };
     ask(
         &mut input,
