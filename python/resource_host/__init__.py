@@ -14,27 +14,7 @@ from . import errors
 from ._model import Resource, ResourceType
 from ._native import __version__
 from ._registry import Registry, Transaction
-from .errors import (
-    ConflictError,
-    ContainerError,
-    CycleError,
-    ExistsError,
-    HandlerError,
-    IncompatibleLinkError,
-    InUseError,
-    InvalidArgumentsError,
-    InvalidLinkError,
-    NoRouteError,
-    NotFoundError,
-    NotTrustedError,
-    OtherMachineError,
-    RefusedError,
-    RegistryError,
-    SandboxFailedError,
-    SandboxRefusedError,
-    SandboxStateError,
-    StoreError,
-)
+from .errors import *  # noqa: F403 — every error class, named once in errors.__all__
 
 __all__ = [
     "Registry",
@@ -43,23 +23,5 @@ __all__ = [
     "ResourceType",
     "errors",
     "__version__",
-    "RegistryError",
-    "NotFoundError",
-    "ExistsError",
-    "CycleError",
-    "IncompatibleLinkError",
-    "InvalidLinkError",
-    "InvalidArgumentsError",
-    "InUseError",
-    "HandlerError",
-    "NotTrustedError",
-    "SandboxStateError",
-    "SandboxFailedError",
-    "SandboxRefusedError",
-    "ContainerError",
-    "NoRouteError",
-    "ConflictError",
-    "OtherMachineError",
-    "StoreError",
-    "RefusedError",
 ]
+__all__ += errors.__all__
