@@ -24,9 +24,20 @@ fn edit_record(place: &SandboxPlace, n: u32, change: impl FnOnce(&mut Record)) {
 }
 
 /// As if checkpoint `n` had been taken a while after the files it holds
-/// were last written (an agent's work takes seconds): none is racy.
+/// were last written (an agent's work takes seconds): none is racy. The
+/// time is put past the newest entry, not past the record's own time: on a
+/// loaded machine a file written after the checkpoint (a forged entry) may
+/// be newer than the record by more than any fixed step.
 fn settle(place: &SandboxPlace, n: u32) {
-    edit_record(place, n, |r| r.time_ns += 5 * RACY_MARGIN_NS);
+    edit_record(place, n, |r| {
+        let newest = r
+            .entries
+            .values()
+            .map(|s| s.mtime_ns.max(s.ctime_ns))
+            .max()
+            .unwrap_or(r.time_ns);
+        r.time_ns = r.time_ns.max(newest) + 5 * RACY_MARGIN_NS;
+    });
 }
 
 fn snapshot_file(place: &SandboxPlace, n: u32, rel: &str) -> fs::Metadata {
@@ -80,6 +91,7 @@ fn a_file_whose_stat_matches_a_settled_record_is_trusted_without_reading_it() {
     let cp = CopyOnWrite.checkpoint(&f.place, "cp").unwrap();
     // The same forged stat, but the record is long past the change: the
     // rule trusts it, which shows that rollback does not read such files.
+    std::thread::sleep(std::time::Duration::from_millis(80));
     fs::write(work.join("README"), b"HELLO\n").unwrap();
     let now = stat_now(&work.join("README"));
     edit_record(&f.place, 1, |r| {
