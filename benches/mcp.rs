@@ -5,8 +5,6 @@
 //! json` process. Goal (issue 27): the MCP call ≤ 1 ms median and ≤ 3×
 //! the library call. Run: `cargo bench --bench mcp`.
 
-use resource_host::home::Home;
-use resource_host::registry::{NewResource, Registry};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -15,29 +13,12 @@ use std::time::{Duration, Instant};
 const CALLS: usize = 500;
 const PROCESSES: usize = 15;
 
-fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort();
-    xs[xs.len() / 2]
-}
+mod support;
+use support::median;
 
 fn main() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let home = tmp.path().join("home");
-    let dir = tmp.path().join("dir");
-    for i in 0..20 {
-        std::fs::create_dir_all(dir.join(format!("d{i}"))).expect("dir");
-        std::fs::write(dir.join(format!("d{i}/f.txt")), "f\n").expect("file");
-    }
-    let mut registry = Registry::open(&Home::new(&home)).expect("open");
-    registry
-        .register_resource(NewResource {
-            type_name: "fs-directory".into(),
-            name: Some("local/dir".into()),
-            args: vec![("path".into(), dir.to_str().expect("utf-8").into())],
-            ..NewResource::default()
-        })
-        .expect("register");
-    let key = "local/dir".parse().expect("key");
+    let (home, registry, key) = support::show_fixture(tmp.path());
 
     let library: Vec<Duration> = (0..CALLS)
         .map(|_| {

@@ -10,8 +10,7 @@
 //! around each call), and prints both medians and their ratio. Skipped,
 //! saying so, without maturin.
 
-use resource_host::home::Home;
-use resource_host::registry::{NewResource, Registry};
+use resource_host::registry::Registry;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -19,10 +18,8 @@ use std::time::{Duration, Instant};
 const CALLS: usize = 2000;
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort();
-    xs[xs.len() / 2]
-}
+mod support;
+use support::median;
 
 fn run(what: &str, command: &mut Command) -> String {
     let out = command.output().unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -96,22 +93,7 @@ fn main() {
         return;
     };
     let tmp = tempfile::tempdir().expect("temp dir");
-    let home = tmp.path().join("home");
-    let dir = tmp.path().join("dir");
-    for i in 0..20 {
-        std::fs::create_dir_all(dir.join(format!("d{i}"))).expect("dir");
-        std::fs::write(dir.join(format!("d{i}/f.txt")), "f\n").expect("file");
-    }
-    let mut registry = Registry::open(&Home::new(&home)).expect("open");
-    registry
-        .register_resource(NewResource {
-            type_name: "fs-directory".into(),
-            name: Some("local/dir".into()),
-            args: vec![("path".into(), dir.to_str().expect("utf-8").into())],
-            ..NewResource::default()
-        })
-        .expect("register");
-    let key = "local/dir".parse().expect("key");
+    let (home, mut registry, key) = support::show_fixture(tmp.path());
     let library = |registry: &mut Registry| {
         let times: Vec<Duration> = (0..CALLS)
             .map(|_| {

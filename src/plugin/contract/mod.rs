@@ -15,6 +15,72 @@
 //! [`Call`] in, one [`Answer`] out, so `call` and `runtime` never name a
 //! generated type.
 
+/// The conversions between a version's generated types and the plain
+/// mirrors that read the same in every version so far: each version's
+/// `wit` types are distinct Rust types, so the bodies are stamped into
+/// each bindings module (where `wit` names its generated types) rather
+/// than written out again. A version whose types differ writes its own.
+macro_rules! plain_conversions {
+    () => {
+        fn properties_to_wit(props: &[(String, String)]) -> Vec<wit::Property> {
+            props
+                .iter()
+                .map(|(key, value)| wit::Property {
+                    key: key.clone(),
+                    value: value.clone(),
+                })
+                .collect()
+        }
+
+        fn properties_from_wit(props: Vec<wit::Property>) -> Vec<(String, String)> {
+            props.into_iter().map(|p| (p.key, p.value)).collect()
+        }
+
+        fn view_to_wit(view: &ResourceView) -> wit::ResourceView {
+            wit::ResourceView {
+                id: view.id.clone(),
+                name: view.name.clone(),
+                type_name: view.type_name.clone(),
+                location: view.location.clone(),
+                properties: properties_to_wit(&view.properties),
+            }
+        }
+
+        fn child(d: wit::Discovered) -> RawChild {
+            RawChild {
+                type_name: d.type_name,
+                name: d.name,
+                location: d.location,
+                properties: properties_from_wit(d.properties),
+                content_hash: d.content_hash,
+            }
+        }
+
+        fn info(info: wit::PluginInfo) -> RawInfo {
+            RawInfo {
+                module: info.module,
+                version: info.version,
+                classes: info
+                    .classes
+                    .into_iter()
+                    .map(|c| (c.name, c.description))
+                    .collect(),
+            }
+        }
+
+        fn error(e: wit::HandlerError) -> HandlerError {
+            match e {
+                wit::HandlerError::InvalidArgs(m) => HandlerError::InvalidArgs(m),
+                wit::HandlerError::NotFound(m) => HandlerError::NotFound(m),
+                wit::HandlerError::Unsupported(m) => HandlerError::Unsupported(m),
+                wit::HandlerError::Io(m) => HandlerError::Io(m),
+                wit::HandlerError::Failed(m) => HandlerError::Failed(m),
+            }
+        }
+    };
+}
+use plain_conversions;
+
 pub(crate) mod v0_1_0;
 pub(crate) mod v0_2_0;
 
