@@ -41,6 +41,12 @@ def ok(result):
     return result.structured_content
 
 
+async def register(client, type_name, name, path):
+    """Register `path` as `name`, a resource of `type_name`; its view."""
+    return ok(await call(client, "register_resource", {
+        "type": type_name, "name": name, "args": {"path": path}}))
+
+
 def refused(result, kind):
     assert result.is_error, f"expected a refusal, got {result.structured_content}"
     got = result.structured_content["kind"]
@@ -104,9 +110,8 @@ async def tools(agents, home, fixtures, mode):
         inspected = ok(await call(client, "inspect", {"name_or_id": "local/tree"}))
         assert "text" in inspected
 
-        other = ok(await call(client, "register_resource", {
-            "type": "fs-directory", "name": "local/other",
-            "args": {"path": os.path.join(fixtures, "other")}}))
+        other = await register(client, "fs-directory", "local/other",
+                               os.path.join(fixtures, "other"))
         ok(await call(client, "link_child", {"parent": "local/tree", "child": "local/other"}))
         message = refused(await call(client, "link_child",
                                      {"parent": "local/other", "child": "local/tree"}), "cycle")
@@ -138,8 +143,7 @@ async def sandbox(agents, home, fixtures, mode):
     seen = {}
     work = os.path.join(fixtures, "work")
     async with Client(server(agents, home), mode=mode) as client:
-        ok(await call(client, "register_resource", {
-            "type": "fs-directory", "name": "local/work", "args": {"path": work}}))
+        await register(client, "fs-directory", "local/work", work)
         box = ok(await call(client, "sandbox_create",
                             {"resource": "local/work", "strategy": "copy_on_write"}))
         sid, workdir = box["sandbox_id"], box["workdir"]
@@ -169,9 +173,7 @@ async def resources(agents, home, fixtures, mode):
     seen = {}
     async with Client(server(agents, home), mode=mode) as client:
         for i in range(3):
-            ok(await call(client, "register_resource", {
-                "type": "fs-directory", "name": f"local/d{i}",
-                "args": {"path": os.path.join(fixtures, f"d{i}")}}))
+            await register(client, "fs-directory", f"local/d{i}", os.path.join(fixtures, f"d{i}"))
         listed = await client.list_resources()
         uris = [r.uri for r in listed.resources]
         seen["uris"] = uris
@@ -205,8 +207,7 @@ async def subscribe(agents, home, fixtures, mode):
             updated.append(message.params.uri)
 
     async with Client(server(agents, home), mode=mode, message_handler=on_message) as client:
-        ok(await call(client, "register_resource", {
-            "type": "fs-directory", "name": "local/watched", "args": {"path": directory}}))
+        await register(client, "fs-directory", "local/watched", directory)
         uri = "agents://resource/local/watched"
         seen["protocol"] = client.protocol_version
         if client.protocol_version >= "2026-07-28":
@@ -241,8 +242,7 @@ async def watch(agents, home, fixtures, mode):
             updated.append(message.params.uri)
 
     async with Client(server(agents, home), mode="legacy") as client:
-        ok(await call(client, "register_resource", {
-            "type": "fs-directory", "name": "local/watched", "args": {"path": directory}}))
+        await register(client, "fs-directory", "local/watched", directory)
     async with Client(server(agents, home, "--watch"), mode="legacy", message_handler=on_message) as client:
         uri = "agents://resource/local/watched"
         await client.subscribe_resource(uri)
@@ -278,8 +278,7 @@ async def untrusted(agents, home, fixtures, mode):
     seen = {}
     repo = os.path.join(fixtures, "repo")
     async with Client(server(agents, home), mode=mode) as client:
-        ok(await call(client, "register_resource", {
-            "type": "git-checkout", "name": "local/repo", "args": {"path": repo}}))
+        await register(client, "git-checkout", "local/repo", repo)
         route = ok(await call(client, "resolve_environment", {"resource": "local/repo"}))
         seen["route"] = route
         message = refused(await call(client, "resolve_environment",
@@ -294,8 +293,7 @@ async def cancel(agents, home, fixtures, mode):
     seen = {}
     directory = os.path.join(fixtures, "tree")
     async with Client(server(agents, home), mode=mode) as client:
-        ok(await call(client, "register_resource", {
-            "type": "fs-directory", "name": "local/tree", "args": {"path": directory}}))
+        await register(client, "fs-directory", "local/tree", directory)
         before = ok(await call(client, "list_resources", {}))
     with open(os.path.join(directory, "new.txt"), "w") as f:
         f.write("new\n")
