@@ -27,7 +27,8 @@ pub enum ListOrder {
 pub struct ListOptions {
     pub filter: ResourceFilter,
     /// Only names matching this glob: `*` any run of characters (`/`
-    /// included: `local/api-repo/*.py`), `?` one; the whole name must match.
+    /// included: `local/api-repo/*.py`), `?` one; `\*`, `\?` and `\\` are
+    /// those characters themselves; the whole name must match.
     pub name: Option<String>,
     /// Only resources below this one (its descendants, not itself).
     pub under: Option<ResourceKey>,

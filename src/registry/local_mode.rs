@@ -142,20 +142,44 @@ fn open_dir_nofollow(dir: &Dir, name: &str) -> std::io::Result<Dir> {
     cap_primitives::fs::open_dir_nofollow(&start, Path::new(name)).map(Dir::from_std_file)
 }
 
-/// Does `name` match the one-segment glob `pattern` (`*`, `?`)?
+/// Does `name` match the glob `pattern` whole? `*` is any run of
+/// characters, `?` one; `\*`, `\?` and `\\` are those characters
+/// themselves (names may hold them); a `\` before anything else is itself.
 pub fn glob_match(pattern: &str, name: &str) -> bool {
-    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    #[derive(Clone, Copy, PartialEq)]
+    enum Token {
+        Any,
+        One,
+        Char(char),
+    }
+    let mut p = Vec::with_capacity(pattern.len());
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        p.push(match c {
+            '*' => Token::Any,
+            '?' => Token::One,
+            '\\' => match chars.peek() {
+                Some(&next @ ('*' | '?' | '\\')) => {
+                    chars.next();
+                    Token::Char(next)
+                }
+                _ => Token::Char('\\'),
+            },
+            c => Token::Char(c),
+        });
+    }
+    let n: Vec<char> = name.chars().collect();
     // The classic two-pointer match with one backtrack point: linear in
     // practice, never exponential.
     let (mut pi, mut ni) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while ni < n.len() {
         match p.get(pi) {
-            Some('*') => {
+            Some(Token::Any) => {
                 star = Some((pi, ni));
                 pi += 1;
             }
-            Some(&c) if c == '?' || c == n[ni] => {
+            Some(&t) if t == Token::One || t == Token::Char(n[ni]) => {
                 pi += 1;
                 ni += 1;
             }
@@ -169,7 +193,7 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
             },
         }
     }
-    p[pi..].iter().all(|&c| c == '*')
+    p[pi..].iter().all(|&t| t == Token::Any)
 }
 
 #[cfg(test)]
@@ -189,6 +213,20 @@ mod tests {
         assert!(!glob_match("*a*b*", "xxbxxaxx"));
         assert!(glob_match(".git", ".git"));
         assert!(!glob_match("", "x"));
+    }
+
+    #[test]
+    fn a_backslash_makes_a_wildcard_itself() {
+        assert!(glob_match("notes\\*", "notes*"));
+        assert!(!glob_match("notes\\*", "notes.txt"));
+        assert!(glob_match("why\\?", "why?"));
+        assert!(!glob_match("why\\?", "whyx"));
+        assert!(glob_match("*\\**", "a*b"));
+        assert!(!glob_match("*\\**", "ab"));
+        assert!(glob_match("back\\\\slash", "back\\slash"));
+        // Before anything else a backslash is itself.
+        assert!(glob_match("a\\b", "a\\b"));
+        assert!(glob_match("trailing\\", "trailing\\"));
     }
 
     fn rules(patterns: &[&str]) -> AutoDiscovery {

@@ -117,6 +117,29 @@ fn list_filters_by_name_glob_by_ancestor_and_limits() {
     env.run(&["resource", "list", "--limit", "0"]).usage(&["0"]);
 }
 
+#[test]
+fn a_backslash_in_a_name_glob_matches_a_wildcard_character_itself() {
+    let env = Env::new();
+    let dir = env.mkdir("w");
+    for name in ["notes*", "notes.txt", "why?", "whyx"] {
+        env.write(&format!("w/{name}"), "x\n");
+    }
+    env.add("fs-directory", "local/w", &dir, &[]).ok();
+    let list = |glob: &str| -> Vec<String> {
+        let listed = env
+            .run(&["resource", "list", "--name", glob, "-o", "json"])
+            .json();
+        names(&listed).into_iter().map(str::to_owned).collect()
+    };
+    assert_eq!(list(r"local/w/notes\*"), ["local/w/notes*"]);
+    assert_eq!(
+        list("local/w/notes*"),
+        ["local/w/notes*", "local/w/notes.txt"]
+    );
+    assert_eq!(list(r"local/w/why\?"), ["local/w/why?"]);
+    assert_eq!(list("local/w/why?"), ["local/w/why?", "local/w/whyx"]);
+}
+
 /// Run `agents ARGS` as `env` runs it, its stdout a pseudo-terminal
 /// (util-linux's `script`).
 fn on_terminal(env: &Env, args: &[&str]) -> String {

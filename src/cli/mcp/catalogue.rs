@@ -128,7 +128,9 @@ pub fn catalogue(registration: Value) -> Vec<Spec> {
                     ),
                     (
                         "name",
-                        string("A glob over names: * any run of characters, ? one."),
+                        string(
+                            "A glob over names: * any run of characters, ? one; \\* and \\? are those characters themselves.",
+                        ),
                     ),
                     (
                         "under",

@@ -17,7 +17,7 @@ pub struct ListArgs {
     /// With --type: that exact type, not its subtypes.
     #[arg(long, requires = "type_name")]
     exact: bool,
-    /// Only names matching GLOB (`*` any characters, `/` included; `?` one).
+    /// Only names matching GLOB (`*` any characters, `/` included; `?` one; `\*` a `*`).
     #[arg(long, value_name = "GLOB")]
     name: Option<String>,
     /// Only the resources below this one (its descendants).
