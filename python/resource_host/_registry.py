@@ -10,7 +10,7 @@ the classes of :mod:`resource_host.errors`.
 
 import json
 import os
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Union
 
 from . import _native
 from ._model import Resource, ResourceType
@@ -18,6 +18,12 @@ from ._model import Resource, ResourceType
 __all__ = ["Registry", "Transaction"]
 
 PathLike = Union[str, "os.PathLike[str]"]
+#: A progress callback: called with two counts after each handler call
+#: (registration and discovery: handlers asked, resources found; refresh:
+#: resources checked, of them changed); answering ``False`` stops the
+#: operation (:class:`~resource_host.errors.OperationCancelledError`), and an
+#: exception it raises stops it and is raised from the call.
+Progress = Callable[[int, int], Optional[bool]]
 Document = Union[str, Mapping[str, Any]]
 
 
@@ -97,6 +103,10 @@ class Registry:
         """Every type, or those in ``namespace`` (``"builtin"`` for the built-ins)."""
         return [ResourceType._from_view(v) for v in self._native.list_types(namespace)]
 
+    def remove_type(self, name: str) -> None:
+        """Remove a custom type no resource or other type relies on."""
+        self._native.remove_type(name)
+
     def show_type(self, name: str) -> ResourceType:
         """One type, effective (after inheritance)."""
         return ResourceType._from_view(self._native.show_type(name))
@@ -112,6 +122,7 @@ class Registry:
         description: Optional[str] = None,
         sandbox_strategy: Optional[str] = None,
         read_only: bool = False,
+        progress: Optional[Progress] = None,
         **type_args: Any,
     ) -> Resource:
         """Register a resource of ``type_name`` and discover what lies below it.
@@ -124,6 +135,9 @@ class Registry:
         ``_`` names the argument spelled with ``-`` when the type has no
         argument of that name. Values are ``str``, ``int``, ``bool`` or a
         path.
+
+        ``progress`` is called as the discovery below it goes (see
+        :data:`Progress`); cancelled, nothing is registered.
         """
         args = [(k, _arg_text(k, v)) for k, v in type_args.items()]
         if any("_" in k for k, _ in args):
@@ -140,6 +154,7 @@ class Registry:
             description,
             sandbox_strategy,
             read_only,
+            progress,
         )
         return Resource._from_view(view)
 
@@ -166,13 +181,24 @@ class Registry:
         """
         return self._native.discover(resource_id, 1)
 
-    def discover(self, name_or_id: str, depth: Optional[int] = 1) -> Dict[str, Any]:
-        """Discover again below a resource, ``depth`` levels (``None``: all the way down)."""
-        return self._native.discover(name_or_id, depth)
+    def discover(
+        self, name_or_id: str, depth: Optional[int] = 1, *, progress: Optional[Progress] = None
+    ) -> Dict[str, Any]:
+        """Discover again below a resource, ``depth`` levels (``None``: all the way down).
 
-    def refresh(self, *names_or_ids: str) -> Dict[str, Any]:
-        """Refresh the resources named (none: every resource someone registered) and what lies below them."""
-        return self._native.refresh(list(names_or_ids))
+        ``progress`` is called after each handler call (see :data:`Progress`);
+        cancelled, the discovery writes nothing.
+        """
+        return self._native.discover(name_or_id, depth, progress)
+
+    def refresh(self, *names_or_ids: str, progress: Optional[Progress] = None) -> Dict[str, Any]:
+        """Refresh the resources named (none: every resource someone registered) and what lies below them.
+
+        ``progress`` is called after each resource (see :data:`Progress`);
+        cancelled, what was refreshed stays refreshed (each resource is its
+        own transaction) and nothing further is checked.
+        """
+        return self._native.refresh(list(names_or_ids), progress)
 
     def inspect(self, name_or_id: str, file: Optional[str] = None) -> Dict[str, Any]:
         """The handler's description of a resource, or of one file in it."""

@@ -12,7 +12,8 @@ Every error has ``error_kind`` (the snake_case word, e.g. ``"not_found"``).
 ``kind`` (what went wrong in the call: ``trap``, ``timeout``,
 ``out_of_memory``, ``handler``, ``refused_result``, ``load``,
 ``sandbox``); :class:`CycleError` and :class:`IncompatibleLinkError` add
-``parent`` and ``child``.
+``parent`` and ``child``; :class:`OperationCancelledError` of a refresh
+adds ``checked`` and ``changed``.
 """
 
 from typing import Optional
@@ -36,6 +37,7 @@ __all__ = [
     "ConflictError",
     "OtherMachineError",
     "StoreError",
+    "OperationCancelledError",
     "RefusedError",
 ]
 
@@ -137,6 +139,20 @@ class OtherMachineError(RegistryError):
 
 class StoreError(RegistryError):
     """The registry's store failed (disk, connection, schema)."""
+
+
+class OperationCancelledError(RegistryError):
+    """A ``progress`` callback answered ``False``: the operation stopped.
+
+    A registration or discovery wrote nothing; a refresh kept what it had
+    refreshed (``checked`` resources checked, ``changed`` of them changed).
+    Not named ``CancelledError``, so that it never shadows
+    :class:`asyncio.CancelledError` in a module that imports both.
+    """
+
+    #: Of a refresh: how many resources it checked, and changed, before it stopped.
+    checked: Optional[int] = None
+    changed: Optional[int] = None
 
 
 class RefusedError(RegistryError):

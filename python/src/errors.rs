@@ -9,7 +9,9 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use resource_host::plugin::{CallError, CallErrorKind};
-use resource_host::registry::{ErrorKind, LinksError, RegistryError, SandboxesError};
+use resource_host::registry::{
+    ErrorKind, LinksError, RegistryError, ResourcesError, SandboxesError,
+};
 use resource_host::text::{error_chain, escape_line};
 
 /// The class of `resource_host.errors` for an error kind.
@@ -31,6 +33,7 @@ fn class_of(kind: ErrorKind) -> &'static str {
         ErrorKind::Conflict => "ConflictError",
         ErrorKind::OtherMachine => "OtherMachineError",
         ErrorKind::Store => "StoreError",
+        ErrorKind::Cancelled => "OperationCancelledError",
         _ => "RefusedError",
     }
 }
@@ -85,6 +88,10 @@ fn build(py: Python<'_>, err: &RegistryError) -> PyResult<PyErr> {
         RegistryError::Links(LinksError::IncompatibleLink { parent, child, .. }) => {
             fields.set_item("parent", parent.to_string())?;
             fields.set_item("child", child.to_string())?;
+        }
+        RegistryError::Resources(ResourcesError::RefreshCancelled { checked, changed }) => {
+            fields.set_item("checked", checked)?;
+            fields.set_item("changed", changed)?;
         }
         _ => {}
     }

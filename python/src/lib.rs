@@ -17,6 +17,7 @@ use pyo3::prelude::*;
 mod convert;
 mod errors;
 mod open;
+mod progress;
 mod registry;
 mod transaction;
 

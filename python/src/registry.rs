@@ -9,6 +9,7 @@
 use crate::convert::to_py;
 use crate::errors::{invalid, to_py_err};
 use crate::open::Pool;
+use crate::progress::Callback;
 use crate::transaction::NativeTransaction;
 use pyo3::prelude::*;
 use resource_host::model::{ModuleName, ResourceKey, SandboxId, SandboxStrategy};
@@ -42,6 +43,20 @@ impl NativeRegistry {
         work: impl FnOnce(&mut Registry) -> Result<T, RegistryError> + Send,
     ) -> PyResult<Py<PyAny>> {
         let view = py.detach(|| self.pool.with(work)).map_err(to_py_err)?;
+        to_py(py, &view)
+    }
+
+    /// [`run`](Self::run) for an operation that reports progress to the
+    /// Python callable `progress` (and stops when it says so).
+    fn run_watched<T: Serialize + Send>(
+        &self,
+        py: Python<'_>,
+        progress: Option<Py<PyAny>>,
+        work: impl FnOnce(&mut Registry, &mut Callback) -> Result<T, RegistryError> + Send,
+    ) -> PyResult<Py<PyAny>> {
+        let mut callback = Callback::new(progress);
+        let result = py.detach(|| self.pool.with(|r| work(r, &mut callback)));
+        let view = callback.finish(result)?;
         to_py(py, &view)
     }
 }
@@ -106,6 +121,11 @@ impl NativeRegistry {
         self.run(py, |r| r.list_types(namespace.as_deref()))
     }
 
+    fn remove_type(&self, py: Python<'_>, name: String) -> PyResult<()> {
+        py.detach(|| self.pool.with(|r| r.remove_type(&name)))
+            .map_err(to_py_err)
+    }
+
     fn show_type(&self, py: Python<'_>, name: String) -> PyResult<Py<PyAny>> {
         self.run(py, |r| r.show_type(&name))
     }
@@ -119,7 +139,7 @@ impl NativeRegistry {
     // ---- resources ----
 
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (type_name, name, location, args, description, sandbox_strategy, read_only))]
+    #[pyo3(signature = (type_name, name, location, args, description, sandbox_strategy, read_only, progress=None))]
     fn register_resource(
         &self,
         py: Python<'_>,
@@ -130,6 +150,7 @@ impl NativeRegistry {
         description: Option<String>,
         sandbox_strategy: Option<String>,
         read_only: bool,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let mut all = Vec::with_capacity(args.len() + 1);
         if let Some(location) = location {
@@ -148,7 +169,9 @@ impl NativeRegistry {
             read_only,
             base_dir: std::env::current_dir().ok(),
         };
-        self.run(py, move |r| r.register_resource(request))
+        self.run_watched(py, progress, move |r, cb| {
+            r.register_resource_with(request, &mut |p| cb.report(p.visited, p.found))
+        })
     }
 
     #[pyo3(signature = (type_name=None, exact=false))]
@@ -183,28 +206,35 @@ impl NativeRegistry {
         self.run(py, move |r| r.remove_resource(&key(&name_or_id)?, options))
     }
 
-    #[pyo3(signature = (name_or_id, depth=Some(1)))]
+    #[pyo3(signature = (name_or_id, depth=Some(1), progress=None))]
     fn discover(
         &self,
         py: Python<'_>,
         name_or_id: String,
         depth: Option<u32>,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let depth = depth.map_or(Depth::All, Depth::Levels);
-        self.run(py, move |r| {
-            r.discover_with(&key(&name_or_id)?, depth, &mut |_| {
-                std::ops::ControlFlow::Continue(())
+        self.run_watched(py, progress, move |r, cb| {
+            r.discover_with(&key(&name_or_id)?, depth, &mut |p| {
+                cb.report(p.visited, p.found)
             })
         })
     }
 
-    fn refresh(&self, py: Python<'_>, names_or_ids: Vec<String>) -> PyResult<Py<PyAny>> {
-        self.run(py, move |r| {
+    #[pyo3(signature = (names_or_ids, progress=None))]
+    fn refresh(
+        &self,
+        py: Python<'_>,
+        names_or_ids: Vec<String>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        self.run_watched(py, progress, move |r, cb| {
             let keys = names_or_ids
                 .iter()
                 .map(|k| key(k))
                 .collect::<Result<Vec<_>, _>>()?;
-            r.refresh(&keys)
+            r.refresh_with(&keys, &mut |p| cb.report(p.checked, p.changed))
         })
     }
 

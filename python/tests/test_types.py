@@ -96,3 +96,15 @@ def test_an_unknown_type_is_a_lookup_error(reg):
     assert isinstance(refused.value, NotFoundError)
     assert isinstance(refused.value, resource_host.RegistryError)
     assert "acme/nothing" in str(refused.value)
+
+
+def test_a_custom_type_is_removed_once_nothing_relies_on_it(reg, spec_type, folder):
+    reg.register_type(spec_type)
+    reg.register_resource("myteam/notes", name="local/notes", location=folder)
+    with pytest.raises(resource_host.InUseError) as refused:
+        reg.remove_type("myteam/notes")
+    assert "1 resource(s) of this type" in str(refused.value)
+    reg.remove_resource("local/notes")
+    reg.remove_type("myteam/notes")
+    with pytest.raises(NotFoundError):
+        reg.show_type("myteam/notes")
