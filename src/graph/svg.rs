@@ -65,7 +65,30 @@ pub fn render(view: &GraphView) -> String {
     graph.do_it(false, false, false, &mut bounds);
     let top = bounds.bottom + 30.0;
     legend(&mut svg, &layout, top);
-    svg.finalize()
+    stable_styles(svg.finalize())
+}
+
+/// `layout-rs` writes its font classes from a `HashMap`, so their order
+/// changed from one run to the next; sorted, the same graph is the same
+/// bytes every time (a diff of two drawings shows only what changed).
+fn stable_styles(svg: String) -> String {
+    const OPEN: &str = "<style>\n";
+    let Some(start) = svg.find(OPEN).map(|i| i + OPEN.len()) else {
+        return svg;
+    };
+    let Some(len) = svg[start..].find("</style>") else {
+        return svg;
+    };
+    let mut lines: Vec<&str> = svg[start..start + len].lines().collect();
+    lines.sort_unstable();
+    let mut out = String::with_capacity(svg.len());
+    out.push_str(&svg[..start]);
+    for line in lines {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str(&svg[start + len..]);
+    out
 }
 
 fn style(fill: &str, line: &str, dashed: bool) -> StyleAttr {

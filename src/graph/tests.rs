@@ -126,6 +126,19 @@ fn svg_is_xml_with_a_text_per_resource_and_a_legend() {
 }
 
 #[test]
+fn the_same_graph_draws_the_same_svg_every_time() {
+    // Each render's font classes came out of a HashMap with its own seed.
+    let first = svg::render(&sample());
+    assert!(
+        first.contains(".a14 {") && first.contains(".a15 {"),
+        "{first}"
+    );
+    for _ in 0..20 {
+        assert_eq!(svg::render(&sample()), first);
+    }
+}
+
+#[test]
 fn a_graph_of_the_root_alone_draws() {
     let view = GraphView {
         root: id(1),
