@@ -230,6 +230,26 @@ class Registry:
         """
         return self._native.get_resource_tree(name_or_id, depth, type_filter)
 
+    def graph(
+        self,
+        name_or_id: str,
+        *,
+        format: str = "json",
+        depth: Optional[int] = None,
+        type_filter: Optional[str] = None,
+        max_children: int = 12,
+        max_nodes: int = 150,
+    ) -> Any:
+        """The DAG below a resource, as ``agents resource graph`` draws it.
+
+        ``format="json"``: the view (``root``, ``nodes``, ``edges``,
+        ``folded``) as a dict; ``"dot"``, ``"mermaid"`` or ``"svg"``: the
+        drawing as text. Past ``max_children`` per resource or
+        ``max_nodes`` in all, what is not drawn is folded into a
+        "+N more" of its parent.
+        """
+        return self._native.graph(name_or_id, format, depth, type_filter, max_children, max_nodes)
+
     # ---- plugins ----
 
     def add_plugin(self, path: PathLike, *, module: Optional[str] = None, replace: bool = False) -> Dict[str, Any]:

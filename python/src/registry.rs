@@ -14,8 +14,9 @@ use crate::transaction::NativeTransaction;
 use pyo3::prelude::*;
 use resource_host::model::{ModuleName, ResourceKey, SandboxId, SandboxStrategy};
 use resource_host::registry::{
-    AddPluginOptions, Depth, ExportOptions, ImportOptions, NewResource, RegisterTypeOptions,
-    Registry, RegistryDocument, RegistryError, RemoveOptions, ResourceFilter, ToolRequest,
+    AddPluginOptions, Depth, ExportOptions, GraphOptions, ImportOptions, NewResource,
+    RegisterTypeOptions, Registry, RegistryDocument, RegistryError, RemoveOptions, ResourceFilter,
+    ToolRequest,
 };
 use serde::Serialize;
 use std::path::PathBuf;
@@ -277,6 +278,46 @@ impl NativeRegistry {
         self.run(py, |r| {
             r.get_resource_tree(&key(&name_or_id)?, depth, type_filter.as_deref())
         })
+    }
+
+    /// The graph below a resource: its view (`format` `json`) or the
+    /// drawing (`dot`, `mermaid`, `svg`) as text.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (name_or_id, format, depth, type_filter, max_children, max_nodes))]
+    fn graph(
+        &self,
+        py: Python<'_>,
+        name_or_id: String,
+        format: String,
+        depth: Option<u32>,
+        type_filter: Option<String>,
+        max_children: usize,
+        max_nodes: usize,
+    ) -> PyResult<Py<PyAny>> {
+        let render: Option<fn(&resource_host::graph::GraphView) -> String> = match format.as_str() {
+            "json" => None,
+            "dot" => Some(resource_host::graph::dot::render),
+            "mermaid" => Some(resource_host::graph::mermaid::render),
+            "svg" => Some(resource_host::graph::svg::render),
+            other => {
+                return Err(invalid(format!(
+                    "format {other:?}: give json, dot, mermaid or svg"
+                )));
+            }
+        };
+        let options = GraphOptions {
+            depth,
+            type_filter,
+            max_children,
+            max_nodes,
+        };
+        let view = py
+            .detach(|| self.pool.with(|r| r.graph(&key(&name_or_id)?, &options)))
+            .map_err(to_py_err)?;
+        match render {
+            None => to_py(py, &view),
+            Some(render) => Ok(render(&view).into_pyobject(py)?.into_any().unbind()),
+        }
     }
 
     // ---- plugins ----

@@ -2,7 +2,13 @@
 
 import pytest
 
-from resource_host import CycleError, IncompatibleLinkError, InvalidLinkError, NotFoundError
+from resource_host import (
+    CycleError,
+    IncompatibleLinkError,
+    InvalidArgumentsError,
+    InvalidLinkError,
+    NotFoundError,
+)
 
 
 @pytest.fixture
@@ -65,3 +71,23 @@ def test_a_link_the_types_do_not_allow_is_incompatible(reg, dirs, repo):
         reg.link_child("local/a", "local/repo")
     assert refused.value.error_kind == "incompatible_link"
     assert refused.value.parent == "local/a"
+
+
+def test_the_graph_is_the_view_or_the_clis_drawing_of_it(reg, dirs, home, agents_bin):
+    import subprocess
+
+    reg.link_child("local/a", "local/b")
+    reg.link_child("local/b", "local/c")
+    view = reg.graph("local/a")
+    assert [n["name"] for n in view["nodes"]] == ["local/a", "local/b", "local/c"]
+    assert len(view["edges"]) == 2
+    assert [n["name"] for n in reg.graph("local/a", depth=1)["nodes"]] == ["local/a", "local/b"]
+    for fmt in ("dot", "mermaid", "svg"):
+        drawn = reg.graph("local/a", format=fmt)
+        cli = subprocess.run(
+            [agents_bin, "--home", str(home), "resource", "graph", "local/a", "--format", fmt],
+            capture_output=True, text=True, check=True,
+        ).stdout
+        assert drawn.rstrip("\n") == cli.rstrip("\n"), fmt
+    with pytest.raises(InvalidArgumentsError):
+        reg.graph("local/a", format="png")
