@@ -4,7 +4,11 @@
 //!   vs a cached load from disk in a fresh runtime, in ms;
 //! * a warm handler call (fresh `Store` from the `InstancePre`) vs the same
 //!   logic as a native Rust function, in µs, with the ratio — for a call
-//!   that does nothing (`Healthy.validate`, no filesystem) and for the
+//!   that does nothing, on two components — the `faulty` fixture
+//!   (`Healthy.validate`; 87 lowered imports, it probes every corner of
+//!   the sandbox) and the contract-0.1.0 fixture (`Pinned.validate`; 26,
+//!   about what the built-ins import: fs 31, git 40) — timed interleaved,
+//!   because instantiation grows with the lowered imports, and for the
 //!   example's `validate` on a tiny package (WASI file reads).
 //!
 //! Figures, not asserts: printed as a table. For a profiler:
@@ -72,6 +76,28 @@ fn per_call(mut f: impl FnMut()) -> Duration {
     start.elapsed() / calls() as u32
 }
 
+/// Mean time per run of each of `fs`, interleaved: blocks of 100 runs
+/// in turn, the median block of each (a busy machine slows all alike).
+fn interleaved<const N: usize>(mut fs: [&mut dyn FnMut(); N]) -> [Duration; N] {
+    const BLOCK: usize = 100;
+    for f in fs.iter_mut() {
+        for _ in 0..20 {
+            f();
+        }
+    }
+    let mut blocks: [Vec<Duration>; N] = std::array::from_fn(|_| Vec::new());
+    for _ in 0..calls().div_ceil(BLOCK) {
+        for (f, times) in fs.iter_mut().zip(blocks.iter_mut()) {
+            let start = Instant::now();
+            for _ in 0..BLOCK {
+                f();
+            }
+            times.push(start.elapsed() / BLOCK as u32);
+        }
+    }
+    blocks.map(median)
+}
+
 /// What the example's `validate` does, natively: look for the metadata
 /// files, read pyproject.toml, take name and version from `[project]`.
 fn native_validate(root: &Path) -> Vec<(String, String)> {
@@ -99,6 +125,7 @@ fn main() {
     let files = PluginFiles::new(home.path().join("plugins"));
     let python = files.import(&wasm("python_package")).unwrap();
     let faulty = files.import(&wasm("faulty")).unwrap();
+    let pinned = files.import(&wasm("contract_v0_1_0")).unwrap();
 
     // `BENCH_ONLY=call` skips the loads (for a profiler: only calls run).
     let loads = if matches!(
@@ -126,6 +153,7 @@ fn main() {
     let rt = PluginRuntime::new(home.path().join("cache"), Limits::default());
     let py = load(&rt, &python, "myteam.python");
     let fx = load(&rt, &faulty, "test.faulty");
+    let v010 = load(&rt, &pinned, "test.contract-v0-1-0");
     let pkg = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(pkg.path()).unwrap();
     std::fs::write(
@@ -137,9 +165,14 @@ fn main() {
     let grant = Grant::read_only(&root);
     let none = Grant::none();
 
-    let wasm_trivial = per_call(|| {
-        black_box(rt.validate(&fx, "Healthy", &[], &none).unwrap());
-    });
+    let [wasm_trivial, wasm_few_imports] = interleaved([
+        &mut || {
+            black_box(rt.validate(&fx, "Healthy", &[], &none).unwrap());
+        },
+        &mut || {
+            black_box(rt.validate(&v010, "Pinned", &[], &none).unwrap());
+        },
+    ]);
     let native_trivial = per_call(|| {
         black_box(vec![(
             "report".to_owned(),
@@ -184,15 +217,23 @@ fn main() {
         &[ms(median(cached))],
     );
     println!();
-    let head = format!("warm call (mean of {CALLS}, fresh Store each)");
+    let head = format!("warm call ({} calls, fresh Store each)", calls());
     row(&head, &["wasm".into(), "native".into(), "ratio".into()]);
     rule(3);
     row(
-        "trivial: Healthy.validate, no filesystem",
+        "trivial, 87 imports: faulty Healthy.validate",
         &[
             us(wasm_trivial),
             us(native_trivial),
             ratio(wasm_trivial, native_trivial),
+        ],
+    );
+    row(
+        "trivial, 26 imports: v0.1.0 Pinned.validate",
+        &[
+            us(wasm_few_imports),
+            us(native_trivial),
+            ratio(wasm_few_imports, native_trivial),
         ],
     );
     row(
