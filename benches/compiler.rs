@@ -84,9 +84,15 @@ struct Subject {
     manifest: (&'static str, &'static str),
 }
 
+/// The component's size (which picks the engine's compiler when none is
+/// forced; here one always is).
+fn size(s: &Subject) -> u64 {
+    std::fs::metadata(&s.stored.path).unwrap().len()
+}
+
 fn runtime(cache: &Path, compiler: Compiler, s: &Subject) -> PluginRuntime {
     let rt = PluginRuntime::new(cache.to_path_buf(), Limits::default()).with_compiler(compiler);
-    rt.cache_entry_path(&s.stored.sha256).unwrap(); // creates the engine
+    rt.cache_entry_path(&s.stored.sha256, size(s)).unwrap(); // creates the engine
     rt
 }
 
@@ -161,7 +167,7 @@ fn main() {
         for (c, (compiler, name)) in COMPILERS.iter().enumerate() {
             let cache = tmp.join(format!("cache-{c}-0-{}", s.module));
             let entry = runtime(&cache, *compiler, s)
-                .cache_entry_path(&s.stored.sha256)
+                .cache_entry_path(&s.stored.sha256, size(s))
                 .unwrap()
                 .and_then(|p| std::fs::metadata(p).ok())
                 .map_or(0, |m| m.len());

@@ -53,10 +53,16 @@ fn load(rt: &PluginRuntime, stored: &StoredFile, module: &str) -> LoadedModule {
     .unwrap()
 }
 
+/// The stored file's size (which picks its compiler).
+fn stored_size(stored: &StoredFile) -> u64 {
+    std::fs::metadata(&stored.path).unwrap().len()
+}
+
 /// Time one load in a fresh runtime over `cache`, the engine already made.
 fn timed_load(cache: &Path, stored: &StoredFile, expect: LoadOrigin) -> Duration {
     let rt = PluginRuntime::new(cache.to_path_buf(), Limits::default());
-    rt.cache_entry_path(&stored.sha256).unwrap(); // creates the engine
+    rt.cache_entry_path(&stored.sha256, stored_size(stored))
+        .unwrap(); // creates the engine
     let start = Instant::now();
     let m = load(&rt, stored, "myteam.python");
     let took = start.elapsed();

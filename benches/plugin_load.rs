@@ -14,6 +14,12 @@
 //!    of any command), interleaved, median of 11, with the peak memory of
 //!    each (`/usr/bin/time -f %M`).
 //!
+//! 4. Whole process: `agents plugin add` of each component into a fresh
+//!    home (it compiles: Winch for the big one where the build has it),
+//!    median of `BENCH_ADD_RUNS` (default 3).
+//! 5. What making each engine (Cranelift's, then Winch's) adds to the
+//!    process's address space: the instance pool's reservations.
+//!
 //! `BENCH_AGENTS_BEFORE=/path/to/other/agents` adds the same whole-process
 //! rows for another build (each binary with its own home), interleaved
 //! with this one's: a before/after in one run.
@@ -25,7 +31,7 @@
 
 use resource_host::model::ModuleName;
 use resource_host::plugin::{
-    ComponentSource, Grant, Limits, LoadOrigin, PluginFiles, PluginRuntime,
+    Compiler, ComponentSource, Grant, Limits, LoadOrigin, PluginFiles, PluginRuntime,
 };
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -94,9 +100,15 @@ fn python_component() -> Option<PathBuf> {
 }
 
 /// One load in a fresh runtime over `cache` (engine made before timing).
-fn timed_load(cache: &Path, file: &Path, sha256: &str, module: &str) -> (Duration, LoadOrigin) {
+fn timed_load(
+    cache: &Path,
+    file: &Path,
+    sha256: &str,
+    module: &str,
+) -> (Duration, LoadOrigin, Compiler) {
     let rt = PluginRuntime::new(cache.to_path_buf(), Limits::default());
-    rt.cache_entry_path(sha256).unwrap(); // creates the engine
+    let size = std::fs::metadata(file).unwrap().len();
+    rt.cache_entry_path(sha256, size).unwrap(); // creates the engine
     let module = ModuleName::parse(module).unwrap();
     let start = Instant::now();
     let m = rt
@@ -106,7 +118,39 @@ fn timed_load(cache: &Path, file: &Path, sha256: &str, module: &str) -> (Duratio
             sha256,
         })
         .unwrap();
-    (start.elapsed(), m.origin())
+    (start.elapsed(), m.origin(), m.compiler())
+}
+
+/// The process's address space (`VmSize`), in bytes.
+fn vm_size() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmSize:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kib| kib << 10)
+}
+
+/// What making each engine adds to the address space (the pooling
+/// allocator's reservations) and its resident memory: one runtime, the
+/// Cranelift engine then the Winch one.
+fn engine_reservations() {
+    let rt = PluginRuntime::without_cache(Limits::default());
+    let sha = "0".repeat(64);
+    println!(
+        "\n| engine made (default limits: {} calls) | address space added |",
+        Limits::default().concurrent_calls
+    );
+    println!("|---|---|");
+    for size in [0, Compiler::WINCH_THRESHOLD] {
+        let compiler = rt.compiler_for(size);
+        let before = vm_size();
+        rt.cache_entry_path(&sha, size).unwrap();
+        println!(
+            "| {compiler} | {:.1} GiB |",
+            (vm_size().saturating_sub(before)) as f64 / f64::from(1u32 << 30)
+        );
+    }
 }
 
 struct Component {
@@ -161,25 +205,27 @@ fn main() {
     }
 
     println!("# plugin load\n");
+    engine_reservations();
+    println!();
     println!(
-        "| component | size | first load (compile) | cached load, in process (median of {LOADS}) |"
+        "| component | size | compiler | first load (compile) | cached load, in process (median of {LOADS}) |"
     );
-    println!("|---|---|---|---|");
+    println!("|---|---|---|---|---|");
     for c in &components {
         let files = PluginFiles::new(tmp.join(format!("store-{}", c.module)));
         let stored = files.import(&std::fs::read(&c.wasm).unwrap()).unwrap();
         let cache = tmp.join(format!("cache-{}", c.module));
-        let (first, origin) = timed_load(&cache, &stored.path, &stored.sha256, c.module);
+        let (first, origin, compiler) = timed_load(&cache, &stored.path, &stored.sha256, c.module);
         assert_eq!(origin, LoadOrigin::Compiled);
         let cached: Vec<Duration> = (0..LOADS)
             .map(|_| {
-                let (took, origin) = timed_load(&cache, &stored.path, &stored.sha256, c.module);
+                let (took, origin, _) = timed_load(&cache, &stored.path, &stored.sha256, c.module);
                 assert_eq!(origin, LoadOrigin::DiskCache);
                 took
             })
             .collect();
         println!(
-            "| {} | {:.1} MB | {:.0} ms | {:.1} ms |",
+            "| {} | {:.1} MB | {compiler} | {:.0} ms | {:.1} ms |",
             c.label,
             std::fs::metadata(&c.wasm).unwrap().len() as f64 / 1e6,
             first.as_secs_f64() * 1e3,
@@ -245,12 +291,15 @@ fn main() {
     .unwrap();
     // (label, binary, home, args)
     let mut commands: Vec<(String, PathBuf, PathBuf, Vec<String>)> = Vec::new();
+    // `plugin add` times, per binary and component.
+    let mut adds: Vec<Vec<Vec<Duration>>> =
+        vec![vec![Vec::new(); components.len()]; binaries.len()];
     for (b, (tag, binary)) in binaries.iter().enumerate() {
         let home = tmp.join(format!("home-{b}"));
         for (i, c) in components.iter().enumerate() {
             let started = Instant::now();
             agents(binary, &home, &["plugin", "add", c.wasm.to_str().unwrap()]);
-            let added = started.elapsed();
+            adds[b][i].push(started.elapsed());
             agents(
                 binary,
                 &home,
@@ -269,11 +318,6 @@ fn main() {
                     pkg.to_str().unwrap(),
                 ],
             );
-            println!(
-                "\n`agents plugin add` ({}){tag}, whole process: {:.2} s",
-                c.label,
-                added.as_secs_f64()
-            );
             commands.push((
                 format!("`resource inspect` ({}){tag}", c.label),
                 binary.clone(),
@@ -288,6 +332,40 @@ fn main() {
             vec!["resource".into(), "list".into()],
         ));
     }
+    // More `plugin add`s, each into a fresh home, the binaries interleaved.
+    let add_runs: usize = std::env::var("BENCH_ADD_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(3);
+    for run in 1..add_runs {
+        for (i, c) in components.iter().enumerate() {
+            for (b, (_, binary)) in binaries.iter().enumerate() {
+                let home = tmp.join(format!("add-{run}-{b}-{i}"));
+                let started = Instant::now();
+                agents(binary, &home, &["plugin", "add", c.wasm.to_str().unwrap()]);
+                adds[b][i].push(started.elapsed());
+            }
+        }
+    }
+    println!(
+        "\n| `agents plugin add`, whole process, fresh home (median of {add_runs}) | time | each |"
+    );
+    println!("|---|---|---|");
+    for (i, c) in components.iter().enumerate() {
+        for (b, (tag, _)) in binaries.iter().enumerate() {
+            let each: Vec<String> = adds[b][i]
+                .iter()
+                .map(|d| format!("{:.2}", d.as_secs_f64()))
+                .collect();
+            println!(
+                "| {}{tag} | {:.2} s | {} |",
+                c.label,
+                median(adds[b][i].clone()).as_secs_f64(),
+                each.join(", ")
+            );
+        }
+    }
+
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); commands.len()];
     let mut peaks: Vec<u64> = vec![0; commands.len()];
     for _ in 0..RUNS {

@@ -22,6 +22,7 @@ mod cli_inputs;
 mod cli_plugins;
 mod cli_resources;
 mod cli_types;
+mod compilers;
 mod concurrency;
 mod contract_versions;
 mod crash;

@@ -218,7 +218,11 @@ fn a_second_runtime_loads_the_component_from_the_disk_cache() {
 fn a_corrupted_cache_entry_is_recompiled_and_rewritten() {
     let first = Host::new(Limits::default());
     let m = first.load("python_package", MODULE);
-    let entry = first.runtime.cache_entry_path(m.sha256()).unwrap().unwrap();
+    let entry = first
+        .runtime
+        .cache_entry_path(m.sha256(), wasm("python_package").len() as u64)
+        .unwrap()
+        .unwrap();
     let mut bytes = std::fs::read(&entry).unwrap();
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0xff;

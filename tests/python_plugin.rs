@@ -10,6 +10,7 @@
 
 use crate::common;
 use crate::common::Env;
+use resource_host::plugin::Compiler;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -310,6 +311,16 @@ fn a_raised_python_exception_is_quoted_by_its_traceback_line_not_the_runtime() {
     let log = String::from_utf8_lossy(&out.stderr);
     assert_eq!(log.matches(traceback).count(), 1, "{log}");
     assert!(log.contains("the guest's stack when it failed"), "{log}");
+    // Big (~18 MB): Winch's code where the build has Winch, from the
+    // cache `plugin add` compiled it into.
+    let compiler = if Compiler::WINCH_AVAILABLE {
+        "Winch"
+    } else {
+        "Cranelift"
+    };
+    let loaded =
+        format!("handler module myteam.node loaded from the compile cache ({compiler} code)");
+    assert!(log.contains(&loaded), "{log}");
     for host_frame in ["Stack backtrace", "tokio::runtime", "std::rt::lang_start"] {
         assert!(!log.contains(host_frame), "{host_frame} in {log}");
     }

@@ -120,7 +120,7 @@ fn show_check(v: &PluginCheckView) -> String {
         ("imports", list(&v.imports)),
         ("sha256", v.sha256.clone()),
         ("size_bytes", v.size_bytes.to_string()),
-        ("compile", format!("{} ms", v.compile_ms)),
+        ("compile", format!("{} ms ({})", v.compile_ms, v.compiler)),
     ]));
     text.push_str("classes:\n");
     for c in &v.classes {

@@ -115,32 +115,66 @@ impl CompileCache {
         wasm: WasmSource<'_>,
         classify: fn(&[u8]) -> Result<(), PluginError>,
     ) -> Result<(Component, LoadOrigin), PluginError> {
-        let compile = || -> Result<(Component, Cow<'_, [u8]>), PluginError> {
-            let bytes = wasm()?;
-            classify(&bytes)?;
-            let component = Component::new(engine, &bytes)
-                .map_err(|e| PluginError::Invalid(format!("{e:#}")))?;
-            Ok((component, bytes))
-        };
+        if let Some(component) = self.lookup(engine, compat, sha256)? {
+            return Ok((component, LoadOrigin::DiskCache));
+        }
+        let component = self.compile(engine, compat, sha256, wasm, classify)?;
+        Ok((component, LoadOrigin::Compiled))
+    }
+
+    /// The cached component of `sha256` for the engine `compat`, if a
+    /// sound entry exists (an unusable one is logged and ignored).
+    pub fn lookup(
+        &self,
+        engine: &Engine,
+        compat: &str,
+        sha256: &str,
+    ) -> Result<Option<Component>, PluginError> {
         let (Some(dir), Some(path)) = (&self.dir, self.entry_path(sha256, compat)) else {
-            return Ok((compile()?.0, LoadOrigin::Compiled));
+            return Ok(None);
         };
         super::trust::check_private_dir(dir)?;
         let label = self.kind.label();
         match load_entry(engine, &path, sha256) {
             Ok(Some(component)) => {
                 log::debug!(target: "plugin", "read {} from the {label}", path.display());
-                return Ok((component, LoadOrigin::DiskCache));
+                Ok(Some(component))
             }
-            Ok(None) => {}
-            Err(why) => log::warn!(
-                target: "plugin",
-                "{label} entry {} is unusable ({why}); recompiling",
-                path.display()
-            ),
+            Ok(None) => Ok(None),
+            Err(why) => {
+                log::warn!(
+                    target: "plugin",
+                    "{label} entry {} is unusable ({why}); recompiling",
+                    path.display()
+                );
+                Ok(None)
+            }
         }
+    }
+
+    /// Compile `wasm()` (checked by `classify` first) with `engine` and
+    /// write it to the cache entry of (`sha256`, `compat`), if there is a
+    /// cache; failing to write only costs speed.
+    pub fn compile(
+        &self,
+        engine: &Engine,
+        compat: &str,
+        sha256: &str,
+        wasm: WasmSource<'_>,
+        classify: fn(&[u8]) -> Result<(), PluginError>,
+    ) -> Result<Component, PluginError> {
+        let compile = || -> Result<Component, PluginError> {
+            let bytes = wasm()?;
+            classify(&bytes)?;
+            Component::new(engine, &bytes).map_err(|e| PluginError::Invalid(format!("{e:#}")))
+        };
+        let (Some(dir), Some(path)) = (&self.dir, self.entry_path(sha256, compat)) else {
+            return compile();
+        };
+        super::trust::check_private_dir(dir)?;
+        let label = self.kind.label();
         log::debug!(target: "plugin", "compiling {} into the {label}", path.display());
-        let (component, _) = compile()?;
+        let component = compile()?;
         match component.serialize() {
             Ok(code) => match write_atomic(&path, &code, false) {
                 Ok(()) => seal::seal(&path, sha256, &crate::digest::sha256_hex(&code)),
@@ -150,11 +184,27 @@ impl CompileCache {
             },
             Err(e) => log::warn!(target: "plugin", "cannot serialize a compiled component: {e:#}"),
         }
-        Ok((component, LoadOrigin::Compiled))
+        Ok(component)
     }
 }
 
 impl CompileCache {
+    /// Whether an entry of `sha256` for an engine other than `compat` is
+    /// there (a directory listing: no engine needed to ask).
+    pub fn has_entry_besides(&self, sha256: &str, compat: &str) -> bool {
+        let Some(dir) = &self.dir else { return false };
+        let (prefix, ours) = (format!("{sha256}-"), format!("{sha256}-{compat}.cwasm"));
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|entry| {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                name.starts_with(&prefix) && name.ends_with(".cwasm") && name != ours
+            })
+    }
+
     /// Remove every entry compiled from the wasm `sha256`, whatever engine
     /// compiled it (best effort: a leftover entry only costs disk).
     pub fn forget(&self, sha256: &str) {

@@ -16,7 +16,6 @@ use super::guest_error::last_error;
 use super::runtime::{LoadedModule, PluginRuntime};
 use super::sandbox::{CallState, Label};
 use super::types::{Discovered, Grant, HandlerError, Inspected, Operation, ResourceView};
-use std::sync::Arc;
 use wasmtime::{Store, Trap, WasmBacktrace};
 
 impl PluginRuntime {
@@ -138,15 +137,12 @@ impl PluginRuntime {
                 ),
             ))));
         }
-        let engine = self
-            .engine()
-            .map_err(|e| fail(CallErrorKind::Load(e.to_string())))?;
-        if !Arc::ptr_eq(&engine, &m.0.engine) {
+        if !self.owns(&m.0.engine) {
             return Err(fail(CallErrorKind::Load(
                 "the module was loaded by another runtime".into(),
             )));
         }
-        self.run(&m.0.pre, &engine, &label, grant, call)
+        self.run(&m.0.pre, &m.0.engine, &label, grant, call)
     }
 
     /// One call in a fresh store: instantiate, run `call`, flush the log,

@@ -1,10 +1,12 @@
-//! The runtime's one wasmtime `Engine`, its `Linker`, the epoch ticker and
-//! the async executor calls run on: the one home of the engine
-//! configuration (which also fixes what the compile cache may reuse,
-//! through the compatibility hash).
+//! A wasmtime `Engine` of the runtime (one per [`Compiler`]), its
+//! `Linker`, the epoch ticker and the async executor calls run on: the
+//! one home of the engine configuration (which also fixes what the
+//! compile cache may reuse, through the compatibility hash) and of which
+//! compiler a component gets.
 //!
-//! Built only on the first load or call, so registry commands that never
-//! run a handler never pay for it. Deadlines have two halves, because a
+//! Each is built only on the first load or call that needs it, so
+//! registry commands that never run a handler never pay for one, and a
+//! process that runs only small components never makes the Winch one. Deadlines have two halves, because a
 //! guest is either computing or waiting on the host:
 //!
 //! * epoch interruption for guest code: one thread per engine advances the
@@ -21,8 +23,14 @@
 //! Instances come from a pooling allocator sized by
 //! [`Limits::concurrent_calls`]: a call reuses a warm memory slot instead
 //! of mapping fresh memory, which is most of a warm call's cost otherwise.
-//! A call beyond that many at once fails to instantiate (reported as a
-//! trap naming the pool limit).
+//! A call beyond that many at once on one engine fails to instantiate
+//! (reported as a trap naming the pool limit). Each engine has its own
+//! pool of that shape: a pool reserves address space, not memory (each
+//! memory slot is wasmtime's 4 GiB reservation plus its 32 MiB guard,
+//! `PROT_NONE` until used: ~260 GiB of address space per engine with the
+//! default 32 calls, of x86_64's 128 TiB), so the Winch engine's pool is
+//! not made smaller — a big component may be called as often at once as a
+//! small one.
 
 use super::error::PluginError;
 use super::limits::Limits;
@@ -33,20 +41,68 @@ use wasmtime::component::Linker;
 use wasmtime::{Config, Enabled, Engine, PoolingAllocationConfig, Strategy};
 
 /// Which of wasmtime's compilers turns a component into machine code.
-/// The host uses Cranelift; Winch is there to be measured against it
-/// (`benches/compiler.rs`, docs/benchmarks.md "A big component"). Winch
-/// code checks the same epoch deadlines and runs in the same pool; the
-/// compatibility hash differs, so the two compilers' forms are cached
-/// apart and never reused by the other.
+/// A runtime has one engine per compiler, each made on first use, and
+/// picks by the component's size ([`Compiler::for_size`]) unless told one
+/// ([`PluginRuntime::with_compiler`](super::PluginRuntime::with_compiler)).
+/// Winch code checks the same epoch deadlines, runs in a pool of the same
+/// shape and traps the same way; the compatibility hash differs, so the
+/// two compilers' forms are cached apart and never reused by the other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Compiler {
     /// Cranelift, the optimising compiler: slower to compile, faster code.
     #[default]
     Cranelift,
-    /// Winch, the baseline compiler: one pass per function, slower code.
-    /// Needs this crate's `winch` feature; without it the engine refuses
-    /// to start ("winch support not compiled in").
+    /// Winch, the baseline compiler: one pass per function, ~4× faster to
+    /// compile, slower code (docs/benchmarks.md, "Winch against
+    /// Cranelift"). Only in a build with this crate's `winch` feature on
+    /// x86_64 ([`Compiler::WINCH_AVAILABLE`]); elsewhere an engine forced
+    /// to it refuses to start ("winch support not compiled in").
     Winch,
+}
+
+impl Compiler {
+    /// Whether this build compiles with Winch: the `winch` feature (on by
+    /// default) on x86_64, the one target where Winch is Tier 1.
+    pub const WINCH_AVAILABLE: bool = cfg!(all(feature = "winch", target_arch = "x86_64"));
+
+    /// Components of at least this many bytes are compiled by Winch where
+    /// it is available. Every componentize-py component is over 10 MB
+    /// (an interpreter and its standard library; the example is 18.6 MB:
+    /// 19 s with Cranelift, 4.3 s with Winch, a warm call 3–4% slower);
+    /// Rust ones are under 1 MB and compile in a fraction of a second
+    /// with Cranelift, whose faster code they keep.
+    pub const WINCH_THRESHOLD: u64 = 4 << 20;
+
+    /// The compiler the host picks for a component of `size` bytes.
+    pub const fn for_size(size: u64) -> Self {
+        if Self::WINCH_AVAILABLE && size >= Self::WINCH_THRESHOLD {
+            Compiler::Winch
+        } else {
+            Compiler::Cranelift
+        }
+    }
+
+    /// Its name, as messages and `plugin check` give it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Compiler::Cranelift => "Cranelift",
+            Compiler::Winch => "Winch",
+        }
+    }
+
+    /// Its place in a per-compiler array.
+    pub(crate) const fn index(self) -> usize {
+        match self {
+            Compiler::Cranelift => 0,
+            Compiler::Winch => 1,
+        }
+    }
+}
+
+impl std::fmt::Display for Compiler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Bytes at the bottom of each pooled linear memory kept resident between
@@ -73,6 +129,8 @@ pub(crate) const TICK: Duration = Duration::from_millis(5);
 /// The engine and everything built once from it.
 pub(crate) struct EngineState {
     pub engine: Engine,
+    /// The compiler it compiles with.
+    pub compiler: Compiler,
     pub linker: Linker<CallState>,
     /// Hex digest of the engine's precompile compatibility hash: compiled
     /// code is reused only by an engine with the same digest.
@@ -85,6 +143,7 @@ pub(crate) struct EngineState {
 impl std::fmt::Debug for EngineState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EngineState")
+            .field("compiler", &self.compiler)
             .field("compat", &self.compat)
             .finish_non_exhaustive()
     }
@@ -128,6 +187,7 @@ impl EngineState {
             .map_err(|e| PluginError::Engine(format!("cannot start the call executor: {e}")))?;
         Ok(Self {
             engine,
+            compiler,
             linker,
             compat,
             executor,

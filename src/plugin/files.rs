@@ -88,18 +88,31 @@ impl PluginFiles {
     }
 }
 
+/// A stored plugin file found to hold the expected bytes.
+#[derive(Debug)]
+pub(crate) struct CheckedFile {
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its bytes, when they were read to check them (none when its seal
+    /// vouched for it).
+    pub bytes: Option<Vec<u8>>,
+}
+
 /// Check that the plugin file `path` (in a private directory) holds the
 /// bytes whose hash is `sha256`: by its seal, or by hashing it (the bytes
 /// are returned then, so a caller that needs them reads the file once).
 /// A mismatch is [`PluginError::Tampered`] with both hashes.
-pub(crate) fn check_stored(path: &Path, sha256: &str) -> Result<Option<Vec<u8>>, PluginError> {
+pub(crate) fn check_stored(path: &Path, sha256: &str) -> Result<CheckedFile, PluginError> {
     use super::seal::{Checked, SealError};
     if let Some(dir) = path.parent() {
         super::trust::check_private_dir(dir)?;
     }
     match super::seal::check(path, sha256, Some(sha256)) {
-        Ok(Checked::Sealed) => Ok(None),
-        Ok(Checked::Hashed(bytes)) => Ok(Some(bytes)),
+        Ok(Checked::Sealed { size }) => Ok(CheckedFile { size, bytes: None }),
+        Ok(Checked::Hashed(bytes)) => Ok(CheckedFile {
+            size: bytes.len() as u64,
+            bytes: Some(bytes),
+        }),
         Err(SealError::Mismatch { expected, actual }) => Err(PluginError::Tampered {
             path: path.to_path_buf(),
             expected,

@@ -6,7 +6,8 @@
 //! versions served). This module owns everything between the registry and
 //! such a component:
 //!
-//! * [`PluginRuntime`]: one lazily created engine, a compile cache on disk
+//! * [`PluginRuntime`]: lazily created engines (one per [`Compiler`]: Winch
+//!   for big components, Cranelift for the rest), a compile cache on disk
 //!   keyed by (wasm sha256, engine compatibility), an `InstancePre` per
 //!   component, and per-call sandboxes with limits ([`Limits`]);
 //! * [`PluginFiles`]: the content-addressed plugin store, verified on read;
@@ -26,6 +27,7 @@ mod call;
 mod capture;
 mod contract;
 mod engine;
+mod engines;
 mod error;
 mod files;
 mod fs_guard;

@@ -1,5 +1,6 @@
 //! [`PluginRuntime`]: the one home of component lifecycles. It owns the
-//! lazily created engine, accepts components (`describe`), loads them
+//! lazily created engines (one per [`Compiler`]; a component's size picks
+//! which compiles it), accepts components (`describe`), loads them
 //! (compile cache, `InstancePre`, kept for the runtime's life) and hands
 //! out [`LoadedModule`]s; the calls themselves are in `call`.
 //!
@@ -12,8 +13,9 @@ use super::cache::WasmSource;
 use super::cache::{CompileCache, LoadOrigin};
 use super::contract::{Answer, Call, ContractVersion, HandlerPre};
 use super::engine::{Compiler, EngineState};
+use super::engines::{Compiled, Engines};
 use super::error::{CallError, CallErrorKind, PluginError};
-use super::files::{check_stored, read_verified};
+use super::files::{CheckedFile, check_stored, read_verified};
 use super::git::{GitMemo, GitSnapshot, MemoSlot};
 use super::limits::Limits;
 use super::sandbox::Label;
@@ -24,7 +26,7 @@ use crate::model::ModuleName;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 use wasmtime::component::Component;
 
@@ -59,6 +61,8 @@ pub struct Accepted {
     /// How long compiling took (or reading the compile cache: `origin`).
     pub compile_time: Duration,
     pub origin: LoadOrigin,
+    /// The compiler its code is from.
+    pub compiler: Compiler,
 }
 
 /// A component compiled and bound to its contract version.
@@ -70,8 +74,8 @@ struct Prepared {
     compile_time: Duration,
 }
 
-/// Runs handler components: one engine, one compile cache, one
-/// `InstancePre` per loaded component.
+/// Runs handler components: one engine per compiler, one compile cache,
+/// one `InstancePre` per loaded component.
 #[derive(Debug)]
 pub struct PluginRuntime {
     pub(crate) limits: Limits,
@@ -81,15 +85,14 @@ pub struct PluginRuntime {
     /// The per-user cache the built-in components are compiled into,
     /// shared by every home (see `cache`).
     shared: Option<CompileCache>,
-    engine: OnceLock<Result<Arc<EngineState>, String>>,
+    /// One engine per compiler, each made on its first use.
+    engines: Engines,
     loaded: Mutex<HashMap<(ModuleName, String), LoadedModule>>,
     /// The current operation's git answers (see [`PluginRuntime::git_snapshot`]).
     git_memo: MemoSlot,
     /// Which `git` the host's git interface runs (see
     /// [`PluginRuntime::with_git`]).
     pub(crate) git: Arc<GitTools>,
-    /// Which compiler the engine uses (see [`PluginRuntime::with_compiler`]).
-    compiler: Compiler,
 }
 
 /// A component ready to be called: its registered module name, hash,
@@ -123,6 +126,10 @@ impl LoadedModule {
     pub fn origin(&self) -> LoadOrigin {
         self.0.origin
     }
+    /// The compiler its code is from.
+    pub fn compiler(&self) -> Compiler {
+        self.0.engine.compiler
+    }
 }
 
 impl std::fmt::Debug for LoadedModule {
@@ -132,13 +139,14 @@ impl std::fmt::Debug for LoadedModule {
             .field("sha256", &self.0.sha256)
             .field("info", &self.0.info)
             .field("origin", &self.0.origin)
+            .field("compiler", &self.0.engine.compiler)
             .finish_non_exhaustive()
     }
 }
 
 impl PluginRuntime {
-    /// A runtime caching compiled code under `cache_dir`. Cheap: the
-    /// engine is created on the first load or call.
+    /// A runtime caching compiled code under `cache_dir`. Cheap: an
+    /// engine is created on the first load or call that needs it.
     pub fn new(cache_dir: PathBuf, limits: Limits) -> Self {
         Self::with_cache(Some(cache_dir), limits)
     }
@@ -154,19 +162,25 @@ impl PluginRuntime {
             views: None,
             cache: CompileCache::new(cache_dir),
             shared: None,
-            engine: OnceLock::new(),
+            engines: Engines::new(),
             loaded: Mutex::new(HashMap::new()),
             git_memo: MemoSlot::default(),
             git: Arc::default(),
-            compiler: Compiler::default(),
         }
     }
 
-    /// Compile with `compiler` instead of Cranelift (before the first
-    /// load: the engine is made once).
+    /// Compile every component with `compiler`, whatever its size (tests
+    /// and benchmarks compare the two this way; Winch where it is not
+    /// available fails to start its engine).
     pub fn with_compiler(mut self, compiler: Compiler) -> Self {
-        self.compiler = compiler;
+        self.engines.forced = Some(compiler);
         self
+    }
+
+    /// The compiler this runtime compiles a component of `size` bytes
+    /// with: the forced one, else [`Compiler::for_size`].
+    pub fn compiler_for(&self, size: u64) -> Compiler {
+        self.engines.compiler_for(size)
     }
 
     /// Begin one operation's git snapshot: until the answer is dropped,
@@ -232,10 +246,16 @@ impl PluginRuntime {
         &self.limits
     }
 
-    /// Where the compiled form of the component `sha256` is cached (none
-    /// without a cache).
-    pub fn cache_entry_path(&self, sha256: &str) -> Result<Option<PathBuf>, PluginError> {
-        Ok(self.cache.entry_path(sha256, &self.engine()?.compat))
+    /// Where the compiled form of the component `sha256`, of `size`
+    /// bytes (which pick its compiler), is cached (none without a cache).
+    /// Creates that compiler's engine.
+    pub fn cache_entry_path(
+        &self,
+        sha256: &str,
+        size: u64,
+    ) -> Result<Option<PathBuf>, PluginError> {
+        let engine = self.engines.get(self.compiler_for(size), &self.limits)?;
+        Ok(self.cache.entry_path(sha256, &engine.compat))
     }
 
     /// Remove the compiled forms of the component `sha256` from the
@@ -251,7 +271,8 @@ impl PluginRuntime {
     pub fn accept(&self, wasm: &[u8]) -> Result<Accepted, PluginError> {
         let sha256 = sha256_hex(wasm);
         let anonymous = format!("sha256:{}", &sha256[..12]);
-        let prepared = self.prepare(&|| Ok(Cow::Borrowed(wasm)), &sha256, false)?;
+        let size = wasm.len() as u64;
+        let prepared = self.prepare(&|| Ok(Cow::Borrowed(wasm)), &sha256, size, false)?;
         let info = self.call_describe(&prepared.pre, &prepared.engine, &anonymous)?;
         Ok(Accepted {
             sha256,
@@ -259,6 +280,7 @@ impl PluginRuntime {
             imports: prepared.imports,
             compile_time: prepared.compile_time,
             origin: prepared.origin,
+            compiler: prepared.engine.compiler,
         })
     }
 
@@ -282,7 +304,12 @@ impl PluginRuntime {
                     origin,
                     engine,
                     ..
-                } = self.prepare(&|| Ok(Cow::Borrowed(bytes)), &sha256, true)?;
+                } = self.prepare(
+                    &|| Ok(Cow::Borrowed(bytes)),
+                    &sha256,
+                    bytes.len() as u64,
+                    true,
+                )?;
                 (pre, origin, engine, module, sha256)
             }
             ComponentSource::Stored {
@@ -296,8 +323,8 @@ impl PluginRuntime {
                 // The file is checked (tampering refused) whether or not
                 // its compiled form is cached; it is read only when it
                 // must be compiled, or when its seal did not vouch for it.
-                let checked = check_stored(path, sha256)?;
-                let wasm = || match &checked {
+                let CheckedFile { size, bytes } = check_stored(path, sha256)?;
+                let wasm = || match &bytes {
                     Some(bytes) => Ok(Cow::Borrowed(bytes.as_slice())),
                     None => read_verified(path, sha256).map(Cow::Owned),
                 };
@@ -306,7 +333,7 @@ impl PluginRuntime {
                     origin,
                     engine,
                     ..
-                } = self.prepare(&wasm, sha256, false)?;
+                } = self.prepare(&wasm, sha256, size, false)?;
                 (pre, origin, engine, module, sha256.to_owned())
             }
         };
@@ -339,39 +366,46 @@ impl PluginRuntime {
         })))
     }
 
-    /// The engine, created on first use.
-    pub(crate) fn engine(&self) -> Result<Arc<EngineState>, PluginError> {
-        self.engine
-            .get_or_init(|| {
-                EngineState::new(&self.limits, self.compiler)
-                    .map(Arc::new)
-                    .map_err(|e| e.to_string())
-            })
-            .clone()
-            .map_err(PluginError::Engine)
+    /// Whether `engine` is one of this runtime's (never creates one).
+    pub(crate) fn owns(&self, engine: &Arc<EngineState>) -> bool {
+        self.engines.owns(engine)
     }
 
-    /// Classify, compile (or read the cache: the shared one for a
-    /// built-in, `embedded`), find the contract version it was built for,
-    /// and build the `InstancePre`.
+    /// Classify, compile with the compiler its `size` picks (or read the
+    /// cache: the shared one for a built-in, `embedded`; see `engines`),
+    /// find the contract version it was built for, and build the
+    /// `InstancePre`.
     fn prepare(
         &self,
         wasm: WasmSource<'_>,
         sha256: &str,
+        size: u64,
         embedded: bool,
     ) -> Result<Prepared, PluginError> {
-        let state = self.engine()?;
         // A figure for people (`plugin check`), not a decision: the
         // process clock is fine here.
         let started = Instant::now();
-        let (component, origin) = self.cache_for(embedded).component(
-            &state.engine,
-            &state.compat,
+        let Compiled {
+            engine: state,
+            component,
+            origin,
+        } = self.engines.component(
+            &self.limits,
+            self.cache_for(embedded),
             sha256,
+            size,
             wasm,
             classify,
         )?;
         let compile_time = started.elapsed();
+        if origin == LoadOrigin::Compiled {
+            log::debug!(
+                target: "plugin",
+                "compiled component sha256:{} ({size} bytes) with {} in {compile_time:.1?}",
+                &sha256[..sha256.len().min(12)],
+                state.compiler
+            );
+        }
         let version = contract_version(&state, &component)?;
         let imports = component
             .component_type()
@@ -471,6 +505,24 @@ mod tests {
     #[test]
     fn a_new_runtime_creates_no_engine() {
         let rt = PluginRuntime::new(PathBuf::from("/nonexistent"), Limits::default());
-        assert!(rt.engine.get().is_none());
+        assert!(rt.engines.none_made());
+    }
+
+    #[test]
+    fn a_component_from_the_threshold_up_is_winchs_where_winch_is_built_in() {
+        let rt = PluginRuntime::without_cache(Limits::default());
+        let big = if Compiler::WINCH_AVAILABLE {
+            Compiler::Winch
+        } else {
+            Compiler::Cranelift
+        };
+        assert_eq!(rt.compiler_for(Compiler::WINCH_THRESHOLD), big);
+        assert_eq!(rt.compiler_for(18 << 20), big);
+        assert_eq!(
+            rt.compiler_for(Compiler::WINCH_THRESHOLD - 1),
+            Compiler::Cranelift
+        );
+        let forced = rt.with_compiler(Compiler::Cranelift);
+        assert_eq!(forced.compiler_for(18 << 20), Compiler::Cranelift);
     }
 }

@@ -28,8 +28,9 @@ const MAGIC: &str = "resource-host-seal-1";
 /// How a file's contents were found to be the expected ones.
 #[derive(Debug)]
 pub(crate) enum Checked {
-    /// The seal vouches for them: nothing was read.
-    Sealed,
+    /// The seal vouches for them: nothing was read (`size`: the file's,
+    /// as the seal recorded it).
+    Sealed { size: u64 },
     /// The file was read and hashed (its bytes, for the caller to use).
     Hashed(Vec<u8>),
 }
@@ -160,7 +161,7 @@ pub(crate) fn check(
             && record.identity == identity.text()
             && identity.ctime < sealed_at
         {
-            return Ok(Checked::Sealed);
+            return Ok(Checked::Sealed { size: meta.size() });
         }
     }
     let bytes = std::fs::read(path).map_err(SealError::Io)?;
@@ -211,7 +212,7 @@ mod tests {
         seal(&path, "a", &digest(b"contents"));
         assert!(matches!(
             check(&path, "a", Some(&digest(b"contents"))),
-            Ok(Checked::Sealed)
+            Ok(Checked::Sealed { .. })
         ));
     }
 
@@ -225,7 +226,7 @@ mod tests {
         assert!(matches!(first, Checked::Hashed(ref b) if b == b"contents"));
         assert!(matches!(
             check(&path, "a", Some(&digest(b"contents"))),
-            Ok(Checked::Sealed)
+            Ok(Checked::Sealed { .. })
         ));
     }
 
@@ -290,7 +291,10 @@ mod tests {
         tick();
         assert!(matches!(check(&path, "a", None), Err(SealError::Unsealed)));
         seal(&path, "a", &digest(b"code"));
-        assert!(matches!(check(&path, "a", None), Ok(Checked::Sealed)));
+        assert!(matches!(
+            check(&path, "a", None),
+            Ok(Checked::Sealed { .. })
+        ));
         // A seal made for another plugin vouches for nothing here.
         assert!(matches!(check(&path, "b", None), Err(SealError::Unsealed)));
         // Rewritten: hashed against the sealed digest, refused.

@@ -89,12 +89,13 @@ impl Registry {
                 .map_err(load_err)?
         };
         log::debug!(
-            "handler module {module} {}",
+            "handler module {module} {} ({} code)",
             match loaded.origin() {
                 LoadOrigin::Compiled => "compiled (and written to the compile cache)",
                 LoadOrigin::DiskCache => "loaded from the compile cache",
                 LoadOrigin::Memory => "already loaded in this process",
-            }
+            },
+            loaded.compiler()
         );
         Ok(Some(Handler {
             reference: reference.clone(),

@@ -79,6 +79,9 @@ pub struct PluginCheckView {
     pub classes: Vec<ClassView>,
     /// Milliseconds spent compiling it (what its first `plugin add` costs).
     pub compile_ms: u64,
+    /// The compiler that compiled it (`Winch` for a big component where
+    /// the build has it, else `Cranelift`).
+    pub compiler: String,
 }
 
 /// Check the component at `path` as `agents plugin add` would, in a
@@ -116,5 +119,6 @@ pub fn check_plugin(
             })
             .collect(),
         compile_ms: u64::try_from(accepted.compile_time.as_millis()).unwrap_or(u64::MAX),
+        compiler: accepted.compiler.name().to_owned(),
     })
 }

@@ -6,7 +6,8 @@
 
 use resource_host::model::ModuleName;
 use resource_host::plugin::{
-    ComponentSource, Grant, Limits, LoadedModule, PluginFiles, PluginRuntime, ResourceView,
+    Compiler, ComponentSource, Grant, Limits, LoadedModule, PluginFiles, PluginRuntime,
+    ResourceView,
 };
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Once};
@@ -42,13 +43,25 @@ impl Host {
         }
     }
 
+    /// A runtime that compiles every component with `compiler`.
+    pub fn with_compiler(limits: Limits, compiler: Compiler) -> Self {
+        let mut host = Self::new(limits);
+        host.runtime = host.runtime.with_compiler(compiler);
+        host
+    }
+
     pub fn cache_dir(&self) -> PathBuf {
         self.home.path().join("cache")
     }
 
     /// Import component `name` into the store and load it as `module`.
     pub fn load(&self, name: &str, module: &str) -> LoadedModule {
-        let stored = self.files.import(&wasm(name)).unwrap();
+        self.load_bytes(&wasm(name), module)
+    }
+
+    /// Import the component `bytes` into the store and load it as `module`.
+    pub fn load_bytes(&self, bytes: &[u8], module: &str) -> LoadedModule {
+        let stored = self.files.import(bytes).unwrap();
         let module = ModuleName::parse(module).unwrap();
         self.runtime
             .load(ComponentSource::Stored {
