@@ -131,6 +131,13 @@ pub(super) fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
         // refused as `DiskFull`; without this every command failed to open.
         persist_wal(conn)?;
         conn.pragma_update(None, "journal_size_limit", WAL_LIMIT)?;
+        // A page cache that holds a big registration's transaction: with
+        // SQLite's default (2 MiB) the ~4,300 rows of a git/git-sized
+        // checkout overflow it and SQLite spills dirty pages to the log
+        // mid-transaction, writing many of them twice. A ceiling, not an
+        // allocation: the cache grows only to the pages a connection
+        // touches.
+        conn.pragma_update(None, "cache_size", CACHE_KIB)?;
     }
     conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(())
@@ -139,6 +146,10 @@ pub(super) fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
 /// The size the write-ahead log is cut back to when a checkpoint resets
 /// it (it is emptied when the last connection closes).
 const WAL_LIMIT: i64 = 4 << 20;
+
+/// The page cache's ceiling per connection, in SQLite's spelling (a
+/// negative `cache_size` is KiB): 64 MiB.
+const CACHE_KIB: i64 = -(64 << 10);
 
 /// Set `SQLITE_FCNTL_PERSIST_WAL` on `conn`'s main database (rusqlite has
 /// no safe call for file controls).

@@ -68,6 +68,12 @@ fn a_new_file_is_migrated_to_the_current_schema_in_wal_mode() {
         .pragma_query_value(None, "journal_mode", |r| r.get(0))
         .unwrap();
     assert_eq!(mode, "wal");
+    // A page cache that holds a big registration's transaction (SQLite's
+    // default, 2 MiB, spills a git/git-sized checkout's rows mid-way).
+    let cache: i64 = conn
+        .pragma_query_value(None, "cache_size", |r| r.get(0))
+        .unwrap();
+    assert_eq!(cache, -(64 << 10));
     drop(store);
     // Opening again is a no-op migration.
     Store::open(&path).unwrap();
