@@ -1,8 +1,9 @@
 //! What virtual identities need from the store (`registry::equivalence`):
 //! the derived links from identities to their members, resources by
-//! property values, and the types a transaction wrote (recorded by
-//! triggers: `sqlite::record_written_types`, and on PostgreSQL by
-//! permanent triggers keyed by the server process).
+//! property values, and the types a transaction wrote (on SQLite noted
+//! by the resource inserter and by temporary triggers, see
+//! `sqlite::record_written_types`; on PostgreSQL by permanent triggers
+//! keyed by the server process).
 
 use super::db::{Arg, Cell, Dialect, args};
 use super::links::{TABLE, edge};
@@ -137,6 +138,19 @@ impl Writer<'_> {
             Dialect::Postgres => "DELETE FROM written_types WHERE backend_pid = pg_backend_pid()",
         };
         self.tx.execute(sql, args![])?;
+        Ok(())
+    }
+
+    /// Note that a resource of `type_name` was inserted (SQLite; on
+    /// PostgreSQL a permanent trigger notes it, see
+    /// `sqlite::record_written_types`).
+    pub(super) fn note_inserted_type(&self, type_name: &TypeName) -> Result<(), StoreError> {
+        if self.tx.dialect() == Dialect::Sqlite {
+            self.tx.execute(
+                "INSERT OR IGNORE INTO written_types VALUES (?1)",
+                args![type_name.as_str()],
+            )?;
+        }
         Ok(())
     }
 

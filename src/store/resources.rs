@@ -197,7 +197,10 @@ impl Writer<'_> {
     /// An inserter for many new resources: one prepared statement held
     /// for a whole batch instead of a cache lookup per row.
     pub fn resource_inserter(&self) -> Result<ResourceInserter<'_>, StoreError> {
-        Ok(ResourceInserter { writer: self })
+        Ok(ResourceInserter {
+            writer: self,
+            noted: Vec::new(),
+        })
     }
 
     /// Record what a handler computed for an existing resource.
@@ -269,6 +272,8 @@ impl Writer<'_> {
 /// prepared once per connection and reused for every row).
 pub struct ResourceInserter<'w> {
     writer: &'w Writer<'w>,
+    /// The types this inserter has noted as written (a batch holds few).
+    noted: Vec<TypeName>,
 }
 
 impl std::fmt::Debug for ResourceInserter<'_> {
@@ -316,7 +321,14 @@ impl ResourceInserter<'_> {
         // the caller may want to read on (who has the name).
         match (inserted?, &row.name) {
             (0, Some(name)) => Err(StoreError::NameTaken { name: name.clone() }),
-            _ => Ok(()),
+            (0, None) => Ok(()),
+            _ => {
+                if !self.noted.contains(&row.type_name) {
+                    self.writer.note_inserted_type(&row.type_name)?;
+                    self.noted.push(row.type_name.clone());
+                }
+                Ok(())
+            }
         }
     }
 }

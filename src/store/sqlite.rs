@@ -92,10 +92,13 @@ pub(super) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 }
 
 /// Record, per connection, the types of the resources a transaction
-/// inserts, deletes or changes the properties of (temporary triggers on
-/// a temporary table: nothing in the registry file), created if missing
-/// at the start of every write transaction. Identities are reconciled
-/// only for those types; see `registry::equivalence`. The table is
+/// inserts, deletes or changes the properties of (a temporary table:
+/// nothing in the registry file; temporary triggers for deletes and
+/// changes, created if missing at the start of every write transaction;
+/// inserts are noted by what makes them, [`super::ResourceInserter`],
+/// once per type and batch: a per-row trigger cost 15–30% of a big
+/// registration's inserts). Identities are reconciled only for those
+/// types; see `registry::equivalence`. The table is
 /// transactional like everything else: a rolled-back write leaves no
 /// entry (and, if it created them, no table and triggers either).
 /// (PostgreSQL: permanent triggers note into a table keyed by the
@@ -103,8 +106,6 @@ pub(super) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 pub(super) fn record_written_types(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS written_types (type_name TEXT PRIMARY KEY) WITHOUT ROWID;
-         CREATE TEMP TRIGGER IF NOT EXISTS written_insert AFTER INSERT ON main.resources
-         BEGIN INSERT OR IGNORE INTO written_types VALUES (NEW.type_name); END;
          CREATE TEMP TRIGGER IF NOT EXISTS written_delete AFTER DELETE ON main.resources
          BEGIN INSERT OR IGNORE INTO written_types VALUES (OLD.type_name); END;
          CREATE TEMP TRIGGER IF NOT EXISTS written_update
@@ -131,6 +132,13 @@ pub(super) fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
         // refused as `DiskFull`; without this every command failed to open.
         persist_wal(conn)?;
         conn.pragma_update(None, "journal_size_limit", WAL_LIMIT)?;
+        // A page cache that holds a big registration's transaction: with
+        // SQLite's default (2 MiB) the ~4,300 rows of a git/git-sized
+        // checkout overflow it and SQLite spills dirty pages to the log
+        // mid-transaction, writing many of them twice. A ceiling, not an
+        // allocation: the cache grows only to the pages a connection
+        // touches.
+        conn.pragma_update(None, "cache_size", CACHE_KIB)?;
     }
     conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(())
@@ -139,6 +147,10 @@ pub(super) fn configure(conn: &Connection, file: bool) -> rusqlite::Result<()> {
 /// The size the write-ahead log is cut back to when a checkpoint resets
 /// it (it is emptied when the last connection closes).
 const WAL_LIMIT: i64 = 4 << 20;
+
+/// The page cache's ceiling per connection, in SQLite's spelling (a
+/// negative `cache_size` is KiB): 64 MiB.
+const CACHE_KIB: i64 = -(64 << 10);
 
 /// Set `SQLITE_FCNTL_PERSIST_WAL` on `conn`'s main database (rusqlite has
 /// no safe call for file controls).

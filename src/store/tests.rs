@@ -68,6 +68,12 @@ fn a_new_file_is_migrated_to_the_current_schema_in_wal_mode() {
         .pragma_query_value(None, "journal_mode", |r| r.get(0))
         .unwrap();
     assert_eq!(mode, "wal");
+    // A page cache that holds a big registration's transaction (SQLite's
+    // default, 2 MiB, spills a git/git-sized checkout's rows mid-way).
+    let cache: i64 = conn
+        .pragma_query_value(None, "cache_size", |r| r.get(0))
+        .unwrap();
+    assert_eq!(cache, -(64 << 10));
     drop(store);
     // Opening again is a no-op migration.
     Store::open(&path).unwrap();
@@ -308,6 +314,40 @@ fn reads_by_many_ids_take_one_statement_past_sqlites_parameter_limit(mut store: 
             Ok::<_, StoreError>(())
         })
         .unwrap();
+}
+
+fn inserted_types_are_recorded_as_written_and_a_rollback_forgets_them(mut store: Store) {
+    let mut dir = spec("fs-directory");
+    dir.built_in = true;
+    let file = spec("fs-file");
+    store
+        .write(|w| {
+            w.upsert_type(&dir, "builtin", "t0")?;
+            w.upsert_type(&file, "builtin", "t0")?;
+            w.forget_written_types()
+        })
+        .unwrap();
+    // A failed write notes nothing.
+    let failed: Result<(), StoreError> = store.write(|w| {
+        w.insert_resource(&row(1, "fs-file"))?;
+        w.insert_resource(&row(2, "no-such-type"))
+    });
+    assert!(failed.is_err());
+    assert!(store.read(|r| r.written_types()).unwrap().is_empty());
+    // Several rows of one type through one inserter, and one of another.
+    let written = store
+        .write(|w| {
+            let mut inserter = w.resource_inserter()?;
+            for n in 3..6 {
+                inserter.insert(&row(n, "fs-directory"))?;
+            }
+            w.insert_resource(&row(6, "fs-file"))?;
+            w.written_types()
+        })
+        .unwrap();
+    let want: std::collections::BTreeSet<String> =
+        ["fs-directory", "fs-file"].map(String::from).into();
+    assert_eq!(written, want);
 }
 
 fn a_rehearsal_sees_its_own_writes_and_then_leaves_nothing(mut store: Store) {
