@@ -18,11 +18,13 @@
 //! Runs are interleaved (ours, baseline, ours, …) so that drift in the
 //! machine's speed touches both alike. Figures, not asserts.
 
+mod support;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use support::{median, timed_agents as agents};
 
 fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -61,11 +63,6 @@ fn main() {
         );
         compare(&tmp, &repo, "refs", runs.min(3));
     }
-}
-
-fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort();
-    xs[xs.len() / 2]
 }
 
 fn ms(d: Duration) -> String {
@@ -207,26 +204,6 @@ fn add_light_tags(dir: &Path, n: usize) {
         .expect("batch");
     assert!(child.wait().expect("update-ref").success());
     git(dir, &["pack-refs", "--all"]);
-}
-
-/// `agents ARGS` (the binary `program`) on `home` (with the shared cache
-/// in `xdg`), timed.
-fn agents(program: &Path, home: &Path, xdg: &Path, args: &[&str]) -> Duration {
-    let start = Instant::now();
-    let out = Command::new(program)
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .env("XDG_CACHE_HOME", xdg)
-        .output()
-        .expect("run agents");
-    let took = start.elapsed();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    took
 }
 
 fn compare(tmp: &Path, repo: &Path, label: &str, runs: usize) {

@@ -28,6 +28,7 @@
 //! Runs are interleaved (ours, baseline, ours, …) so that drift in the
 //! machine's speed touches both alike. Figures, not asserts.
 
+mod support;
 use resource_host::home::Home;
 use resource_host::model::{ModuleName, ResourceKey};
 use resource_host::plugin::{ComponentSource, Grant, Limits, PluginRuntime, builtin_component};
@@ -39,6 +40,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use support::median;
 
 #[path = "builtin/native.rs"]
 mod native;
@@ -66,11 +68,6 @@ fn main() {
     if run("refresh") {
         refresh(&tmp);
     }
-}
-
-fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort();
-    xs[xs.len() / 2]
 }
 
 fn ms(d: Duration) -> String {

@@ -14,6 +14,7 @@
 //! every call is. Without componentize-py the Python rows are skipped.
 //! Figures, not asserts.
 
+mod support;
 use resource_host::model::ModuleName;
 use resource_host::plugin::{
     Compiler, ComponentSource, Grant, Limits, LoadOrigin, LoadedModule, PluginFiles, PluginRuntime,
@@ -22,28 +23,12 @@ use resource_host::plugin::{
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use support::{componentize_py, median, root};
 
 const COMPILERS: [(Compiler, &str); 2] = [
     (Compiler::Cranelift, "Cranelift"),
     (Compiler::Winch, "Winch"),
 ];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort();
-    xs[xs.len() / 2]
-}
-
-fn componentize_py() -> Option<PathBuf> {
-    let venv = root().join("target/py-venv/bin/componentize-py");
-    if venv.is_file() {
-        return Some(venv);
-    }
-    std::env::var_os("COMPONENTIZE_PY").map(PathBuf::from)
-}
 
 /// The Python example, built once per change of its source or the WIT.
 fn python_example() -> Option<PathBuf> {

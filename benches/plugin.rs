@@ -15,6 +15,7 @@
 //! `BENCH_ONLY=call BENCH_CALLS=50000` runs (almost) only the calls,
 //! `BENCH_ONLY=trivial` only the trivial one.
 
+mod support;
 use resource_host::plugin::{
     ComponentSource, Grant, Limits, LoadOrigin, LoadedModule, PluginFiles, PluginRuntime,
     StoredFile,
@@ -22,6 +23,7 @@ use resource_host::plugin::{
 use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use support::median;
 
 const LOADS: usize = 7;
 const CALLS: usize = 2_000;
@@ -36,11 +38,6 @@ fn calls() -> usize {
 
 fn wasm(name: &str) -> Vec<u8> {
     std::fs::read(Path::new(env!("RESOURCE_HOST_WASM_DIR")).join(format!("{name}.wasm"))).unwrap()
-}
-
-fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort();
-    xs[xs.len() / 2]
 }
 
 fn load(rt: &PluginRuntime, stored: &StoredFile, module: &str) -> LoadedModule {

@@ -29,6 +29,7 @@
 //! rows are skipped with a message. The build is cached under
 //! `target/bench-python/` by the source's hash. Figures, not asserts.
 
+mod support;
 use resource_host::model::ModuleName;
 use resource_host::plugin::{
     Compiler, ComponentSource, Grant, Limits, LoadOrigin, PluginFiles, PluginRuntime,
@@ -36,37 +37,12 @@ use resource_host::plugin::{
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use support::{componentize_py, median, root};
 
 const LOADS: usize = 7;
 const RUNS: usize = 11;
 const CALLS: usize = 500;
 const AGENTS: &str = env!("CARGO_BIN_EXE_agents");
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort();
-    xs[xs.len() / 2]
-}
-
-fn componentize_py() -> Option<PathBuf> {
-    let venv = root().join("target/py-venv/bin/componentize-py");
-    if venv.is_file() {
-        return Some(venv);
-    }
-    if let Some(p) = std::env::var_os("COMPONENTIZE_PY") {
-        return Some(PathBuf::from(p));
-    }
-    let found = Command::new("componentize-py")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    found.then(|| PathBuf::from("componentize-py"))
-}
 
 /// The trivial Python handler, built (once per source change).
 fn python_component() -> Option<PathBuf> {

@@ -11,9 +11,11 @@
 //! the same command on a warm home, interleaved. Run:
 //! `cargo bench --bench resource_add`.
 
+mod support;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
+use support::median;
 
 const RUNS: usize = 9;
 
@@ -22,30 +24,12 @@ const RUNS: usize = 9;
 static XDG: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
 
 fn agents(home: &Path, args: &[&str]) -> Duration {
-    agents_with_cache(home, XDG.get().expect("set in main"), args)
-}
-
-fn agents_with_cache(home: &Path, xdg: &Path, args: &[&str]) -> Duration {
-    let start = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_agents"))
-        .arg("--home")
-        .arg(home)
-        .args(args)
-        .env("XDG_CACHE_HOME", xdg)
-        .output()
-        .expect("run agents");
-    let took = start.elapsed();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    took
-}
-
-fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort();
-    xs[xs.len() / 2]
+    support::timed_agents(
+        Path::new(env!("CARGO_BIN_EXE_agents")),
+        home,
+        XDG.get().expect("set in main"),
+        args,
+    )
 }
 
 fn main() {
@@ -116,7 +100,8 @@ fn main() {
         ));
         std::fs::remove_dir_all(&cold_xdg).ok();
         let cold = tmp.path().join(format!("cold{i}"));
-        cold_home.push(agents_with_cache(
+        cold_home.push(support::timed_agents(
+            Path::new(env!("CARGO_BIN_EXE_agents")),
             &cold,
             &cold_xdg,
             &["resource", "add", "fs-directory", "local/d", "--path", path],

@@ -1,4 +1,5 @@
-//! What several benches share: the median they report and the small
+//! What several benches share: the median they report, the repository's
+//! root, componentize-py, a timed `agents` process, and the small
 //! registry the front-end benches (`mcp`, `python`) time `show_resource`
 //! on. A bench takes it with `mod support;` (a directory module, so cargo
 //! does not take it for a bench of its own).
@@ -9,12 +10,57 @@ use resource_host::home::Home;
 use resource_host::model::ResourceKey;
 use resource_host::registry::{NewResource, Registry};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// The median of `xs` (the upper one of an even count).
 pub fn median(mut xs: Vec<Duration>) -> Duration {
     xs.sort();
     xs[xs.len() / 2]
+}
+
+/// The repository's root (where `Cargo.toml` is).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// componentize-py: `target/py-venv`'s (what `.ci/run` installs),
+/// `$COMPONENTIZE_PY`, or one on `PATH`; `None` without.
+pub fn componentize_py() -> Option<PathBuf> {
+    let venv = root().join("target/py-venv/bin/componentize-py");
+    if venv.is_file() {
+        return Some(venv);
+    }
+    if let Some(p) = std::env::var_os("COMPONENTIZE_PY") {
+        return Some(PathBuf::from(p));
+    }
+    let found = Command::new("componentize-py")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    found.then(|| PathBuf::from("componentize-py"))
+}
+
+/// `program --home HOME ARGS` with the shared compile cache in `xdg`,
+/// timed; it must succeed.
+pub fn timed_agents(program: &Path, home: &Path, xdg: &Path, args: &[&str]) -> Duration {
+    let start = Instant::now();
+    let out = Command::new(program)
+        .arg("--home")
+        .arg(home)
+        .args(args)
+        .env("XDG_CACHE_HOME", xdg)
+        .output()
+        .expect("run agents");
+    let took = start.elapsed();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    took
 }
 
 /// A home under `tmp` holding `local/dir`, a directory of 20
