@@ -20,45 +20,14 @@ use resource_host::plugin::{
     Compiler, ComponentSource, Grant, Limits, LoadOrigin, LoadedModule, PluginFiles, PluginRuntime,
     StoredFile,
 };
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
-use support::{componentize_py, median, root};
+use support::median;
 
 const COMPILERS: [(Compiler, &str); 2] = [
     (Compiler::Cranelift, "Cranelift"),
     (Compiler::Winch, "Winch"),
 ];
-
-/// The Python example, built once per change of its source or the WIT.
-fn python_example() -> Option<PathBuf> {
-    let src = root().join("plugins/examples/node-package");
-    let app = std::fs::read(src.join("app.py")).unwrap();
-    let wit = std::fs::read(root().join("wit/v0.2.0/resource.wit")).unwrap();
-    let key = resource_host::digest::sha256_hex(&[app, wit].concat());
-    let out = root().join(format!("target/bench-python/node-{}.wasm", &key[..16]));
-    if out.is_file() {
-        return Some(out);
-    }
-    let Some(tool) = componentize_py() else {
-        eprintln!("componentize-py not found (target/py-venv, $COMPONENTIZE_PY): skipping Python");
-        return None;
-    };
-    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-    let status = Command::new(tool)
-        .arg("-d")
-        .arg(root().join("wit/v0.2.0"))
-        .args(["-w", "resource-handler", "componentize", "-p"])
-        .arg(&src)
-        .arg("app")
-        .arg("-o")
-        .arg(&out)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "componentize-py failed");
-    Some(out)
-}
 
 struct Subject {
     label: &'static str,
@@ -112,7 +81,7 @@ fn main() {
             "[project]\nname = \"demo\"\nversion = \"1.0\"\n",
         ),
     }];
-    if let Some(wasm) = python_example() {
+    if let Some(wasm) = support::python_component("plugins/examples/node-package") {
         subjects.push(Subject {
             label: "Python example (`node_package.wasm`)",
             module: ModuleName::parse("myteam.node").unwrap(),

@@ -37,43 +37,12 @@ use resource_host::plugin::{
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{componentize_py, median, root};
+use support::{median, root};
 
 const LOADS: usize = 7;
 const RUNS: usize = 11;
 const CALLS: usize = 500;
 const AGENTS: &str = env!("CARGO_BIN_EXE_agents");
-
-/// The trivial Python handler, built (once per source change).
-fn python_component() -> Option<PathBuf> {
-    let src = root().join("benches/data/python-trivial");
-    let app = std::fs::read(src.join("app.py")).unwrap();
-    let wit = std::fs::read(root().join("wit/v0.2.0/resource.wit")).unwrap();
-    let key = resource_host::digest::sha256_hex(&[app, wit].concat());
-    let out = root().join(format!("target/bench-python/{}.wasm", &key[..16]));
-    if out.is_file() {
-        return Some(out);
-    }
-    let Some(tool) = componentize_py() else {
-        eprintln!(
-            "componentize-py not found (target/py-venv, $COMPONENTIZE_PY, PATH): \
-             skipping the big component"
-        );
-        return None;
-    };
-    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-    let status = Command::new(tool)
-        .arg("-d")
-        .arg(root().join("wit/v0.2.0"))
-        .args(["-w", "resource-handler", "componentize", "app", "-o"])
-        .arg(&out)
-        .current_dir(&src)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "componentize-py failed");
-    Some(out)
-}
 
 /// One load in a fresh runtime over `cache` (engine made before timing).
 fn timed_load(
@@ -170,7 +139,7 @@ fn main() {
         type_file: root().join("plugins/examples/python-package/python-package.yaml"),
         type_name: "myteam/python-package",
     }];
-    if let Some(wasm) = python_component() {
+    if let Some(wasm) = support::python_component("benches/data/python-trivial") {
         components.push(Component {
             label: "big: trivial Python",
             wasm,

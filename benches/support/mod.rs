@@ -43,6 +43,38 @@ pub fn componentize_py() -> Option<PathBuf> {
     found.then(|| PathBuf::from("componentize-py"))
 }
 
+/// The componentize-py component of the Python app in `dir` (relative to
+/// the root), built into `target/bench-python/` once per change of its
+/// `app.py` or the WIT; `None`, saying so, without componentize-py.
+pub fn python_component(dir: &str) -> Option<PathBuf> {
+    let src = root().join(dir);
+    let app = std::fs::read(src.join("app.py")).unwrap();
+    let wit = std::fs::read(root().join("wit/v0.2.0/resource.wit")).unwrap();
+    let key = resource_host::digest::sha256_hex(&[dir.as_bytes().to_vec(), app, wit].concat());
+    let out = root().join(format!("target/bench-python/{}.wasm", &key[..16]));
+    if out.is_file() {
+        return Some(out);
+    }
+    let Some(tool) = componentize_py() else {
+        eprintln!(
+            "componentize-py not found (target/py-venv, $COMPONENTIZE_PY, PATH): skipping {dir}"
+        );
+        return None;
+    };
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let status = Command::new(tool)
+        .arg("-d")
+        .arg(root().join("wit/v0.2.0"))
+        .args(["-w", "resource-handler", "componentize", "app", "-o"])
+        .arg(&out)
+        .current_dir(&src)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "componentize-py failed on {dir}");
+    Some(out)
+}
+
 /// `program --home HOME ARGS` with the shared compile cache in `xdg`,
 /// timed; it must succeed.
 pub fn timed_agents(program: &Path, home: &Path, xdg: &Path, args: &[&str]) -> Duration {
