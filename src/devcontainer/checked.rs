@@ -74,8 +74,6 @@ pub enum Mode {
     Build,
     Image,
     Compose(Project),
-    /// None of them: the CLI refuses it.
-    Nothing,
 }
 
 /// A configuration that passed every check, and what it was read from.
@@ -211,7 +209,7 @@ impl Checked {
         let mut dockerfile_bytes = None;
         let mode = if let Some(build) = &mut config.build {
             let dockerfile = files.inside(&folder, &build.dockerfile, "build.dockerfile")?;
-            let text = files.read(&dockerfile, "Dockerfile")?;
+            let text = files.read_for(&dockerfile, "Dockerfile", "build.dockerfile")?;
             let context = files.inside(&folder, &build.context, "build.context")?;
             repo.check_dir(&context)
                 .map_err(|e| refuse(format!("build.context {}: {e}", shown(&build.context))))?;
@@ -233,30 +231,34 @@ impl Checked {
                     .map_err(&refuse)?;
             Mode::Compose(compose::read_project(&mut files, &list).map_err(&refuse)?)
         } else {
-            Mode::Nothing
+            return Err(refuse(
+                "it names neither an \"image\" nor a \"build\" with a \"dockerfile\" nor a \
+                 \"dockerComposeFile\": the Dev Containers CLI refuses it; say which image to \
+                 run or how to build it"
+                    .into(),
+            ));
         };
         for feature in local_features(&json) {
             let rel = files.inside(&folder, Path::new(&feature), "features")?;
             files.directory(&rel, "local feature", "features")?;
         }
         for (key, host) in LIFECYCLE {
-            for (name, texts) in commands::commands(&json, key) {
+            for command in commands::commands(&json, key) {
+                let name = &command.name;
                 if host {
-                    match commands::host_words(&texts) {
+                    match commands::host_words(&command) {
                         HostWords::Words(words) => {
                             for word in words {
-                                files.host_word(&workspace_rel, &name, &word)?;
+                                files.host_word(&workspace_rel, name, &word)?;
                             }
                         }
                         HostWords::Refused(why) => {
-                            return Err(refuse(format!(
-                                "{name} runs on the host, and {why}"
-                            )));
+                            return Err(refuse(format!("{name} runs on the host, and {why}")));
                         }
                     }
                 } else {
-                    for word in commands::container_words(&texts) {
-                        files.container_word(&workspace_rel, &name, &word);
+                    for word in commands::container_words(&command) {
+                        files.container_word(&workspace_rel, name, &word);
                     }
                 }
             }

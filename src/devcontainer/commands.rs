@@ -38,42 +38,55 @@ pub enum HostWords {
     Refused(String),
 }
 
-/// Each command of lifecycle key `key` in `json`, as `(name, forms)`:
-/// `key` for a string or array, `key.name` for each of an object's; the
-/// forms are the texts to read as scripts (a string: itself; an array:
-/// each element).
-pub fn commands(json: &Value, key: &str) -> Vec<(String, Vec<String>)> {
-    let texts = |v: &Value| -> Option<Vec<String>> {
+/// One command of a lifecycle key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    /// `key`, or `key.name` for each of an object's.
+    pub name: String,
+    /// A string's text, or an array's elements.
+    pub texts: Vec<String>,
+    /// Run without a shell (an array)?
+    pub array: bool,
+}
+
+/// Each command of lifecycle key `key` in `json`.
+pub fn commands(json: &Value, key: &str) -> Vec<Command> {
+    let one = |name: String, v: &Value| -> Option<Command> {
         match v {
-            Value::String(s) => Some(vec![s.clone()]),
-            Value::Array(items) => Some(
-                items
+            Value::String(s) => Some(Command {
+                name,
+                texts: vec![s.clone()],
+                array: false,
+            }),
+            Value::Array(items) => Some(Command {
+                name,
+                texts: items
                     .iter()
                     .filter_map(|i| i.as_str().map(str::to_owned))
                     .collect(),
-            ),
+                array: true,
+            }),
             _ => None,
         }
     };
     match json.get(key) {
         Some(Value::Object(each)) => each
             .iter()
-            .filter_map(|(name, v)| texts(v).map(|t| (format!("{key}.{name}"), t)))
+            .filter_map(|(name, v)| one(format!("{key}.{name}"), v))
             .collect(),
-        Some(v) => texts(v)
-            .map(|t| vec![(key.to_owned(), t)])
-            .unwrap_or_default(),
+        Some(v) => one(key.to_owned(), v).into_iter().collect(),
         None => Vec::new(),
     }
 }
 
 /// The command as a person reads it (an array's elements joined by
 /// blanks, each quoted when it holds any).
-pub fn shown(texts: &[String], array: bool) -> String {
-    if !array {
-        return texts.join(" ");
+pub fn shown(command: &Command) -> String {
+    if !command.array {
+        return command.texts.join(" ");
     }
-    texts
+    command
+        .texts
         .iter()
         .map(|t| {
             if t.is_empty() || t.contains(char::is_whitespace) {
@@ -86,11 +99,21 @@ pub fn shown(texts: &[String], array: bool) -> String {
         .join(" ")
 }
 
-/// The words of the texts of a command run on the host (module doc).
-pub fn host_words(texts: &[String]) -> HostWords {
+/// The words of a command run on the host (module doc).
+pub fn host_words(command: &Command) -> HostWords {
+    let count: usize = command.texts.iter().map(|t| t.split_whitespace().count()).sum();
+    if count > MAX_WORDS {
+        return HostWords::Refused(format!(
+            "it has more than {MAX_WORDS} words: too long for the host to cover every file it \
+             names; move it into a script in the repository and run that"
+        ));
+    }
     let mut out = Vec::new();
-    for text in texts {
-        if let Err(why) = script_words(text, 0, true, &mut out) {
+    for (i, text) in command.texts.iter().enumerate() {
+        // An array's program is its first element; the rest are
+        // arguments, whatever they look like.
+        let at_command = !command.array || i == 0;
+        if let Err(why) = script_words(text, 0, true, at_command, &mut out) {
             return HostWords::Refused(why);
         }
     }
@@ -107,10 +130,10 @@ pub fn host_words(texts: &[String]) -> HostWords {
 /// [`host_words`], but a word the host cannot follow is left out instead
 /// of refusing the command (what runs in the container reaches the host
 /// only through what the summary shows).
-pub fn container_words(texts: &[String]) -> Vec<String> {
+pub fn container_words(command: &Command) -> Vec<String> {
     let mut out = Vec::new();
-    for text in texts {
-        let _ = script_words(text, 0, false, &mut out);
+    for (i, text) in command.texts.iter().enumerate() {
+        let _ = script_words(text, 0, false, !command.array || i == 0, &mut out);
     }
     out
 }
@@ -127,20 +150,41 @@ fn script_words(
     script: &str,
     depth: usize,
     strict: bool,
+    at_command: bool,
     out: &mut Vec<String>,
 ) -> Result<(), String> {
     let mut word: Vec<Piece> = Vec::new();
     let mut chars = script.chars().peekable();
-    let mut words: Vec<Vec<Piece>> = Vec::new();
-    let flush = |word: &mut Vec<Piece>, words: &mut Vec<Vec<Piece>>| {
-        if !word.is_empty() {
-            words.push(std::mem::take(word));
+    // Each word, and whether it stands where a command's name does (the
+    // shell looks a name without '/' up on PATH: it names no file here).
+    // (An assignment before a command, `X=1 cmd`, names nothing: its value
+    // is used only through an expansion, which is refused.)
+    let mut words: Vec<(Vec<Piece>, bool)> = Vec::new();
+    let mut command = at_command;
+    let flush = |word: &mut Vec<Piece>, words: &mut Vec<(Vec<Piece>, bool)>, command: &mut bool| {
+        if word.is_empty() {
+            return;
         }
+        let assignment = *command
+            && word.first().is_some_and(|p| !p.quoted && p.text != "=")
+            && word.iter().take_while(|p| !p.quoted).any(|p| p.text == "=");
+        if assignment {
+            word.clear();
+            return;
+        }
+        words.push((std::mem::take(word), *command));
+        *command = false;
     };
     while let Some(c) = chars.next() {
         match c {
-            c if c.is_whitespace() => flush(&mut word, &mut words),
-            ';' | '&' | '|' | '<' | '>' | '(' | ')' => flush(&mut word, &mut words),
+            c if c.is_whitespace() => flush(&mut word, &mut words, &mut command),
+            ';' | '&' | '|' | '(' | ')' => {
+                flush(&mut word, &mut words, &mut command);
+                command = true;
+            }
+            '<' | '>' => {
+                flush(&mut word, &mut words, &mut command);
+            }
             '\'' => {
                 let mut text = String::new();
                 for c in chars.by_ref() {
@@ -206,8 +250,8 @@ fn script_words(
             }),
         }
     }
-    flush(&mut word, &mut words);
-    for pieces in words {
+    flush(&mut word, &mut words, &mut command);
+    for (pieces, is_command) in words {
         let text: String = pieces.iter().map(|p| p.text.as_str()).collect();
         let unquoted = pieces.iter().all(|p| !p.quoted);
         if unquoted && matches!(text.as_str(), "cd" | "pushd" | "popd") {
@@ -233,7 +277,13 @@ fn script_words(
                     ),
                 );
             }
-            script_words(&text, depth + 1, strict, out)?;
+            // The word itself (a file may be named so), and the words of
+            // the script it may be.
+            out.push(text.clone());
+            script_words(&text, depth + 1, strict, true, out)?;
+            continue;
+        }
+        if is_command && !text.contains('/') {
             continue;
         }
         // `--file=x.sh`: the value is a word too.
@@ -265,15 +315,23 @@ fn expansion(script: &str) -> String {
 mod tests {
     use super::*;
 
+    fn command(script: &str) -> Command {
+        Command {
+            name: "initializeCommand".into(),
+            texts: vec![script.to_owned()],
+            array: false,
+        }
+    }
+
     fn words(script: &str) -> Vec<String> {
-        match host_words(&[script.to_owned()]) {
+        match host_words(&command(script)) {
             HostWords::Words(w) => w,
             HostWords::Refused(why) => panic!("{script}: {why}"),
         }
     }
 
     fn refused(script: &str) -> String {
-        match host_words(&[script.to_owned()]) {
+        match host_words(&command(script)) {
             HostWords::Words(w) => panic!("{script} was read as {w:?}"),
             HostWords::Refused(why) => why,
         }
@@ -281,12 +339,17 @@ mod tests {
 
     #[test]
     fn operators_redirections_and_quotes_split_words_as_the_shell_does() {
-        assert_eq!(words("sh <init.sh"), ["sh", "init.sh"]);
-        assert_eq!(words("a&&sh x.sh;b|c 2>log"), ["a", "sh", "x.sh", "b", "c", "2", "log"]);
-        assert_eq!(words("sh 'my script.sh'"), ["sh", "my", "script.sh"]);
-        assert_eq!(words(r#"sh -c "sh .devcontainer/i.sh""#), ["sh", "-c", "sh", ".devcontainer/i.sh"]);
-        assert_eq!(words("bash --rcfile=rc x"), ["bash", "rc", "--rcfile=rc", "x"]);
-        assert_eq!(words(r"sh a\ b"), ["sh", "a b"]);
+        // A command's name without '/' is looked up on PATH: no file.
+        assert_eq!(words("sh <init.sh"), ["init.sh"]);
+        assert_eq!(words("a&&sh x.sh;b|c 2>log"), ["x.sh", "2", "log"]);
+        assert_eq!(words("./run.sh x; X=1 ./b"), ["./run.sh", "x", "./b"]);
+        assert_eq!(words("sh 'my script.sh'"), ["my script.sh", "script.sh"]);
+        assert_eq!(
+            words(r#"sh -c "sh .devcontainer/i.sh""#),
+            ["-c", "sh .devcontainer/i.sh", ".devcontainer/i.sh"]
+        );
+        assert_eq!(words("bash --rcfile=rc x"), ["rc", "--rcfile=rc", "x"]);
+        assert_eq!(words(r"sh a\ b"), ["a b", "b"]);
     }
 
     #[test]
@@ -310,9 +373,19 @@ mod tests {
     #[test]
     fn in_the_container_what_cannot_be_followed_is_left_out() {
         assert_eq!(
-            container_words(&["sh $X; sh y.sh".to_owned()]),
+            container_words(&command("sh $X; sh y.sh")),
             Vec::<String>::new()
         );
-        assert_eq!(container_words(&["sh y.sh".to_owned()]), ["sh", "y.sh"]);
+        assert_eq!(container_words(&command("sh y.sh")), ["y.sh"]);
+    }
+
+    #[test]
+    fn an_arrays_arguments_are_words_whatever_they_look_like() {
+        let argv = Command {
+            name: "initializeCommand".into(),
+            texts: vec!["sh".into(), "init.sh".into(), "-c".into()],
+            array: true,
+        };
+        assert_eq!(host_words(&argv), HostWords::Words(vec!["init.sh".into(), "-c".into()]));
     }
 }

@@ -71,6 +71,16 @@ impl<'a> Files<'a> {
         compose::Reader::read(self, rel, role).map_err(|e| self.refuse(e))
     }
 
+    /// [`Files::read`], the refusal naming the key that named it.
+    pub fn read_for(&mut self, rel: &Path, role: &str, key: &str) -> Result<Vec<u8>, DevcontainerError> {
+        let bytes = self
+            .repo
+            .read(rel)
+            .map_err(|e| self.refuse(format!("{key} {}: {e}", shown(self.repo.path(rel)))))?;
+        self.add(role, rel, &bytes);
+        Ok(bytes)
+    }
+
     pub fn optional(&mut self, rel: &Path, role: &str) -> Result<(), DevcontainerError> {
         compose::Reader::optional(self, rel, role)
             .map(drop)

@@ -129,21 +129,14 @@ impl Summary {
         let source = |src: &str| classify(src, repository);
 
         for (key, host) in LIFECYCLE {
-            let array = |name: &str| {
-                let value = match name.split_once('.') {
-                    Some((_, each)) => json.get(key).and_then(|v| v.get(each)),
-                    None => json.get(key),
-                };
-                value.is_some_and(Value::is_array)
-            };
-            for (name, texts) in commands::commands(json, key) {
+            for command in commands::commands(json, key) {
                 let section = if host {
                     Section::HostCommands
                 } else {
                     Section::ContainerCommands
                 };
-                let text = commands::shown(&texts, array(&name));
-                add(section, format!("{name}: {text}"), host);
+                let text = commands::shown(&command);
+                add(section, format!("{}: {text}", command.name), host);
             }
         }
 
