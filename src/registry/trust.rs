@@ -36,7 +36,7 @@
 use super::lookup::{find_row, load_one};
 use super::type_set::TypeSet;
 use super::{Registry, RegistryError};
-use crate::devcontainer::{Checked, CoveredFile, Summary, ToolsOnPath};
+use crate::devcontainer::{ABSENT, Checked, CoveredFile, Summary, ToolsOnPath};
 use crate::model::{Resource, ResourceId, ResourceKey, TypeName};
 use crate::registry::EnvironmentsError;
 use crate::store::{Reader, ResourceRow, TrustRow};
@@ -239,18 +239,26 @@ fn devcontainers_at(
 
 /// Which files differ between what was trusted and what is there now.
 fn changes(was: &[CoveredFile], now: &[CoveredFile]) -> Vec<String> {
-    let before: BTreeMap<&str, &CoveredFile> = was.iter().map(|f| (f.path.as_str(), f)).collect();
-    let after: BTreeMap<&str, &CoveredFile> = now.iter().map(|f| (f.path.as_str(), f)).collect();
+    fn key(f: &CoveredFile) -> (&str, &str) {
+        (f.path.as_str(), f.role.as_str())
+    }
+    let before: BTreeMap<(&str, &str), &CoveredFile> = was.iter().map(|f| (key(f), f)).collect();
+    let after: BTreeMap<(&str, &str), &CoveredFile> = now.iter().map(|f| (key(f), f)).collect();
     let mut out = Vec::new();
-    for (path, f) in &after {
-        match before.get(path) {
+    for ((path, _), f) in &after {
+        match before.get(&(*path, f.role.as_str())) {
             Some(old) if old.sha256 == f.sha256 => {}
+            Some(old) if old.sha256 == ABSENT => {
+                out.push(format!("{path} ({}) appeared", f.role));
+            }
+            Some(_) if f.sha256 == ABSENT => out.push(format!("{path} ({}) is gone", f.role)),
             Some(_) => out.push(format!("{path} ({}) changed", f.role)),
+            None if f.sha256 == ABSENT => {}
             None => out.push(format!("{path} ({}) is new", f.role)),
         }
     }
-    for (path, f) in &before {
-        if !after.contains_key(path) {
+    for ((path, role), f) in &before {
+        if !after.contains_key(&(*path, *role)) && f.sha256 != ABSENT {
             out.push(format!("{path} ({}) is gone", f.role));
         }
     }

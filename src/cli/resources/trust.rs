@@ -6,7 +6,7 @@
 
 use crate::cli::output::{self, emit};
 use crate::cli::{Context, Failure, Outcome};
-use resource_host::devcontainer::{Section, Summary};
+use resource_host::devcontainer::{ABSENT, Section, Summary};
 use resource_host::model::ResourceKey;
 use resource_host::registry::{Consent, Registry, TrustState, TrustSummary};
 use resource_host::text::escape_line;
@@ -162,10 +162,12 @@ fn one(s: &Summary) -> String {
     }
     line("  ", "the digest covers:");
     for f in &s.files {
-        line(
-            "      ",
-            &format!("{} ({}) sha256 {}", f.path, f.role, &f.sha256[..16]),
-        );
+        let what = if f.sha256 == ABSENT {
+            "absent now (one appearing asks you again)".to_owned()
+        } else {
+            format!("sha256 {}", &f.sha256[..f.sha256.len().min(16)])
+        };
+        line("      ", &format!("{} ({}) {what}", f.path, f.role));
     }
     line("  ", "not covered (can change without asking again):");
     for note in &s.not_covered {
