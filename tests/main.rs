@@ -30,6 +30,7 @@ mod credentials;
 mod devcontainer;
 mod devcontainer_hostile;
 mod devcontainer_lifecycle;
+mod devcontainer_resolved;
 mod devcontainer_trust;
 mod embedding;
 mod embedding_trust;

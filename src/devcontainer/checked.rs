@@ -45,10 +45,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use super::coverage::CoveredFile;
 use super::commands::{self, HostWords};
 use super::compose::{self, Project};
 use super::config::DevcontainerConfig;
+pub use super::coverage::CoveredFile;
 use super::coverage::{Files, shown};
 use super::files::{Repository, repository_of};
 use super::jsonc::parse_jsonc;
@@ -150,12 +150,18 @@ impl Checked {
         // then every variable.
         let workspace = utf8(&req.workspace)?;
         let mount_source = repository_of(&req.workspace);
-        let mount_target = format!("/workspaces/{}", posix_basename(&utf8(&mount_source)?.to_owned()));
+        let mount_target = format!(
+            "/workspaces/{}",
+            posix_basename(&utf8(&mount_source)?.to_owned())
+        );
         let compose = raw.get("dockerComposeFile").is_some();
         let default_folder = if compose {
             "/".to_owned()
         } else {
-            let inner = req.workspace.strip_prefix(&mount_source).unwrap_or(Path::new(""));
+            let inner = req
+                .workspace
+                .strip_prefix(&mount_source)
+                .unwrap_or(Path::new(""));
             let inner = utf8(inner)?;
             if inner.is_empty() {
                 mount_target.clone()
@@ -182,7 +188,9 @@ impl Checked {
         let json = context.substitute(&raw).map_err(|e| refuse(e.0))?;
         let container_workspace = match json.get("workspaceFolder").and_then(Value::as_str) {
             Some(folder) if !folder.is_empty() => folder.to_owned(),
-            _ => context.substitute_text(&context.container_workspace).map_err(|e| refuse(e.0))?,
+            _ => context
+                .substitute_text(&context.container_workspace)
+                .map_err(|e| refuse(e.0))?,
         };
 
         let mut config = DevcontainerConfig::from_json(&req.config, &json).map_err(&refuse)?;
@@ -203,7 +211,11 @@ impl Checked {
         if json != raw {
             // Variables: what they stand for is part of what was shown.
             let resolved = serde_json::to_vec(&json).unwrap_or_default();
-            files.add("configuration as resolved (its variables)", &config_rel, &resolved);
+            files.add(
+                "configuration as resolved (its variables)",
+                &config_rel,
+                &resolved,
+            );
         }
         let mut config_hash = config_sha.clone();
         let mut dockerfile_bytes = None;

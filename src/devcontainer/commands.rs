@@ -101,7 +101,11 @@ pub fn shown(command: &Command) -> String {
 
 /// The words of a command run on the host (module doc).
 pub fn host_words(command: &Command) -> HostWords {
-    let count: usize = command.texts.iter().map(|t| t.split_whitespace().count()).sum();
+    let count: usize = command
+        .texts
+        .iter()
+        .map(|t| t.split_whitespace().count())
+        .sum();
     if count > MAX_WORDS {
         return HostWords::Refused(format!(
             "it has more than {MAX_WORDS} words: too long for the host to cover every file it \
@@ -386,6 +390,9 @@ mod tests {
             texts: vec!["sh".into(), "init.sh".into(), "-c".into()],
             array: true,
         };
-        assert_eq!(host_words(&argv), HostWords::Words(vec!["init.sh".into(), "-c".into()]));
+        assert_eq!(
+            host_words(&argv),
+            HostWords::Words(vec!["init.sh".into(), "-c".into()])
+        );
     }
 }

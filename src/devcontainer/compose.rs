@@ -89,6 +89,10 @@ pub struct Project {
     pub grants: Vec<Grant>,
     /// Images that are not pinned by digest.
     pub unpinned_images: Vec<String>,
+    /// Each build: the service, its context and Dockerfile (absolute).
+    pub builds: Vec<(String, String, String)>,
+    /// Each bind mount: the service and its source (absolute).
+    pub binds: Vec<(String, String)>,
 }
 
 /// The compose files the CLI passes (`-f`) for `json` (module doc), as
@@ -128,7 +132,10 @@ pub fn compose_files(
         .is_some_and(Vec::is_empty);
     let dot_env = workspace.join(".env");
     let env_text = reader
-        .optional(&dot_env, "the workspace's .env (read by the Dev Containers CLI)")?
+        .optional(
+            &dot_env,
+            "the workspace's .env (read by the Dev Containers CLI)",
+        )?
         .map(|b| String::from_utf8_lossy(&b).into_owned());
     let env_file = (empty_list && env_text.is_some()).then(|| dot_env.clone());
     let from_env = env
@@ -229,8 +236,7 @@ pub(super) fn load(
     let bytes = reader.read(file, "Docker Compose file")?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|e| format!("the compose file {shown} is not UTF-8 text ({e})"))?;
-    crate::yaml_bounds::check_yaml(text)
-        .map_err(|e| format!("the compose file {shown}: {e}"))?;
+    crate::yaml_bounds::check_yaml(text).map_err(|e| format!("the compose file {shown}: {e}"))?;
     let mut yaml: serde_yaml::Value = serde_yaml::from_str(text)
         .map_err(|e| format!("the compose file {shown} is not valid YAML: {e}"))?;
     yaml.apply_merge()
@@ -310,7 +316,10 @@ impl State {
                 Value::Object(map) => {
                     for key in map.keys() {
                         if !["path", "project_directory", "env_file"].contains(&key.as_str()) {
-                            return Err(format!("an entry's key {} is not known", crate::text::quote(key)));
+                            return Err(format!(
+                                "an entry's key {} is not known",
+                                crate::text::quote(key)
+                            ));
                         }
                     }
                     (
@@ -333,7 +342,8 @@ impl State {
                     ));
                 }
                 let file = reader.inside(&source.base, path, "include")?;
-                first_dir.get_or_insert_with(|| file.parent().unwrap_or(Path::new("")).to_path_buf());
+                first_dir
+                    .get_or_insert_with(|| file.parent().unwrap_or(Path::new("")).to_path_buf());
                 let base = match &project_directory {
                     Some(dir) => reader.inside(&source.base, dir, "include.project_directory")?,
                     None => first_dir.clone().unwrap_or_default(),

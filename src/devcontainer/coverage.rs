@@ -25,7 +25,16 @@ pub const MAX_FEATURE_FILES: usize = 1024;
 /// Absolute paths a host command may name without their content being
 /// covered: the system's own programs and configuration, which a
 /// repository cannot write.
-const SYSTEM: &[&str] = &["/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib64", "/etc", "/dev/null"];
+const SYSTEM: &[&str] = &[
+    "/bin",
+    "/sbin",
+    "/usr",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/etc",
+    "/dev/null",
+];
 
 /// One file the digest covers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,8 +72,14 @@ impl<'a> Files<'a> {
 
     /// `path` (relative to the repository's folder `base`) inside the
     /// repository, or the refusal naming `key`.
-    pub fn inside(&self, base: &Path, path: &Path, key: &str) -> Result<PathBuf, DevcontainerError> {
-        compose::Reader::inside(self, base, &path.to_string_lossy(), key).map_err(|e| self.refuse(e))
+    pub fn inside(
+        &self,
+        base: &Path,
+        path: &Path,
+        key: &str,
+    ) -> Result<PathBuf, DevcontainerError> {
+        compose::Reader::inside(self, base, &path.to_string_lossy(), key)
+            .map_err(|e| self.refuse(e))
     }
 
     pub fn read(&mut self, rel: &Path, role: &str) -> Result<Vec<u8>, DevcontainerError> {
@@ -72,7 +87,12 @@ impl<'a> Files<'a> {
     }
 
     /// [`Files::read`], the refusal naming the key that named it.
-    pub fn read_for(&mut self, rel: &Path, role: &str, key: &str) -> Result<Vec<u8>, DevcontainerError> {
+    pub fn read_for(
+        &mut self,
+        rel: &Path,
+        role: &str,
+        key: &str,
+    ) -> Result<Vec<u8>, DevcontainerError> {
         let bytes = self
             .repo
             .read(rel)
@@ -89,7 +109,12 @@ impl<'a> Files<'a> {
 
     /// Every regular file below the directory `rel` (a local feature),
     /// covered; a symlink or special file in it is refused.
-    pub fn directory(&mut self, rel: &Path, role: &str, key: &str) -> Result<(), DevcontainerError> {
+    pub fn directory(
+        &mut self,
+        rel: &Path,
+        role: &str,
+        key: &str,
+    ) -> Result<(), DevcontainerError> {
         let names = self
             .repo
             .files_below(rel, MAX_FEATURE_FILES)
@@ -104,7 +129,12 @@ impl<'a> Files<'a> {
     /// workspace: a file in the repository is covered, a path that does
     /// not exist is recorded absent, a system path is left; anything else
     /// is refused.
-    pub fn host_word(&mut self, workspace: &Path, key: &str, word: &str) -> Result<(), DevcontainerError> {
+    pub fn host_word(
+        &mut self,
+        workspace: &Path,
+        key: &str,
+        word: &str,
+    ) -> Result<(), DevcontainerError> {
         if word.starts_with('-') {
             return Ok(());
         }

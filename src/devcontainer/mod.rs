@@ -73,8 +73,8 @@ mod summary;
 pub mod variables;
 
 pub use checked::{Checked, LIFECYCLE, Mode};
-pub use coverage::{ABSENT, CoveredFile};
 pub use config::{BuildConfig, DevcontainerConfig, LifecycleCommand};
+pub use coverage::{ABSENT, CoveredFile};
 pub use detect::{Detected, ENGINE_ENV_VARS, Found, Status, ToolsOnPath, detect, detect_with};
 pub use files::{MAX_FILE, config_inside, repository_of};
 pub use jsonc::{parse_jsonc, strip_jsonc};

@@ -174,7 +174,11 @@ impl Summary {
             );
             for service in &project.services {
                 if !project.grants.iter().any(|g| &g.service == service) {
-                    add(Section::Compose, format!("service {service}: an ordinary container"), false);
+                    add(
+                        Section::Compose,
+                        format!("service {service}: an ordinary container"),
+                        false,
+                    );
                 }
             }
             for grant in &project.grants {
@@ -183,7 +187,11 @@ impl Summary {
                 } else {
                     format!("service {}", grant.service)
                 };
-                add(Section::Compose, format!("{who}: {}", grant.text), grant.host);
+                add(
+                    Section::Compose,
+                    format!("{who}: {}", grant.text),
+                    grant.host,
+                );
             }
         }
         if let Some(features) = json.get("features").and_then(Value::as_object) {

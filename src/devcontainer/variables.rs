@@ -256,10 +256,7 @@ mod tests {
         // The shortest match, up to the first `}`.
         assert_eq!(text("${a${localEnv:HOME}"), json!("${a${localEnv:HOME}"));
         // A line break ends an attempt; the scan goes on.
-        assert_eq!(
-            text("${x\n${localEnv:HOME}}"),
-            json!("${x\n/home/me}")
-        );
+        assert_eq!(text("${x\n${localEnv:HOME}}"), json!("${x\n/home/me}"));
         assert!(c.substitute(&json!("${localEnv}")).is_err());
     }
 

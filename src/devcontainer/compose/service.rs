@@ -30,9 +30,24 @@ const INSIDE: &[&str] = &[
 
 /// Keys whose values in the container alone are allowed to interpolate.
 const INTERPOLATED: &[&str] = &[
-    "annotations", "command", "entrypoint", "environment", "healthcheck", "image", "labels",
-    "container_name", "hostname", "domainname", "working_dir", "user", "depends_on", "deploy",
-    "logging", "post_start", "pre_stop", "develop",
+    "annotations",
+    "command",
+    "entrypoint",
+    "environment",
+    "healthcheck",
+    "image",
+    "labels",
+    "container_name",
+    "hostname",
+    "domainname",
+    "working_dir",
+    "user",
+    "depends_on",
+    "deploy",
+    "logging",
+    "post_start",
+    "pre_stop",
+    "develop",
 ];
 
 /// Reads service `name` of `source` (its body `body`), reporting its
@@ -111,7 +126,11 @@ pub(super) fn read(
                     _ => "cgroup namespace",
                 };
                 if host {
-                    grant(state, format!("{key}: host — shares the host's {what}"), true);
+                    grant(
+                        state,
+                        format!("{key}: host — shares the host's {what}"),
+                        true,
+                    );
                 } else {
                     grant(state, format!("{key}: {v}"), false);
                 }
@@ -128,7 +147,11 @@ pub(super) fn read(
             }
             "devices" | "device_cgroup_rules" | "gpus" => {
                 let shown = if let Value::Array(_) = value {
-                    list(value, key)?.iter().map(short).collect::<Vec<_>>().join(", ")
+                    list(value, key)?
+                        .iter()
+                        .map(short)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 } else {
                     short(value)
                 };
@@ -136,32 +159,67 @@ pub(super) fn read(
             }
             "security_opt" => {
                 for opt in strings(Some(value), key)? {
-                    let loose = opt.contains("unconfined") || opt.contains("label=disable") || opt.contains("label:disable");
+                    let loose = opt.contains("unconfined")
+                        || opt.contains("label=disable")
+                        || opt.contains("label:disable");
                     grant(state, format!("security_opt: {opt}"), loose);
                 }
             }
             "sysctls" => grant(state, format!("sysctls: {}", short(value)), false),
-            "runtime" => grant(state, format!("runtime: the OCI runtime {}", scalar(value, key)?), true),
-            "cgroup_parent" => grant(state, format!("cgroup_parent: runs under the host cgroup {}", scalar(value, key)?), true),
+            "runtime" => grant(
+                state,
+                format!("runtime: the OCI runtime {}", scalar(value, key)?),
+                true,
+            ),
+            "cgroup_parent" => grant(
+                state,
+                format!(
+                    "cgroup_parent: runs under the host cgroup {}",
+                    scalar(value, key)?
+                ),
+                true,
+            ),
             "ports" => {
                 for port in list(value, key)? {
-                    grant(state, format!("ports: publishes {} on the host's network interfaces", short(&port)), true);
+                    grant(
+                        state,
+                        format!(
+                            "ports: publishes {} on the host's network interfaces",
+                            short(&port)
+                        ),
+                        true,
+                    );
                 }
             }
-            "volumes_from" => grant(state, format!("volumes_from: the volumes of {}", short(value)), false),
+            "volumes_from" => grant(
+                state,
+                format!("volumes_from: the volumes of {}", short(value)),
+                false,
+            ),
             "use_api_socket" => {
                 if value != &Value::Bool(false) {
-                    grant(state, "use_api_socket: the engine's API socket and your registry credentials".into(), true);
+                    grant(
+                        state,
+                        "use_api_socket: the engine's API socket and your registry credentials"
+                            .into(),
+                        true,
+                    );
                 }
             }
             "secrets" | "configs" => {
                 for entry in list(value, key)? {
                     let source_name = match &entry {
                         Value::String(s) => s.clone(),
-                        Value::Object(m) => plain(m.get("source").unwrap_or(&Value::Null), "source")?,
+                        Value::Object(m) => {
+                            plain(m.get("source").unwrap_or(&Value::Null), "source")?
+                        }
                         _ => return Err(format!("{key}: an entry must be a name or a mapping")),
                     };
-                    grant(state, format!("{key}: {source_name} (see the project's {key})"), false);
+                    grant(
+                        state,
+                        format!("{key}: {source_name} (see the project's {key})"),
+                        false,
+                    );
                 }
             }
             "provider" => {
@@ -200,7 +258,9 @@ fn extends(
                 }
             }
             (
-                m.get("file").map(|v| plain(v, "extends.file")).transpose()?,
+                m.get("file")
+                    .map(|v| plain(v, "extends.file"))
+                    .transpose()?,
                 plain(m.get("service").unwrap_or(&Value::Null), "extends.service")?,
             )
         }
@@ -273,7 +333,10 @@ fn build(
     }
     let ctx = reader.inside(&source.base, &context, "build.context")?;
     reader.check_dir(&ctx)?;
-    reader.optional(&ctx.join(".dockerignore"), "compose build context's .dockerignore")?;
+    reader.optional(
+        &ctx.join(".dockerignore"),
+        "compose build context's .dockerignore",
+    )?;
     let inline = map.contains_key("dockerfile_inline");
     if !inline {
         let dockerfile = map
@@ -283,6 +346,10 @@ fn build(
             .unwrap_or_else(|| "Dockerfile".into());
         let rel = reader.inside(&ctx, &dockerfile, "build.dockerfile")?;
         reader.read(&rel, "compose service's Dockerfile")?;
+        state
+            .project
+            .builds
+            .push((shown_as.to_owned(), reader.shown(&ctx), reader.shown(&rel)));
         let mut ignore = rel.clone().into_os_string();
         ignore.push(".dockerignore");
         reader.optional(Path::new(&ignore), "compose Dockerfile's .dockerignore")?;
@@ -298,7 +365,10 @@ fn build(
     } else {
         state.grant(
             shown_as,
-            format!("builds an inline Dockerfile with the context {}", reader.shown(&ctx)),
+            format!(
+                "builds an inline Dockerfile with the context {}",
+                reader.shown(&ctx)
+            ),
             false,
         );
     }
@@ -322,22 +392,34 @@ fn build(
                 let net = scalar(v, key)?;
                 state.grant(
                     shown_as,
-                    format!("build.network: {net}{}", if net == "host" { " — the build shares the host's network" } else { "" }),
+                    format!(
+                        "build.network: {net}{}",
+                        if net == "host" {
+                            " — the build shares the host's network"
+                        } else {
+                            ""
+                        }
+                    ),
                     net == "host",
                 );
             }
             "privileged" if v != &Value::Bool(false) => {
-                state.grant(shown_as, "build.privileged: the build runs privileged".into(), true);
+                state.grant(
+                    shown_as,
+                    "build.privileged: the build runs privileged".into(),
+                    true,
+                );
             }
             "privileged" => {}
-            "entitlements" => state.grant(
-                shown_as,
-                format!("build.entitlements: {}", short(v)),
-                true,
-            ),
+            "entitlements" => {
+                state.grant(shown_as, format!("build.entitlements: {}", short(v)), true)
+            }
             "ssh" => state.grant(
                 shown_as,
-                format!("build.ssh: the host's SSH agent or keys are lent to the build ({})", short(v)),
+                format!(
+                    "build.ssh: the host's SSH agent or keys are lent to the build ({})",
+                    short(v)
+                ),
                 true,
             ),
             "secrets" => state.grant(
@@ -389,7 +471,8 @@ fn volume_grant(
             match parts.next() {
                 None => (Some("volume"), None, first.to_owned()),
                 Some(target) => {
-                    let bind = first.starts_with('/') || first.starts_with('.') || first.starts_with('~');
+                    let bind =
+                        first.starts_with('/') || first.starts_with('.') || first.starts_with('~');
                     (
                         Some(if bind { "bind" } else { "volume" }),
                         Some(first.to_owned()),
@@ -401,7 +484,10 @@ fn volume_grant(
         Value::Object(m) => (
             m.get("type").and_then(Value::as_str),
             m.get("source").and_then(Value::as_str).map(str::to_owned),
-            m.get("target").and_then(Value::as_str).unwrap_or("").to_owned(),
+            m.get("target")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
         ),
         _ => return Err("volumes: an entry must be text or a mapping".into()),
     };
@@ -418,15 +504,35 @@ fn volume_grant(
                 lexical(&base.join(&src))
             };
             let shown = absolute.display().to_string();
+            state
+                .project
+                .binds
+                .push((shown_as.to_owned(), shown.clone()));
             if reader.holds(&absolute) {
-                state.grant(shown_as, format!("volumes: binds {shown} (inside the repository) at {target}"), false);
+                state.grant(
+                    shown_as,
+                    format!("volumes: binds {shown} (inside the repository) at {target}"),
+                    false,
+                );
             } else {
-                let root = if shown == "/" { " — the host's whole filesystem" } else { "" };
+                let root = if shown == "/" {
+                    " — the host's whole filesystem"
+                } else {
+                    ""
+                };
                 state.grant(shown_as, format!("volumes: binds the host's {shown} (OUTSIDE the repository{root}) at {target}"), true);
             }
         }
-        (Some("volume") | None, Some(src)) => state.grant(shown_as, format!("volumes: the volume {src} at {target}"), false),
-        (Some(kind), _) => state.grant(shown_as, format!("volumes: a {kind} mount at {target}"), kind == "npipe"),
+        (Some("volume") | None, Some(src)) => state.grant(
+            shown_as,
+            format!("volumes: the volume {src} at {target}"),
+            false,
+        ),
+        (Some(kind), _) => state.grant(
+            shown_as,
+            format!("volumes: a {kind} mount at {target}"),
+            kind == "npipe",
+        ),
         (None, None) => {}
     }
     Ok(())
@@ -440,7 +546,13 @@ pub(super) fn top_level(
     source: &Source,
 ) -> Result<(), String> {
     let project = "(project)";
-    for (name, volume) in source.top.get("volumes").and_then(Value::as_object).into_iter().flatten() {
+    for (name, volume) in source
+        .top
+        .get("volumes")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         no_interpolation(volume, "volumes")?;
         if let Some(opts) = volume.get("driver_opts") {
             state.grant(
@@ -450,19 +562,37 @@ pub(super) fn top_level(
             );
         }
     }
-    for (name, network) in source.top.get("networks").and_then(Value::as_object).into_iter().flatten() {
+    for (name, network) in source
+        .top
+        .get("networks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         no_interpolation(network, "networks")?;
         let real = network.get("name").and_then(Value::as_str).unwrap_or(name);
-        let external = network.get("external").is_some_and(|e| e != &Value::Bool(false));
+        let external = network
+            .get("external")
+            .is_some_and(|e| e != &Value::Bool(false));
         let driver = network.get("driver").and_then(Value::as_str);
         if (external && real == "host") || driver == Some("host") {
             state.grant(project, format!("network {name}: the host's network"), true);
         } else if external {
-            state.grant(project, format!("network {name}: the existing network {real}"), false);
+            state.grant(
+                project,
+                format!("network {name}: the existing network {real}"),
+                false,
+            );
         }
     }
     for kind in ["secrets", "configs"] {
-        for (name, entry) in source.top.get(kind).and_then(Value::as_object).into_iter().flatten() {
+        for (name, entry) in source
+            .top
+            .get(kind)
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
             no_interpolation(entry, kind)?;
             if let Some(file) = entry.get("file") {
                 let file = plain(file, "file")?;
@@ -470,13 +600,27 @@ pub(super) fn top_level(
                 if reader.holds(&absolute) {
                     let rel = reader.inside(&source.base, &file, kind)?;
                     reader.read(&rel, &format!("compose {kind} file"))?;
-                    state.grant(project, format!("{kind} {name}: the file {} (inside the repository)", absolute.display()), false);
+                    state.grant(
+                        project,
+                        format!(
+                            "{kind} {name}: the file {} (inside the repository)",
+                            absolute.display()
+                        ),
+                        false,
+                    );
                 } else {
                     state.grant(project, format!("{kind} {name}: hands the host's file {} (OUTSIDE the repository) to the container", absolute.display()), true);
                 }
             }
             if let Some(var) = entry.get("environment") {
-                state.grant(project, format!("{kind} {name}: the host's environment variable {}", short(var)), true);
+                state.grant(
+                    project,
+                    format!(
+                        "{kind} {name}: the host's environment variable {}",
+                        short(var)
+                    ),
+                    true,
+                );
             }
         }
     }

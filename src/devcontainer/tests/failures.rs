@@ -168,7 +168,8 @@ fn what_only_the_cli_can_do_is_refused_by_name() {
     );
 
     // A variable resolved only inside the container: docker alone cannot.
-    let req = bench.config(r#"{"image": "alpine", "containerEnv": {"T": "${containerEnv:TOKEN}"}}"#);
+    let req =
+        bench.config(r#"{"image": "alpine", "containerEnv": {"T": "${containerEnv:TOKEN}"}}"#);
     let message = bench.runtime().up(&req).unwrap_err().to_string();
     assert!(
         message.contains("containerEnv.T uses ${containerEnv:TOKEN}"),
@@ -193,7 +194,10 @@ fn the_hosts_variables_are_those_the_runtime_was_handed() {
     runtime.up(&req).unwrap();
     let run = bench.calls_of("docker", "run");
     let argv = args(&run[0]);
-    assert!(argv.contains(&"T=s3cret") && argv.contains(&"U=dflt"), "{argv:?}");
+    assert!(
+        argv.contains(&"T=s3cret") && argv.contains(&"U=dflt"),
+        "{argv:?}"
+    );
 }
 
 #[test]
