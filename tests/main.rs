@@ -28,6 +28,7 @@ mod contract_versions;
 mod crash;
 mod credentials;
 mod devcontainer;
+mod devcontainer_agrees;
 mod devcontainer_hostile;
 mod devcontainer_lifecycle;
 mod devcontainer_resolved;

@@ -261,7 +261,7 @@ impl Checked {
                     match commands::host_words(&command) {
                         HostWords::Words(words) => {
                             for word in words {
-                                files.host_word(&workspace_rel, name, &word)?;
+                                files.host_word(&workspace_rel, name, &word.text, word.nested)?;
                             }
                         }
                         HostWords::Refused(why) => {

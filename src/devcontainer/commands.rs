@@ -34,8 +34,18 @@ const MAX_NESTING: usize = 4;
 /// The words of a host command, or why it cannot be covered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HostWords {
-    Words(Vec<String>),
+    Words(Vec<Word>),
     Refused(String),
+}
+
+/// A literal word of a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    pub text: String,
+    /// Found by reading a word again as a script (`sh -c '…'`): it may be
+    /// only a piece of a path that holds a blank, so it is covered when it
+    /// names a file of the repository and left otherwise.
+    pub nested: bool,
 }
 
 /// One command of a lifecycle key.
@@ -113,14 +123,16 @@ pub fn host_words(command: &Command) -> HostWords {
         ));
     }
     let mut out = Vec::new();
-    for (i, text) in command.texts.iter().enumerate() {
-        // An array's program is its first element; the rest are
-        // arguments, whatever they look like.
-        let at_command = !command.array || i == 0;
-        if let Err(why) = script_words(text, 0, true, at_command, &mut out) {
-            return HostWords::Refused(why);
-        }
+    if let Err(why) = command_words(command, true, &mut out) {
+        return HostWords::Refused(why);
     }
+    let out = out
+        .into_iter()
+        .map(|(text, depth)| Word {
+            text,
+            nested: depth > 0,
+        })
+        .collect::<Vec<_>>();
     if out.len() > MAX_WORDS {
         return HostWords::Refused(format!(
             "it has more than {MAX_WORDS} words: too long for the host to cover every file it \
@@ -136,10 +148,32 @@ pub fn host_words(command: &Command) -> HostWords {
 /// only through what the summary shows).
 pub fn container_words(command: &Command) -> Vec<String> {
     let mut out = Vec::new();
-    for (i, text) in command.texts.iter().enumerate() {
-        let _ = script_words(text, 0, false, !command.array || i == 0, &mut out);
+    let _ = command_words(command, false, &mut out);
+    out.into_iter().map(|(text, _)| text).collect()
+}
+
+/// The words of `command`, each with how deep it was found: a string is a
+/// script; an array's elements are words as they are (its first is the
+/// program, found on `PATH` when it has no '/'), each also read as a
+/// script of its own, one level down.
+fn command_words(
+    command: &Command,
+    strict: bool,
+    out: &mut Vec<(String, usize)>,
+) -> Result<(), String> {
+    if !command.array {
+        for text in &command.texts {
+            script_words(text, 0, strict, true, out)?;
+        }
+        return Ok(());
     }
-    out
+    for (i, text) in command.texts.iter().enumerate() {
+        if !(i == 0 && !text.contains('/')) && !text.is_empty() {
+            out.push((text.clone(), 0));
+        }
+        script_words(text, 1, strict, i == 0, out)?;
+    }
+    Ok(())
 }
 
 /// A part of a word, and whether the shell sees it quoted.
@@ -155,7 +189,7 @@ fn script_words(
     depth: usize,
     strict: bool,
     at_command: bool,
-    out: &mut Vec<String>,
+    out: &mut Vec<(String, usize)>,
 ) -> Result<(), String> {
     let mut word: Vec<Piece> = Vec::new();
     let mut chars = script.chars().peekable();
@@ -283,7 +317,7 @@ fn script_words(
             }
             // The word itself (a file may be named so), and the words of
             // the script it may be.
-            out.push(text.clone());
+            out.push((text.clone(), depth));
             script_words(&text, depth + 1, strict, true, out)?;
             continue;
         }
@@ -295,9 +329,9 @@ fn script_words(
             && text.starts_with('-')
             && !value.is_empty()
         {
-            out.push(value.to_owned());
+            out.push((value.to_owned(), depth));
         }
-        out.push(text);
+        out.push((text, depth));
     }
     Ok(())
 }
@@ -329,7 +363,7 @@ mod tests {
 
     fn words(script: &str) -> Vec<String> {
         match host_words(&command(script)) {
-            HostWords::Words(w) => w,
+            HostWords::Words(w) => w.into_iter().map(|w| w.text).collect(),
             HostWords::Refused(why) => panic!("{script}: {why}"),
         }
     }
@@ -390,9 +424,31 @@ mod tests {
             texts: vec!["sh".into(), "init.sh".into(), "-c".into()],
             array: true,
         };
-        assert_eq!(
-            host_words(&argv),
-            HostWords::Words(vec!["init.sh".into(), "-c".into()])
-        );
+        let HostWords::Words(words) = host_words(&argv) else {
+            panic!("refused")
+        };
+        let top: Vec<&str> = words
+            .iter()
+            .filter(|w| !w.nested)
+            .map(|w| w.text.as_str())
+            .collect();
+        assert_eq!(top, ["init.sh", "-c"]);
+        // An element with a blank is one word (a path may hold one); its
+        // pieces are only tried.
+        let spaced = Command {
+            texts: vec!["sh".into(), "/my repo/x.sh".into()],
+            ..argv
+        };
+        let HostWords::Words(words) = host_words(&spaced) else {
+            panic!("refused")
+        };
+        assert!(words.contains(&Word {
+            text: "/my repo/x.sh".into(),
+            nested: false
+        }));
+        assert!(words.contains(&Word {
+            text: "/my".into(),
+            nested: true
+        }));
     }
 }

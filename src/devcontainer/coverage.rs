@@ -129,11 +129,14 @@ impl<'a> Files<'a> {
     /// workspace: a file in the repository is covered, a path that does
     /// not exist is recorded absent, a system path is left; anything else
     /// is refused.
+    /// A `nested` word (module `commands`) that is not a file of the
+    /// repository is left.
     pub fn host_word(
         &mut self,
         workspace: &Path,
         key: &str,
         word: &str,
+        nested: bool,
     ) -> Result<(), DevcontainerError> {
         if word.starts_with('-') {
             return Ok(());
@@ -151,6 +154,7 @@ impl<'a> Files<'a> {
             Err(_) if path.is_absolute() && SYSTEM.iter().any(|s| path.starts_with(s)) => {
                 return Ok(());
             }
+            Err(_) if nested => return Ok(()),
             Err(_) => return refuse("which lies outside the repository"),
         };
         if rel.as_os_str().is_empty() || self.list.iter().any(|f| Path::new(&f.path) == rel) {
@@ -166,7 +170,7 @@ impl<'a> Files<'a> {
                 self.absent(&role, &rel);
                 Ok(())
             }
-            Err(Refused::NotRegular("directory")) if word == "." => Ok(()),
+            Err(Refused::NotRegular("directory")) if word == "." || nested => Ok(()),
             Err(Refused::NotRegular("directory")) => refuse(
                 "a directory: what a command does with a directory's files the host cannot cover \
                  (name the files)",
