@@ -89,6 +89,10 @@ pub struct Resource {
     /// empty in lists.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub equivalents: Vec<ResourceId>,
+    /// Who registered it (or ran the registration that discovered it), and
+    /// through which face; `None` for a row stored before provenance was
+    /// recorded (schema 10).
+    pub registered_by: Option<crate::model::Actor>,
 }
 
 impl Resource {

@@ -93,6 +93,7 @@ pub(super) fn assemble(
         read_only: row.read_only,
         stale: row.stale,
         equivalents: Vec::new(),
+        registered_by: row.registered_by,
     })
 }
 

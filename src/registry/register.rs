@@ -118,6 +118,7 @@ impl Registry {
             updated_at: stamp.clone(),
             discovered_at: None,
             stale: None,
+            registered_by: Some(self.actor.clone()),
         };
         let mut placeholders = Vec::new();
         let found = match self.handler_for(&ty)? {
@@ -226,7 +227,7 @@ fn write_prepared(
     insert_new(w, inserter, &p.row)?;
     for placeholder in &p.placeholders {
         insert_new(w, inserter, placeholder)?;
-        w.insert_link(p.row.id, placeholder.id, true, now)?;
+        w.insert_link(p.row.id, placeholder.id, true, now, None)?;
     }
     if !p.found.added.is_empty() {
         apply(w, &p.types, &p.found, now)?;
@@ -257,7 +258,7 @@ pub(super) fn insert_child(
         )),
         (other, _) => other,
     }?;
-    w.insert_link(found.parent, found.row.id, true, now)?;
+    w.insert_link(found.parent, found.row.id, true, now, None)?;
     Ok(())
 }
 

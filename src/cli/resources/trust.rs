@@ -125,6 +125,19 @@ pub(in crate::cli) fn summary_text(summary: &TrustSummary) -> String {
         out.push('\n');
         out.push_str(&one(&dc.summary));
     }
+    if !summary.brought_by_agents.is_empty() {
+        out.push_str(&output::bold(
+            "brought by an agent, NOT part of this decision (name one to trust it):",
+        ));
+        out.push('\n');
+        for a in &summary.brought_by_agents {
+            out.push_str(&format!(
+                "  ! {} — {}\n",
+                escape_line(&a.name),
+                escape_line(&a.why)
+            ));
+        }
+    }
     out
 }
 

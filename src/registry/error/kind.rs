@@ -175,7 +175,8 @@ impl EnvironmentsError {
             E::NotAnEnvironment { .. } | E::Route { .. } => K::NoRoute,
             E::BadPlanName { .. } => K::InvalidArguments,
             E::ContainerRefused { .. } | E::ContainerFailed { .. } => K::ContainerFailed,
-            E::NotTrusted { .. } => K::NotTrusted,
+            E::NotTrusted { .. } | E::BroughtByAgent { .. } => K::NotTrusted,
+            E::TooManyBelow { .. } => K::InvalidArguments,
         }
     }
 }
