@@ -224,6 +224,18 @@ fn write_prepared(
     p: &Prepared,
     now: &str,
 ) -> Result<(), RegistryError> {
+    // A chosen name may not pass for an existing one (checked in the
+    // transaction that takes it).
+    if let Some(name) = &p.row.name {
+        for existing in w.names_with_skeleton(&name.skeleton())? {
+            if name.confusable_with(&existing) {
+                return Err(RegistryError::Resources(ResourcesError::ConfusableName {
+                    name: name.clone(),
+                    existing,
+                }));
+            }
+        }
+    }
     insert_new(w, inserter, &p.row)?;
     for placeholder in &p.placeholders {
         insert_new(w, inserter, placeholder)?;

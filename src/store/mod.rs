@@ -49,6 +49,7 @@ mod machines;
 mod pg;
 mod plugins;
 mod readable_names;
+mod skeletons;
 mod resources;
 mod sandboxes;
 mod sqlite;
@@ -117,6 +118,7 @@ const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
 fn data_step(name: &str) -> Option<fn(Tx<'_>) -> Result<(), StoreError>> {
     match name {
         "0009_readable_names" => Some(readable_names::migrate),
+        "0010_provenance" => Some(skeletons::migrate),
         _ => None,
     }
 }

@@ -77,6 +77,18 @@ macro_rules! columns {
 const TABLE: &str = "resources";
 
 impl Reader<'_> {
+    /// The names whose confusable skeleton is `skeleton`.
+    pub fn names_with_skeleton(&self, skeleton: &str) -> Result<Vec<ResourceName>, StoreError> {
+        self.tx.rows(
+            "SELECT namespaced_name FROM resources WHERE name_skeleton = ?1
+              ORDER BY namespaced_name",
+            args![skeleton],
+            TABLE,
+            0,
+            |c| c.parsed(0, ResourceName::parse),
+        )
+    }
+
     pub fn resource_by_id(&self, id: ResourceId) -> Result<Option<ResourceRow>, StoreError> {
         self.tx.row(
             concat!(
@@ -297,8 +309,9 @@ impl ResourceInserter<'_> {
             concat!(
                 "INSERT INTO resources (",
                 columns!(),
-                ", namespace, machine_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, \
-                 ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) ON CONFLICT (namespaced_name) DO NOTHING"
+                ", namespace, machine_id, name_skeleton) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, \
+                 ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20) \
+                 ON CONFLICT (namespaced_name) DO NOTHING"
             ),
             args![
                 row.id.ulid().array_to_str(&mut id) as &str,
@@ -320,6 +333,7 @@ impl ResourceInserter<'_> {
                 row.registered_by.as_ref().map(|a| a.name.as_str()),
                 row.name.as_ref().map(ResourceName::namespace),
                 self.writer.machine.filter(|_| row.location.is_some()),
+                row.name.as_ref().map(ResourceName::skeleton),
             ],
         );
         // `ON CONFLICT … DO NOTHING` rather than catching the error: on

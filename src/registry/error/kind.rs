@@ -146,7 +146,7 @@ impl ResourcesError {
             E::ResourceNotFound { .. } | E::NothingAt { .. } | E::LocationVanished { .. } => {
                 K::NotFound
             }
-            E::DuplicateName { .. } => K::Exists,
+            E::DuplicateName { .. } | E::ConfusableName { .. } => K::Exists,
             E::BadSandboxStrategy { .. } | E::InspectPathRefused { .. } => K::InvalidArguments,
             E::ChildRefused { .. } | E::DiscoveryTooLarge { .. } => K::HandlerFailed,
             E::DiscoveredNameTaken { .. } | E::ChangedMeanwhile { .. } => K::Conflict,
