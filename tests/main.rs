@@ -48,6 +48,7 @@ mod plugin_check;
 mod plugin_faults;
 mod plugin_runtime;
 mod plugin_scaffold;
+mod provenance;
 mod python_plugin;
 mod readable_names;
 mod refresh;

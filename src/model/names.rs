@@ -330,7 +330,8 @@ fn invisible(c: char) -> bool {
             | 0x1BCA0..=0x1BCA3
             | 0x1D173..=0x1D17A
             | 0xE0000..=0xE0FFF
-    ) || c.identifier_type() == Some(unicode_security::general_security_profile::IdentifierType::Default_Ignorable)
+    ) || c.identifier_type()
+        == Some(unicode_security::general_security_profile::IdentifierType::Default_Ignorable)
 }
 
 /// A resource id: a ULID.

@@ -49,9 +49,9 @@ mod machines;
 mod pg;
 mod plugins;
 mod readable_names;
-mod skeletons;
 mod resources;
 mod sandboxes;
+mod skeletons;
 mod sqlite;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;

@@ -132,7 +132,10 @@ fn a_look_alike_in_another_script_is_confusable_and_a_same_script_one_is_not() {
     assert!(latin.confusable_with(&cyrillic_a));
     assert!(!latin.confusable_with(&latin));
     // Whole-script: every letter Cyrillic.
-    assert!(name("local/\u{0455}\u{0441}\u{043E}\u{0440}\u{0435}").confusable_with(&name("local/scope")));
+    assert!(
+        name("local/\u{0455}\u{0441}\u{043E}\u{0440}\u{0435}")
+            .confusable_with(&name("local/scope"))
+    );
     // Both Latin: read apart.
     assert!(!name("local/rn").confusable_with(&name("local/m")));
     assert!(!name("local/api").confusable_with(&name("local/apl")));

@@ -67,7 +67,10 @@ fn sample() -> RegistryDocument {
             auto_discovered: false,
             derived: false,
             created_at: "2026-01-01T00:00:00.000Z".into(),
-            linked_by: Some(crate::model::Actor::new(crate::model::Face::Mcp, "client/1.0")),
+            linked_by: Some(crate::model::Actor::new(
+                crate::model::Face::Mcp,
+                "client/1.0",
+            )),
         }],
         environment_settings: vec![
             SettingEntry {
