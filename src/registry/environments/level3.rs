@@ -10,8 +10,7 @@
 //! .devcontainer/`, a sub-project's) was brought by the repository, not
 //! chosen by the person: level 3 passes over it — saying so in the route's
 //! reason — until they trust it, and the next one up is chosen instead.
-//! So is one an agent brought: registered through MCP, or reached through
-//! a link an agent made (see [`candidates`]).
+//! So is one reached through a link an agent made (see [`candidates`]).
 
 use super::{DEVCONTAINER_TYPE, Detected, Environment, ResourceKey, ToolRequest, environment_of};
 use crate::model::{ResourceId, TypeName, resource_label};
@@ -230,12 +229,12 @@ fn choose_within_each_resource(
 /// resource itself or a devcontainer child of the resource reached; at
 /// equal distance, the one registered first comes first.
 ///
-/// Provenance decides what counts as "at the root of what a person
-/// registered" (`provenance`): a resource registered through an agent's
-/// face is not a person's, and a link an agent made moves nothing under
-/// a person's resource — a devcontainer reached through one (down to it,
-/// or on the way up) is passed over like a vendored one, until the
-/// person trusts it.
+/// A link an agent made moves nothing under a resource for routing
+/// (`provenance`): a devcontainer reached through one (down to it, or on
+/// the way up) is passed over like a vendored one, until the person
+/// trusts it. (One at the root of what an agent registered itself is that
+/// resource's own: chosen, and refused activation until a person trusts
+/// it.)
 pub(super) fn candidates(
     r: &Reader<'_>,
     types: &TypeSet,
@@ -251,7 +250,7 @@ pub(super) fn candidates(
     let by_agent = |a: &Option<crate::model::Actor>| a.as_ref().is_some_and(|a| a.face.is_agent());
     let registered = |id: ResourceId| -> Result<bool, RegistryError> {
         Ok(r.resource_by_id(id)?
-            .is_some_and(|row| !row.auto_discovered && !by_agent(&row.registered_by)))
+            .is_some_and(|row| !row.auto_discovered))
     };
     let mut out = Vec::new();
     let mut seen = HashSet::from([start]);
