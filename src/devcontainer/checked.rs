@@ -150,10 +150,7 @@ impl Checked {
         // then every variable.
         let workspace = utf8(&req.workspace)?;
         let mount_source = repository_of(&req.workspace);
-        let mount_target = format!(
-            "/workspaces/{}",
-            posix_basename(&utf8(&mount_source)?.to_owned())
-        );
+        let mount_target = format!("/workspaces/{}", posix_basename(utf8(&mount_source)?));
         let compose = raw.get("dockerComposeFile").is_some();
         let default_folder = if compose {
             "/".to_owned()

@@ -168,7 +168,7 @@ fn command_words(
         return Ok(());
     }
     for (i, text) in command.texts.iter().enumerate() {
-        if !(i == 0 && !text.contains('/')) && !text.is_empty() {
+        if (i != 0 || text.contains('/')) && !text.is_empty() {
             out.push((text.clone(), 0));
         }
         script_words(text, 1, strict, i == 0, out)?;
