@@ -13,10 +13,15 @@ use resource_host::model::{Actor, Face};
 use resource_host::registry::{NewResource, Options, Registry, RegistryError};
 use std::path::Path;
 
-/// The registry at `env`'s home, opened as an agent behind `agents mcp`.
+/// The registry `env`'s CLI uses (its home's, or the suite's
+/// PostgreSQL schema), opened as an agent behind `agents mcp`.
 fn as_agent(env: &Env) -> Registry {
     let options = Options {
         actor: Actor::new(Face::Mcp, "evil-client/6.6.6"),
+        registry: env
+            .postgres
+            .as_ref()
+            .map(|schema| resource_host::store::RegistryLocation::parse(&schema.url).unwrap()),
         ..Options::default()
     };
     Registry::open_with(&Home::new(env.home.path()), options).unwrap()
