@@ -190,8 +190,17 @@ fn names_in_the_old_encoding_are_renamed_once_on_either_backend() {
          UPDATE resources SET namespaced_name = 'local/notes/caf_c3_a9.txt' \
              WHERE namespaced_name = 'local/notes/café.txt';",
     );
+    // (And the later migration's columns, which it adds again.)
+    env.sql(
+        "DROP INDEX resources_name_skeleton;
+         ALTER TABLE resources DROP COLUMN name_skeleton;
+         ALTER TABLE resources DROP COLUMN registered_face;
+         ALTER TABLE resources DROP COLUMN registered_by;
+         ALTER TABLE resource_links DROP COLUMN linked_face;
+         ALTER TABLE resource_links DROP COLUMN linked_by;",
+    );
     env.sql(if backend() == "postgres" {
-        "DELETE FROM agents_schema_migrations WHERE version = 9"
+        "DELETE FROM agents_schema_migrations WHERE version >= 9"
     } else {
         "PRAGMA user_version = 8"
     });

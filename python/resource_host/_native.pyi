@@ -15,6 +15,7 @@ class Registry:
         home: Optional[str] = None,
         registry: Optional[str] = None,
         handler_timeout: Optional[float] = None,
+        actor: Optional[str] = None,
     ) -> None: ...
     @property
     def home(self) -> str: ...

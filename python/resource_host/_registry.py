@@ -53,7 +53,9 @@ class Registry:
     ``agents`` reads it (``PATH`` for ``git`` and the container tools,
     ``AGENTS_OVERLAY``, the OS user whose trust decisions apply).
     ``handler_timeout``: seconds one handler call may take (default 10,
-    as ``agents --handler-timeout``).
+    as ``agents --handler-timeout``). ``actor``: the label this program
+    is recorded under as the registrant of what it registers and links
+    (face ``python``; default: the OS user).
 
     One ``Registry`` may be used from several threads at once: each call
     runs on an open registry of its own (a few are kept), with the GIL
@@ -71,9 +73,13 @@ class Registry:
         registry: Optional[str] = None,
         *,
         handler_timeout: Optional[float] = None,
+        actor: Optional[str] = None,
     ) -> None:
         self._native = _native.Registry(
-            os.fspath(home) if home is not None else None, registry, handler_timeout
+            os.fspath(home) if home is not None else None,
+            registry,
+            handler_timeout,
+            actor,
         )
 
     @property

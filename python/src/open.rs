@@ -15,6 +15,7 @@
 
 use resource_host::front_end;
 use resource_host::home::Home;
+use resource_host::model::{Actor, Face};
 use resource_host::plugin::Limits;
 use resource_host::registry::{Registry, RegistryError};
 use resource_host::store::RegistryLocation;
@@ -30,6 +31,8 @@ pub struct Pool {
     home: Home,
     location: Option<RegistryLocation>,
     limits: Limits,
+    /// Who the registry acts as (face `python`).
+    actor: Actor,
     idle: Mutex<Vec<Registry>>,
 }
 
@@ -39,6 +42,7 @@ impl Pool {
         home: Option<PathBuf>,
         registry: Option<String>,
         limits: Limits,
+        actor: Option<String>,
     ) -> Result<Self, RegistryError> {
         let home = match home.or_else(|| env_path("AGENTS_HOME")) {
             Some(dir) => Home::new(dir),
@@ -49,10 +53,12 @@ impl Pool {
             Some(text) => Some(RegistryLocation::parse(text)?),
             None => None,
         };
+        let name = actor.unwrap_or_else(|| front_end::person().user);
         let pool = Self {
             home,
             location,
             limits,
+            actor: Actor::new(Face::Python, name),
             idle: Mutex::new(Vec::new()),
         };
         let first = pool.open_one()?;
@@ -88,7 +94,8 @@ impl Pool {
     }
 
     fn open_one(&self) -> Result<Registry, RegistryError> {
-        let options = front_end::options(self.location.clone(), self.limits.clone());
+        let mut options = front_end::options(self.location.clone(), self.limits.clone());
+        options.actor = self.actor.clone();
         Registry::open_with(&self.home, options)
     }
 }

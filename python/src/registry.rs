@@ -65,12 +65,13 @@ impl NativeRegistry {
 #[pymethods]
 impl NativeRegistry {
     #[new]
-    #[pyo3(signature = (home=None, registry=None, handler_timeout=None))]
+    #[pyo3(signature = (home=None, registry=None, handler_timeout=None, actor=None))]
     fn new(
         py: Python<'_>,
         home: Option<PathBuf>,
         registry: Option<String>,
         handler_timeout: Option<f64>,
+        actor: Option<String>,
     ) -> PyResult<Self> {
         let mut limits = resource_host::plugin::Limits::default();
         if let Some(secs) = handler_timeout {
@@ -85,7 +86,7 @@ impl NativeRegistry {
             limits.timeout = std::time::Duration::from_secs_f64(secs);
         }
         let pool = py
-            .detach(|| Pool::open(home, registry, limits))
+            .detach(|| Pool::open(home, registry, limits, actor))
             .map_err(to_py_err)?;
         Ok(Self { pool })
     }

@@ -17,7 +17,7 @@ pub fn watch(ctx: &Context, keys: &[ResourceKey]) -> Outcome {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))?;
-    let mut registry = ctx.open()?;
+    let mut registry = ctx.acting_as(resource_host::model::Face::Watch).open()?;
     let mut progress = output::Progress::new("refreshing");
     let data = !matches!(ctx.format, output::Format::Table);
     let mut on_event = |event: WatchEvent| {

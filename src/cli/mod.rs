@@ -21,6 +21,7 @@ mod types;
 use clap::{Command, Parser, Subcommand};
 use output::Format;
 use resource_host::home::Home;
+use resource_host::model::{Actor, Face};
 use resource_host::plugin::Limits;
 use resource_host::registry::Registry;
 use resource_host::text::escape_line;
@@ -227,6 +228,7 @@ fn run(cli: Cli) -> Outcome {
         registry: cli.registry,
         format: cli.output,
         limits,
+        face: Face::Cli,
     };
     match cli.command {
         Verb::Resource(cmd) => resources::run(&ctx, cmd),
@@ -274,9 +276,21 @@ pub struct Context {
     registry: Option<String>,
     format: Format,
     limits: Limits,
+    /// The face the registry is opened through (recorded as the
+    /// provenance of what it registers and links).
+    face: Face,
 }
 
 impl Context {
+    /// The same, acting through `face` (`agents mcp`: `mcp`; `resource
+    /// watch`: `watch`).
+    pub fn acting_as(&self, face: Face) -> Self {
+        Self {
+            face,
+            ..self.clone()
+        }
+    }
+
     /// The home: `--home`/`$AGENTS_HOME`, else the XDG data dir.
     fn home(&self) -> Result<Home, Failure> {
         if let Some(dir) = &self.home {
@@ -300,7 +314,18 @@ impl Context {
             ),
             None => None,
         };
-        let options = resource_host::front_end::options(registry, self.limits.clone());
+        let mut options = resource_host::front_end::options(registry, self.limits.clone());
+        // The OS user at a terminal; an MCP client names itself (the MCP
+        // face fills it in from `clientInfo`).
+        let name = match self.face {
+            Face::Mcp => String::new(),
+            _ => options
+                .person
+                .as_ref()
+                .map(|p| p.user.clone())
+                .unwrap_or_default(),
+        };
+        options.actor = Actor::new(self.face, name);
         Ok(Registry::open_with(&home, options)?)
     }
 }

@@ -2,42 +2,58 @@
 //! refused *even when a person trusts it*, and of which files a trust
 //! digest covers.
 //!
-//! [`Checked::load`] reads the configuration once (through
+//! [`Checked::load_with`] reads the configuration once (through
 //! [`files`](super::files): inside the repository, by descriptor, bounded,
-//! non-blocking), parses it with the one JSONC parser, and refuses:
+//! non-blocking), parses it with the one JSONC parser, **resolves it as the
+//! Dev Containers CLI will** (its variables replaced by the CLI's rules,
+//! [`variables`](super::variables); its Docker Compose project as compose
+//! reads it, [`compose`](super::compose)) and refuses:
 //!
-//! * a Dockerfile, build context, Docker Compose file or local feature
+//! * a Dockerfile, build context, Docker Compose file (or what one reads:
+//!   `extends`, `include`, `env_file`, a service's build) or local feature
 //!   outside the repository, or not a regular file (a directory for a
 //!   context) reached without a symlink — these are sent to the engine,
-//!   which may be a remote `DOCKER_HOST`: `"context": "/"` would upload the
-//!   host's whole filesystem, `"dockerfile": "/etc/shadow"` a secret;
+//!   which may be a remote `DOCKER_HOST`: `"context": "${localEnv:HOME}"`
+//!   would upload the home, `"dockerfile": "/etc/shadow"` a secret;
+//! * a command run on the host (`initializeCommand`, in any form) naming
+//!   what the host cannot cover ([`commands`](super::commands)): an
+//!   expansion, a pattern, a change of directory, a file outside the
+//!   repository, a directory, a symlink, a file over 1 MiB;
 //! * a value that would land in an argv as an option: an `image`,
 //!   `workspaceFolder`, user, mount, target, service, port or variable
 //!   name starting with `-` (`"image": "--privileged"`), and a bare word
 //!   in `runArgs` or `build.options` that no option before it takes as
-//!   its value (it would become the image, and what follows its command).
+//!   its value (it would become the image, and what follows its command);
+//! * what cannot be resolved with certainty (`${localEnv}` with no name, a
+//!   compose key or interpolation the host does not resolve).
 //!
 //! **What the digest covers** ([`Checked::files`], [`Checked::digest`]):
-//! the configuration; its Dockerfile and `.dockerignore` files; its
-//! Docker Compose files and the `.env` beside them; the files of each
-//! local feature (`./name` in `features`); and every regular file inside
-//! the repository that a lifecycle command names as a word
-//! (`"initializeCommand": "sh .devcontainer/init.sh"`). The digest is the
-//! sha256 of one line per file (`role`, path in the repository, sha256),
-//! so changing, adding or removing any of them changes it. Not covered,
-//! and said so by the summary: the rest of the build context (what a
-//! Dockerfile `COPY`s), what a script runs in turn, images and features
-//! fetched from a registry.
+//! the configuration; its Dockerfile and `.dockerignore` files; the
+//! compose project's files and every file they read; every file of each
+//! local feature's directory; every file a host command names (and, as
+//! absent, every path it names that does not exist yet); each regular file
+//! of the repository a container command names; and — when the
+//! configuration uses variables — the configuration as resolved. The digest
+//! is the sha256 of one line per file (`role`, path in the repository,
+//! sha256), so changing, adding or removing any of them changes it. Not
+//! covered, and said so by the summary: the rest of the build context
+//! (what a Dockerfile `COPY`s), what a script runs in turn, images and
+//! features fetched from a registry.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::commands::{self, HostWords};
+use super::compose::{self, Project};
 use super::config::DevcontainerConfig;
-use super::files::Repository;
+pub use super::coverage::CoveredFile;
+use super::coverage::{Files, shown};
+use super::files::{Repository, repository_of};
 use super::jsonc::parse_jsonc;
 use super::options;
+use super::variables::{Context, devcontainer_id, posix_basename};
 use super::{DevcontainerError, UpRequest};
 
 /// The lifecycle commands, in the order they run, and whether each runs
@@ -51,27 +67,31 @@ pub const LIFECYCLE: [(&str, bool); 6] = [
     ("postAttachCommand", false),
 ];
 
-/// How many files a local feature, and the commands' words, may add.
-const MAX_NAMED_FILES: usize = 64;
-
-/// One file the digest covers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CoveredFile {
-    /// What it is to the configuration (`configuration`, `Dockerfile`, …).
-    pub role: String,
-    /// Its path inside the repository.
-    pub path: String,
-    pub sha256: String,
+/// How the container is made, as the CLI chooses (a Dockerfile first,
+/// then an image, then Docker Compose).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    Build,
+    Image,
+    Compose(Project),
 }
 
 /// A configuration that passed every check, and what it was read from.
 #[derive(Debug, Clone)]
 pub struct Checked {
-    /// What the lifecycle uses; the Dockerfile and context are the
-    /// absolute paths checked (`..` resolved).
+    /// What the lifecycle uses (resolved); the Dockerfile and context are
+    /// the absolute paths checked (`..` resolved).
     pub config: DevcontainerConfig,
-    /// The whole configuration as parsed (for the summary).
+    /// The whole configuration as resolved (for the summary).
     pub json: Value,
+    /// The configuration as written (which variables it reads).
+    pub raw: Value,
+    /// The configuration's bytes as read (what the CLI is handed).
+    pub bytes: Vec<u8>,
+    /// The checked Dockerfile's bytes, when it builds one (what the engine
+    /// is handed in direct mode).
+    pub dockerfile: Option<Vec<u8>>,
+    pub mode: Mode,
     /// The hash a container is built from (out of date when it changes):
     /// the configuration's sha256, or with a Dockerfile the sha256 of
     /// `"<config sha256>\n<Dockerfile sha256>\n"`.
@@ -82,11 +102,28 @@ pub struct Checked {
     pub digest: String,
     pub workspace: PathBuf,
     pub repository: PathBuf,
+    /// The folder the CLI mounts (the git work tree holding the
+    /// workspace, or the workspace) and where, and the workspace folder
+    /// in the container.
+    pub mount_source: PathBuf,
+    pub mount_target: String,
+    pub container_workspace: String,
 }
 
 impl Checked {
-    /// Reads and checks the configuration of `req`.
+    /// Reads and checks the configuration of `req` with no environment
+    /// handed in (`${localEnv:…}` is then empty, as for a CLI run with
+    /// none).
     pub fn load(req: &UpRequest) -> Result<Self, DevcontainerError> {
+        Self::load_with(req, &[])
+    }
+
+    /// Reads, resolves and checks the configuration of `req` as the CLI
+    /// run with the environment `env` (`PATH` included) will.
+    pub fn load_with(
+        req: &UpRequest,
+        env: &[(OsString, OsString)],
+    ) -> Result<Self, DevcontainerError> {
         let repo = Repository::open(&req.repository)?;
         let refuse = |reason: String| DevcontainerError::Config {
             path: req.config.clone(),
@@ -107,7 +144,52 @@ impl Checked {
             .map_err(|e| refuse(format!("cannot read the configuration: {e}")))?;
         let text =
             std::str::from_utf8(&bytes).map_err(|e| refuse(format!("not UTF-8 text ({e})")))?;
-        let json = parse_jsonc(text).map_err(&refuse)?;
+        let raw = parse_jsonc(text).map_err(&refuse)?;
+
+        // The CLI's resolution: what the workspace mount and folder are,
+        // then every variable.
+        let workspace = utf8(&req.workspace)?;
+        let mount_source = repository_of(&req.workspace);
+        let mount_target = format!("/workspaces/{}", posix_basename(utf8(&mount_source)?));
+        let compose = raw.get("dockerComposeFile").is_some();
+        let default_folder = if compose {
+            "/".to_owned()
+        } else {
+            let inner = req
+                .workspace
+                .strip_prefix(&mount_source)
+                .unwrap_or(Path::new(""));
+            let inner = utf8(inner)?;
+            if inner.is_empty() {
+                mount_target.clone()
+            } else {
+                format!("{mount_target}/{inner}")
+            }
+        };
+        let container_workspace = match raw.get("workspaceFolder").and_then(Value::as_str) {
+            Some(folder) if folder.contains("${containerWorkspaceFolder") => {
+                return Err(refuse(
+                    "workspaceFolder names ${containerWorkspaceFolder…}, itself: the host cannot                      be certain what the CLI makes of it"
+                        .into(),
+                ));
+            }
+            Some(folder) if !folder.is_empty() => folder.to_owned(),
+            _ => default_folder,
+        };
+        let context = Context {
+            local_workspace: workspace.to_owned(),
+            container_workspace,
+            env: env.to_vec(),
+            devcontainer_id: devcontainer_id(&[req.id_label.as_str()]),
+        };
+        let json = context.substitute(&raw).map_err(|e| refuse(e.0))?;
+        let container_workspace = match json.get("workspaceFolder").and_then(Value::as_str) {
+            Some(folder) if !folder.is_empty() => folder.to_owned(),
+            _ => context
+                .substitute_text(&context.container_workspace)
+                .map_err(|e| refuse(e.0))?,
+        };
+
         let mut config = DevcontainerConfig::from_json(&req.config, &json).map_err(&refuse)?;
         check_argv_values(&json).map_err(&refuse)?;
         options::run_args(&config.run_args).map_err(&refuse)?;
@@ -121,46 +203,74 @@ impl Checked {
 
         let folder = config_rel.parent().unwrap_or(Path::new("")).to_path_buf();
         let config_sha = crate::digest::sha256_hex(&bytes);
-        let mut files = Files::new(&repo, &refuse);
+        let mut files = Files::new(&repo, &req.config);
         files.add("configuration", &config_rel, &bytes);
+        if json != raw {
+            // Variables: what they stand for is part of what was shown.
+            let resolved = serde_json::to_vec(&json).unwrap_or_default();
+            files.add(
+                "configuration as resolved (its variables)",
+                &config_rel,
+                &resolved,
+            );
+        }
         let mut config_hash = config_sha.clone();
-        if let Some(build) = &mut config.build {
+        let mut dockerfile_bytes = None;
+        let mode = if let Some(build) = &mut config.build {
             let dockerfile = files.inside(&folder, &build.dockerfile, "build.dockerfile")?;
-            let text = files.read(&dockerfile, "build.dockerfile")?;
-            files.add("Dockerfile", &dockerfile, &text);
+            let text = files.read_for(&dockerfile, "Dockerfile", "build.dockerfile")?;
             let context = files.inside(&folder, &build.context, "build.context")?;
             repo.check_dir(&context)
                 .map_err(|e| refuse(format!("build.context {}: {e}", shown(&build.context))))?;
             let mut ignore = dockerfile.clone().into_os_string();
             ignore.push(".dockerignore");
-            files.optional("Dockerfile's .dockerignore", Path::new(&ignore))?;
-            files.optional("context's .dockerignore", &context.join(".dockerignore"))?;
+            files.optional(Path::new(&ignore), "Dockerfile's .dockerignore")?;
+            files.optional(&context.join(".dockerignore"), "context's .dockerignore")?;
             build.dockerfile = repo.path(&dockerfile);
             build.context = repo.path(&context);
             let both = format!("{config_sha}\n{}\n", crate::digest::sha256_hex(&text));
             config_hash = crate::digest::sha256_hex(both.as_bytes());
-        }
-        for (i, compose) in compose_files(&json).iter().enumerate() {
-            let rel = files.inside(&folder, Path::new(compose), "dockerComposeFile")?;
-            let text = files.read(&rel, "dockerComposeFile")?;
-            files.add("Docker Compose file", &rel, &text);
-            if i == 0 {
-                let env = rel.parent().unwrap_or(Path::new("")).join(".env");
-                files.optional("Docker Compose .env", &env)?;
-            }
-        }
+            dockerfile_bytes = Some(text);
+            Mode::Build
+        } else if json.get("image").is_some() {
+            Mode::Image
+        } else if compose {
+            let (list, _env_file) =
+                compose::compose_files(&mut files, &json, &folder, &workspace_rel, env)
+                    .map_err(&refuse)?;
+            Mode::Compose(compose::read_project(&mut files, &list).map_err(&refuse)?)
+        } else {
+            return Err(refuse(
+                "it names neither an \"image\" nor a \"build\" with a \"dockerfile\" nor a \
+                 \"dockerComposeFile\": the Dev Containers CLI refuses it; say which image to \
+                 run or how to build it"
+                    .into(),
+            ));
+        };
         for feature in local_features(&json) {
             let rel = files.inside(&folder, Path::new(&feature), "features")?;
-            let names = repo
-                .files_in(&rel, MAX_NAMED_FILES)
-                .map_err(|e| refuse(format!("the local feature {}: {e}", shown(&feature))))?;
-            for name in names {
-                let text = files.read(&name, "features")?;
-                files.add("local feature", &name, &text);
-            }
+            files.directory(&rel, "local feature", "features")?;
         }
-        for (key, word) in command_words(&json) {
-            files.named_by(&workspace_rel, &key, &word);
+        for (key, host) in LIFECYCLE {
+            for command in commands::commands(&json, key) {
+                let name = &command.name;
+                if host {
+                    match commands::host_words(&command) {
+                        HostWords::Words(words) => {
+                            for word in words {
+                                files.host_word(&workspace_rel, name, &word.text, word.nested)?;
+                            }
+                        }
+                        HostWords::Refused(why) => {
+                            return Err(refuse(format!("{name} runs on the host, and {why}")));
+                        }
+                    }
+                } else {
+                    for word in commands::container_words(&command) {
+                        files.container_word(&workspace_rel, name, &word);
+                    }
+                }
+            }
         }
         let files = files.done();
         let mut lines = String::new();
@@ -170,117 +280,29 @@ impl Checked {
         Ok(Self {
             config,
             json,
+            raw,
+            bytes,
+            dockerfile: dockerfile_bytes,
+            mode,
             config_hash,
             digest: crate::digest::sha256_hex(lines.as_bytes()),
             files,
             workspace: req.workspace.clone(),
             repository: req.repository.clone(),
+            mount_source,
+            mount_target,
+            container_workspace,
         })
     }
 }
 
-/// The covered files being gathered.
-struct Files<'a, F> {
-    repo: &'a Repository,
-    refuse: &'a F,
-    list: Vec<CoveredFile>,
-    named: usize,
-}
-
-impl<'a, F: Fn(String) -> DevcontainerError> Files<'a, F> {
-    fn new(repo: &'a Repository, refuse: &'a F) -> Self {
-        Self {
-            repo,
-            refuse,
-            list: Vec::new(),
-            named: 0,
-        }
-    }
-
-    /// `path` (relative to the configuration's folder) inside the
-    /// repository, or the refusal naming `key`.
-    fn inside(&self, folder: &Path, path: &Path, key: &str) -> Result<PathBuf, DevcontainerError> {
-        self.repo.relative(folder, path).map_err(|e| {
-            (self.refuse)(format!(
-                "{key} {}: {e} ({}); a build reads only files inside the repository, which \
-                 are sent to the engine",
-                shown(path),
-                self.repo.root().display()
-            ))
-        })
-    }
-
-    fn read(&self, rel: &Path, key: &str) -> Result<Vec<u8>, DevcontainerError> {
-        self.repo
-            .read(rel)
-            .map_err(|e| (self.refuse)(format!("{key} {}: {e}", shown(self.repo.path(rel)))))
-    }
-
-    fn optional(&mut self, role: &str, rel: &Path) -> Result<(), DevcontainerError> {
-        match self.repo.read_optional(rel) {
-            Ok(Some(bytes)) => {
-                self.add(role, rel, &bytes);
-                Ok(())
-            }
-            Ok(None) => Ok(()),
-            Err(e) => Err((self.refuse)(format!(
-                "{} {}: {e}",
-                role,
-                shown(self.repo.path(rel))
-            ))),
-        }
-    }
-
-    /// A file a command names by the word `word` (relative to the
-    /// workspace, where commands run), when it is a regular file inside
-    /// the repository; anything else is not a file of the repository's.
-    fn named_by(&mut self, workspace: &Path, key: &str, word: &str) {
-        if self.named == MAX_NAMED_FILES || word.starts_with('-') || word.contains('$') {
-            return;
-        }
-        let Ok(rel) = self.repo.relative(workspace, Path::new(word)) else {
-            return;
-        };
-        if rel.as_os_str().is_empty() || self.list.iter().any(|f| Path::new(&f.path) == rel) {
-            return;
-        }
-        if let Ok(bytes) = self.repo.read(&rel) {
-            self.named += 1;
-            self.add(&format!("named by {key}"), &rel, &bytes);
-        }
-    }
-
-    fn add(&mut self, role: &str, rel: &Path, bytes: &[u8]) {
-        self.list.push(CoveredFile {
-            role: role.to_owned(),
-            path: rel.display().to_string(),
-            sha256: crate::digest::sha256_hex(bytes),
-        });
-    }
-
-    /// The configuration first, the rest by path.
-    fn done(mut self) -> Vec<CoveredFile> {
-        if self.list.len() > 1 {
-            self.list[1..].sort_by(|a, b| a.path.cmp(&b.path).then(a.role.cmp(&b.role)));
-        }
-        self.list
-    }
-}
-
-fn shown(path: impl AsRef<Path>) -> String {
-    crate::text::quote(&path.as_ref().display().to_string())
-}
-
-/// `dockerComposeFile`: a string or an array of strings.
-pub(super) fn compose_files(json: &Value) -> Vec<String> {
-    match json.get("dockerComposeFile") {
-        Some(Value::String(file)) => vec![file.clone()],
-        Some(Value::Array(files)) => files
-            .iter()
-            .filter_map(|f| f.as_str().map(str::to_owned))
-            .collect(),
-        _ => Vec::new(),
-    }
+fn utf8(path: &Path) -> Result<&str, DevcontainerError> {
+    path.to_str().ok_or_else(|| {
+        DevcontainerError::Request(format!(
+            "{} is not UTF-8: the Dev Containers CLI cannot name it",
+            path.display()
+        ))
+    })
 }
 
 /// The local features: `features` keys that are paths (`./x`, `../x`).
@@ -295,50 +317,6 @@ pub(super) fn local_features(json: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// Every word of every lifecycle command, with its key (`key.name` for
-/// the object form).
-fn command_words(json: &Value) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for (key, _) in LIFECYCLE {
-        for (name, argv) in commands(json, key) {
-            for word in argv {
-                let word = word.trim_matches(|c| c == '"' || c == '\'');
-                if !word.is_empty() {
-                    out.push((name.clone(), word.to_owned()));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// A lifecycle command `key` as words: a string split on white space, an
-/// array as it is, an object's each (named `key.name`).
-pub(super) fn commands(json: &Value, key: &str) -> Vec<(String, Vec<String>)> {
-    let words = |v: &Value| -> Option<Vec<String>> {
-        match v {
-            Value::String(s) => Some(s.split_whitespace().map(str::to_owned).collect()),
-            Value::Array(items) => Some(
-                items
-                    .iter()
-                    .filter_map(|i| i.as_str().map(str::to_owned))
-                    .collect(),
-            ),
-            _ => None,
-        }
-    };
-    match json.get(key) {
-        Some(Value::Object(each)) => each
-            .iter()
-            .filter_map(|(name, v)| words(v).map(|w| (format!("{key}.{name}"), w)))
-            .collect(),
-        Some(v) => words(v)
-            .map(|w| vec![(key.to_owned(), w)])
-            .unwrap_or_default(),
-        None => Vec::new(),
-    }
 }
 
 /// A value that is a string, a number, or a list of them, as strings.

@@ -92,17 +92,22 @@ impl DevcontainerConfig {
             .as_object()
             .ok_or("the configuration must be a JSON object")?;
         let folder = path.parent().unwrap_or(Path::new("."));
-        let build = match top.get("build") {
-            Some(build) => Some(build_config(folder, build)?),
-            // The older spelling, still read by the CLI.
-            None => match string(top, "dockerFile")? {
-                Some(dockerfile) => Some(BuildConfig {
-                    dockerfile: folder.join(dockerfile),
-                    context: folder.join(string(top, "context")?.unwrap_or_else(|| ".".into())),
-                    args: BTreeMap::new(),
-                    other_keys: Vec::new(),
-                }),
-                None => None,
+        // As the CLI decides (`isDockerFileConfig`): the older top-level
+        // `dockerFile` first, then `build` with a `dockerfile`; a `build`
+        // without one builds nothing.
+        let build = match string(top, "dockerFile")? {
+            Some(dockerfile) => Some(BuildConfig {
+                context: context_of(folder, &dockerfile, string(top, "context")?),
+                dockerfile: folder.join(dockerfile),
+                args: BTreeMap::new(),
+                other_keys: Vec::new(),
+            }),
+            None => match top.get("build") {
+                Some(build) if build.get("dockerfile").is_some() => {
+                    Some(build_config(folder, build)?)
+                }
+                Some(Value::Object(_) | Value::Null) | None => None,
+                Some(_) => return Err("\"build\" must be an object".into()),
             },
         };
         let remote_env = match top.get("remoteEnv") {
@@ -153,8 +158,8 @@ fn build_config(folder: &Path, build: &Value) -> Result<BuildConfig, String> {
         "\"build\" has no \"dockerfile\"; name it (\"dockerfile\": \"Dockerfile\", beside devcontainer.json) or use \"image\"",
     )?;
     Ok(BuildConfig {
+        context: context_of(folder, &dockerfile, string(build, "context")?),
         dockerfile: folder.join(dockerfile),
-        context: folder.join(string(build, "context")?.unwrap_or_else(|| ".".into())),
         args: string_map(build, "args")?,
         other_keys: build
             .keys()
@@ -162,6 +167,18 @@ fn build_config(folder: &Path, build: &Value) -> Result<BuildConfig, String> {
             .cloned()
             .collect(),
     })
+}
+
+/// The build context: as given (relative to the configuration's folder),
+/// else the Dockerfile's own folder, as the CLI takes it.
+fn context_of(folder: &Path, dockerfile: &str, context: Option<String>) -> PathBuf {
+    match context {
+        Some(context) => folder.join(context),
+        None => folder
+            .join(dockerfile)
+            .parent()
+            .map_or_else(|| folder.to_path_buf(), Path::to_path_buf),
+    }
 }
 
 /// A lifecycle command; `None` when it is empty (the CLI skips those).

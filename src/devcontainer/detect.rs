@@ -95,6 +95,8 @@ pub fn detect_with(search_path: &OsStr, env: &[(OsString, OsString)], limit: Dur
             args: args.iter().map(OsString::from).collect(),
             env: &vars,
             limit,
+            input: None,
+            cwd: None,
         };
         let status = match call.run() {
             Ok(done) => {

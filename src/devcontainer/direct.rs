@@ -2,9 +2,13 @@
 //! `devcontainer.json` docker or podman can do alone, and of the exact
 //! argv that does them. Pure: the runtime runs what this returns.
 //!
-//! What the Dev Containers CLI would do differently, on purpose: the
-//! workspace folder itself is mounted (the CLI mounts its git root by
-//! default); `postCreateCommand`'s object form runs one after the other;
+//! As the CLI, the git work tree holding the workspace is mounted at
+//! `/workspaces/<its name>` and the workspace folder is the workspace's
+//! place in it; the Dockerfile is the one the host checked, handed on
+//! stdin (`build -f -`), never read again from the repository (so a
+//! Dockerfile-specific `<name>.dockerignore` is not used: the context's
+//! `.dockerignore` is). What the Dev Containers CLI would do differently,
+//! on purpose: `postCreateCommand`'s object form runs one after the other;
 //! the user's UID is not patched into the image (`updateRemoteUserUID`).
 //! Everything else the configuration says is refused (module doc of
 //! `devcontainer`), and so is a variable other than the four workspace
@@ -14,7 +18,8 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use super::config::{DevcontainerConfig, LifecycleCommand};
+use super::checked::Checked;
+use super::config::LifecycleCommand;
 use super::{DevcontainerError, Tool, UpRequest};
 
 /// The label with the configuration's hash.
@@ -71,11 +76,12 @@ impl Plan {
 
 /// The plan for `req`, or the refusal of what the direct mode cannot do.
 pub(super) fn plan(
-    config: &DevcontainerConfig,
+    checked: &Checked,
     req: &UpRequest,
-    hash: &str,
     engine: Tool,
 ) -> Result<Plan, DevcontainerError> {
+    let config = &checked.config;
+    let hash = checked.config_hash.as_str();
     let refused = |reason: String| DevcontainerError::Config {
         path: config.path.clone(),
         reason,
@@ -105,6 +111,7 @@ pub(super) fn plan(
                 "the workspace {workspace:?} has no folder name to mount it under /workspaces"
             ))
         })?;
+    let mount_source = utf8(&checked.mount_source)?;
     let local = |text: &str, what: &str| {
         substitute(
             text,
@@ -117,7 +124,7 @@ pub(super) fn plan(
     };
     let workspace_folder = match &config.workspace_folder {
         Some(folder) => local(folder, "workspaceFolder")?,
-        None => format!("/workspaces/{base}"),
+        None => checked.container_workspace.clone(),
     };
     let folder_base = workspace_folder
         .trim_end_matches('/')
@@ -141,7 +148,7 @@ pub(super) fn plan(
             let mut args: Vec<OsString> = vec![
                 "build".into(),
                 "-f".into(),
-                build.dockerfile.clone().into(),
+                "-".into(),
                 "-t".into(),
                 tag.clone().into(),
             ];
@@ -182,8 +189,8 @@ pub(super) fn plan(
             };
             let mount = format!(
                 "type=bind,{},{}",
-                part("source", workspace),
-                part("target", &format!("/workspaces/{base}"))
+                part("source", mount_source),
+                part("target", &checked.mount_target)
             );
             run.extend(["--mount".into(), mount.into()]);
         }

@@ -209,27 +209,48 @@ impl Repository {
         self.open_dir(rel).map(drop)
     }
 
-    /// The names of the regular files directly in the directory `rel`,
-    /// sorted (at most `max`; more is refused).
-    pub fn files_in(&self, rel: &Path, max: usize) -> Result<Vec<PathBuf>, Refused> {
-        let dir = self.open_dir(rel)?;
-        let mut listing = rustix::fs::Dir::new(dir).map_err(io_err)?;
-        let mut names = Vec::new();
-        while let Some(entry) = listing.read() {
-            let entry = entry.map_err(io_err)?;
-            if entry.file_type() != FileType::RegularFile {
-                continue;
+    /// Every regular file below the directory `rel`, at any depth, sorted
+    /// (at most `max`; more is refused, and so is a symlink, a FIFO, a
+    /// device or a socket among them: what is copied into a build must be
+    /// what was read).
+    pub fn files_below(&self, rel: &Path, max: usize) -> Result<Vec<PathBuf>, Refused> {
+        let mut out = Vec::new();
+        let mut pending = vec![rel.to_path_buf()];
+        while let Some(dir_rel) = pending.pop() {
+            let dir = self.open_dir(&dir_rel)?;
+            let mut listing = rustix::fs::Dir::new(dir).map_err(io_err)?;
+            while let Some(entry) = listing.read() {
+                let entry = entry.map_err(io_err)?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name == "." || name == ".." {
+                    continue;
+                }
+                let path = dir_rel.join(&name);
+                match entry.file_type() {
+                    FileType::RegularFile => out.push(path),
+                    FileType::Directory => pending.push(path),
+                    other => {
+                        return Err(Refused::Io(io::Error::other(format!(
+                            "{} is a {}, not a regular file or directory",
+                            escape_line(&self.root.join(&path).display().to_string()),
+                            match other {
+                                FileType::Symlink => "symlink",
+                                FileType::Fifo => "FIFO",
+                                FileType::Socket => "socket",
+                                _ => "device or file of unknown kind",
+                            }
+                        ))));
+                    }
+                }
+                if out.len() + pending.len() > max {
+                    return Err(Refused::Io(io::Error::other(format!(
+                        "it holds more than {max} files and folders"
+                    ))));
+                }
             }
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if names.len() == max {
-                return Err(Refused::Io(io::Error::other(format!(
-                    "it holds more than {max} files"
-                ))));
-            }
-            names.push(rel.join(name));
         }
-        names.sort();
-        Ok(names)
+        out.sort();
+        Ok(out)
     }
 
     /// The directory holding `rel`, opened, and `rel`'s last name.
@@ -292,6 +313,23 @@ fn fd_path(fd: &OwnedFd) -> Option<PathBuf> {
 #[cfg(not(target_os = "linux"))]
 fn fd_path(_fd: &OwnedFd) -> Option<PathBuf> {
     None
+}
+
+/// The repository a devcontainer's workspace lies in, found from the
+/// filesystem alone: the nearest folder at or above `workspace` holding a
+/// `.git` (a directory, or the file of a linked worktree or submodule) —
+/// the git work tree the Dev Containers CLI mounts — else the workspace
+/// itself. Never a registered resource's location: who registered what
+/// decides nothing here.
+pub fn repository_of(workspace: &Path) -> PathBuf {
+    let mut at = Some(workspace);
+    while let Some(dir) = at {
+        if std::fs::symlink_metadata(dir.join(".git")).is_ok_and(|m| m.is_dir() || m.is_file()) {
+            return dir.to_path_buf();
+        }
+        at = dir.parent();
+    }
+    workspace.to_path_buf()
 }
 
 /// The configuration file `path` (absolute, or relative to `location`)

@@ -58,7 +58,10 @@
 //! the tail of its stderr, cut and escaped.
 
 mod checked;
+mod commands;
+pub mod compose;
 mod config;
+mod coverage;
 mod detect;
 mod direct;
 mod files;
@@ -67,11 +70,13 @@ mod options;
 mod process;
 mod runtime;
 mod summary;
+pub mod variables;
 
-pub use checked::{Checked, CoveredFile, LIFECYCLE};
+pub use checked::{Checked, LIFECYCLE, Mode};
 pub use config::{BuildConfig, DevcontainerConfig, LifecycleCommand};
+pub use coverage::{ABSENT, CoveredFile};
 pub use detect::{Detected, ENGINE_ENV_VARS, Found, Status, ToolsOnPath, detect, detect_with};
-pub use files::{MAX_FILE, config_inside};
+pub use files::{MAX_FILE, config_inside, repository_of};
 pub use jsonc::{parse_jsonc, strip_jsonc};
 pub use runtime::{ContainerState, Runtime};
 pub use summary::{Item, Section, Summary};
@@ -101,14 +106,21 @@ impl std::fmt::Display for Tool {
 
 /// What `up` is asked for: the workspace folder (absolute, on the host),
 /// its `devcontainer.json`, the repository both lie in (what the
-/// configuration may read: `files`), and the label (`name=value`) that
-/// identifies the container (`agents.resource=<ULID>`).
+/// configuration may read: `files`; [`repository_of`] finds it), and the
+/// label (`name=value`) that identifies the container
+/// (`agents.resource=<ULID>`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpRequest {
     pub workspace: PathBuf,
     pub config: PathBuf,
     pub repository: PathBuf,
     pub id_label: String,
+    /// A private folder of the caller's (the registry gives
+    /// `<home>/containers/<id>`) where the checked configuration is
+    /// copied for the Dev Containers CLI (`--override-config`), so the CLI
+    /// runs the bytes that were checked, not whatever the file holds by
+    /// then; `None` hands the CLI the file itself.
+    pub private_dir: Option<PathBuf>,
 }
 
 /// A container `up` made or found.

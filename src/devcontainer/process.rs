@@ -1,7 +1,7 @@
 //! Running a container tool: the one home of how a `devcontainer`,
 //! `docker` or `podman` process is started, bounded, ended and quoted.
 //!
-//! Fixed argv (no shell), stdin closed, a cleared environment plus the
+//! Fixed argv (no shell), stdin closed (or the bytes handed in), a cleared environment plus the
 //! variables the caller chose, stdout and stderr read at once (a tool
 //! blocked on one pipe would otherwise wait for the deadline) and bounded
 //! (their *tails* are kept: a tool's verdict is at the end). The child
@@ -48,17 +48,29 @@ pub(super) struct Call<'a> {
     pub args: Vec<OsString>,
     pub env: &'a [(OsString, OsString)],
     pub limit: Duration,
+    /// What the tool reads on stdin (else it is closed).
+    pub input: Option<&'a [u8]>,
+    /// Its working folder (else the caller's).
+    pub cwd: Option<&'a Path>,
 }
 
 impl Call<'_> {
     /// Runs it to the end or to the deadline (then `Timeout`, the group
     /// killed). A non-zero exit is a [`Finished`], for the caller to read.
     pub fn run(&self) -> Result<Finished, DevcontainerError> {
-        let mut child = Command::new(self.program)
+        let mut command = Command::new(self.program);
+        if let Some(cwd) = self.cwd {
+            command.current_dir(cwd);
+        }
+        let mut child = command
             .env_clear()
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .args(&self.args)
-            .stdin(Stdio::null())
+            .stdin(if self.input.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
@@ -69,6 +81,15 @@ impl Call<'_> {
                 source,
             })?;
         let group = child.id();
+        if let (Some(input), Some(mut stdin)) = (self.input, child.stdin.take()) {
+            // Written on a thread: a tool that does not read it must not
+            // block the caller (the deadline still holds).
+            let input = input.to_vec();
+            thread::spawn(move || {
+                use std::io::Write;
+                let _ = stdin.write_all(&input);
+            });
+        }
         let (tx, rx) = mpsc::channel();
         let stdout = drain(child.stdout.take(), STDOUT_LIMIT, tx.clone());
         let stderr = drain(child.stderr.take(), STDERR_LIMIT, tx.clone());

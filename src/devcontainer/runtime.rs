@@ -95,7 +95,7 @@ impl Runtime {
     /// first ([`Checked::load`]); nothing runs if it is refused.
     pub fn up(&self, req: &UpRequest) -> Result<Container, DevcontainerError> {
         check_request(req)?;
-        self.up_checked(req, &Checked::load(req)?)
+        self.up_checked(req, &Checked::load_with(req, &self.env)?)
     }
 
     /// [`Runtime::up`] with the configuration already checked (the
@@ -108,7 +108,7 @@ impl Runtime {
     ) -> Result<Container, DevcontainerError> {
         check_request(req)?;
         match &self.cli {
-            Some(cli) => self.up_with_cli(cli, req, false),
+            Some(cli) => self.up_with_cli(cli, req, checked, false),
             None => self.up_direct(req, checked, false),
         }
     }
@@ -117,7 +117,7 @@ impl Runtime {
     /// (with the CLI: `--remove-existing-container`).
     pub fn rebuild(&self, req: &UpRequest) -> Result<Container, DevcontainerError> {
         check_request(req)?;
-        self.rebuild_checked(req, &Checked::load(req)?)
+        self.rebuild_checked(req, &Checked::load_with(req, &self.env)?)
     }
 
     /// [`Runtime::rebuild`] with the configuration already checked.
@@ -128,7 +128,7 @@ impl Runtime {
     ) -> Result<Container, DevcontainerError> {
         check_request(req)?;
         match &self.cli {
-            Some(cli) => self.up_with_cli(cli, req, true),
+            Some(cli) => self.up_with_cli(cli, req, checked, true),
             None => self.up_direct(req, checked, true),
         }
     }
@@ -177,7 +177,7 @@ impl Runtime {
         checked: &Checked,
         rebuild: bool,
     ) -> Result<Container, DevcontainerError> {
-        let plan = direct::plan(&checked.config, req, &checked.config_hash, self.engine_kind)?;
+        let plan = direct::plan(checked, req, self.engine_kind)?;
         let container = |id: String, image: String, created: bool| Container {
             id,
             image,
@@ -205,7 +205,9 @@ impl Runtime {
         }
         // From here on, every container carrying the label is this `up`'s.
         if let Some(build) = &plan.build {
-            self.engine_output(build.clone(), None, true)?;
+            // The Dockerfile the host checked, on stdin (`-f -`): the
+            // engine never reads the file again.
+            self.engine_output_fed(build.clone(), None, true, checked.dockerfile.as_deref())?;
         }
         let made = self
             .engine_output(plan.run.clone(), None, true)
@@ -289,12 +291,24 @@ impl Runtime {
         id: Option<&str>,
         long: bool,
     ) -> Result<String, DevcontainerError> {
+        self.engine_output_fed(args, id, long, None)
+    }
+
+    /// [`Runtime::engine_output`] with `input` on the engine's stdin.
+    fn engine_output_fed(
+        &self,
+        args: Vec<OsString>,
+        id: Option<&str>,
+        long: bool,
+        input: Option<&[u8]>,
+    ) -> Result<String, DevcontainerError> {
         let limit = if long {
             self.timeouts.up
         } else {
             self.timeouts.quick
         };
-        let call = self.call(&self.engine, args, limit);
+        let mut call = self.call(&self.engine, args, limit);
+        call.input = input;
         let done: Finished = call.run()?;
         if done.status.success() {
             return Ok(done.stdout);
@@ -326,6 +340,8 @@ impl Runtime {
             args,
             env: &self.env,
             limit,
+            input: None,
+            cwd: None,
         }
     }
 }

@@ -23,9 +23,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::checked::{
-    Checked, CoveredFile, LIFECYCLE, commands, compose_files, local_features, strings,
-};
+use super::checked::{Checked, LIFECYCLE, Mode, local_features, strings};
+use super::commands;
+use super::coverage::{ABSENT, CoveredFile};
 use super::detect::ToolsOnPath;
 use super::options::{self, Source, mount_spec};
 
@@ -36,6 +36,7 @@ pub enum Section {
     HostCommands,
     ContainerCommands,
     Build,
+    Compose,
     Mounts,
     RunArgs,
     Privileges,
@@ -52,6 +53,7 @@ impl Section {
             Self::HostCommands => "commands run ON THE HOST",
             Self::ContainerCommands => "commands run in the container",
             Self::Build => "image",
+            Self::Compose => "Docker Compose services",
             Self::Mounts => "mounts",
             Self::RunArgs => "docker run options (runArgs)",
             Self::Privileges => "privileges",
@@ -123,30 +125,18 @@ impl Summary {
                 host,
             })
         };
-        let workspace = checked.workspace.to_string_lossy().into_owned();
-        let base = checked
-            .workspace
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let local = |text: &str| -> String {
-            let vars = [
-                ("localWorkspaceFolder", workspace.as_str()),
-                ("localWorkspaceFolderBasename", base.as_str()),
-            ];
-            substitute_known(text, &vars)
-        };
         let repository = &checked.repository;
-        let source = |src: &str| classify(&local(src), repository);
+        let source = |src: &str| classify(src, repository);
 
         for (key, host) in LIFECYCLE {
-            for (name, argv) in commands(json, key) {
+            for command in commands::commands(json, key) {
                 let section = if host {
                     Section::HostCommands
                 } else {
                     Section::ContainerCommands
                 };
-                add(section, format!("{name}: {}", argv.join(" ")), host);
+                let text = commands::shown(&command);
+                add(section, format!("{}: {text}", command.name), host);
             }
         }
 
@@ -171,19 +161,38 @@ impl Summary {
             (None, Some(image)) => add(Section::Build, format!("runs the image {image}"), false),
             (None, None) => {}
         }
-        let compose = compose_files(json);
-        if !compose.is_empty() {
+        if let Mode::Compose(project) = &checked.mode {
             add(
                 Section::Build,
                 format!(
-                    "Docker Compose ({}), service {}: what its services get (privileges, \
-                     volumes, ports, the host's files) is in those files, which this summary \
-                     does not read — read them",
-                    compose.join(", "),
+                    "Docker Compose ({}), service {}: every service below is started (what \
+                     `runServices` and profiles leave out included, to be safe)",
+                    project.files.join(", "),
                     json.get("service").and_then(Value::as_str).unwrap_or("?")
                 ),
-                true,
+                false,
             );
+            for service in &project.services {
+                if !project.grants.iter().any(|g| &g.service == service) {
+                    add(
+                        Section::Compose,
+                        format!("service {service}: an ordinary container"),
+                        false,
+                    );
+                }
+            }
+            for grant in &project.grants {
+                let who = if grant.service == "(project)" {
+                    "the project".to_owned()
+                } else {
+                    format!("service {}", grant.service)
+                };
+                add(
+                    Section::Compose,
+                    format!("{who}: {}", grant.text),
+                    grant.host,
+                );
+            }
         }
         if let Some(features) = json.get("features").and_then(Value::as_object) {
             let local = local_features(json);
@@ -206,10 +215,18 @@ impl Summary {
 
         match json.get("workspaceMount").and_then(Value::as_str) {
             Some("") => add(Section::Mounts, "no workspace mount".into(), false),
-            Some(mount) => mount_item(&mut add, "workspaceMount", &local(mount), &source),
+            Some(mount) => mount_item(&mut add, "workspaceMount", mount, &source),
+            None if matches!(checked.mode, Mode::Compose(_)) => {}
             None => add(
                 Section::Mounts,
-                format!("binds the workspace {workspace} at /workspaces/{base}"),
+                format!(
+                    "binds {} at {} (the git work tree holding the workspace, as the Dev \
+                     Containers CLI mounts it; docker directly binds the same); the workspace \
+                     folder is {}",
+                    checked.mount_source.display(),
+                    checked.mount_target,
+                    checked.container_workspace
+                ),
                 false,
             ),
         }
@@ -220,7 +237,7 @@ impl Summary {
             .flatten()
         {
             match mount {
-                Value::String(text) => mount_item(&mut add, "mounts", &local(text), &source),
+                Value::String(text) => mount_item(&mut add, "mounts", text, &source),
                 Value::Object(o) => {
                     let part = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("");
                     let text = format!(
@@ -229,7 +246,7 @@ impl Summary {
                         part("source"),
                         part("target")
                     );
-                    mount_item(&mut add, "mounts", &local(&text), &source);
+                    mount_item(&mut add, "mounts", &text, &source);
                 }
                 _ => {}
             }
@@ -282,7 +299,7 @@ impl Summary {
                 );
             }
         }
-        for var in host_variables(json) {
+        for var in host_variables(&checked.raw) {
             add(
                 Section::Environment,
                 format!("reads the host's environment variable {var} (${{localEnv:{var}}})"),
@@ -326,6 +343,18 @@ impl Summary {
             }
         }
 
+        for f in checked.files.iter().filter(|f| f.sha256 == ABSENT) {
+            if f.role.starts_with("named by") {
+                add(
+                    Section::HostCommands,
+                    format!(
+                        "{} ({}) does not exist now: if it appears, your consent is asked again",
+                        f.path, f.role
+                    ),
+                    false,
+                );
+            }
+        }
         Self {
             config: checked.config.path.display().to_string(),
             repository: repository.display().to_string(),
@@ -403,15 +432,6 @@ fn classify(src: &str, repository: &Path) -> Source {
     }
 }
 
-/// `text` with the variables of `vars` replaced, others left as written.
-fn substitute_known(text: &str, vars: &[(&str, &str)]) -> String {
-    let mut out = text.to_owned();
-    for (name, value) in vars {
-        out = out.replace(&format!("${{{name}}}"), value);
-    }
-    out
-}
-
 /// The host variables the configuration reads (`${localEnv:NAME}` or
 /// `${localEnv:NAME:default}`), sorted, each once.
 fn host_variables(json: &Value) -> Vec<String> {
@@ -446,9 +466,21 @@ fn not_covered(checked: &Checked) -> Vec<String> {
             build.context.display()
         ));
     }
-    if let Some(image) = &checked.config.image
-        && !image.contains("@sha256:")
-    {
+    let mut images: Vec<&String> = Vec::new();
+    if let (Mode::Image, Some(image)) = (&checked.mode, &checked.config.image) {
+        images.push(image);
+    }
+    if let Mode::Compose(project) = &checked.mode {
+        images.extend(&project.unpinned_images);
+        if !project.services.is_empty() {
+            out.push(
+                "the rest of each compose build's context (what its Dockerfile copies reaches \
+                 the container only)"
+                    .into(),
+            );
+        }
+    }
+    for image in images.into_iter().filter(|i| !i.contains("@sha256:")) {
         out.push(format!(
             "the image {image}: a tag can name other content tomorrow (pin image@sha256:… to \
              bind it)"

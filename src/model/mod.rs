@@ -8,12 +8,14 @@
 //! the modules that own their rules (`spec`, `store`, `registry`) from
 //! these checked parts.
 
+mod actor;
 mod handler;
 mod names;
 mod resource;
 mod states;
 mod types;
 
+pub use actor::{Actor, Face};
 pub use handler::{BUILTIN_MODULE_PREFIX, ClassName, HandlerRef, ModuleName};
 pub use names::{
     BUILTIN_NAMESPACE, NameError, ResourceId, ResourceKey, ResourceName, SandboxId, TypeName,

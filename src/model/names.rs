@@ -237,10 +237,27 @@ impl ResourceName {
     /// TYPE NAME`): normalised to NFC, then each part below the namespace
     /// made of letters and digits of any script, `-`, `_` and `.` (a
     /// discovered name may hold more: spaces, punctuation, `%XX`).
+    ///
+    /// A character that shows as nothing is refused — a default-ignorable
+    /// code point (U+200B ZERO WIDTH SPACE, U+3164 HANGUL FILLER, U+FFA0
+    /// HALFWIDTH HANGUL FILLER, variation selectors…), which would make
+    /// `local/ㅤ` or `local/apiﾠrepo` look like another name or none. Whether
+    /// it looks like an existing name (a confusable: [`ResourceName::skeleton`])
+    /// is the registry's question, which knows the names.
     pub fn parse_chosen(text: &str) -> Result<Self, NameError> {
         use unicode_normalization::UnicodeNormalization;
         let text: String = text.nfc().collect();
         let name = Self::parse(&text)?;
+        if let Some(c) = text.chars().find(|&c| invisible(c)) {
+            return Err(NameError::ResourceName {
+                name: text.clone(),
+                reason: format!(
+                    "it holds U+{:04X}, a character that shows as nothing (default-ignorable): \
+                     a chosen name must read as what it is",
+                    u32::from(c)
+                ),
+            });
+        }
         for part in text.split('/').skip(1) {
             if !part
                 .chars()
@@ -258,6 +275,27 @@ impl ResourceName {
         Ok(name)
     }
 
+    /// Its confusable skeleton (Unicode TR39): two names with the same
+    /// skeleton look alike (`local/аpi` with a Cyrillic а and `local/api`).
+    pub fn skeleton(&self) -> String {
+        unicode_security::skeleton(&self.0).collect()
+    }
+
+    /// Whether `self` is a look-alike of `other` that a person would take
+    /// for it: the same skeleton, a different name, and scripts mixed in
+    /// one of them or different between them (`local/rn` and `local/m`,
+    /// both Latin, are told apart by reading; `local/аpi` is not).
+    pub fn confusable_with(&self, other: &ResourceName) -> bool {
+        use unicode_security::MixedScript;
+        if self == other || self.skeleton() != other.skeleton() {
+            return false;
+        }
+        let (a, b) = (self.0.as_str(), other.0.as_str());
+        !a.is_single_script()
+            || !b.is_single_script()
+            || a.resolve_script_set() != b.resolve_script_set()
+    }
+
     /// The namespace: the part before the first `/`.
     pub fn namespace(&self) -> &str {
         self.0.split_once('/').map_or("", |(ns, _)| ns)
@@ -266,6 +304,34 @@ impl ResourceName {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// A default-ignorable code point (Unicode's
+/// `Default_Ignorable_Code_Point`, DerivedCoreProperties 15.1): it shows
+/// as nothing.
+fn invisible(c: char) -> bool {
+    use unicode_security::GeneralSecurityProfile;
+    matches!(
+        u32::from(c),
+        0x00AD
+            | 0x034F
+            | 0x061C
+            | 0x115F..=0x1160
+            | 0x17B4..=0x17B5
+            | 0x180B..=0x180F
+            | 0x200B..=0x200F
+            | 0x202A..=0x202E
+            | 0x2060..=0x206F
+            | 0x3164
+            | 0xFE00..=0xFE0F
+            | 0xFEFF
+            | 0xFFA0
+            | 0xFFF0..=0xFFF8
+            | 0x1BCA0..=0x1BCA3
+            | 0x1D173..=0x1D17A
+            | 0xE0000..=0xE0FFF
+    ) || c.identifier_type()
+        == Some(unicode_security::general_security_profile::IdentifierType::Default_Ignorable)
 }
 
 /// A resource id: a ULID.

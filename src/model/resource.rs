@@ -89,6 +89,12 @@ pub struct Resource {
     /// empty in lists.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub equivalents: Vec<ResourceId>,
+    /// Who registered it (or ran the registration that discovered it), and
+    /// through which face, as `resource show` gives it (absent in lists,
+    /// which keep the spec's fields, and for a row stored before
+    /// provenance was recorded: schema 10).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registered_by: Option<crate::model::Actor>,
 }
 
 impl Resource {

@@ -155,6 +155,7 @@ impl Registry {
             updated_at: now.to_owned(),
             discovered_at: None,
             stale: None,
+            registered_by: Some(self.actor.clone()),
         })
     }
 
@@ -194,6 +195,7 @@ impl Registry {
             updated_at: now.clone(),
             discovered_at: None,
             stale: None,
+            registered_by: None,
         };
         let rows = self.child_rows(&types, &parent_ty, &row, &handler, found, &now)?;
         Ok(rows.into_iter().map(|r| r.name).collect())

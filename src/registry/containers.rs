@@ -21,9 +21,9 @@ use super::trust::TrustState;
 use super::{Registry, RegistryError};
 use crate::devcontainer::{self, Checked, Container, DevcontainerError, UpRequest};
 use crate::model::ContainerState;
-use crate::model::{Resource, ResourceId, ResourceKey, TypeName};
+use crate::model::{Resource, ResourceKey, TypeName};
 use crate::registry::{EnvironmentsError, SandboxesError};
-use crate::store::{ContainerStateRow, Reader};
+use crate::store::ContainerStateRow;
 use serde::Serialize;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -35,6 +35,19 @@ use std::path::{Path, PathBuf};
 pub struct ContainerTools {
     pub search_path: Option<OsString>,
     pub env: Vec<(OsString, OsString)>,
+}
+
+impl ContainerTools {
+    /// The environment the tools run in (and so the one `${localEnv:…}`
+    /// reads): `PATH`, then the variables handed in.
+    pub fn cli_env(&self) -> Vec<(OsString, OsString)> {
+        let mut vars = vec![(
+            OsString::from("PATH"),
+            self.search_path.clone().unwrap_or_default(),
+        )];
+        vars.extend(self.env.iter().filter(|(k, _)| k != "PATH").cloned());
+        vars
+    }
 }
 
 /// A container resource's lifecycle, as `resource show`, `start`, `stop`
@@ -194,7 +207,7 @@ impl Registry {
         resource: &Resource,
         operation: &'static str,
     ) -> Result<(UpRequest, Checked), RegistryError> {
-        let req = self.store.read(|r| up_request(r, resource))?;
+        let req = up_request(self.home.as_deref(), resource)?;
         let req = req.ok_or_else(|| {
             RegistryError::Environments(EnvironmentsError::ContainerRefused {
                 resource: resource.label(),
@@ -202,8 +215,8 @@ impl Registry {
                 reason: "it has no location (the workspace its configuration is in)".into(),
             })
         })?;
-        let checked =
-            Checked::load(&req).map_err(|e| self.container_failed(resource, operation, e))?;
+        let checked = Checked::load_with(&req, &self.container_tools.cli_env())
+            .map_err(|e| self.container_failed(resource, operation, e))?;
         Ok((req, checked))
     }
 
@@ -295,10 +308,13 @@ enum Lookup {
 /// What `up` is asked for `resource` (`None`: it has no location): the
 /// workspace is its location; the configuration its `config-path`
 /// property (checked when it was discovered), else
-/// `.devcontainer/devcontainer.json` there; the repository the location
-/// of the resource a person registered that holds it.
+/// `.devcontainer/devcontainer.json` there; the repository the git work
+/// tree holding the workspace, found on the filesystem (never from the
+/// registered resources above it: who registered or linked what decides
+/// nothing about where a repository ends); the private folder
+/// `<home>/containers/<id>` when there is a home.
 pub(super) fn up_request(
-    r: &Reader<'_>,
+    home: Option<&Path>,
     resource: &Resource,
 ) -> Result<Option<UpRequest>, RegistryError> {
     let Some(location) = resource.location.as_deref() else {
@@ -313,44 +329,14 @@ pub(super) fn up_request(
         Some(path) => workspace.join(path),
         None => workspace.join(".devcontainer/devcontainer.json"),
     };
-    let repository =
-        repository_of(r, resource.resource_id, &workspace)?.unwrap_or_else(|| workspace.clone());
+    let repository = devcontainer::repository_of(&workspace);
     Ok(Some(UpRequest {
         workspace,
         config,
         repository,
         id_label: format!("agents.resource={}", resource.resource_id),
+        private_dir: home.map(|h| h.join("containers").join(resource.resource_id.to_string())),
     }))
-}
-
-/// The location of the nearest resource a person registered (not
-/// discovered) that is `id` or above it and holds `workspace`.
-fn repository_of(
-    r: &Reader<'_>,
-    id: ResourceId,
-    workspace: &Path,
-) -> Result<Option<PathBuf>, RegistryError> {
-    let mut seen = std::collections::HashSet::from([id]);
-    let mut level = vec![id];
-    while !level.is_empty() {
-        let mut next = Vec::new();
-        for node in level {
-            if let Some(row) = r.resource_by_id(node)?
-                && !row.auto_discovered
-                && let Some(loc) = row.location.as_deref()
-                && workspace.starts_with(loc)
-            {
-                return Ok(Some(PathBuf::from(loc)));
-            }
-            for parent in r.parents_of(node)? {
-                if seen.insert(parent) {
-                    next.push(parent);
-                }
-            }
-        }
-        level = next;
-    }
-    Ok(None)
 }
 
 impl Registry {

@@ -41,6 +41,7 @@ mod check;
 mod fields;
 mod rows;
 
+use crate::model::Actor;
 use crate::model::Priority;
 use crate::model::{
     ClassName, ModuleName, PropertyMap, ResourceId, ResourceKind, ResourceName, SandboxStrategy,
@@ -140,6 +141,9 @@ pub struct ResourceEntry {
     pub updated_at: String,
     pub discovered_at: Option<String>,
     pub stale: Option<String>,
+    /// Who registered it, through which face (absent: not recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registered_by: Option<Actor>,
 }
 
 /// One link, both flags as stored.
@@ -151,6 +155,10 @@ pub struct LinkEntry {
     pub auto_discovered: bool,
     pub derived: bool,
     pub created_at: String,
+    /// Who made it by hand, through which face (absent: discovery did, or
+    /// not recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linked_by: Option<Actor>,
 }
 
 /// Whose execution-environment setting.

@@ -168,5 +168,7 @@ fn identity_row(
         updated_at: now.to_owned(),
         discovered_at: None,
         stale: None,
+        // The registry's own: no one registered it.
+        registered_by: None,
     })
 }

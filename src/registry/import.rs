@@ -57,10 +57,11 @@ pub(in crate::registry) fn import_document(
     let written: RefCell<Vec<String>> = RefCell::default();
     let (cache, plugins) = (&reg.types, &reg.plugins);
     let (ids, clock) = (&reg.ids, &reg.clock);
+    let agent = Some(&reg.actor).filter(|a| a.face.is_agent());
     let import = |w: &Writer<'_>| {
         let current = cache.get(w)?;
         let mut plan = plan::plan(w, &current, document, &specs, &components, plugins)?;
-        write_rows(w, &plan)?;
+        write_rows(w, &plan, agent)?;
         // Every new plugin's bytes go in the registry as well (from the
         // document, else this machine's verified copy).
         for (entry, bytes) in &plan.plugins {
@@ -80,7 +81,7 @@ pub(in crate::registry) fn import_document(
                 }
             }
         }
-        check_and_link(w, &plan, document)?;
+        check_and_link(w, &plan, document, agent)?;
         write_settings(w, &plan)?;
         equivalence::reconcile(w, &plan.next, &|| ids.next_id(clock.now()), &now)?;
         if !dry_run {
@@ -149,7 +150,14 @@ fn parse_specs(document: &RegistryDocument) -> Result<Vec<TypeSpec>, RegistryErr
 
 /// Write the new plugins' rows, types (each checked as `type add` checks
 /// it) and resources, in that order (each names the one before).
-fn write_rows(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> {
+/// `agent`: the importing agent, recorded as the provenance of every row
+/// and hand-made link instead of what the document says (an agent's
+/// document cannot claim a person made what it carries).
+fn write_rows(
+    w: &Writer<'_>,
+    plan: &Plan<'_>,
+    agent: Option<&crate::model::Actor>,
+) -> Result<(), RegistryError> {
     for (entry, _) in &plan.plugins {
         w.upsert_plugin(&entry.row())?;
     }
@@ -174,7 +182,13 @@ fn write_rows(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> {
                 },
             )?;
         }
-        inserter.insert(row)?;
+        match agent {
+            Some(agent) => inserter.insert(&crate::store::ResourceRow {
+                registered_by: Some(agent.clone()),
+                ..row.clone()
+            })?,
+            None => inserter.insert(row)?,
+        }
     }
     Ok(())
 }
@@ -186,6 +200,7 @@ fn check_and_link(
     w: &Writer<'_>,
     plan: &Plan<'_>,
     document: &RegistryDocument,
+    agent: Option<&crate::model::Actor>,
 ) -> Result<(), RegistryError> {
     let labels = plan::labels(document);
     let type_of = |id| -> Result<TypeName, RegistryError> {
@@ -194,7 +209,12 @@ fn check_and_link(
             .type_name)
     };
     for entry in &plan.links {
-        let row = LinkRow::from(*entry);
+        let mut row = LinkRow::from(*entry);
+        // Every link an agent imports is the agent's, discovery's flag or
+        // not: a document cannot claim the files put it there.
+        if let Some(agent) = agent {
+            row.linked_by = Some(agent.clone());
+        }
         let (parent, child) = (labels[&row.parent].clone(), labels[&row.child].clone());
         let refused = |source| TransferError::ImportRefused {
             item: "the document's links".to_owned(),

@@ -41,6 +41,7 @@ pub(in crate::registry) fn link_child(
 ) -> Result<Link, RegistryError> {
     let now = reg.now();
     let cache = &reg.types;
+    let actor = reg.actor.clone();
     reg.store.write(|w| {
         let types = cache.get(w)?;
         let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
@@ -52,7 +53,7 @@ pub(in crate::registry) fn link_child(
         };
         dag::admit_link(p.id, c.id, &mut facts)?
             .map_err(|refusal| refused(refusal, p.label(), c.label()))?;
-        w.insert_link(p.id, c.id, false, &now)?;
+        w.insert_link(p.id, c.id, false, &now, Some(&actor))?;
         Ok(Link {
             parent_id: p.id,
             child_id: c.id,

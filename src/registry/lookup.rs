@@ -93,6 +93,7 @@ pub(super) fn assemble(
         read_only: row.read_only,
         stale: row.stale,
         equivalents: Vec::new(),
+        registered_by: row.registered_by,
     })
 }
 
@@ -114,7 +115,10 @@ pub(in crate::registry) fn list_resources(
             .map(|row| {
                 let p = parents.get(&row.id).cloned().unwrap_or_default();
                 let c = children.get(&row.id).cloned().unwrap_or_default();
-                assemble(&types, row, p, c)
+                // A list keeps the spec's fields; `show` says who.
+                let mut resource = assemble(&types, row, p, c)?;
+                resource.registered_by = None;
+                Ok(resource)
             })
             .collect()
     })

@@ -71,6 +71,7 @@ mod lookup;
 mod neighbours;
 mod plugin_check;
 mod plugin_store;
+mod provenance;
 mod refresh;
 mod register;
 mod removal;
@@ -107,7 +108,9 @@ pub use refresh::{ChangedResource, RefreshProgress, RefreshReport, StaleResource
 pub use register::{NewResource, RegistrationForm};
 pub use removal::{Forced, RemovalReport, RemoveOptions};
 pub use sandboxes::{CheckpointView, SandboxView};
-pub use trust::{Consent, DevcontainerSummary, Person, TrustRecord, TrustState, TrustSummary};
+pub use trust::{
+    AgentBrought, Consent, DevcontainerSummary, Person, TrustRecord, TrustState, TrustSummary,
+};
 pub use types::RegisterTypeOptions;
 pub use views::TypeView;
 pub use watch::{WatchEvent, WatchOptions};
@@ -146,6 +149,9 @@ pub struct Registry {
     machine: Option<crate::machine::Machine>,
     /// Whose trust decisions apply (`trust`).
     person: Option<Person>,
+    /// Who is acting, through which face: recorded as each new row's
+    /// provenance.
+    actor: crate::model::Actor,
 }
 
 /// What a registry is handed: its effects (defaults: the system clock,
@@ -176,6 +182,13 @@ pub struct Options {
     /// none — then nothing is trusted and no devcontainer is activated;
     /// the CLI hands in the OS user).
     pub person: Option<Person>,
+    /// Who is acting and through which face (default: `library`, no
+    /// name): recorded as the provenance of every resource registered and
+    /// every link made. The CLI says `cli` and the OS user; `agents mcp`
+    /// says `mcp` and its client; the Python package says `python` and
+    /// the embedder's label. Only `mcp` is an agent's: what it registers
+    /// or links never carries a person's consent.
+    pub actor: crate::model::Actor,
     /// A per-user cache directory shared by every home: the built-in
     /// components are compiled into its `components/` once per user, not
     /// once per home (default: none — each home compiles them; the CLI
@@ -195,6 +208,7 @@ impl Default for Options {
             container_tools: ContainerTools::default(),
             machine: None,
             person: None,
+            actor: crate::model::Actor::default(),
             user_cache: None,
         }
     }
@@ -264,6 +278,7 @@ impl Registry {
             container_tools: options.container_tools,
             machine: None,
             person: options.person,
+            actor: options.actor,
         };
         registry.bootstrap_builtin_types()?;
         Ok(registry)

@@ -98,7 +98,7 @@ fn discover(r: &mut Registry, parent: ResourceId, n: usize) -> ResourceId {
     r.store
         .write(|w| {
             w.insert_resource(&row)?;
-            w.insert_link(parent, id, true, "t")
+            w.insert_link(parent, id, true, "t", None)
         })
         .unwrap();
     id

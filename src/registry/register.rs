@@ -118,6 +118,7 @@ impl Registry {
             updated_at: stamp.clone(),
             discovered_at: None,
             stale: None,
+            registered_by: Some(self.actor.clone()),
         };
         let mut placeholders = Vec::new();
         let found = match self.handler_for(&ty)? {
@@ -223,10 +224,22 @@ fn write_prepared(
     p: &Prepared,
     now: &str,
 ) -> Result<(), RegistryError> {
+    // A chosen name may not pass for an existing one (checked in the
+    // transaction that takes it).
+    if let Some(name) = &p.row.name {
+        for existing in w.names_with_skeleton(&name.skeleton())? {
+            if name.confusable_with(&existing) {
+                return Err(RegistryError::Resources(ResourcesError::ConfusableName {
+                    name: name.clone(),
+                    existing,
+                }));
+            }
+        }
+    }
     insert_new(w, inserter, &p.row)?;
     for placeholder in &p.placeholders {
         insert_new(w, inserter, placeholder)?;
-        w.insert_link(p.row.id, placeholder.id, true, now)?;
+        w.insert_link(p.row.id, placeholder.id, true, now, None)?;
     }
     if !p.found.added.is_empty() {
         apply(w, &p.types, &p.found, now)?;
@@ -257,7 +270,7 @@ pub(super) fn insert_child(
         )),
         (other, _) => other,
     }?;
-    w.insert_link(found.parent, found.row.id, true, now)?;
+    w.insert_link(found.parent, found.row.id, true, now, None)?;
     Ok(())
 }
 

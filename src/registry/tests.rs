@@ -68,7 +68,7 @@ fn discovered_child(r: &mut Registry, parent: &str, n: u128) -> ResourceId {
                 &format!("local/auto{n}"),
                 "fs-directory",
             ))?;
-            w.insert_link(parent, id, true, "t")
+            w.insert_link(parent, id, true, "t", None)
         })
         .unwrap();
     id

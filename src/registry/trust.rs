@@ -34,9 +34,10 @@
 //! never exported or imported.
 
 use super::lookup::{find_row, load_one};
+use super::provenance::{self, Origin};
 use super::type_set::TypeSet;
 use super::{Registry, RegistryError};
-use crate::devcontainer::{Checked, CoveredFile, Summary, ToolsOnPath};
+use crate::devcontainer::{ABSENT, Checked, CoveredFile, Summary, ToolsOnPath};
 use crate::model::{Resource, ResourceId, ResourceKey, TypeName};
 use crate::registry::EnvironmentsError;
 use crate::store::{Reader, ResourceRow, TrustRow};
@@ -110,6 +111,19 @@ pub struct TrustSummary {
     /// The resource asked about.
     pub resource: String,
     pub devcontainers: Vec<DevcontainerSummary>,
+    /// Devcontainers below it that an agent brought (registered, linked
+    /// or imported through MCP): not part of this consent; each is
+    /// trusted only when a person names it.
+    pub brought_by_agents: Vec<AgentBrought>,
+}
+
+/// A devcontainer an agent brought below the resource asked about.
+#[derive(Debug, Clone, Serialize)]
+pub struct AgentBrought {
+    pub resource_id: ResourceId,
+    pub name: String,
+    /// How it came there (`linked below local/api by mcp:client`).
+    pub why: String,
 }
 
 /// One devcontainer's part of a [`TrustSummary`].
@@ -213,44 +227,69 @@ impl Registry {
     }
 }
 
-/// The resource `key` and the devcontainers at or below it, by id.
+/// The devcontainers at or below a resource, split by who brought them.
+struct Found {
+    root: ResourceRow,
+    /// A person's (or the root itself, named).
+    person: Vec<ResourceRow>,
+    /// Brought by an agent: each with why.
+    agent: Vec<(ResourceRow, String)>,
+}
+
+/// The resource `key` and the devcontainers at or below it, by id: the
+/// root itself when it is one (named, so a person's choice whoever
+/// brought it), and below it split by provenance (`provenance`).
 fn devcontainers_at(
     r: &Reader<'_>,
     types: &TypeSet,
     key: &ResourceKey,
-) -> Result<(ResourceRow, Vec<ResourceRow>), RegistryError> {
+) -> Result<Found, RegistryError> {
     let root = find_row(r, key)?;
-    let below = r.subgraph_below(&[root.id])?;
-    let mut ids: Vec<ResourceId> = vec![root.id];
-    ids.extend(below.edges.iter().map(|(_, child)| *child));
-    ids.sort();
-    ids.dedup();
+    let below = provenance::below(r, root.id)?;
     let dc = devcontainer_type();
-    let mut out = Vec::new();
-    for id in ids {
-        if let Some(row) = r.resource_by_id(id)?
-            && types.resolve(&row.type_name)?.is_a(&dc)
-        {
-            out.push(row);
+    let mut found = Found {
+        root: root.clone(),
+        person: Vec::new(),
+        agent: Vec::new(),
+    };
+    for (id, origin) in below {
+        let Some(row) = r.resource_by_id(id)? else {
+            continue;
+        };
+        if !types.resolve(&row.type_name)?.is_a(&dc) {
+            continue;
+        }
+        match origin {
+            _ if id == root.id => found.person.push(row),
+            Origin::Person => found.person.push(row),
+            Origin::Agent(why) => found.agent.push((row, why)),
         }
     }
-    Ok((root, out))
+    Ok(found)
 }
 
 /// Which files differ between what was trusted and what is there now.
 fn changes(was: &[CoveredFile], now: &[CoveredFile]) -> Vec<String> {
-    let before: BTreeMap<&str, &CoveredFile> = was.iter().map(|f| (f.path.as_str(), f)).collect();
-    let after: BTreeMap<&str, &CoveredFile> = now.iter().map(|f| (f.path.as_str(), f)).collect();
+    fn key(f: &CoveredFile) -> (&str, &str) {
+        (f.path.as_str(), f.role.as_str())
+    }
+    let before: BTreeMap<(&str, &str), &CoveredFile> = was.iter().map(|f| (key(f), f)).collect();
+    let after: BTreeMap<(&str, &str), &CoveredFile> = now.iter().map(|f| (key(f), f)).collect();
     let mut out = Vec::new();
-    for (path, f) in &after {
-        match before.get(path) {
+    for ((path, _), f) in &after {
+        match before.get(&(*path, f.role.as_str())) {
             Some(old) if old.sha256 == f.sha256 => {}
+            Some(old) if old.sha256 == ABSENT => {
+                out.push(format!("{path} ({}) appeared", f.role));
+            }
+            Some(_) if f.sha256 == ABSENT => out.push(format!("{path} ({}) is gone", f.role)),
             Some(_) => out.push(format!("{path} ({}) changed", f.role)),
+            None if f.sha256 == ABSENT => {}
             None => out.push(format!("{path} ({}) is new", f.role)),
         }
     }
-    for (path, f) in &before {
-        if !after.contains_key(path) {
+    for ((path, role), f) in &before {
+        if !after.contains_key(&(*path, *role)) && f.sha256 != ABSENT {
             out.push(format!("{path} ({}) is gone", f.role));
         }
     }
@@ -276,14 +315,35 @@ pub(in crate::registry) fn trust_summary(
     let cache = &reg.types;
     let found = reg.store.read(|r| {
         let types = cache.get(r)?;
-        let (root, rows) = devcontainers_at(r, &types, key)?;
-        let out = rows
+        let found = devcontainers_at(r, &types, key)?;
+        let out = found
+            .person
             .into_iter()
             .map(|row| load_one(r, &types, row))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok::<_, RegistryError>((root.label(), out))
+        let agent: Vec<AgentBrought> = found
+            .agent
+            .into_iter()
+            .map(|(row, why)| AgentBrought {
+                resource_id: row.id,
+                name: row.label(),
+                why,
+            })
+            .collect();
+        Ok::<_, RegistryError>((found.root.label(), out, agent))
     })?;
-    let (label, resources) = found;
+    let (label, resources, brought_by_agents) = found;
+    if resources.is_empty() && !brought_by_agents.is_empty() {
+        return Err(RegistryError::Environments(
+            EnvironmentsError::BroughtByAgent {
+                resource: label,
+                agent_brought: brought_by_agents
+                    .iter()
+                    .map(|a| format!("{} was {}", a.name, a.why))
+                    .collect(),
+            },
+        ));
+    }
     if resources.is_empty() {
         return Err(RegistryError::Environments(
             EnvironmentsError::ContainerRefused {
@@ -309,6 +369,7 @@ pub(in crate::registry) fn trust_summary(
     Ok(TrustSummary {
         resource: label,
         devcontainers,
+        brought_by_agents,
     })
 }
 
@@ -393,7 +454,12 @@ pub(in crate::registry) fn untrust(
     reg.store.write(|w| {
         let types = cache.get(w)?;
         let mut taken = Vec::new();
-        for row in devcontainers_at(w, &types, key)?.1 {
+        let found = devcontainers_at(w, &types, key)?;
+        let all = found
+            .person
+            .into_iter()
+            .chain(found.agent.into_iter().map(|(row, _)| row));
+        for row in all {
             if w.delete_trust(row.id, &machine, person.uid)? {
                 taken.push(row.label());
             }

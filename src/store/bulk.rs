@@ -11,7 +11,7 @@
 use super::columns::Columns;
 use super::db::{Tx, args};
 use super::{Reader, StoreError, TypeRow, Writer, schema_version, to_json};
-use crate::model::{ResourceId, ResourceKind, SandboxStrategy, TypeName};
+use crate::model::{Actor, ResourceId, ResourceKind, SandboxStrategy, TypeName};
 
 /// One `resource_links` row, every column.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +24,8 @@ pub struct LinkRow {
     /// `registry::equivalence`).
     pub derived: bool,
     pub created_at: String,
+    /// Who made it by hand (`None`: discovery, or before schema 10).
+    pub linked_by: Option<Actor>,
 }
 
 /// How many rows of each kind the registry holds.
@@ -47,6 +49,7 @@ fn link(c: &Columns<'_>) -> Result<LinkRow, StoreError> {
         auto_discovered: c.get(2)?,
         derived: c.get(3)?,
         created_at: c.get(4)?,
+        linked_by: super::resources::actor(c, 5)?,
     })
 }
 
@@ -77,7 +80,7 @@ impl Reader<'_> {
     /// Every link, by parent then child.
     pub fn link_rows(&self) -> Result<Vec<LinkRow>, StoreError> {
         self.tx.rows(
-            "SELECT parent_id, child_id, auto_discovered, derived, created_at
+            "SELECT parent_id, child_id, auto_discovered, derived, created_at, linked_face, linked_by
              FROM resource_links ORDER BY parent_id, child_id",
             args![],
             LINKS,
@@ -93,7 +96,7 @@ impl Reader<'_> {
         child: ResourceId,
     ) -> Result<Option<LinkRow>, StoreError> {
         self.tx.row(
-            "SELECT parent_id, child_id, auto_discovered, derived, created_at
+            "SELECT parent_id, child_id, auto_discovered, derived, created_at, linked_face, linked_by
              FROM resource_links WHERE parent_id = ?1 AND child_id = ?2",
             args![parent.to_string(), child.to_string()],
             LINKS,
@@ -174,13 +177,15 @@ impl Writer<'_> {
     pub fn insert_link_row(&self, row: &LinkRow) -> Result<(), StoreError> {
         self.tx.execute(
             "INSERT INTO resource_links (parent_id, child_id, auto_discovered, derived,
-               created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+               created_at, linked_face, linked_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             args![
                 row.parent.to_string(),
                 row.child.to_string(),
                 row.auto_discovered,
                 row.derived,
                 &row.created_at,
+                row.linked_by.as_ref().map(|a| a.face.as_str()),
+                row.linked_by.as_ref().map(|a| a.name.as_str()),
             ],
         )?;
         Ok(())

@@ -8,7 +8,7 @@
 use super::columns::Columns;
 use super::db::{Arg, args};
 use super::{Reader, StoreError, Writer};
-use crate::model::{ResourceId, TypeName};
+use crate::model::{Actor, ResourceId, TypeName};
 use std::collections::BTreeMap;
 
 /// One edge met by a walk.
@@ -314,18 +314,77 @@ impl Reader<'_> {
     }
 }
 
+/// One end of a link as provenance needs it: the resource at the other
+/// end, whether discovery made the link, and who made it by hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkEnd {
+    pub other: ResourceId,
+    pub auto_discovered: bool,
+    pub linked_by: Option<Actor>,
+}
+
+impl Reader<'_> {
+    /// The links below `of` (`down`) or above it, with their provenance.
+    pub fn link_ends(&self, of: ResourceId, down: bool) -> Result<Vec<LinkEnd>, StoreError> {
+        let sql = if down {
+            "SELECT child_id, auto_discovered, linked_face, linked_by FROM resource_links
+              WHERE parent_id = ?1 ORDER BY child_id"
+        } else {
+            "SELECT parent_id, auto_discovered, linked_face, linked_by FROM resource_links
+              WHERE child_id = ?1 ORDER BY parent_id"
+        };
+        self.tx.rows(sql, args![of.to_string()], TABLE, 0, |c| {
+            Ok(LinkEnd {
+                other: c.parsed(0, ResourceId::parse)?,
+                auto_discovered: c.get(1)?,
+                linked_by: super::resources::actor(c, 2)?,
+            })
+        })
+    }
+
+    /// Who made the link `parent` → `child` by hand (`None`: discovery
+    /// made it, it was made before schema 10, or there is none).
+    pub fn link_actor(
+        &self,
+        parent: ResourceId,
+        child: ResourceId,
+    ) -> Result<Option<Actor>, StoreError> {
+        Ok(self
+            .tx
+            .row(
+                "SELECT linked_face, linked_by FROM resource_links
+                  WHERE parent_id = ?1 AND child_id = ?2",
+                args![parent.to_string(), child.to_string()],
+                TABLE,
+                0,
+                |c| super::resources::actor(c, 0),
+            )?
+            .flatten())
+    }
+}
+
 impl Writer<'_> {
+    /// A link; `by` is who made it by hand (`None`: discovery did).
     pub fn insert_link(
         &self,
         parent: ResourceId,
         child: ResourceId,
         auto_discovered: bool,
         now: &str,
+        by: Option<&Actor>,
     ) -> Result<(), StoreError> {
         self.tx.execute(
-            "INSERT INTO resource_links (parent_id, child_id, auto_discovered, created_at)
-             VALUES (?1, ?2, ?3, ?4)",
-            args![parent.to_string(), child.to_string(), auto_discovered, now],
+            "INSERT INTO resource_links (parent_id, child_id, auto_discovered, created_at,
+               linked_face, linked_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            args![
+                parent.to_string(),
+                child.to_string(),
+                auto_discovered,
+                now,
+                by.map(|a| a.face.as_str()),
+                by.map(|a| a.name.as_str())
+            ],
         )?;
         Ok(())
     }

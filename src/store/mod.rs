@@ -51,6 +51,7 @@ mod plugins;
 mod readable_names;
 mod resources;
 mod sandboxes;
+mod skeletons;
 mod sqlite;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;
@@ -60,7 +61,7 @@ mod types;
 pub use bulk::{Counts, LinkRow};
 pub use environments::{ContainerStateRow, SettingRow};
 pub use equivalence::PropertyValues;
-pub use links::{Subgraph, TreeEdge, TypedLink};
+pub use links::{LinkEnd, Subgraph, TreeEdge, TypedLink};
 pub use location::RegistryLocation;
 pub use machines::MachineRow;
 pub use plugins::PluginRow;
@@ -96,6 +97,7 @@ const SQLITE_MIGRATIONS: Migrations = migrations!("sqlite":
     "0007_shared",
     "0008_trust",
     "0009_readable_names",
+    "0010_provenance",
 );
 
 const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
@@ -108,6 +110,7 @@ const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
     "0007_shared",
     "0008_trust",
     "0009_readable_names",
+    "0010_provenance",
 );
 
 /// The step in Rust a migration has after its SQL, if any (same for both
@@ -115,6 +118,7 @@ const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
 fn data_step(name: &str) -> Option<fn(Tx<'_>) -> Result<(), StoreError>> {
     match name {
         "0009_readable_names" => Some(readable_names::migrate),
+        "0010_provenance" => Some(skeletons::migrate),
         _ => None,
     }
 }

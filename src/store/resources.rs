@@ -4,7 +4,8 @@ use super::columns::Columns;
 use super::db::{Arg, args};
 use super::{Reader, StoreError, Writer, to_json};
 use crate::model::{
-    PropertyMap, ResourceId, ResourceKind, ResourceName, SandboxStrategy, TypeName, resource_label,
+    Actor, Face, PropertyMap, ResourceId, ResourceKind, ResourceName, SandboxStrategy, TypeName,
+    resource_label,
 };
 
 /// A resource as stored: everything but its links and the capabilities
@@ -28,6 +29,8 @@ pub struct ResourceRow {
     pub discovered_at: Option<String>,
     /// Why the last refresh could not bring it up to date.
     pub stale: Option<String>,
+    /// Who registered it, through which face (`None`: before schema 10).
+    pub registered_by: Option<Actor>,
 }
 
 impl ResourceRow {
@@ -51,6 +54,7 @@ impl ResourceRow {
             updated_at: "t".into(),
             discovered_at: None,
             stale: None,
+            registered_by: None,
         }
     }
 
@@ -66,13 +70,25 @@ macro_rules! columns {
     () => {
         "resource_id, namespaced_name, type_name, resource_kind, location, description, \
          read_only, auto_discovered, sandbox_strategy, content_hash, properties_json, \
-         created_at, updated_at, discovered_at, stale_reason"
+         created_at, updated_at, discovered_at, stale_reason, registered_face, registered_by"
     };
 }
 
 const TABLE: &str = "resources";
 
 impl Reader<'_> {
+    /// The names whose confusable skeleton is `skeleton`.
+    pub fn names_with_skeleton(&self, skeleton: &str) -> Result<Vec<ResourceName>, StoreError> {
+        self.tx.rows(
+            "SELECT namespaced_name FROM resources WHERE name_skeleton = ?1
+              ORDER BY namespaced_name",
+            args![skeleton],
+            TABLE,
+            0,
+            |c| c.parsed(0, ResourceName::parse),
+        )
+    }
+
     pub fn resource_by_id(&self, id: ResourceId) -> Result<Option<ResourceRow>, StoreError> {
         self.tx.row(
             concat!(
@@ -293,8 +309,9 @@ impl ResourceInserter<'_> {
             concat!(
                 "INSERT INTO resources (",
                 columns!(),
-                ", namespace, machine_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, \
-                 ?11, ?12, ?13, ?14, ?15, ?16, ?17) ON CONFLICT (namespaced_name) DO NOTHING"
+                ", namespace, machine_id, name_skeleton) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, \
+                 ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20) \
+                 ON CONFLICT (namespaced_name) DO NOTHING"
             ),
             args![
                 row.id.ulid().array_to_str(&mut id) as &str,
@@ -312,8 +329,11 @@ impl ResourceInserter<'_> {
                 &row.updated_at,
                 &row.discovered_at,
                 &row.stale,
+                row.registered_by.as_ref().map(|a| a.face.as_str()),
+                row.registered_by.as_ref().map(|a| a.name.as_str()),
                 row.name.as_ref().map(ResourceName::namespace),
                 self.writer.machine.filter(|_| row.location.is_some()),
+                row.name.as_ref().map(ResourceName::skeleton),
             ],
         );
         // `ON CONFLICT … DO NOTHING` rather than catching the error: on
@@ -352,5 +372,20 @@ fn decode(c: &Columns<'_>) -> Result<ResourceRow, StoreError> {
         updated_at: c.get(12)?,
         discovered_at: c.get(13)?,
         stale: c.get(14)?,
+        registered_by: actor(c, 15)?,
     })
+}
+
+/// The actor stored in columns `at` (face) and `at + 1` (name).
+pub(super) fn actor(c: &Columns<'_>, at: usize) -> Result<Option<Actor>, StoreError> {
+    let face: Option<String> = c.get(at)?;
+    let Some(face) = face else {
+        return Ok(None);
+    };
+    let name: Option<String> = c.get(at + 1)?;
+    let face = Face::parse(&face).ok_or_else(|| StoreError::Corrupt {
+        what: "resources".into(),
+        reason: format!("unknown face {face:?}"),
+    })?;
+    Ok(Some(Actor::new(face, name.unwrap_or_default())))
 }

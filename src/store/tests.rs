@@ -48,6 +48,7 @@ fn row(n: u128, type_name: &str) -> ResourceRow {
         updated_at: "2026-01-01T00:00:00.000Z".into(),
         discovered_at: None,
         stale: None,
+        registered_by: None,
     }
 }
 
@@ -190,9 +191,9 @@ fn reachability_follows_links_and_ignores_other_branches(mut store: Store) {
                 w.insert_resource(&row(n, "fs-directory"))?;
             }
             // 1 → 2 → 3, 1 → 4; 5 alone
-            w.insert_link(id(1), id(2), false, "t")?;
-            w.insert_link(id(2), id(3), false, "t")?;
-            w.insert_link(id(1), id(4), false, "t")
+            w.insert_link(id(1), id(2), false, "t", None)?;
+            w.insert_link(id(2), id(3), false, "t", None)?;
+            w.insert_link(id(1), id(4), false, "t", None)
         })
         .unwrap();
     store
@@ -215,7 +216,7 @@ fn the_link_table_refuses_self_links_even_without_the_registry(mut store: Store)
     let result = store.write(|w| {
         w.upsert_type(&base, "builtin", "t0")?;
         w.insert_resource(&row(1, "fs-directory"))?;
-        w.insert_link(id(1), id(1), false, "t")
+        w.insert_link(id(1), id(1), false, "t", None)
     });
     assert!(result.is_err());
 }
@@ -294,8 +295,8 @@ fn reads_by_many_ids_take_one_statement_past_sqlites_parameter_limit(mut store: 
             for n in 1..=3 {
                 w.insert_resource(&row(n, "fs-directory"))?;
             }
-            w.insert_link(id(1), id(2), true, "t")?;
-            w.insert_link(id(2), id(3), true, "t")
+            w.insert_link(id(1), id(2), true, "t", None)?;
+            w.insert_link(id(2), id(3), true, "t", None)
         })
         .unwrap();
     let mut ids: Vec<ResourceId> = (100..40_100).map(id).collect();
@@ -381,6 +382,7 @@ fn rows_written_verbatim_read_back_with_their_flags_and_timestamps(mut store: St
         auto_discovered: true,
         derived: true,
         created_at: "2022-01-01T00:00:00.000Z".into(),
+        linked_by: Some(crate::model::Actor::new(crate::model::Face::Mcp, "client/1")),
     };
     store
         .write(|w| {

@@ -5,7 +5,7 @@
 mod containers;
 mod repos;
 
-pub use containers::{stand_ins, tool_log};
+pub use containers::{docker_compose, real_cli_on_stand_in_engine, stand_ins, tool_log};
 pub use repos::{commit_all, git, git_repo, rich_repo};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -90,6 +90,8 @@ async def tools(agents, home, fixtures, mode):
         shown = ok(await call(client, "show_resource", {"name_or_id": "local/tree"}))
         assert shown["resource_id"] == made["resource_id"]
         assert len(shown["children"]) == 2, shown  # a.txt and sub/
+        # Provenance: registered by an agent, through the MCP face.
+        assert shown["registered_by"]["face"] == "mcp", shown
         listed = ok(await call(client, "list_resources", {"name": "local/tree*"}))
         assert listed["total"] >= 3, listed
         limited = ok(await call(client, "list_resources", {"name": "local/tree*", "limit": 1}))

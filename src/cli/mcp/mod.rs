@@ -76,6 +76,7 @@ pub fn run(ctx: &Context, args: McpArgs) -> Outcome {
     };
     // A home or registry that cannot be opened is said now, on stderr
     // with exit 1, rather than as the first tool's error.
+    let ctx = &ctx.acting_as(resource_host::model::Face::Mcp);
     let first = ctx.open()?;
     let pool = pool::Pool::new(ctx.clone(), first);
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -148,6 +148,13 @@ pub(super) fn show(
         ("children", named_list(&r.children, named)),
         ("capabilities", list(r.capabilities.enabled())),
         ("auto_discovered", r.auto_discovered.to_string()),
+        (
+            "registered_by",
+            r.registered_by.as_ref().map_or_else(
+                || "- (not recorded)".to_owned(),
+                |a| escape_line(&a.label()).into_owned(),
+            ),
+        ),
         ("read_only", r.read_only.to_string()),
         ("created_at", r.created_at.clone()),
         ("updated_at", r.updated_at.clone()),

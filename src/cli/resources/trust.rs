@@ -6,7 +6,7 @@
 
 use crate::cli::output::{self, emit};
 use crate::cli::{Context, Failure, Outcome};
-use resource_host::devcontainer::{Section, Summary};
+use resource_host::devcontainer::{ABSENT, Section, Summary};
 use resource_host::model::ResourceKey;
 use resource_host::registry::{Consent, Registry, TrustState, TrustSummary};
 use resource_host::text::escape_line;
@@ -125,6 +125,19 @@ pub(in crate::cli) fn summary_text(summary: &TrustSummary) -> String {
         out.push('\n');
         out.push_str(&one(&dc.summary));
     }
+    if !summary.brought_by_agents.is_empty() {
+        out.push_str(&output::bold(
+            "brought by an agent, NOT part of this decision (name one to trust it):",
+        ));
+        out.push('\n');
+        for a in &summary.brought_by_agents {
+            out.push_str(&format!(
+                "  ! {} — {}\n",
+                escape_line(&a.name),
+                escape_line(&a.why)
+            ));
+        }
+    }
     out
 }
 
@@ -162,10 +175,12 @@ fn one(s: &Summary) -> String {
     }
     line("  ", "the digest covers:");
     for f in &s.files {
-        line(
-            "      ",
-            &format!("{} ({}) sha256 {}", f.path, f.role, &f.sha256[..16]),
-        );
+        let what = if f.sha256 == ABSENT {
+            "absent now (one appearing asks you again)".to_owned()
+        } else {
+            format!("sha256 {}", &f.sha256[..f.sha256.len().min(16)])
+        };
+        line("      ", &format!("{} ({}) {what}", f.path, f.role));
     }
     line("  ", "not covered (can change without asking again):");
     for note in &s.not_covered {

@@ -150,10 +150,16 @@ fn the_digest_covers_the_files_a_build_and_the_commands_read() {
         [
             (".devcontainer/devcontainer.json", "configuration"),
             (".devcontainer/Dockerfile", "Dockerfile"),
+            // Absent now: recorded, so that one appearing is a change.
+            (
+                ".devcontainer/Dockerfile.dockerignore",
+                "Dockerfile's .dockerignore"
+            ),
             (".dockerignore", "context's .dockerignore"),
             ("init.sh", "named by initializeCommand"),
         ]
     );
+    assert_eq!(first.files[2].sha256, ABSENT);
     bench.file("unrelated.txt", "y\n");
     assert_eq!(checked(&req).digest, first.digest, "not covered");
     for (rel, text) in [

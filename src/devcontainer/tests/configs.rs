@@ -85,7 +85,7 @@ fn a_value_of_the_wrong_type_is_refused_with_its_key() {
         ),
         (
             r#"{"build": {"context": ".."}}"#,
-            "\"build\" has no \"dockerfile\"",
+            "neither an \"image\" nor a \"build\" with a \"dockerfile\"",
         ),
         ("[1, 2]", "must be a JSON object"),
         ("{\n  \"image\": \n}", "line 3"),

@@ -81,14 +81,16 @@ fn up_with_a_dockerfile_builds_it_with_its_args_and_runs_the_tag() {
     let tag = format!("agents-devcontainer-{}", &hash[..12]);
     let container = bench.runtime().up(&req).unwrap();
     assert_eq!(container.image, tag);
-    let dir = bench.workspace().join(".devcontainer");
     let build = bench.calls_of("docker", "build");
+    // The Dockerfile the host checked, handed on stdin: docker reads no
+    // file of the repository's again.
+    assert_eq!(bench.read("stdin-build"), "FROM alpine:3.20\nARG V\n");
     assert_eq!(
         args(&build[0]),
         [
             "build",
             "-f",
-            &path_str(&dir.join("Dockerfile")),
+            "-",
             "-t",
             &tag,
             "--build-arg",

@@ -167,13 +167,37 @@ fn what_only_the_cli_can_do_is_refused_by_name() {
         "{message}"
     );
 
-    let req = bench.config(r#"{"image": "alpine", "containerEnv": {"T": "${localEnv:TOKEN}"}}"#);
+    // A variable resolved only inside the container: docker alone cannot.
+    let req =
+        bench.config(r#"{"image": "alpine", "containerEnv": {"T": "${containerEnv:TOKEN}"}}"#);
     let message = bench.runtime().up(&req).unwrap_err().to_string();
     assert!(
-        message.contains("containerEnv.T uses ${localEnv:TOKEN}"),
+        message.contains("containerEnv.T uses ${containerEnv:TOKEN}"),
         "{message}"
     );
     assert!(bench.calls_of("docker", "run").is_empty());
+}
+
+#[test]
+fn the_hosts_variables_are_those_the_runtime_was_handed() {
+    let bench = Bench::new(&["docker"]);
+    let runtime = detect_with(
+        &bench.search_path(),
+        &[("TOKEN".into(), "s3cret".into())],
+        Timeouts::default().quick,
+    )
+    .runtime()
+    .unwrap();
+    let req = bench.config(
+        r#"{"image": "alpine", "containerEnv": {"T": "${localEnv:TOKEN}", "U": "${localEnv:NOPE:dflt}"}}"#,
+    );
+    runtime.up(&req).unwrap();
+    let run = bench.calls_of("docker", "run");
+    let argv = args(&run[0]);
+    assert!(
+        argv.contains(&"T=s3cret") && argv.contains(&"U=dflt"),
+        "{argv:?}"
+    );
 }
 
 #[test]

@@ -104,6 +104,7 @@ impl Bench {
             config,
             repository: self.workspace(),
             id_label: "agents.resource=01J0TEST".into(),
+            private_dir: None,
         }
     }
 

@@ -7,6 +7,7 @@
 #                   next-id, or 0123abcd; `rm` removes)
 #   stopped-ID      ID is stopped (`stop` makes it, `start` removes it)
 #   image           what `inspect -f {{.Config.Image}}` says (img:1)
+#   stdin-SUB       what a call with `-f -` read on stdin
 # Markers the test writes to change answers, SUB being the subcommand
 # (`container inspect` is inspect; the CLI's are --version and up):
 #   out-NAME-SUB    printed instead of the usual answer
@@ -18,6 +19,10 @@ name=${0##*/}
 { printf '%s\037' "$name" "$@" | /usr/bin/tr '\n' '\036'; echo; } >> "$d/log"
 sub=$1
 [ "$sub" = container ] && sub=$2
+# What `build -f -` is handed on stdin.
+case " $* " in
+  *" -f - "*) /bin/cat > "$d/stdin-$sub" ;;
+esac
 last=
 for a in "$@"; do last=$a; done
 known() { [ -e "$d/containers" ] && /bin/grep -qx -- "$1" "$d/containers"; }

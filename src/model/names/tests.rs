@@ -101,3 +101,42 @@ fn a_resource_key_is_an_id_or_a_name_and_nothing_else() {
     let err = ResourceKey::parse("api-repo").unwrap_err();
     assert!(err.to_string().contains("neither a resource id"), "{err}");
 }
+
+#[test]
+fn a_chosen_name_that_shows_as_nothing_is_refused() {
+    for (name, code) in [
+        ("local/\u{3164}", "U+3164"),
+        ("local/api\u{FFA0}repo", "U+FFA0"),
+        ("local/\u{115F}x", "U+115F"),
+        ("local/a\u{FE0F}", "U+FE0F"),
+        // Refused before already: it cannot be shown or typed.
+        ("local/api\u{200B}", "U+200B"),
+    ] {
+        let err = ResourceName::parse_chosen(name).unwrap_err().to_string();
+        assert!(err.contains(code), "{name:?}: {err}");
+        if code != "U+200B" {
+            assert!(err.contains("shows as nothing"), "{name:?}: {err}");
+        }
+    }
+    // Discovered names keep their file's characters (escaped only where
+    // they cannot be shown or typed, as before).
+    assert!(ResourceName::parse("local/dir/\u{3164}").is_ok());
+}
+
+#[test]
+fn a_look_alike_in_another_script_is_confusable_and_a_same_script_one_is_not() {
+    let name = |t: &str| ResourceName::parse_chosen(t).unwrap();
+    let latin = name("local/api");
+    let cyrillic_a = name("local/\u{0430}pi");
+    assert!(cyrillic_a.confusable_with(&latin));
+    assert!(latin.confusable_with(&cyrillic_a));
+    assert!(!latin.confusable_with(&latin));
+    // Whole-script: every letter Cyrillic.
+    assert!(
+        name("local/\u{0455}\u{0441}\u{043E}\u{0440}\u{0435}")
+            .confusable_with(&name("local/scope"))
+    );
+    // Both Latin: read apart.
+    assert!(!name("local/rn").confusable_with(&name("local/m")));
+    assert!(!name("local/api").confusable_with(&name("local/apl")));
+}

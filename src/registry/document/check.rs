@@ -103,6 +103,9 @@ fn resources(doc: &RegistryDocument) -> Result<(), DocumentError> {
         if r.classification == ResourceKind::Virtual && r.location.is_some() {
             return Err(invalid(item(), "a virtual resource has no location"));
         }
+        if let Some(why) = r.registered_by.as_ref().and_then(actor_refused) {
+            return Err(invalid(item(), format!("registered_by: {why}")));
+        }
         if r.stale.as_ref().is_some_and(|s| s.len() > MAX_STALE) {
             return Err(invalid(
                 item(),
@@ -113,11 +116,29 @@ fn resources(doc: &RegistryDocument) -> Result<(), DocumentError> {
     Ok(())
 }
 
+/// Why an actor a document names is refused (`None`: it is fine).
+fn actor_refused(actor: &crate::model::Actor) -> Option<String> {
+    if actor.name.chars().count() > crate::model::Actor::MAX_NAME {
+        return Some(format!(
+            "its name is longer than {} characters",
+            crate::model::Actor::MAX_NAME
+        ));
+    }
+    actor
+        .name
+        .chars()
+        .any(char::is_control)
+        .then(|| "its name holds a control character".to_owned())
+}
+
 fn links(doc: &RegistryDocument) -> Result<(), DocumentError> {
     let ids: BTreeSet<ResourceId> = doc.resources.iter().map(|r| r.resource_id).collect();
     let mut seen: BTreeMap<(ResourceId, ResourceId), usize> = BTreeMap::new();
     for (i, l) in doc.links.iter().enumerate() {
         let item = format!("links[{i}] ({} → {})", l.parent_id, l.child_id);
+        if let Some(why) = l.linked_by.as_ref().and_then(actor_refused) {
+            return Err(invalid(item, format!("linked_by: {why}")));
+        }
         for end in [l.parent_id, l.child_id] {
             if !ids.contains(&end) {
                 return Err(invalid(

@@ -68,6 +68,7 @@ impl From<ResourceRow> for ResourceEntry {
             updated_at: row.updated_at,
             discovered_at: row.discovered_at,
             stale: row.stale,
+            registered_by: row.registered_by,
         }
     }
 }
@@ -90,6 +91,7 @@ impl From<&ResourceEntry> for ResourceRow {
             updated_at: e.updated_at.clone(),
             discovered_at: e.discovered_at.clone(),
             stale: e.stale.clone(),
+            registered_by: e.registered_by.clone(),
         }
     }
 }
@@ -102,6 +104,7 @@ impl From<LinkRow> for LinkEntry {
             auto_discovered: row.auto_discovered,
             derived: row.derived,
             created_at: row.created_at,
+            linked_by: row.linked_by,
         }
     }
 }
@@ -114,6 +117,7 @@ impl From<&LinkEntry> for LinkRow {
             auto_discovered: e.auto_discovered,
             derived: e.derived,
             created_at: e.created_at.clone(),
+            linked_by: e.linked_by.clone(),
         }
     }
 }

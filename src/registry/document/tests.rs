@@ -27,6 +27,7 @@ fn resource(n: u128, name: &str) -> ResourceEntry {
         updated_at: "2026-01-02T00:00:00.000Z".into(),
         discovered_at: None,
         stale: Some("its location vanished".into()),
+        registered_by: Some(crate::model::Actor::new(crate::model::Face::Cli, "alice")),
     }
 }
 
@@ -66,6 +67,10 @@ fn sample() -> RegistryDocument {
             auto_discovered: false,
             derived: false,
             created_at: "2026-01-01T00:00:00.000Z".into(),
+            linked_by: Some(crate::model::Actor::new(
+                crate::model::Face::Mcp,
+                "client/1.0",
+            )),
         }],
         environment_settings: vec![
             SettingEntry {

@@ -10,6 +10,7 @@
 //! .devcontainer/`, a sub-project's) was brought by the repository, not
 //! chosen by the person: level 3 passes over it — saying so in the route's
 //! reason — until they trust it, and the next one up is chosen instead.
+//! So is one reached through a link an agent made (see [`candidates`]).
 
 use super::{DEVCONTAINER_TYPE, Detected, Environment, ResourceKey, ToolRequest, environment_of};
 use crate::model::{ResourceId, TypeName, resource_label};
@@ -227,6 +228,13 @@ fn choose_within_each_resource(
 /// by level (the resource itself at distance 0), a devcontainer is the
 /// resource itself or a devcontainer child of the resource reached; at
 /// equal distance, the one registered first comes first.
+///
+/// A link an agent made moves nothing under a resource for routing
+/// (`provenance`): a devcontainer reached through one (down to it, or on
+/// the way up) is passed over like a vendored one, until the person
+/// trusts it. (One at the root of what an agent registered itself is that
+/// resource's own: chosen, and refused activation until a person trusts
+/// it.)
 pub(super) fn candidates(
     r: &Reader<'_>,
     types: &TypeSet,
@@ -239,35 +247,38 @@ pub(super) fn candidates(
             None => false,
         })
     };
+    let by_agent = |a: &Option<crate::model::Actor>| a.as_ref().is_some_and(|a| a.face.is_agent());
     let registered = |id: ResourceId| -> Result<bool, RegistryError> {
         Ok(r.resource_by_id(id)?
             .is_some_and(|row| !row.auto_discovered))
     };
     let mut out = Vec::new();
     let mut seen = HashSet::from([start]);
-    let mut level = vec![start];
+    // Each node of the level, and whether an agent's link led to it.
+    let mut level = vec![(start, false)];
     let mut distance = 0u32;
     while !level.is_empty() {
-        let mut found: Vec<(ResourceId, ResourceId)> = Vec::new();
-        for &node in &level {
+        let mut found: Vec<(ResourceId, ResourceId, bool)> = Vec::new();
+        for &(node, tainted) in &level {
             if is_dc(node)? {
-                found.push((node, node));
+                found.push((node, node, tainted));
             }
-            for child in r.children_of(node)? {
-                if child != node && is_dc(child)? {
-                    found.push((child, node));
+            for end in r.link_ends(node, true)? {
+                if end.other != node && is_dc(end.other)? {
+                    found.push((end.other, node, tainted || by_agent(&end.linked_by)));
                 }
             }
         }
         found.sort();
-        found.dedup_by_key(|(id, _)| *id);
+        found.dedup_by_key(|(id, _, _)| *id);
         let first = out.len();
         let mut rooted = false;
-        for (id, via) in found {
+        for (id, via, tainted) in found {
             let mut at_root = registered(id)?;
-            for parent in r.parents_of(id)? {
-                at_root |= registered(parent)?;
+            for end in r.link_ends(id, false)? {
+                at_root |= !by_agent(&end.linked_by) && registered(end.other)?;
             }
+            let at_root = at_root && !tainted;
             rooted |= at_root;
             let env = environment_of(r, types, &ResourceKey::Id(id))?.0;
             let via_row = r.resource_by_id(via)?;
@@ -287,10 +298,10 @@ pub(super) fn candidates(
             break;
         }
         let mut next = VecDeque::new();
-        for &node in &level {
-            for parent in r.parents_of(node)? {
-                if seen.insert(parent) {
-                    next.push_back(parent);
+        for &(node, tainted) in &level {
+            for end in r.link_ends(node, false)? {
+                if seen.insert(end.other) {
+                    next.push_back((end.other, tainted || by_agent(&end.linked_by)));
                 }
             }
         }

@@ -44,4 +44,21 @@ pub enum EnvironmentsError {
         #[source]
         source: Box<crate::devcontainer::DevcontainerError>,
     },
+    /// A walk below a resource met more resources than it visits.
+    #[error(
+        "more than {limit} resources are below it: refusing to walk further (name a resource \
+         nearer the devcontainers)"
+    )]
+    TooManyBelow { limit: usize },
+    /// What was asked to be trusted was brought by an agent, and was not
+    /// named itself.
+    #[error(
+        "cannot trust {resource}: {}; a person must name each of those to trust it \
+         (agents resource trust NAME)",
+        agent_brought.join("; ")
+    )]
+    BroughtByAgent {
+        resource: String,
+        agent_brought: Vec<String>,
+    },
 }

@@ -146,7 +146,7 @@ impl ResourcesError {
             E::ResourceNotFound { .. } | E::NothingAt { .. } | E::LocationVanished { .. } => {
                 K::NotFound
             }
-            E::DuplicateName { .. } => K::Exists,
+            E::DuplicateName { .. } | E::ConfusableName { .. } => K::Exists,
             E::BadSandboxStrategy { .. } | E::InspectPathRefused { .. } => K::InvalidArguments,
             E::ChildRefused { .. } | E::DiscoveryTooLarge { .. } => K::HandlerFailed,
             E::DiscoveredNameTaken { .. } | E::ChangedMeanwhile { .. } => K::Conflict,
@@ -175,7 +175,8 @@ impl EnvironmentsError {
             E::NotAnEnvironment { .. } | E::Route { .. } => K::NoRoute,
             E::BadPlanName { .. } => K::InvalidArguments,
             E::ContainerRefused { .. } | E::ContainerFailed { .. } => K::ContainerFailed,
-            E::NotTrusted { .. } => K::NotTrusted,
+            E::NotTrusted { .. } | E::BroughtByAgent { .. } => K::NotTrusted,
+            E::TooManyBelow { .. } => K::InvalidArguments,
         }
     }
 }

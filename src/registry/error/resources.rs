@@ -15,6 +15,18 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum ResourcesError {
+    /// A chosen name that looks like an existing one.
+    #[error(
+        "resource name {} looks like the existing {} (the same letters to the eye, in \
+         another script): a person could take one for the other; choose a name that reads \
+         differently",
+        crate::text::quote(name.as_str()),
+        crate::text::quote(existing.as_str())
+    )]
+    ConfusableName {
+        name: ResourceName,
+        existing: ResourceName,
+    },
     #[error("no resource named or with id \"{key}\"; `agents resource list` shows what exists")]
     ResourceNotFound { key: ResourceKey },
     #[error(

@@ -176,6 +176,7 @@ fn a_link_that_would_close_a_cycle_is_refused_and_nothing_is_written() {
         auto_discovered: false,
         derived: false,
         created_at: "2026-01-01T00:00:00.000Z".into(),
+        linked_by: None,
     }];
     target
         .import_document(&reversed, ImportOptions::default())
@@ -304,6 +305,7 @@ fn a_link_the_types_do_not_allow_is_refused_naming_the_rule() {
         auto_discovered: false,
         derived: false,
         created_at: "2026-01-01T00:00:00.000Z".into(),
+        linked_by: None,
     });
     let mut target = Registry::open_in_memory().unwrap();
     let err = target

@@ -86,6 +86,7 @@ impl Registry {
                 updated_at: now.to_owned(),
                 discovered_at: None,
                 stale: None,
+                registered_by: Some(self.actor.clone()),
             });
         }
         rows
