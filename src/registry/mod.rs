@@ -38,7 +38,9 @@
 //! | `discovery` | rediscovery (`agents resource discover`) |
 //! | `refresh`, `watch` | refreshing resources, once or on every change |
 //! | `inspect` | `agents resource inspect` |
-//! | `plugin_store` | `agents plugin add/list/show/remove` |
+//! | `plugin_store` | `agents plugin list/show/remove`, and the plugin views |
+//! | `plugin_add` | the one write path of a module: `plugin add`, `install`, `update` |
+//! | `carried_types` | the type files a plugin carries, registered with it |
 //! | `sandboxes` | `agents sandbox …`: which strategy, the refusals, the rows around each strategy call |
 //! | `environments` | execution-environment settings, and the router's inputs (`agents env resolve`) |
 //! | `containers` | the devcontainer lifecycle: start (lazy activation), stop, rebuild, states |
@@ -52,6 +54,7 @@
 mod api;
 pub mod args;
 mod at_path;
+mod carried_types;
 mod children;
 mod containers;
 mod discovery;
@@ -69,6 +72,7 @@ mod listing;
 pub mod local_mode;
 mod lookup;
 mod neighbours;
+mod plugin_add;
 mod plugin_check;
 mod plugin_store;
 mod refresh;
@@ -102,7 +106,7 @@ pub use listing::{ListOptions, ListOrder, ResourceList};
 pub use lookup::ResourceFilter;
 pub use neighbours::ResourceLabel;
 pub use plugin_check::{PluginCheckView, check_plugin};
-pub use plugin_store::{AddPluginOptions, ClassView, PluginView};
+pub use plugin_store::{AddPluginOptions, ClassView, PluginView, ProvenanceView};
 pub use refresh::{ChangedResource, RefreshProgress, RefreshReport, StaleResource};
 pub use register::{NewResource, RegistrationForm};
 pub use removal::{Forced, RemovalReport, RemoveOptions};

@@ -82,7 +82,7 @@ pub(super) fn check_type(next: &TypeSet, spec: &TypeSpec) -> Result<(), Registry
 }
 
 /// What a replacement must not break in what is already registered.
-fn check_replacement(
+pub(super) fn check_replacement(
     w: &Writer<'_>,
     current: &TypeSet,
     next: &TypeSet,

@@ -133,6 +133,7 @@ impl TypesError {
             E::BuiltinType { .. }
             | E::ReplaceChangesKind { .. }
             | E::ReplaceAddsRequired { .. }
+            | E::ReplaceInvalidatesResource { .. }
             | E::ReplaceBreaksLink { .. } => K::Refused,
             E::TypesChanged { .. } => K::Conflict,
         }
@@ -207,6 +208,9 @@ impl PluginsError {
             | E::HandlerClassMissing { .. } => K::HandlerFailed,
             E::ReservedModule { .. } | E::NotABuiltinModule { .. } => K::InvalidArguments,
             E::PluginRefused { .. } | E::NoHandler { .. } | E::NoPluginStore { .. } => K::Refused,
+            E::CarriedTypes { .. } | E::CarriedForeignHandler { .. } | E::CarriedTwice { .. } => {
+                K::InvalidArguments
+            }
         }
     }
 }
