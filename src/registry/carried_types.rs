@@ -79,13 +79,14 @@ pub(super) struct CarriedOutcome {
 
 /// Register `carried` inside `w` (the plugin's row is already written
 /// there, so their handlers resolve). `replace` lets a differing
-/// registered type be replaced, still checked against what uses it.
+/// registered type be replaced, still checked against what uses it;
+/// `force` lets the replacement require fields registered resources lack.
 pub(super) fn register_carried(
     w: &Writer<'_>,
     current: &Arc<TypeSet>,
     module: &ModuleName,
     carried: &CarriedTypes,
-    replace: bool,
+    (replace, force): (bool, bool),
     now: &str,
 ) -> Result<CarriedOutcome, RegistryError> {
     let mut outcome = CarriedOutcome::default();
@@ -122,8 +123,15 @@ pub(super) fn register_carried(
         let resolved = next.resolve(&spec.name)?;
         handlers::check_handler(w, &next, &resolved)?;
         if current.contains(&spec.name) {
-            check_resources_keep_fields(w, current, &next, &spec.name)?;
-            check_replacement(w, current, &next, &spec.name)?;
+            if force {
+                match check_replacement(w, current, &next, &spec.name) {
+                    Err(RegistryError::Types(TypesError::ReplaceAddsRequired { .. })) => {}
+                    other => other?,
+                }
+            } else {
+                check_resources_keep_fields(w, current, &next, &spec.name)?;
+                check_replacement(w, current, &next, &spec.name)?;
+            }
         }
     }
     for (spec, source) in &changed {

@@ -152,6 +152,7 @@ fn parse_specs(document: &RegistryDocument) -> Result<Vec<TypeSpec>, RegistryErr
 fn write_rows(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> {
     for (entry, _) in &plan.plugins {
         w.upsert_plugin(&entry.row())?;
+        w.set_plugin_provenance(&entry.module, entry.provenance_row().as_ref())?;
     }
     for row in &plan.types {
         let refused = |source| TransferError::ImportRefused {

@@ -45,6 +45,7 @@
 //! | `environments` | execution-environment settings, and the router's inputs (`agents env resolve`) |
 //! | `containers` | the devcontainer lifecycle: start (lazy activation), stop, rebuild, states |
 //! | `trust` | a person's trust in a devcontainer's configuration, and the check activation makes |
+//! | `distribution` | plugins through OCI registries: push, install, lock, update, keys |
 //! | `plugin_check` | accepting a plugin file: `plugin add`'s checks, and `agents plugin check` |
 //! | `views` | the JSON/YAML views and their mapping to the spec's field names |
 //! | [`document`] | the registry document: the format `export` writes and `import` reads |
@@ -58,6 +59,7 @@ mod carried_types;
 mod children;
 mod containers;
 mod discovery;
+mod distribution;
 pub mod document;
 mod environments;
 mod equivalence;
@@ -88,14 +90,18 @@ mod watch;
 
 pub use containers::{ContainerTools, ContainerView};
 pub use discovery::{Depth, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH};
+pub use distribution::{
+    InstallPluginOptions, InstallView, LockEntry, LockFile, LockedInstallOptions,
+    PushPluginOptions, PushView, TypeChange, UpdatePluginsOptions, UpdateView,
+};
 pub use document::{DocumentError, RegistryDocument};
 pub use environments::{
     DEFAULT_PLAN, DEVCONTAINER_TYPE, ENVIRONMENT_TYPE, EnvironmentKey, SettingView, ToolRequest,
 };
 pub use error::{
-    ChildRefusal, EnvironmentsError, ErrorKind, LinksError, NoHandlerReason, NotAddable,
-    PluginsError, RegistryError, ResourcesError, SandboxRefusal, SandboxesError, StrategyRefusal,
-    TransferError, TypesError,
+    ChildRefusal, DistributionError, EnvironmentsError, ErrorKind, LinksError, NoHandlerReason,
+    NotAddable, PluginsError, RegistryError, ResourcesError, SandboxRefusal, SandboxesError,
+    StrategyRefusal, TransferError, TypesError,
 };
 pub use export::{ExportOptions, RegistryInfo};
 pub use graph::GraphOptions;
@@ -150,6 +156,10 @@ pub struct Registry {
     machine: Option<crate::machine::Machine>,
     /// Whose trust decisions apply (`trust`).
     person: Option<Person>,
+    /// How OCI registries are reached (`distribution`).
+    oci: crate::oci::RegistryAccess,
+    /// The home's signing keys and pins (none in memory).
+    keys: Option<crate::signing::Keyring>,
 }
 
 /// What a registry is handed: its effects (defaults: the system clock,
@@ -185,6 +195,11 @@ pub struct Options {
     /// once per home (default: none — each home compiles them; the CLI
     /// hands in `$XDG_CACHE_HOME/agents`).
     pub user_cache: Option<std::path::PathBuf>,
+    /// How OCI registries are reached for `plugin push|install|update`:
+    /// credentials and whether plain http is allowed beyond loopback
+    /// (default: no credentials, https only; the CLI hands in the docker
+    /// config and the `AGENTS_REGISTRY_*` variables).
+    pub oci: crate::oci::RegistryAccess,
 }
 
 impl Default for Options {
@@ -200,6 +215,7 @@ impl Default for Options {
             machine: None,
             person: None,
             user_cache: None,
+            oci: crate::oci::RegistryAccess::default(),
         }
     }
 }
@@ -238,6 +254,7 @@ impl Registry {
             registry.note_machine(&machine)?;
             registry.machine = Some(machine);
         }
+        registry.keys = Some(crate::signing::Keyring::new(home.keys()));
         registry.home =
             Some(std::fs::canonicalize(home.root()).unwrap_or_else(|_| home.root().to_owned()));
         Ok(registry)
@@ -268,6 +285,8 @@ impl Registry {
             container_tools: options.container_tools,
             machine: None,
             person: options.person,
+            oci: options.oci,
+            keys: None,
         };
         registry.bootstrap_builtin_types()?;
         Ok(registry)

@@ -27,7 +27,13 @@ pub(super) struct AddSpec<'a> {
     pub source: String,
     /// Replace a module of the same name, and differing types it carries.
     pub replace: bool,
+    /// Replace carried types even when a registered resource would lack
+    /// a field they now require (`plugin update --force`).
+    pub force: bool,
     pub provenance: Option<&'a ProvenanceRow>,
+    /// Run every check and write in a transaction that is rolled back,
+    /// and leave no file (`plugin update --dry-run`).
+    pub rehearse: bool,
 }
 
 /// The work of [`Registry::add_plugin`].
@@ -41,7 +47,9 @@ pub(in crate::registry) fn add_plugin(
     let spec = AddSpec {
         source: path.display().to_string(),
         replace,
+        force: false,
         provenance: None,
+        rehearse: false,
     };
     let (view, _) = add_accepted(reg, acceptance, &spec)?;
     Ok(view)
@@ -69,7 +77,10 @@ pub(super) fn add_accepted(
     };
     let plugins = &reg.plugins;
     let files = plugins.files("cannot add a plugin")?;
-    let sha256 = files.import(&bytes).map_err(refused)?.sha256;
+    let sha256 = match spec.rehearse {
+        true => crate::digest::sha256_hex(&bytes),
+        false => files.import(&bytes).map_err(refused)?.sha256,
+    };
     let row = PluginRow {
         module: module.clone(),
         version: info.version.clone(),
@@ -85,7 +96,7 @@ pub(super) fn add_accepted(
     };
     let now = reg.now();
     let cache = &reg.types;
-    let written = reg.store.write(|w| {
+    let write = |w: &crate::store::Writer<'_>| {
         let old = w.plugin(&module)?;
         let current = cache.get(w)?;
         if let Some(old) = &old {
@@ -122,10 +133,16 @@ pub(super) fn add_accepted(
         if let Some(old) = &old {
             w.drop_unused_plugin_component(&old.sha256)?;
         }
-        let outcome = register_carried(w, &current, &module, &carried, replace, &now)?;
+        let outcome =
+            register_carried(w, &current, &module, &carried, (replace, spec.force), &now)?;
         w.set_plugin_provenance(&module, spec.provenance)?;
-        Ok((old, outcome))
-    });
+        Ok::<_, RegistryError>((old, outcome))
+    };
+    if spec.rehearse {
+        let (_, outcome) = reg.store.rehearse(write)?;
+        return Ok((reg.show_plugin(&module)?, outcome));
+    }
+    let written = reg.store.write(write);
     let outcome = match written {
         Ok((old, outcome)) => {
             if let Some(old) = old

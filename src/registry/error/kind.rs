@@ -106,6 +106,7 @@ impl RegistryError {
             E::Sandboxes(e) => e.kind(),
             E::Plugins(e) => e.kind(),
             E::Transfer(e) => e.kind(),
+            E::Distribution(e) => e.kind(),
             E::Store { .. } => K::Store,
             E::Spec { .. }
             | E::Inheritance { .. }
