@@ -258,11 +258,10 @@ impl Keyring {
     /// Pin `public_key` for `prefix` (kept once per pair).
     pub fn trust(&self, public_key: &str, prefix: &str) -> Result<TrustPin, SigningError> {
         let (id, _) = decode_public(public_key)?;
+        // A whole registry (`HOST[:PORT]`) or a repository prefix in it.
         let prefix = prefix.trim_end_matches('/');
-        let (host, path) = prefix
-            .split_once('/')
-            .ok_or_else(|| SigningError::BadPrefix(prefix.to_owned()))?;
-        if host.is_empty() || path.is_empty() || prefix.chars().any(char::is_whitespace) {
+        let host = prefix.split('/').next().unwrap_or_default();
+        if host.is_empty() || prefix.contains("//") || prefix.chars().any(char::is_whitespace) {
             return Err(SigningError::BadPrefix(prefix.to_owned()));
         }
         self.prepare()?;

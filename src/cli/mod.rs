@@ -7,6 +7,7 @@
 
 mod add;
 mod authoring;
+mod distribution;
 mod environments;
 mod keeping;
 mod logger;
@@ -291,6 +292,14 @@ impl Context {
     }
 
     fn open(&self) -> Result<Registry, Failure> {
+        self.open_with(|_| {})
+    }
+
+    /// [`Context::open`] with its options adjusted by `adjust`.
+    fn open_with(
+        &self,
+        adjust: impl FnOnce(&mut resource_host::registry::Options),
+    ) -> Result<Registry, Failure> {
         let home = self.home()?;
         log::debug!("registry home: {}", home.root().display());
         let registry = match self.registry.as_deref().filter(|r| !r.is_empty()) {
@@ -300,7 +309,8 @@ impl Context {
             ),
             None => None,
         };
-        let options = resource_host::front_end::options(registry, self.limits.clone());
+        let mut options = resource_host::front_end::options(registry, self.limits.clone());
+        adjust(&mut options);
         Ok(Registry::open_with(&home, options)?)
     }
 }

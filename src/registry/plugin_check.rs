@@ -69,6 +69,20 @@ pub(super) fn accept_bytes(
                 source,
             })
         })?;
+        if module != accepted.info.module && !files.is_empty() {
+            // Its types name the module it reports; added under another
+            // name, they would name nothing: they are left out, not
+            // rewritten.
+            log::warn!(
+                "{} is added as {module}, not as the {} it reports: the {} type file(s) it \
+                 carries name {} and are not registered",
+                shown.display(),
+                accepted.info.module,
+                files.len(),
+                accepted.info.module
+            );
+            return Ok(CarriedTypes::default());
+        }
         CarriedTypes::parse(&module, &files)
     })();
     let types = match checked {

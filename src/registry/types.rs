@@ -197,6 +197,15 @@ pub(in crate::registry) fn register_type_text(
     reg.store.write(|w| {
         let current = cache.get(w)?;
         if let Some(existing) = current.row(&name)
+            && existing.spec == spec
+            && existing.source.starts_with("plugin ")
+            && !replace
+        {
+            // The plugin brought this very type: registering its file
+            // again changes nothing.
+            return Ok(TypeView::new(current.resolve(&name)?, existing));
+        }
+        if let Some(existing) = current.row(&name)
             && !replace
         {
             return Err(RegistryError::Types(TypesError::TypeExists {

@@ -81,10 +81,18 @@ pub(super) fn update_plugins(
         {
             continue;
         }
-        let from_version = plugins
-            .iter()
-            .find(|row| row.module == p.module)
-            .map(|row| row.version.clone())
+        // The tag it was installed by, when that is a version (a
+        // plugin's own version may lag its tags), else its own.
+        let from_version = p
+            .tag
+            .clone()
+            .filter(|t| parse_version(t).is_some())
+            .or_else(|| {
+                plugins
+                    .iter()
+                    .find(|row| row.module == p.module)
+                    .map(|row| row.version.clone())
+            })
             .unwrap_or_default();
         views.push(update_one(reg, &client, &p, from_version, &options)?);
     }
