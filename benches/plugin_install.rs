@@ -42,11 +42,22 @@ fn main() {
     let out = Command::new(AGENTS)
         .arg("--home")
         .arg(&publisher)
-        .args(["plugin", "push", file.to_str().unwrap(), &reference, "-o", "json"])
+        .args([
+            "plugin",
+            "push",
+            file.to_str().unwrap(),
+            &reference,
+            "-o",
+            "json",
+        ])
         .env("DOCKER_CONFIG", tmp.path().join("no-docker"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let pushed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let layer = pushed["layer_digest"].as_str().unwrap().to_owned();
     let blob_url = format!("http://{registry}/v2/bench/python-package/blobs/{layer}");

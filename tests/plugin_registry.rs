@@ -217,7 +217,7 @@ fn a_pushed_plugin_installs_in_a_fresh_home_with_its_types_and_its_handler_works
 }
 
 #[test]
-fn a_plugin_installs_by_digest() {
+fn a_plugin_installs_by_digest_and_an_export_keeps_its_provenance() {
     let Some(reg) = registry("install by digest") else {
         return;
     };
@@ -233,6 +233,30 @@ fn a_plugin_installs_by_digest() {
         installed["plugin"]["provenance"]["tag"],
         serde_json::Value::Null
     );
+
+    // An export with the components keeps where they came from.
+    let doc = home.path("registry.json");
+    run(
+        &home,
+        &[
+            "registry",
+            "export",
+            "--with-plugins",
+            "--out",
+            doc.to_str().unwrap(),
+        ],
+        &[],
+    )
+    .ok();
+    let other = Env::new();
+    run(&other, &["registry", "import", doc.to_str().unwrap()], &[]).ok();
+    let shown = run(
+        &other,
+        &["plugin", "show", "myteam.python", "-o", "json"],
+        &[],
+    )
+    .json();
+    assert_eq!(shown["provenance"], installed["plugin"]["provenance"]);
 }
 
 #[test]

@@ -139,15 +139,13 @@ impl RegistryAccess {
         if let Some(helper) = config.cred_helpers.get(registry) {
             return self.ask_helper(helper, registry);
         }
-        if let Some(entry) = config
+        if let Some(found) = config
             .auths
             .iter()
             .find(|(key, _)| normalise(key) == registry)
-            .map(|(_, e)| e)
+            .and_then(|(_, entry)| entry_credentials(entry))
         {
-            if let Some(found) = entry_credentials(entry) {
-                return found;
-            }
+            return found;
         }
         match &config.creds_store {
             Some(store) => self.ask_helper(store, registry),
