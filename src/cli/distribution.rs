@@ -16,7 +16,7 @@ use std::path::PathBuf;
 pub struct PushArgs {
     /// The component file.
     file: PathBuf,
-    /// HOST[:PORT]/REPOSITORY[:TAG] (default tag: the plugin's version).
+    #[arg(help = "HOST[:PORT]/REPOSITORY[:TAG] (default tag: the plugin's version)")]
     reference: String,
     /// Sign it with this key of the home (agents plugin key new NAME).
     #[arg(long, value_name = "KEY")]
@@ -37,8 +37,11 @@ pub struct PushArgs {
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    /// HOST[:PORT]/REPOSITORY:TAG, HOST[:PORT]/REPOSITORY@sha256:DIGEST or oci-layout:DIR:TAG.
-    #[arg(required_unless_present = "locked", conflicts_with = "locked")]
+    #[arg(
+        required_unless_present = "locked",
+        conflicts_with = "locked",
+        help = "HOST[:PORT]/REPOSITORY:TAG, HOST[:PORT]/REPOSITORY@sha256:DIGEST or oci-layout:DIR:TAG"
+    )]
     reference: Option<String>,
     /// Install exactly what this lock file pins (agents plugin lock).
     #[arg(long, value_name = "FILE")]
@@ -102,8 +105,11 @@ pub enum KeyCommand {
     Trust {
         /// The public key (RW…, as `agents plugin key new` prints it).
         public_key: String,
-        /// HOST[:PORT]/REPOSITORY-PREFIX it may publish under (HOST[:PORT]: the whole registry).
-        #[arg(long = "for", value_name = "PREFIX")]
+        #[arg(
+            long = "for",
+            value_name = "PREFIX",
+            help = "HOST[:PORT]/REPOSITORY-PREFIX it may publish under (HOST[:PORT]: the whole registry)"
+        )]
         prefix: String,
     },
 }
