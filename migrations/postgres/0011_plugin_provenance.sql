@@ -1,7 +1,7 @@
 -- Where an installed plugin came from (see
 -- migrations/sqlite/0011_plugin_provenance.sql).
 
-CREATE TABLE plugin_provenance (
+CREATE TABLE IF NOT EXISTS plugin_provenance (
     module           TEXT COLLATE "C" PRIMARY KEY REFERENCES plugins (module) ON DELETE CASCADE,
     registry         TEXT NOT NULL CHECK (length(registry) BETWEEN 1 AND 4096),
     repository       TEXT NOT NULL CHECK (length(repository) BETWEEN 1 AND 255),

@@ -4,8 +4,10 @@
 -- `agents plugin install` (or `update`) added; a module added from a file
 -- has none, and a re-add from a file drops it. It goes with its plugin.
 -- Numbered 0011: 0010 is another change's (resources' provenance).
+-- IF NOT EXISTS: a test re-runs the migrations after an older one
+-- (tests/readable_names.rs).
 
-CREATE TABLE plugin_provenance (
+CREATE TABLE IF NOT EXISTS plugin_provenance (
     module           TEXT PRIMARY KEY REFERENCES plugins (module) ON DELETE CASCADE,
     registry         TEXT NOT NULL CHECK (length(registry) BETWEEN 1 AND 4096),
     repository       TEXT NOT NULL CHECK (length(repository) BETWEEN 1 AND 255),
