@@ -47,6 +47,7 @@ pub fn options(registry: Option<RegistryLocation>, limits: Limits) -> Options {
             .map(|id| Machine::with_id(&id)),
         user_cache: user_cache(),
         person: Some(person()),
+        oci: registry_access(false),
         limits,
         overlay: overlay(std::env::var("AGENTS_OVERLAY").ok()),
         git: GitTools::on_path(&path),
@@ -58,6 +59,27 @@ pub fn options(registry: Option<RegistryLocation>, limits: Limits) -> Options {
                 .collect(),
         },
         ..Options::default()
+    }
+}
+
+/// How OCI registries are reached: the docker config
+/// (`$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`), a token
+/// (`AGENTS_REGISTRY_TOKEN`) or user and password
+/// (`AGENTS_REGISTRY_USERNAME` / `AGENTS_REGISTRY_PASSWORD`), credential
+/// helpers on `PATH`; plain http beyond loopback only when `insecure`.
+pub fn registry_access(insecure: bool) -> crate::oci::RegistryAccess {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let docker_config = std::env::var_os("DOCKER_CONFIG")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| env_path("HOME").map(|h| h.join(".docker")))
+        .map(|dir| dir.join("config.json"));
+    crate::oci::RegistryAccess {
+        docker_config,
+        token: var("AGENTS_REGISTRY_TOKEN"),
+        basic: var("AGENTS_REGISTRY_USERNAME").zip(var("AGENTS_REGISTRY_PASSWORD")),
+        helper_path: std::env::var_os("PATH"),
+        insecure,
     }
 }
 

@@ -74,6 +74,12 @@ impl Home {
         self.root.join("plugins")
     }
 
+    /// `keys/`: plugin signing keys and the pins of trusted publishers'
+    /// keys (private).
+    pub fn keys(&self) -> PathBuf {
+        self.root.join("keys")
+    }
+
     /// `cache/components/`: precompiled components.
     pub fn compile_cache(&self) -> PathBuf {
         self.root.join("cache").join("components")

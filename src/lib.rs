@@ -18,6 +18,7 @@ pub mod home;
 pub mod machine;
 pub mod model;
 pub mod natural;
+pub mod oci;
 pub mod plugin;
 mod private_dir;
 #[cfg(test)]
@@ -26,6 +27,7 @@ pub mod registry;
 pub mod routing;
 pub mod sandbox;
 pub mod scaffold;
+pub mod signing;
 pub mod store;
 pub mod text;
 pub mod typespec;

@@ -46,6 +46,7 @@ mod path_keys;
 mod placeholders;
 mod plugin_check;
 mod plugin_faults;
+mod plugin_registry;
 mod plugin_runtime;
 mod plugin_scaffold;
 mod provenance;

@@ -51,19 +51,15 @@ fn build_command(made: &serde_json::Value, program: &str) -> Vec<String> {
     words.collect()
 }
 
-/// Add the built component and the scaffold's type files, register a
-/// directory of two entries as `type_name`, and inspect it.
-fn add_and_register(env: &Env, dir: &Path, component: &Path, type_name: &str, yamls: &[&str]) {
-    let added = env.run(&["plugin", "add", path(component)]);
-    assert!(
-        added.ok().contains("added plugin myteam.node"),
-        "{}",
-        added.stdout
-    );
-    for yaml in yamls {
-        env.run(&["resource", "type", "add", path(&dir.join(yaml))])
-            .ok();
-    }
+/// Add the built component — it carries the scaffold's type files, so
+/// adding it registers them —, register a directory of two entries as
+/// `type_name`, and inspect it.
+fn add_and_register(env: &Env, component: &Path, type_name: &str, types: &[&str]) {
+    let added = env
+        .run(&["plugin", "add", path(component), "-o", "json"])
+        .json();
+    assert_eq!(added["module"], "myteam.node");
+    assert_eq!(added["types"], serde_json::json!(types), "{added}");
     let data = env.mkdir("data/one");
     env.mkdir("data/two");
     let data = data.parent().unwrap();
@@ -125,10 +121,9 @@ fn a_rust_scaffold_builds_from_crates_io_alone_and_its_classes_register_resource
 
     add_and_register(
         &env,
-        &dir,
         &component,
         "myteam/lock-file",
-        &["node.yaml", "lock-file.yaml"],
+        &["myteam/lock-file", "myteam/node"],
     );
     let inspected = env.run(&["resource", "inspect", "local/data"]);
     assert!(
@@ -164,16 +159,22 @@ fn a_python_scaffold_builds_with_componentize_py_and_registers_a_resource() {
         &["myteam.node", "--lang", "python", "--dir", path(&dir)],
     );
     assert_eq!(made["classes"], serde_json::json!(["NodeHandler"]));
-    // The scaffold's own build command, run with the componentize-py found.
+    // The scaffold's own build command, run with the componentize-py found,
+    // then its `plugin pack` of the type files.
     let command = build_command(&made, "componentize-py");
     let mut cpy = Command::new(componentize);
     cpy.args(command);
     build(cpy, &dir);
+    let pack = made["commands"][1].as_str().unwrap();
+    let words: Vec<&str> = pack.split_whitespace().collect();
+    assert_eq!(&words[..3], ["agents", "plugin", "pack"], "{pack}");
+    let mut agents = env.command();
+    agents.args(&words[1..]);
+    build(agents, &dir);
     add_and_register(
         &env,
-        &dir,
         &dir.join("myteam_node.wasm"),
         "myteam/node",
-        &["node.yaml"],
+        &["myteam/node"],
     );
 }

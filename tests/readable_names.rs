@@ -181,7 +181,7 @@ fn names_in_the_old_encoding_are_renamed_once_on_either_backend() {
     notes(&env);
     let readable = names(&env);
     // Put the names back as the previous binary wrote them and forget
-    // that migration 9 ran.
+    // that migration 9 and every later one ran.
     env.sql(
         "UPDATE resources SET namespaced_name = 'local/notes/test_5f10.py' \
              WHERE namespaced_name = 'local/notes/test_10.py';
@@ -190,9 +190,10 @@ fn names_in_the_old_encoding_are_renamed_once_on_either_backend() {
          UPDATE resources SET namespaced_name = 'local/notes/caf_c3_a9.txt' \
              WHERE namespaced_name = 'local/notes/café.txt';",
     );
-    // (And the later migration's columns, which it adds again.)
+    // (And what the later migrations add, which they add again.)
     env.sql(
-        "DROP INDEX resources_name_skeleton;
+        "DROP TABLE plugin_provenance;
+         DROP INDEX resources_name_skeleton;
          ALTER TABLE resources DROP COLUMN name_skeleton;
          ALTER TABLE resources DROP COLUMN registered_face;
          ALTER TABLE resources DROP COLUMN registered_by;

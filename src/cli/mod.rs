@@ -7,6 +7,7 @@
 
 mod add;
 mod authoring;
+mod distribution;
 mod environments;
 mod keeping;
 mod logger;
@@ -305,6 +306,14 @@ impl Context {
     }
 
     fn open(&self) -> Result<Registry, Failure> {
+        self.open_with(|_| {})
+    }
+
+    /// [`Context::open`] with its options adjusted by `adjust`.
+    fn open_with(
+        &self,
+        adjust: impl FnOnce(&mut resource_host::registry::Options),
+    ) -> Result<Registry, Failure> {
         let home = self.home()?;
         log::debug!("registry home: {}", home.root().display());
         let registry = match self.registry.as_deref().filter(|r| !r.is_empty()) {
@@ -326,6 +335,7 @@ impl Context {
                 .unwrap_or_default(),
         };
         options.actor = Actor::new(self.face, name);
+        adjust(&mut options);
         Ok(Registry::open_with(&home, options)?)
     }
 }

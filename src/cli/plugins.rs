@@ -1,7 +1,12 @@
 //! `agents plugin …`: add, list, show, remove; new, check and wit (for
-//! authors, in `authoring`) need no registry.
+//! authors, in `authoring`) need no registry; push, install, lock,
+//! update, pack and key move plugins through OCI registries
+//! (`distribution`).
 
 use super::authoring::{self, CheckArgs, NewArgs, WitArgs};
+use super::distribution::{
+    self, InstallArgs, KeyCommand, LockArgs, PackArgs, PushArgs, UpdateArgs,
+};
 use super::output::{self, emit, fields, list, table};
 use super::{Context, Outcome};
 use clap::Subcommand;
@@ -44,6 +49,37 @@ pub enum PluginCommand {
     /// Print or write the handler contract (WIT) this binary serves.
     #[command(after_help = authoring::wit_help())]
     Wit(WitArgs),
+    /// Publish a component to an OCI registry (CNCF Wasm artifact).
+    #[command(
+        after_help = "Examples:\n  agents plugin push my_handler.wasm registry.example.com/team/my-handler\n  \
+        agents plugin push my_handler.wasm localhost:5000/team/my-handler:1.2.0 --sign team"
+    )]
+    Push(PushArgs),
+    /// Pull, check and add a plugin (and its types) from a registry.
+    #[command(
+        after_help = "Every check comes before anything is added: the layer's digest, the manifest's \
+        media types, the contract version, and the publisher's signature (a key pinned with \
+        agents plugin key trust for the repository's prefix).\n\nExamples:\n  \
+        agents plugin install registry.example.com/team/my-handler:1.2.0\n  \
+        agents plugin install registry.example.com/team/my-handler@sha256:…\n  \
+        agents plugin install oci-layout:./offline:1.2.0\n  \
+        agents plugin install --locked plugins.lock"
+    )]
+    Install(InstallArgs),
+    /// Write the lock file of the installed plugins (commit it).
+    #[command(after_help = "Examples:\n  agents plugin lock --out plugins.lock")]
+    Lock(LockArgs),
+    /// Update installed plugins to the newest semver tag of their repository.
+    #[command(
+        after_help = "Examples:\n  agents plugin update --dry-run\n  agents plugin update myteam.python"
+    )]
+    Update(UpdateArgs),
+    /// Embed type files in a built component, so it carries them.
+    #[command(after_help = "Examples:\n  agents plugin pack app.wasm --types node.yaml")]
+    Pack(PackArgs),
+    /// Signing keys, and the publishers' keys you trust.
+    #[command(subcommand)]
+    Key(KeyCommand),
 }
 
 pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
@@ -51,6 +87,12 @@ pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
         PluginCommand::New(args) => return authoring::new(ctx, args),
         PluginCommand::Check(args) => return authoring::check(ctx, args),
         PluginCommand::Wit(args) => return authoring::wit(ctx, args),
+        PluginCommand::Push(args) => return distribution::push(ctx, args),
+        PluginCommand::Install(args) => return distribution::install(ctx, args),
+        PluginCommand::Lock(args) => return distribution::lock(ctx, args),
+        PluginCommand::Update(args) => return distribution::update(ctx, args),
+        PluginCommand::Pack(args) => return distribution::pack(ctx, args),
+        PluginCommand::Key(cmd) => return distribution::key(ctx, cmd),
         registry_verb => registry_verb,
     };
     let mut registry = ctx.open()?;
@@ -92,11 +134,14 @@ pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
                             list(v.classes.iter().map(|c| &c.name)),
                             list(&v.used_by),
                             v.sha256[..12].to_owned(),
+                            v.provenance
+                                .as_ref()
+                                .map_or_else(|| v.source.clone(), |p| p.reference.clone()),
                         ]
                     })
                     .collect();
                 table(
-                    &["MODULE", "VERSION", "CLASSES", "USED BY", "SHA256"],
+                    &["MODULE", "VERSION", "CLASSES", "USED BY", "SHA256", "FROM"],
                     &rows,
                 )
             })
@@ -111,9 +156,7 @@ pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
                 format!("removed plugin {}\n", view.module)
             })
         }
-        PluginCommand::New(_) | PluginCommand::Check(_) | PluginCommand::Wit(_) => {
-            unreachable!("answered above without a registry")
-        }
+        _ => unreachable!("answered above"),
     }
 }
 
@@ -127,7 +170,24 @@ fn show(v: &PluginView) -> String {
         ("source", v.source.clone()),
         ("added_at", v.added_at.clone()),
         ("used_by", list(&v.used_by)),
+        ("types", list(&v.types)),
     ]);
+    if let Some(p) = &v.provenance {
+        text.push_str(&fields(&[
+            ("installed_from", p.reference.clone()),
+            ("manifest_digest", p.manifest_digest.clone()),
+            ("layer_digest", p.layer_digest.clone()),
+            ("contract", p.contract.clone()),
+            (
+                "signer",
+                match (&p.signer, p.unsigned_allowed) {
+                    (Some(key), _) => format!("key {key}"),
+                    (None, _) => "none (UNSIGNED, installed on --allow-unsigned)".to_owned(),
+                },
+            ),
+            ("installed_at", p.installed_at.clone()),
+        ]));
+    }
     text.push_str("classes:\n");
     // A class's description is the component's (or an imported
     // document's) own text: escaped, like every such text shown.

@@ -12,6 +12,7 @@
 //!   component, and per-call sandboxes with limits ([`Limits`]);
 //! * [`PluginFiles`]: the content-addressed plugin store, verified on read;
 //! * [`builtin_component`]: the components embedded in the binary;
+//! * [`carried_types`]: the type files a component carries (`carried`);
 //! * plain mirrors of the WIT types ([`PluginInfo`], [`ResourceView`],
 //!   [`Discovered`], [`HandlerError`], [`Operation`]) and the two error
 //!   layers ([`PluginError`], [`CallError`]), so no wasmtime or bindgen
@@ -25,6 +26,7 @@ mod builtin;
 mod cache;
 mod call;
 mod capture;
+mod carried;
 mod contract;
 mod engine;
 mod engines;
@@ -46,9 +48,11 @@ mod types;
 pub use answer::AnswerRefusal;
 pub use builtin::{builtin_component, builtin_components};
 pub use cache::LoadOrigin;
+pub use carried::{CarriedTypesError, TYPES_SECTION, carried_types, carry_types};
 pub use contract::{CONTRACT_PACKAGE, CONTRACT_VERSION, ContractVersion, served_exports};
 pub use engine::Compiler;
 pub use error::{CallError, CallErrorKind, PluginError};
+pub(crate) use files::write_atomic;
 pub use files::{PluginFiles, StoredFile, read_verified};
 pub use git::GitSnapshot;
 pub use limits::{AnswerBounds, DEFAULT_MAX_CHILDREN, Limits};

@@ -507,7 +507,7 @@ impl Registry {
         path: &Path,
         options: AddPluginOptions,
     ) -> Result<PluginView, RegistryError> {
-        plugin_store::add_plugin(self, path, options)
+        plugin_add::add_plugin(self, path, options)
     }
 
     /// The built-in modules (when the registry can run handlers), then the

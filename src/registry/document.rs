@@ -9,7 +9,9 @@
 //! exported_at / produced_by / builtin_catalogue   (information)
 //! types:     custom types only: name, source, timestamps, spec (type-file text)
 //! plugins:   module, version, sha256, classes, size, source, added_at,
-//!            component_base64 (only with --with-plugins)
+//!            provenance (an installed plugin's: registry, repository, tag,
+//!            digests, contract, signer), component_base64 (only with
+//!            --with-plugins)
 //! resources: every stored column, under the resource view's names
 //! links:     parent_id, child_id, auto_discovered, derived, created_at
 //! environment_settings: scope, plan, resource_id (null: the host), priority
@@ -109,10 +111,29 @@ pub struct PluginEntry {
     pub size_bytes: i64,
     pub source: String,
     pub added_at: String,
+    /// Where it was installed from (`plugin install`); absent for a
+    /// module added from a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<ProvenanceEntry>,
     /// The component itself (`--with-plugins`); absent, the target home's
     /// plugin store must already hold the file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub component_base64: Option<String>,
+}
+
+/// An installed plugin's provenance (see `plugin show`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProvenanceEntry {
+    pub registry: String,
+    pub repository: String,
+    pub tag: Option<String>,
+    pub manifest_digest: String,
+    pub layer_digest: String,
+    pub contract: String,
+    pub signer: Option<String>,
+    pub unsigned_allowed: bool,
+    pub installed_at: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -22,6 +22,7 @@ use std::fmt;
 use std::path::PathBuf;
 use thiserror::Error;
 
+mod distribution;
 mod environments;
 mod kind;
 mod links;
@@ -31,6 +32,7 @@ mod resources;
 mod sandboxes;
 mod transfer;
 mod types;
+pub use distribution::DistributionError;
 pub use environments::EnvironmentsError;
 pub use kind::ErrorKind;
 pub use links::LinksError;
@@ -134,6 +136,8 @@ pub enum RegistryError {
     Plugins(#[from] PluginsError),
     #[error(transparent)]
     Transfer(#[from] TransferError),
+    #[error(transparent)]
+    Distribution(#[from] DistributionError),
 }
 
 impl From<crate::routing::RouteError> for RegistryError {

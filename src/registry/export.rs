@@ -107,7 +107,8 @@ pub(in crate::registry) fn export_document(
                     })?),
                     None => None,
                 };
-            plugins.push(PluginEntry::from_row(row, bytes.as_deref()));
+            let provenance = r.plugin_provenance(&row.module)?;
+            plugins.push(PluginEntry::from_row(row, provenance, bytes.as_deref()));
         }
         Ok(RegistryDocument {
             format: super::document::FORMAT.to_owned(),

@@ -38,11 +38,14 @@
 //! | `discovery` | rediscovery (`agents resource discover`) |
 //! | `refresh`, `watch` | refreshing resources, once or on every change |
 //! | `inspect` | `agents resource inspect` |
-//! | `plugin_store` | `agents plugin add/list/show/remove` |
+//! | `plugin_store` | `agents plugin list/show/remove`, and the plugin views |
+//! | `plugin_add` | the one write path of a module: `plugin add`, `install`, `update` |
+//! | `carried_types` | the type files a plugin carries, registered with it |
 //! | `sandboxes` | `agents sandbox …`: which strategy, the refusals, the rows around each strategy call |
 //! | `environments` | execution-environment settings, and the router's inputs (`agents env resolve`) |
 //! | `containers` | the devcontainer lifecycle: start (lazy activation), stop, rebuild, states |
 //! | `trust` | a person's trust in a devcontainer's configuration, and the check activation makes |
+//! | `distribution` | plugins through OCI registries: push, install, lock, update, keys |
 //! | `plugin_check` | accepting a plugin file: `plugin add`'s checks, and `agents plugin check` |
 //! | `views` | the JSON/YAML views and their mapping to the spec's field names |
 //! | [`document`] | the registry document: the format `export` writes and `import` reads |
@@ -52,9 +55,11 @@
 mod api;
 pub mod args;
 mod at_path;
+mod carried_types;
 mod children;
 mod containers;
 mod discovery;
+mod distribution;
 pub mod document;
 mod environments;
 mod equivalence;
@@ -69,6 +74,7 @@ mod listing;
 pub mod local_mode;
 mod lookup;
 mod neighbours;
+mod plugin_add;
 mod plugin_check;
 mod plugin_store;
 mod provenance;
@@ -85,14 +91,18 @@ mod watch;
 
 pub use containers::{ContainerTools, ContainerView};
 pub use discovery::{Depth, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH};
+pub use distribution::{
+    InstallPluginOptions, InstallView, LockEntry, LockFile, LockedInstallOptions,
+    PushPluginOptions, PushView, TypeChange, UpdatePluginsOptions, UpdateView,
+};
 pub use document::{DocumentError, RegistryDocument};
 pub use environments::{
     DEFAULT_PLAN, DEVCONTAINER_TYPE, ENVIRONMENT_TYPE, EnvironmentKey, SettingView, ToolRequest,
 };
 pub use error::{
-    ChildRefusal, EnvironmentsError, ErrorKind, LinksError, NoHandlerReason, NotAddable,
-    PluginsError, RegistryError, ResourcesError, SandboxRefusal, SandboxesError, StrategyRefusal,
-    TransferError, TypesError,
+    ChildRefusal, DistributionError, EnvironmentsError, ErrorKind, LinksError, NoHandlerReason,
+    NotAddable, PluginsError, RegistryError, ResourcesError, SandboxRefusal, SandboxesError,
+    StrategyRefusal, TransferError, TypesError,
 };
 pub use export::{ExportOptions, RegistryInfo};
 pub use graph::GraphOptions;
@@ -103,7 +113,7 @@ pub use listing::{ListOptions, ListOrder, ResourceList};
 pub use lookup::ResourceFilter;
 pub use neighbours::ResourceLabel;
 pub use plugin_check::{PluginCheckView, check_plugin};
-pub use plugin_store::{AddPluginOptions, ClassView, PluginView};
+pub use plugin_store::{AddPluginOptions, ClassView, PluginView, ProvenanceView};
 pub use refresh::{ChangedResource, RefreshProgress, RefreshReport, StaleResource};
 pub use register::{NewResource, RegistrationForm};
 pub use removal::{Forced, RemovalReport, RemoveOptions};
@@ -152,6 +162,10 @@ pub struct Registry {
     /// Who is acting, through which face: recorded as each new row's
     /// provenance.
     actor: crate::model::Actor,
+    /// How OCI registries are reached (`distribution`).
+    oci: crate::oci::RegistryAccess,
+    /// The home's signing keys and pins (none in memory).
+    keys: Option<crate::signing::Keyring>,
 }
 
 /// What a registry is handed: its effects (defaults: the system clock,
@@ -194,6 +208,11 @@ pub struct Options {
     /// once per home (default: none — each home compiles them; the CLI
     /// hands in `$XDG_CACHE_HOME/agents`).
     pub user_cache: Option<std::path::PathBuf>,
+    /// How OCI registries are reached for `plugin push|install|update`:
+    /// credentials and whether plain http is allowed beyond loopback
+    /// (default: no credentials, https only; the CLI hands in the docker
+    /// config and the `AGENTS_REGISTRY_*` variables).
+    pub oci: crate::oci::RegistryAccess,
 }
 
 impl Default for Options {
@@ -210,6 +229,7 @@ impl Default for Options {
             person: None,
             actor: crate::model::Actor::default(),
             user_cache: None,
+            oci: crate::oci::RegistryAccess::default(),
         }
     }
 }
@@ -248,6 +268,7 @@ impl Registry {
             registry.note_machine(&machine)?;
             registry.machine = Some(machine);
         }
+        registry.keys = Some(crate::signing::Keyring::new(home.keys()));
         registry.home =
             Some(std::fs::canonicalize(home.root()).unwrap_or_else(|_| home.root().to_owned()));
         Ok(registry)
@@ -279,6 +300,8 @@ impl Registry {
             machine: None,
             person: options.person,
             actor: options.actor,
+            oci: options.oci,
+            keys: None,
         };
         registry.bootstrap_builtin_types()?;
         Ok(registry)

@@ -12,20 +12,23 @@
 //! word for word the same: `cannot add plugin FILE: …`.
 
 use super::RegistryError;
+use super::carried_types::CarriedTypes;
 use super::plugin_store::ClassView;
-use crate::model::ModuleName;
-use crate::plugin::{Accepted, ContractVersion, Limits, PluginRuntime};
+use crate::model::{ModuleName, TypeName};
+use crate::plugin::{Accepted, ContractVersion, Limits, PluginRuntime, carried_types};
 use crate::registry::PluginsError;
 use serde::Serialize;
 use std::path::Path;
 
 /// A file that passed [`accept`]: its bytes, the module it will be
-/// registered under, and what the runtime found.
+/// registered under, what the runtime found, and the type files it
+/// carries (parsed, bound to the module).
 #[derive(Debug)]
 pub(super) struct Acceptance {
     pub bytes: Vec<u8>,
     pub module: ModuleName,
     pub accepted: Accepted,
+    pub types: CarriedTypes,
 }
 
 /// Read `path` and accept it as a plugin registered under `module` (else
@@ -36,24 +39,65 @@ pub(super) fn accept(
     module: Option<&ModuleName>,
 ) -> Result<Acceptance, RegistryError> {
     let bytes = crate::user_files::read(path, crate::user_files::InputKind::PluginComponent)?;
+    accept_bytes(runtime, bytes, path, module)
+}
+
+/// [`accept`] for bytes already in hand (a pulled artifact's layer);
+/// `shown` names them in a refusal.
+pub(super) fn accept_bytes(
+    runtime: &PluginRuntime,
+    bytes: Vec<u8>,
+    shown: &Path,
+    module: Option<&ModuleName>,
+) -> Result<Acceptance, RegistryError> {
     let accepted = runtime.accept(&bytes).map_err(|source| {
         RegistryError::Plugins(PluginsError::PluginRefused {
-            path: path.to_owned(),
+            path: shown.to_owned(),
             source,
         })
     })?;
     let module = module.unwrap_or(&accepted.info.module).clone();
-    if module.is_reserved() {
-        // Accepting compiled it into the cache: nothing will use that.
-        runtime.forget_compiled(&accepted.sha256);
-        return Err(RegistryError::Plugins(PluginsError::ReservedModule {
-            module,
-        }));
-    }
+    let checked = (|| {
+        if module.is_reserved() {
+            return Err(RegistryError::Plugins(PluginsError::ReservedModule {
+                module: module.clone(),
+            }));
+        }
+        let files = carried_types(&bytes).map_err(|source| {
+            RegistryError::Plugins(PluginsError::CarriedTypes {
+                module: module.clone(),
+                source,
+            })
+        })?;
+        if module != accepted.info.module && !files.is_empty() {
+            // Its types name the module it reports; added under another
+            // name, they would name nothing: they are left out, not
+            // rewritten.
+            log::warn!(
+                "{} is added as {module}, not as the {} it reports: the {} type file(s) it \
+                 carries name {} and are not registered",
+                shown.display(),
+                accepted.info.module,
+                files.len(),
+                accepted.info.module
+            );
+            return Ok(CarriedTypes::default());
+        }
+        CarriedTypes::parse(&module, &files)
+    })();
+    let types = match checked {
+        Ok(types) => types,
+        Err(e) => {
+            // Accepting compiled it into the cache: nothing will use that.
+            runtime.forget_compiled(&accepted.sha256);
+            return Err(e);
+        }
+    };
     Ok(Acceptance {
         bytes,
         module,
         accepted,
+        types,
     })
 }
 
@@ -77,6 +121,8 @@ pub struct PluginCheckView {
     /// What it imports; the sandbox provides each.
     pub imports: Vec<String>,
     pub classes: Vec<ClassView>,
+    /// The types it carries (`plugin add` registers them with it).
+    pub types: Vec<TypeName>,
     /// Milliseconds spent compiling it (what its first `plugin add` costs).
     pub compile_ms: u64,
     /// The compiler that compiled it (`Winch` for a big component where
@@ -97,6 +143,7 @@ pub fn check_plugin(
         bytes,
         module,
         accepted,
+        types,
     } = accept(&runtime, path, module)?;
     let contract = accepted.info.contract;
     Ok(PluginCheckView {
@@ -118,6 +165,7 @@ pub fn check_plugin(
                 description: c.description,
             })
             .collect(),
+        types: types.names(),
         compile_ms: u64::try_from(accepted.compile_time.as_millis()).unwrap_or(u64::MAX),
         compiler: accepted.compiler.name().to_owned(),
     })

@@ -11,16 +11,15 @@
 //! a type names it.
 
 use super::handlers::find_plugin;
-use super::plugin_check::{Acceptance, accept};
 use super::{Registry, RegistryError};
 use crate::model::{ClassName, ModuleName, TypeName};
 use crate::plugin::{
-    Accepted, ComponentSource, PluginError, PluginFiles, builtin_component, builtin_components,
+    ComponentSource, PluginError, PluginFiles, builtin_component, builtin_components,
 };
 use crate::registry::PluginsError;
-use crate::store::{PluginRow, Reader};
+use crate::store::{PluginRow, ProvenanceRow, Reader};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// One plugin module — added to the store, or built into the binary — as
 /// `agents plugin list|show` prints it.
@@ -38,6 +37,55 @@ pub struct PluginView {
     pub added_at: String,
     /// The types whose handler lives in this module.
     pub used_by: Vec<TypeName>,
+    /// The types it carried and registered with it (`plugin add`).
+    pub types: Vec<TypeName>,
+    /// Where it was installed from (`plugin install`); none for a module
+    /// added from a file or built in.
+    pub provenance: Option<ProvenanceView>,
+}
+
+/// Where an installed plugin came from, as `plugin show` and `plugin
+/// list` say it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProvenanceView {
+    /// `HOST[:PORT]/REPOSITORY:TAG` (or `@sha256:…` when installed by
+    /// digest; `oci-layout:DIR:TAG` from a layout directory).
+    pub reference: String,
+    /// `HOST[:PORT]`, or `oci-layout:DIR`.
+    pub registry: String,
+    pub repository: String,
+    pub tag: Option<String>,
+    pub manifest_digest: String,
+    pub layer_digest: String,
+    /// The contract version the component imports.
+    pub contract: String,
+    /// The id of the key that signed it (none: installed unsigned).
+    pub signer: Option<String>,
+    /// Installed on `--allow-unsigned` without a trusted signature.
+    pub unsigned_allowed: bool,
+    pub installed_at: String,
+}
+
+impl From<ProvenanceRow> for ProvenanceView {
+    fn from(row: ProvenanceRow) -> Self {
+        Self {
+            reference: crate::oci::Source::shown(
+                &row.registry,
+                &row.repository,
+                row.tag.as_deref(),
+                &row.manifest_digest,
+            ),
+            registry: row.registry,
+            repository: row.repository,
+            tag: row.tag,
+            manifest_digest: row.manifest_digest,
+            layer_digest: row.layer_digest,
+            contract: row.contract,
+            signer: row.signer,
+            unsigned_allowed: row.unsigned_allowed,
+            installed_at: row.installed_at,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -47,7 +95,12 @@ pub struct ClassView {
 }
 
 impl PluginView {
-    fn new(row: PluginRow, used_by: Vec<TypeName>) -> Self {
+    fn new(
+        row: PluginRow,
+        used_by: Vec<TypeName>,
+        types: Vec<TypeName>,
+        provenance: Option<ProvenanceRow>,
+    ) -> Self {
         Self {
             classes: row
                 .classes
@@ -62,6 +115,8 @@ impl PluginView {
             source: row.source,
             added_at: row.added_at,
             used_by,
+            types,
+            provenance: provenance.map(Into::into),
         }
     }
 }
@@ -130,6 +185,8 @@ impl Registry {
             source: "built-in".to_owned(),
             added_at: String::new(),
             used_by,
+            types: Vec::new(),
+            provenance: None,
         })
     }
 
@@ -192,7 +249,9 @@ impl Registry {
 
 fn view(r: &Reader<'_>, row: PluginRow) -> Result<PluginView, RegistryError> {
     let used = r.types_using_module(&row.module)?;
-    Ok(PluginView::new(row, used))
+    let carried = super::carried_types::carried_by(r, &row.module)?;
+    let provenance = r.plugin_provenance(&row.module)?;
+    Ok(PluginView::new(row, used, carried, provenance))
 }
 
 /// Check that component bytes read from the registry are what `row` says
@@ -210,92 +269,6 @@ pub(super) fn verify_component(row: &PluginRow, bytes: &[u8]) -> Result<(), Regi
             actual,
         },
     })
-}
-
-/// The work of [`Registry::add_plugin`].
-pub(in crate::registry) fn add_plugin(
-    reg: &mut Registry,
-    path: &Path,
-    options: AddPluginOptions,
-) -> Result<PluginView, RegistryError> {
-    let AddPluginOptions { module, replace } = options;
-    let module = module.as_ref();
-    let refused = |source| {
-        RegistryError::Plugins(PluginsError::PluginRefused {
-            path: path.to_owned(),
-            source,
-        })
-    };
-    let plugins = &reg.plugins;
-    let Acceptance {
-        bytes,
-        module,
-        accepted: Accepted { info, .. },
-    } = accept(&plugins.runtime, path, module)?;
-    // The file goes in first (atomically, named by its hash); if the
-    // row is then refused, an unused file is removed again.
-    let files = plugins.files("cannot add a plugin")?;
-    let sha256 = files.import(&bytes).map_err(refused)?.sha256;
-    let row = PluginRow {
-        module: module.clone(),
-        version: info.version.clone(),
-        sha256: sha256.clone(),
-        classes: info
-            .classes
-            .iter()
-            .map(|c| (c.name.clone(), c.description.clone()))
-            .collect(),
-        size_bytes: bytes.len() as i64,
-        source: path.display().to_string(),
-        added_at: reg.now(),
-    };
-    let cache = &reg.types;
-    let written = reg.store.write(|w| {
-        let old = w.plugin(&module)?;
-        if let Some(old) = &old {
-            if !replace && old.sha256 != sha256 {
-                return Err(RegistryError::Plugins(PluginsError::PluginExists {
-                    module: module.clone(),
-                    version: old.version.clone(),
-                    sha256: old.sha256.clone(),
-                }));
-            }
-            let types = cache.get(w)?;
-            for type_name in w.types_using_module(&module)? {
-                let ty = types.resolve(&type_name)?;
-                if let Some(h) = ty.handler_ref()
-                    && h.module == module
-                    && !row.exports(&h.class)
-                {
-                    return Err(RegistryError::Plugins(
-                        PluginsError::ReplacementDropsClass {
-                            module: module.clone(),
-                            type_name,
-                            class: h.class.clone(),
-                            provides: row.class_names(),
-                        },
-                    ));
-                }
-            }
-        }
-        w.upsert_plugin(&row)?;
-        // The bytes go in the registry too: on a shared registry every
-        // machine fetches them from there.
-        w.put_plugin_component(&sha256, &bytes)?;
-        if let Some(old) = &old {
-            w.drop_unused_plugin_component(&old.sha256)?;
-        }
-        Ok(old)
-    });
-    match written {
-        Ok(Some(old)) if old.sha256 != sha256 => reg.forget_file_if_unused(&old.sha256),
-        Ok(_) => {}
-        Err(e) => {
-            reg.forget_file_if_unused(&sha256);
-            return Err(e);
-        }
-    }
-    reg.show_plugin(&module)
 }
 
 /// The work of [`Registry::list_plugins`].
@@ -341,7 +314,7 @@ pub(in crate::registry) fn remove_plugin(
         }
         w.delete_plugin(module)?;
         w.drop_unused_plugin_component(&row.sha256)?;
-        Ok(PluginView::new(row, Vec::new()))
+        Ok(PluginView::new(row, Vec::new(), Vec::new(), None))
     })?;
     reg.forget_file_if_unused(&removed.sha256);
     Ok(removed)

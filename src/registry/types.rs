@@ -82,7 +82,7 @@ pub(super) fn check_type(next: &TypeSet, spec: &TypeSpec) -> Result<(), Registry
 }
 
 /// What a replacement must not break in what is already registered.
-fn check_replacement(
+pub(super) fn check_replacement(
     w: &Writer<'_>,
     current: &TypeSet,
     next: &TypeSet,
@@ -196,6 +196,15 @@ pub(in crate::registry) fn register_type_text(
     let cache = &reg.types;
     reg.store.write(|w| {
         let current = cache.get(w)?;
+        if let Some(existing) = current.row(&name)
+            && existing.spec == spec
+            && existing.source.starts_with("plugin ")
+            && !replace
+        {
+            // The plugin brought this very type: registering its file
+            // again changes nothing.
+            return Ok(TypeView::new(current.resolve(&name)?, existing));
+        }
         if let Some(existing) = current.row(&name)
             && !replace
         {

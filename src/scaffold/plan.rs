@@ -54,18 +54,37 @@ pub(super) fn plan(spec: &NewPlugin) -> Result<Plan, ScaffoldError> {
         Lang::Python => PathBuf::from(&wasm),
     };
     let yamls: Vec<String> = types.iter().map(yaml_file).collect();
-    let mut commands = vec![match spec.lang {
-        Lang::Rust => "cargo build --release --target wasm32-wasip2".to_owned(),
-        Lang::Python => {
-            format!("componentize-py -d wit -w resource-handler componentize app -o {wasm}")
-        }
-    }];
+    // The component carries its type files: a Rust build embeds them
+    // (src/lib.rs), a Python one gets them from `agents plugin pack`; so
+    // adding the plugin registers its types.
+    let mut commands = match spec.lang {
+        Lang::Rust => vec!["cargo build --release --target wasm32-wasip2".to_owned()],
+        Lang::Python => vec![
+            format!("componentize-py -d wit -w resource-handler componentize app -o {wasm}"),
+            format!(
+                "agents plugin pack {wasm} {}",
+                yamls
+                    .iter()
+                    .map(|y| format!("--types {y}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        ],
+    };
     commands.push(format!("agents plugin add {}", component.display()));
-    commands.extend(
-        yamls
-            .iter()
-            .map(|y| format!("agents resource type add {y}")),
-    );
+    let embeds = yamls
+        .iter()
+        .enumerate()
+        .map(|(i, y)| {
+            format!(
+                "#[cfg(target_arch = \"wasm32\")]\n#[used]\n\
+                 #[unsafe(link_section = \"cleveragents:resource-types\")]\n\
+                 static TYPE_FILE_{i}: TypeFile<{{ include_bytes!(\"../{y}\").len() }}> =\n    \
+                 TypeFile::new(*include_bytes!(\"../{y}\"));\n"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
 
     let class_names: Vec<&str> = classes.iter().map(ClassName::as_str).collect();
     let common = [
@@ -79,7 +98,8 @@ pub(super) fn plan(spec: &NewPlugin) -> Result<Plan, ScaffoldError> {
         ("CRATE", names::project(module)),
         ("CLASS_NAMES", class_names.join(", ")),
         ("FIRST_TYPE", types[0].to_string()),
-        ("TYPE_ADDS", commands[2..].join("\n")),
+        ("BUILD_COMMANDS", commands[..commands.len() - 1].join("\n")),
+        ("ADD_COMMAND", commands[commands.len() - 1].clone()),
         (
             "TYPE_ROWS",
             yamls
@@ -133,6 +153,7 @@ pub(super) fn plan(spec: &NewPlugin) -> Result<Plan, ScaffoldError> {
                 include_str!("templates/rust/lib.rs"),
                 &[
                     ("CLASS_LIST", list),
+                    ("TYPE_EMBEDS", embeds.clone()),
                     (
                         "CLASSES",
                         per_class(include_str!("templates/rust/class.rs")),

@@ -64,7 +64,7 @@ pub use equivalence::PropertyValues;
 pub use links::{LinkEnd, Subgraph, TreeEdge, TypedLink};
 pub use location::RegistryLocation;
 pub use machines::MachineRow;
-pub use plugins::PluginRow;
+pub use plugins::{PluginRow, ProvenanceRow};
 pub use resources::{ResourceInserter, ResourceRow};
 pub use sandboxes::{CheckpointRow, SandboxRow};
 pub use trust::TrustRow;
@@ -98,6 +98,7 @@ const SQLITE_MIGRATIONS: Migrations = migrations!("sqlite":
     "0008_trust",
     "0009_readable_names",
     "0010_provenance",
+    "0011_plugin_provenance",
 );
 
 const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
@@ -111,6 +112,7 @@ const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
     "0008_trust",
     "0009_readable_names",
     "0010_provenance",
+    "0011_plugin_provenance",
 );
 
 /// The step in Rust a migration has after its SQL, if any (same for both

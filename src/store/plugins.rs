@@ -149,3 +149,114 @@ impl Writer<'_> {
         Ok(())
     }
 }
+
+/// Where an installed plugin came from (`plugin_provenance`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProvenanceRow {
+    pub module: ModuleName,
+    /// `HOST[:PORT]`, or `oci-layout:DIR`.
+    pub registry: String,
+    pub repository: String,
+    pub tag: Option<String>,
+    /// `sha256:<hex>`.
+    pub manifest_digest: String,
+    pub layer_digest: String,
+    /// The contract version the component was built against.
+    pub contract: String,
+    /// The signing key's id (16 hex digits), when it was signed.
+    pub signer: Option<String>,
+    /// Installed without a trusted signature, on `--allow-unsigned`.
+    pub unsigned_allowed: bool,
+    pub installed_at: String,
+}
+
+macro_rules! provenance_columns {
+    () => {
+        "module, registry, repository, tag, manifest_digest, layer_digest, contract, signer, \
+         unsigned_allowed, installed_at"
+    };
+}
+
+fn decode_provenance(c: &Columns<'_>) -> Result<ProvenanceRow, StoreError> {
+    Ok(ProvenanceRow {
+        module: c.parsed(0, ModuleName::parse)?,
+        registry: c.get(1)?,
+        repository: c.get(2)?,
+        tag: c.get(3)?,
+        manifest_digest: c.get(4)?,
+        layer_digest: c.get(5)?,
+        contract: c.get(6)?,
+        signer: c.get(7)?,
+        unsigned_allowed: c.get(8)?,
+        installed_at: c.get(9)?,
+    })
+}
+
+impl Reader<'_> {
+    pub fn plugin_provenance(
+        &self,
+        module: &ModuleName,
+    ) -> Result<Option<ProvenanceRow>, StoreError> {
+        self.tx.row(
+            concat!(
+                "SELECT ",
+                provenance_columns!(),
+                " FROM plugin_provenance WHERE module = ?1"
+            ),
+            args![module.as_str()],
+            "plugin_provenance",
+            0,
+            decode_provenance,
+        )
+    }
+
+    pub fn plugin_provenances(&self) -> Result<Vec<ProvenanceRow>, StoreError> {
+        self.tx.rows(
+            concat!(
+                "SELECT ",
+                provenance_columns!(),
+                " FROM plugin_provenance ORDER BY module"
+            ),
+            args![],
+            "plugin_provenance",
+            0,
+            decode_provenance,
+        )
+    }
+}
+
+impl Writer<'_> {
+    /// Record where `row.module` came from, or (`None`) that it came from
+    /// no registry, replacing what was recorded.
+    pub fn set_plugin_provenance(
+        &self,
+        module: &ModuleName,
+        row: Option<&ProvenanceRow>,
+    ) -> Result<(), StoreError> {
+        self.tx.execute(
+            "DELETE FROM plugin_provenance WHERE module = ?1",
+            args![module.as_str()],
+        )?;
+        let Some(row) = row else { return Ok(()) };
+        self.tx.execute(
+            concat!(
+                "INSERT INTO plugin_provenance (",
+                provenance_columns!(),
+                ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+            ),
+            args![
+                row.module.as_str(),
+                &row.registry,
+                &row.repository,
+                &row.tag,
+                &row.manifest_digest,
+                &row.layer_digest,
+                &row.contract,
+                &row.signer,
+                row.unsigned_allowed,
+                &row.installed_at
+            ],
+        )?;
+        Ok(())
+    }
+}

@@ -363,6 +363,45 @@ macro_rules! export_plugin {
     };
 }
 
+/// The custom section a component carries its type files in: each file
+/// framed as its length (4 bytes, little-endian) then its UTF-8 text, so
+/// the sections the linker concatenates stay readable one file at a time.
+/// `agents plugin add` registers them with the module; any other tool sees
+/// an ordinary component.
+pub const TYPES_SECTION: &str = "cleveragents:resource-types";
+
+/// Embed type files (YAML, paths relative to the file invoking the macro)
+/// in the component, so the one `.wasm` brings its handler and the types
+/// naming its classes: `agents plugin add` (and `agents plugin install`)
+/// registers them with the module.
+///
+/// ```ignore
+/// resource_handler_sdk::embed_types!("../python-package.yaml");
+/// ```
+#[macro_export]
+macro_rules! embed_types {
+    ($($path:literal),+ $(,)?) => {
+        $(
+            const _: () = {
+                #[repr(C)]
+                struct __TypeFile<const N: usize> {
+                    len: [u8; 4],
+                    text: [u8; N],
+                }
+                // The section's name is `TYPES_SECTION`'s (an attribute
+                // takes a literal only).
+                #[cfg(target_arch = "wasm32")]
+                #[used]
+                #[unsafe(link_section = "cleveragents:resource-types")]
+                static __TYPE_FILE: __TypeFile<{ include_bytes!($path).len() }> = __TypeFile {
+                    len: (include_bytes!($path).len() as u32).to_le_bytes(),
+                    text: *include_bytes!($path),
+                };
+            };
+        )+
+    };
+}
+
 #[doc(hidden)]
 pub mod __private {
     pub use crate::bindings::exports::cleveragents::resource::handler::Guest;

@@ -3,15 +3,30 @@
 //! writes.
 
 use super::{
-    ClassEntry, DocumentError, LinkEntry, PluginEntry, ResourceEntry, SettingEntry, SettingKind,
-    base64, check,
+    ClassEntry, DocumentError, LinkEntry, PluginEntry, ProvenanceEntry, ResourceEntry,
+    SettingEntry, SettingKind, base64, check,
 };
 use crate::model::SettingScope;
-use crate::store::{LinkRow, PluginRow, ResourceRow, SettingRow};
+use crate::store::{LinkRow, PluginRow, ProvenanceRow, ResourceRow, SettingRow};
 
 impl PluginEntry {
-    pub(in crate::registry) fn from_row(row: PluginRow, component: Option<&[u8]>) -> Self {
+    pub(in crate::registry) fn from_row(
+        row: PluginRow,
+        provenance: Option<ProvenanceRow>,
+        component: Option<&[u8]>,
+    ) -> Self {
         Self {
+            provenance: provenance.map(|p| ProvenanceEntry {
+                registry: p.registry,
+                repository: p.repository,
+                tag: p.tag,
+                manifest_digest: p.manifest_digest,
+                layer_digest: p.layer_digest,
+                contract: p.contract,
+                signer: p.signer,
+                unsigned_allowed: p.unsigned_allowed,
+                installed_at: p.installed_at,
+            }),
             module: row.module,
             version: row.version,
             sha256: row.sha256,
@@ -41,6 +56,22 @@ impl PluginEntry {
             source: self.source.clone(),
             added_at: self.added_at.clone(),
         }
+    }
+
+    /// The provenance row to write with it, if it was installed.
+    pub(in crate::registry) fn provenance_row(&self) -> Option<ProvenanceRow> {
+        self.provenance.as_ref().map(|p| ProvenanceRow {
+            module: self.module.clone(),
+            registry: p.registry.clone(),
+            repository: p.repository.clone(),
+            tag: p.tag.clone(),
+            manifest_digest: p.manifest_digest.clone(),
+            layer_digest: p.layer_digest.clone(),
+            contract: p.contract.clone(),
+            signer: p.signer.clone(),
+            unsigned_allowed: p.unsigned_allowed,
+            installed_at: p.installed_at.clone(),
+        })
     }
 
     /// The embedded component, decoded and checked against `sha256` and

@@ -58,6 +58,7 @@ fn sample() -> RegistryDocument {
             size_bytes: component.len() as i64,
             source: "x.wasm".into(),
             added_at: "2026-01-01T00:00:00.000Z".into(),
+            provenance: None,
             component_base64: Some(base64::encode(component)),
         }],
         resources: vec![resource(1, "local/a"), resource(2, "local/b")],

@@ -106,6 +106,7 @@ impl RegistryError {
             E::Sandboxes(e) => e.kind(),
             E::Plugins(e) => e.kind(),
             E::Transfer(e) => e.kind(),
+            E::Distribution(e) => e.kind(),
             E::Store { .. } => K::Store,
             E::Spec { .. }
             | E::Inheritance { .. }
@@ -133,6 +134,7 @@ impl TypesError {
             E::BuiltinType { .. }
             | E::ReplaceChangesKind { .. }
             | E::ReplaceAddsRequired { .. }
+            | E::ReplaceInvalidatesResource { .. }
             | E::ReplaceBreaksLink { .. } => K::Refused,
             E::TypesChanged { .. } => K::Conflict,
         }
@@ -208,6 +210,9 @@ impl PluginsError {
             | E::HandlerClassMissing { .. } => K::HandlerFailed,
             E::ReservedModule { .. } | E::NotABuiltinModule { .. } => K::InvalidArguments,
             E::PluginRefused { .. } | E::NoHandler { .. } | E::NoPluginStore { .. } => K::Refused,
+            E::CarriedTypes { .. } | E::CarriedForeignHandler { .. } | E::CarriedTwice { .. } => {
+                K::InvalidArguments
+            }
         }
     }
 }

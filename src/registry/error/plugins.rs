@@ -30,6 +30,28 @@ pub enum PluginsError {
          the registry; add it again on a machine that has it (`agents plugin add FILE`)"
     )]
     ComponentMissing { module: ModuleName, sha256: String },
+    /// A component's carried type files cannot be read.
+    #[error("cannot add plugin {module}: {source}")]
+    CarriedTypes {
+        module: ModuleName,
+        #[source]
+        source: crate::plugin::CarriedTypesError,
+    },
+    #[error(
+        "cannot add plugin {module}: it carries type {type_name}, whose handler {handler} is \
+         not one of its own classes; a plugin carries only the types of its own handler \
+         (add it under its own module name, or register the type yourself)"
+    )]
+    CarriedForeignHandler {
+        module: ModuleName,
+        type_name: TypeName,
+        handler: HandlerRef,
+    },
+    #[error("cannot add plugin {module}: it carries type {type_name} twice")]
+    CarriedTwice {
+        module: ModuleName,
+        type_name: TypeName,
+    },
     #[error("no plugin module {module}; `agents plugin list` shows the added modules")]
     PluginNotFound { module: ModuleName },
     #[error(

@@ -69,6 +69,18 @@ pub enum TypesError {
         flags: Vec<String>,
         count: i64,
     },
+    /// A replacement (a plugin's update, most often) would leave a
+    /// registered resource without a field its type now requires.
+    #[error(
+        "cannot replace type {name}: resource {resource} has no {field}, which the new type \
+         requires, so it would no longer be valid; the registered type was left as it was \
+         (pass --force to replace it anyway, or give the resource a {field} first)"
+    )]
+    ReplaceInvalidatesResource {
+        name: TypeName,
+        resource: String,
+        field: String,
+    },
     #[error(
         "cannot replace type {name}: the existing link {parent} ({}) → {child} ({}) would no \
          longer be allowed: {rule}; the registered type was left as it was",

@@ -105,6 +105,9 @@ resource_handler_sdk::export_plugin!(
     classes: [PythonPackageHandler],
 );
 
+// The type this module's class handles travels inside the component.
+resource_handler_sdk::embed_types!("../python-package.yaml");
+
 /// The metadata files present in `root`, in [`METADATA_FILES`] order.
 fn metadata_files(root: &Path) -> Vec<&'static str> {
     METADATA_FILES

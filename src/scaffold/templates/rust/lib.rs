@@ -21,6 +21,28 @@ const MODULE: &str = "@@MODULE@@";
 /// Every class of this module: add a new one here too.
 const CLASSES: &[&dyn Class] = &[@@CLASS_LIST@@];
 
+/// A type file this component carries, framed as `agents` reads it: its
+/// length (4 bytes, little-endian), then its text. `agents plugin add`
+/// registers the types carried in the `cleveragents:resource-types`
+/// custom section together with the module; other tools ignore it.
+#[repr(C)]
+#[allow(dead_code)] // read by `agents`, not by this code
+struct TypeFile<const N: usize> {
+    len: [u8; 4],
+    text: [u8; N],
+}
+
+#[allow(dead_code)]
+impl<const N: usize> TypeFile<N> {
+    const fn new(text: [u8; N]) -> Self {
+        Self {
+            len: (N as u32).to_le_bytes(),
+            text,
+        }
+    }
+}
+
+@@TYPE_EMBEDS@@
 /// One class. An operation left out answers `unsupported` (for `discover`
 /// and `content-hash` the host takes that as "no children" / "no hash").
 trait Class {
