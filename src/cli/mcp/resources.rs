@@ -15,6 +15,7 @@ use rmcp::model::{
 };
 use rmcp::service::SubscriptionSink;
 use rmcp::{Peer, RoleServer};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -159,13 +160,41 @@ pub async fn resolve(pool: &Arc<Pool>, uri: &str) -> Result<ResourceId, Refusal>
 /// accepted, and where its notifications go.
 type Listener = (u64, Vec<(String, ResourceId)>, SubscriptionSink);
 
+/// Changes kept for a listen that was acknowledged before it was added.
+const RECENT: usize = 1024;
+
+/// Listens acknowledged and not yet added, at most (older marks beyond it
+/// are kept, newer dropped: a dropped mark only makes a listen told of a
+/// little more than it asked for, never less).
+const PENDING: usize = 256;
+
+/// The `subscriptions/listen` streams and what they may have missed.
+///
+/// rmcp acknowledges a listen (and the client goes on, refreshing, say)
+/// before it hands the stream to [`Server::listen`](super::server), which
+/// resolves the URIs before it can add the listener: a change told in that
+/// window would be lost. So each change is numbered and the last few kept;
+/// the acceptance marks where a listen starts, and adding the listener
+/// tells it every kept change since its mark — under one lock with the
+/// changes themselves, so each is told exactly once.
+#[derive(Default)]
+struct Listening {
+    listeners: Vec<Listener>,
+    /// (sequence, id) of the last [`RECENT`] changes.
+    recent: VecDeque<(u64, ResourceId)>,
+    /// The sequence of the last change.
+    seq: u64,
+    /// The sequence at each acceptance whose listener is not added yet.
+    pending: Vec<u64>,
+}
+
 /// Who is told about which resource.
 #[derive(Default)]
 pub struct Subscriptions {
     /// `resources/subscribe` (the handshake-era protocol): URI, id, peer.
     legacy: Mutex<Vec<(String, ResourceId, Peer<RoleServer>)>>,
-    /// `subscriptions/listen` (2026-07-28): a token, (URI, id)s, the sink.
-    listeners: Mutex<Vec<Listener>>,
+    /// `subscriptions/listen` (2026-07-28).
+    listening: Mutex<Listening>,
     next: AtomicU64,
 }
 
@@ -183,17 +212,60 @@ impl Subscriptions {
         }
     }
 
-    pub fn add_listener(&self, ids: Vec<(String, ResourceId)>, sink: SubscriptionSink) -> u64 {
+    /// A listen is being accepted (and will be acknowledged): changes from
+    /// now on are told to it, even those before its listener is added.
+    pub fn accepting(&self) {
+        if let Ok(mut listening) = self.listening.lock() {
+            if listening.pending.len() < PENDING {
+                let seq = listening.seq;
+                listening.pending.push(seq);
+            }
+        }
+    }
+
+    /// Add a listener, and tell it what changed among `ids` since its
+    /// listen was accepted.
+    pub async fn add_listener(
+        &self,
+        ids: Vec<(String, ResourceId)>,
+        sink: SubscriptionSink,
+    ) -> u64 {
         let token = self.next.fetch_add(1, Ordering::Relaxed);
-        if let Ok(mut listeners) = self.listeners.lock() {
-            listeners.push((token, ids, sink));
+        let mut missed: Vec<String> = Vec::new();
+        if let Ok(mut listening) = self.listening.lock() {
+            // The earliest mark: never later than this listen's own (each
+            // listener takes away the latest, so its own or a later one).
+            let since = listening
+                .pending
+                .iter()
+                .copied()
+                .min()
+                .unwrap_or(listening.seq);
+            if let Some(latest) = (0..listening.pending.len()).max_by_key(|&i| listening.pending[i])
+            {
+                listening.pending.swap_remove(latest);
+            }
+            for (seq, changed) in &listening.recent {
+                if *seq <= since {
+                    continue;
+                }
+                for (uri, id) in &ids {
+                    if id == changed && !missed.contains(uri) {
+                        missed.push(uri.clone());
+                    }
+                }
+            }
+            listening.listeners.push((token, ids, sink.clone()));
+        }
+        for uri in missed {
+            let _ = sink.notify_resource_updated(uri).await;
         }
         token
     }
 
     pub fn remove_listener(&self, token: u64) {
-        if let Ok(mut listeners) = self.listeners.lock() {
-            listeners.retain(|(t, _, _)| *t != token);
+        if let Ok(mut listening) = self.listening.lock() {
+            listening.listeners.retain(|(t, _, _)| *t != token);
         }
     }
 
@@ -223,10 +295,20 @@ impl Subscriptions {
                 .await;
         }
         let listening: Vec<(String, SubscriptionSink)> = self
-            .listeners
+            .listening
             .lock()
-            .map(|l| {
-                l.iter()
+            .map(|mut listening| {
+                for id in &ids {
+                    listening.seq += 1;
+                    let seq = listening.seq;
+                    listening.recent.push_back((seq, *id));
+                }
+                while listening.recent.len() > RECENT {
+                    listening.recent.pop_front();
+                }
+                listening
+                    .listeners
+                    .iter()
                     .flat_map(|(_, subscribed, sink)| {
                         subscribed
                             .iter()

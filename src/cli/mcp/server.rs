@@ -196,6 +196,20 @@ fn hold_for_cancellation(cancelled: &dyn Fn() -> bool) {
 #[cfg(not(debug_assertions))]
 fn hold_for_cancellation(_: &dyn Fn() -> bool) {}
 
+/// A test seam, compiled out of release builds: with
+/// `AGENTS_TEST_MCP_LATE_LISTENER` set, a listen waits half a second
+/// after its acknowledgment before adding its listener, widening the
+/// window a change told in between must not be lost in.
+#[cfg(debug_assertions)]
+async fn late_listener() {
+    if std::env::var_os("AGENTS_TEST_MCP_LATE_LISTENER").is_some() {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+}
+
+#[cfg(not(debug_assertions))]
+async fn late_listener() {}
+
 fn success(done: Done) -> CallToolResult {
     let mut result = CallToolResult::structured(done.value);
     result.content = vec![ContentBlock::text(done.text)];
@@ -324,17 +338,24 @@ impl ServerHandler for Server {
             .collect();
         let mut accepted = SubscriptionFilter::new();
         accepted.resource_subscriptions = Some(uris);
+        // Acknowledged next, before `listen` adds the listener: mark where
+        // this listen's changes start.
+        self.subscriptions.accepting();
         Some(accepted)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        late_listener().await;
         let mut ids = Vec::new();
         for uri in context.accepted().resource_subscriptions.iter().flatten() {
             if let Ok(id) = resources::resolve(&self.pool, uri).await {
                 ids.push((uri.clone(), id));
             }
         }
-        let token = self.subscriptions.add_listener(ids, context.sink().clone());
+        let token = self
+            .subscriptions
+            .add_listener(ids, context.sink().clone())
+            .await;
         context.cancelled().await;
         self.subscriptions.remove_listener(token);
         Ok(())
