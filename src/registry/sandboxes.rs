@@ -230,7 +230,7 @@ pub(in crate::registry) fn create_sandbox(
         updated_at: now,
     };
     reg.store.write(|w| w.insert_sandbox(&row))?;
-    let _lock = lock(&root, id)?;
+    let _lock = lock(&root, id, "create")?;
     let made = create_area(&area).and_then(|()| {
         reg.implementation(chosen)
             .create(Path::new(&location), &area)
@@ -338,7 +338,7 @@ pub(in crate::registry) fn checkpoint_sandbox(
         }));
     }
     let work = reg.at_work(&row, &resource, "checkpoint")?;
-    let _lock = lock(&work.root, id)?;
+    let _lock = lock(&work.root, id, "checkpoint")?;
     let made = work
         .strategy
         .checkpoint(&work.place, label.as_deref().unwrap_or(""))
@@ -383,7 +383,7 @@ pub(in crate::registry) fn rollback_sandbox(
         .map(Into::into)
         .collect();
     let target = pick_checkpoint(id, &checkpoints, to)?;
-    let _lock = lock(&work.root, id)?;
+    let _lock = lock(&work.root, id, "roll back")?;
     work.strategy
         .refuse_mounts(&work.place)
         .and_then(|()| {
@@ -402,6 +402,7 @@ pub(in crate::registry) fn diff_sandbox(
 ) -> Result<SandboxDiff, RegistryError> {
     let (row, resource) = reg.active(id, "diff")?;
     let work = reg.at_work(&row, &resource, "diff")?;
+    let _lock = lock(&work.root, id, "diff")?;
     work.strategy
         .diff(&work.place)
         .map_err(|source| failed(&row, &resource.label(), "diff", source))
@@ -422,7 +423,7 @@ pub(in crate::registry) fn apply_sandbox(
         }));
     }
     let work = reg.at_work(&row, &resource, "apply")?;
-    let _lock = lock(&work.root, id)?;
+    let _lock = lock(&work.root, id, "apply")?;
     let applied = work
         .strategy
         .apply(&work.place)

@@ -404,6 +404,36 @@ impl DirFd {
             .map_err(|e| io_err("set the mode of", &self.path)(e.into()))
     }
 
+    /// Set the mode of the entry `name` when it is (still) of `kind` (a
+    /// regular file or a directory), through a descriptor of it
+    /// (`O_PATH | O_NOFOLLOW`, checked, then `/proc/self/fd`, which works
+    /// whatever the entry's current mode): a symlink or anything else
+    /// swapped in is left alone. `false` when it is gone or not of `kind`.
+    pub(in crate::sandbox) fn set_mode_of(
+        &self,
+        name: &OsStr,
+        kind: FileKind,
+        mode: u32,
+    ) -> Result<bool, SandboxError> {
+        let path = self.child(name);
+        let flags = OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let handle = match rustix::fs::openat(&self.fd, name, flags, Mode::empty()) {
+            Ok(handle) => handle,
+            Err(Errno::NOENT | Errno::NOTDIR) => return Ok(false),
+            Err(e) => return Err(io_err("open", &path)(e.into())),
+        };
+        let meta = fstatx(&handle).map_err(io_err("inspect", &path))?;
+        if meta.kind != kind {
+            return Ok(false);
+        }
+        if meta.mode != mode {
+            let through = format!("/proc/self/fd/{}", handle.as_raw_fd());
+            rustix::fs::chmod(through.as_str(), Mode::from_raw_mode(mode))
+                .map_err(|e| io_err("set the mode (through /proc/self/fd) of", &path)(e.into()))?;
+        }
+        Ok(true)
+    }
+
     /// Make the overlayfs whiteout `name` (a character device 0:0).
     pub(in crate::sandbox) fn whiteout(&self, name: &OsStr) -> Result<(), SandboxError> {
         rustix::fs::mknodat(

@@ -24,16 +24,26 @@
 //! * **A checkpoint** is a commit of the working copy's whole state:
 //!   tracked files (staged or not), deletions, and untracked files that
 //!   are *not ignored*. Ignored files (build outputs such as `target/`) are
-//!   outside checkpoints. It is built in a temporary index
-//!   (`<area>/checkpoint.index`, seeded from the sandbox's index for speed),
-//!   so the agent's HEAD and index do not move. Its parents: the previous
+//!   outside checkpoints. It is built in the host's own index
+//!   (`<area>/state.index`, seeded at creation from the index `git
+//!   worktree add` wrote, its time kept), so the agent's HEAD and index
+//!   neither move nor are trusted. That index is never copied: git's
+//!   rule for stat information that may be stale ("racily clean": an
+//!   entry not older than the index file is re-read) holds only while the
+//!   index file keeps the time git gave it — a copy of the agent's index
+//!   once made a same-size write in the same clock tick invisible to a
+//!   checkpoint, and a rollback then lost it. Its parents: the previous
 //!   checkpoint (or `base`); the sandbox's HEAD at that moment is kept in
 //!   the message as `Agents-Sandbox-Head: <sha>`. The ref
 //!   `refs/agents/sandbox/<area-name>/<n>` keeps it from `git gc`; it is
 //!   written last and only if it did not exist, so a crash halfway leaves
 //!   at most an unreferenced commit and the earlier checkpoints usable.
+//! * **Modes**: git keeps a file's executable bit only; each checkpoint
+//!   also records every file's and directory's permission bits beside it
+//!   (`<area>/modes/<commit>`, `modes.rs`), and rollback puts them back.
 //! * **Rollback** makes the working copy exactly the checkpoint's tree
-//!   (contents, modes, symlinks, deletions) and removes untracked,
+//!   (contents, full modes, symlinks, deletions), removes special files
+//!   (FIFOs, sockets, devices: never part of a checkpoint) and untracked,
 //!   non-ignored files created since (`git clean -fd`, under both the
 //!   current and the restored ignore rules). Ignored files are neither
 //!   restored nor deleted; nested repositories are left alone. HEAD goes
@@ -68,6 +78,7 @@
 //! The area's directory name becomes a ref component, so it must be plain
 //! (ASCII letters, digits, `-`, `_`; a ULID is); anything else is refused.
 
+mod modes;
 mod repo;
 mod state;
 
@@ -247,6 +258,7 @@ impl Strategy for GitWorktree {
         };
         git.with_sandbox(&place.workdir, admin);
         git.check_gitfile()?;
+        state::seed_state_index(&git, &place);
         Ok(place)
     }
 
@@ -266,6 +278,9 @@ impl Strategy for GitWorktree {
             &["commit-tree", &tree, "-p", &parent, "-m", &message],
         )?;
         let sha = sha.trim().to_string();
+        // What git does not keep (full modes), beside the commit, before
+        // the ref makes the checkpoint exist.
+        modes::record(&git, place, &tree, &sha)?;
         // The empty old value: never overwrite a checkpoint someone else
         // recorded meanwhile.
         git.run(
@@ -304,6 +319,9 @@ impl Strategy for GitWorktree {
             &["read-tree", "--reset", "-u", &format!("{}^{{tree}}", to.0)],
         )?;
         git.run(Side::Sandbox, &["clean", "-fdq"])?;
+        // What git does not keep: the recorded modes back, special files
+        // (never in a checkpoint) gone.
+        modes::restore(place, &to.0)?;
         git.run(Side::Sandbox, &["update-ref", "--no-deref", "HEAD", &head])?;
         git.run(Side::Sandbox, &["reset", "-q"])?;
         Ok(())

@@ -266,3 +266,41 @@ fn git_worktree_round_trip() {
     let worktrees = git(&repo, &["worktree", "list"]);
     assert_eq!(worktrees.lines().count(), 1, "{worktrees}");
 }
+
+/// One operation at a time on a sandbox: diffs and checkpoints run at
+/// once (each its own process) all succeed, and every checkpoint holds
+/// the whole working copy — none is recorded from an index another
+/// operation was rebuilding at the same moment.
+#[test]
+fn concurrent_diffs_and_checkpoints_take_turns() {
+    let env = Env::new();
+    let repo = env.path("repo");
+    git_repo(&repo);
+    env.add("git-checkout", "local/repo", &repo, &[]).ok();
+    let sb = create(&env, "local/repo", &[]);
+    for i in 0..400 {
+        std::fs::write(sb.workdir.join(format!("new-{i}.txt")), format!("{i}\n")).unwrap();
+    }
+    let commands: Vec<Vec<String>> = (0..8)
+        .map(|i| {
+            let verb = if i % 2 == 0 { "diff" } else { "checkpoint" };
+            ["sandbox", verb, &sb.id, "-o", "json"]
+                .map(str::to_owned)
+                .to_vec()
+        })
+        .collect();
+    for (i, run) in env.race(&commands).iter().enumerate() {
+        let answer = run.json();
+        if i % 2 == 0 {
+            assert_eq!(answer["added"].as_array().unwrap().len(), 400, "{answer}");
+        }
+    }
+    let shown = sandbox(&env, "show", &sb.id, &["-o", "json"]).json();
+    let checkpoints = shown["checkpoints"].as_array().unwrap();
+    assert_eq!(checkpoints.len(), 4, "{shown}");
+    for checkpoint in checkpoints {
+        let reference = checkpoint["reference"].as_str().unwrap();
+        let files = git(&repo, &["ls-tree", "-r", "--name-only", reference]);
+        assert_eq!(files.lines().count(), 402, "checkpoint {checkpoint}");
+    }
+}

@@ -188,7 +188,9 @@ impl SandboxesError {
         use SandboxesError as E;
         match self {
             E::SandboxNotFound { .. } | E::CheckpointNotFound { .. } => K::NotFound,
-            E::SandboxNotActive { .. } | E::SandboxInSession { .. } => K::SandboxState,
+            E::SandboxNotActive { .. } | E::SandboxInSession { .. } | E::SandboxBusy { .. } => {
+                K::SandboxState
+            }
             E::SandboxRefused { .. } | E::SandboxFailed { .. } => K::SandboxFailed,
             E::BadCheckpointLabel { .. } => K::InvalidArguments,
             E::SandboxNeedsHome | E::InsecureSandboxes { .. } | E::SandboxRowDisagrees { .. } => {

@@ -69,6 +69,17 @@ pub enum SandboxesError {
         sandbox: SandboxId,
         holder: String,
     },
+    #[error(
+        "cannot {operation} sandbox {sandbox}: {holder} is working on it; waited \
+         {waited_secs} s for it to finish (one operation at a time on a sandbox); try again \
+         when it is done"
+    )]
+    SandboxBusy {
+        operation: &'static str,
+        sandbox: SandboxId,
+        holder: String,
+        waited_secs: u64,
+    },
     #[error("sandbox {sandbox} ({strategy} of {resource}): {operation} failed: {source}")]
     SandboxFailed {
         sandbox: SandboxId,

@@ -44,7 +44,7 @@ pub(in crate::registry) fn destroy_sandbox(
 ) -> Result<SandboxView, RegistryError> {
     let root = reg.sandboxes_root()?;
     let mut shown = reg.show_sandbox(id)?;
-    let _lock = lock(&root, id)?;
+    let _lock = lock(&root, id, "destroy")?;
     let (mut row, location) =
         reg.store.read(|r| {
             let row = r.sandbox(id)?.ok_or(RegistryError::Sandboxes(

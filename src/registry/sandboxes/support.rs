@@ -7,6 +7,7 @@ use crate::model::SandboxId;
 use crate::registry::RegistryError;
 use crate::registry::SandboxesError;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// The longest checkpoint label kept.
 const LABEL_MAX: usize = 200;
@@ -106,9 +107,78 @@ pub(super) fn lock_path(root: &Path, id: SandboxId) -> PathBuf {
     root.join(format!("{id}.lock"))
 }
 
-/// An exclusive lock on one sandbox, held until dropped.
-pub(super) fn lock(root: &Path, id: SandboxId) -> Result<std::fs::File, RegistryError> {
-    lock_file(root, &lock_path(root, id))
+/// How long an operation on a sandbox waits for another one on the same
+/// sandbox (a checkpoint of a big working copy, an apply) to finish
+/// before it is refused, naming the holder.
+pub const SANDBOX_LOCK_WAIT: Duration = Duration::from_secs(60);
+
+/// An exclusive lock on one sandbox for `operation`, held until dropped:
+/// what makes every operation that reads or writes a sandbox's state
+/// (diff included) one at a time, across processes. Waits up to
+/// [`SANDBOX_LOCK_WAIT`], then refuses naming who holds it.
+pub(super) fn lock(
+    root: &Path,
+    id: SandboxId,
+    operation: &'static str,
+) -> Result<std::fs::File, RegistryError> {
+    lock_waiting(root, id, operation, SANDBOX_LOCK_WAIT)
+}
+
+/// [`lock`], waiting at most `wait`. The holder writes its process id
+/// and operation into the lock file once it has the lock, which is what
+/// a refused caller is told.
+pub(super) fn lock_waiting(
+    root: &Path,
+    id: SandboxId,
+    operation: &'static str,
+    wait: Duration,
+) -> Result<std::fs::File, RegistryError> {
+    use std::io::{Read, Seek, Write};
+    let path = lock_path(root, id);
+    let home_err = |source| RegistryError::Home {
+        path: path.clone(),
+        source,
+    };
+    std::fs::create_dir_all(root).map_err(home_err)?;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .map_err(home_err)?;
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(5);
+    loop {
+        match file.try_lock() {
+            Ok(()) => break,
+            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < wait => {
+                std::thread::sleep(pause.min(wait.saturating_sub(started.elapsed())));
+                pause = (pause * 2).min(Duration::from_millis(200));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = (&file).take(200).read_to_string(&mut holder);
+                let holder = crate::text::escape_line(holder.trim()).into_owned();
+                return Err(RegistryError::Sandboxes(SandboxesError::SandboxBusy {
+                    operation,
+                    sandbox: id,
+                    holder: if holder.is_empty() {
+                        "another process".to_owned()
+                    } else {
+                        holder
+                    },
+                    waited_secs: wait.as_secs(),
+                }));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(home_err(e)),
+        }
+    }
+    file.set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| write!(file, "process {} ({operation})", std::process::id()))
+        .map_err(home_err)?;
+    Ok(file)
 }
 
 /// An exclusive lock on `path` (created, with `dir`, if missing), held
@@ -136,6 +206,36 @@ pub(in crate::registry) fn lock_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_second_operation_waits_a_bounded_time_then_is_told_who_holds_the_sandbox() {
+        let tmp = tempfile::tempdir().unwrap();
+        let id = SandboxId::from_ulid(ulid::Ulid::nil());
+        let held = lock_waiting(tmp.path(), id, "checkpoint", Duration::ZERO).unwrap();
+        let wait = Duration::from_millis(300);
+        let started = Instant::now();
+        match lock_waiting(tmp.path(), id, "diff", wait) {
+            Err(RegistryError::Sandboxes(SandboxesError::SandboxBusy {
+                operation,
+                holder,
+                ..
+            })) => {
+                assert_eq!(operation, "diff");
+                assert_eq!(
+                    holder,
+                    format!("process {} (checkpoint)", std::process::id())
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(started.elapsed() >= wait, "it waited before refusing");
+        drop(held);
+        // Released: the next one gets it at once and says it holds it.
+        let next = lock_waiting(tmp.path(), id, "apply", Duration::ZERO).unwrap();
+        drop(next);
+        let text = std::fs::read_to_string(lock_path(tmp.path(), id)).unwrap();
+        assert!(text.ends_with("(apply)"), "{text}");
+    }
 
     fn checkpoint(number: i64, label: Option<&str>, reference: &str) -> CheckpointView {
         CheckpointView {

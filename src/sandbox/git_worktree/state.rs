@@ -10,33 +10,65 @@ use std::path::Path;
 use super::repo::{Git, Side};
 use crate::sandbox::{SandboxError, SandboxPlace};
 
+/// The host's own index of the working copy: `git add -A` updates it,
+/// `write-tree` reads it. It is never a copy: git's rule for stat
+/// information that may be stale (an entry whose time is not before the
+/// index file's own is re-read, "racily clean") holds only while the
+/// index file's time is the one git gave it when it wrote it, and a
+/// copy's time is the copy's.
+pub(super) const STATE_INDEX: &str = "state.index";
+
 /// The tree of the working copy's whole state (see the module doc),
-/// built in a temporary index so the sandbox's own index is untouched.
+/// built in the host's own index (`<area>/state.index`) so the sandbox's
+/// index — the agent's — is neither touched nor trusted.
 pub(super) fn whole_state_tree(
     git: &Git<'_>,
     place: &SandboxPlace,
 ) -> Result<String, SandboxError> {
-    let temp = place.area.join("checkpoint.index");
+    let index = place.area.join(STATE_INDEX);
     let paths = place.area.join("checkpoint.paths");
-    let real = git.admin().join("index");
-    let _ = std::fs::remove_file(&temp);
-    // The temporary index is the host's, and its operations on this
-    // sandbox are serialised by the sandbox's lock: a lock file left
-    // beside it is from a git that was killed (at its deadline).
-    let _ = std::fs::remove_file(place.area.join("checkpoint.index.lock"));
-    if real.exists() {
-        std::fs::copy(&real, &temp).map_err(|source| SandboxError::Io {
-            what: "cannot copy the sandbox's index to",
-            path: temp.clone(),
-            source,
-        })?;
+    // The index is the host's, and its operations on this sandbox are
+    // serialised by the sandbox's lock: a lock file left beside it is
+    // from a git that was killed (at its deadline). An index git cannot
+    // read (a crash cannot make one: git renames a whole new index into
+    // place) is started again: every file is then read once.
+    let _ = std::fs::remove_file(place.area.join(format!("{STATE_INDEX}.lock")));
+    // What earlier versions left: a copy of the agent's index.
+    let _ = std::fs::remove_file(place.area.join("checkpoint.index"));
+    let env = [("GIT_INDEX_FILE", index.as_os_str())];
+    let tree = match index_whole_state(git, &env, &paths) {
+        Err(SandboxError::Git { .. }) if index.exists() => {
+            let _ = std::fs::remove_file(&index);
+            index_whole_state(git, &env, &paths)
+        }
+        other => other,
     }
-    let env = [("GIT_INDEX_FILE", temp.as_os_str())];
-    let tree = index_whole_state(git, &env, &paths)
-        .and_then(|()| git.run_with(Side::Sandbox, &[OsStr::new("write-tree")], &env, None));
-    let _ = std::fs::remove_file(&temp);
+    .and_then(|()| git.run_with(Side::Sandbox, &[OsStr::new("write-tree")], &env, None));
     let _ = std::fs::remove_file(&paths);
     Ok(tree?.trim().to_string())
+}
+
+/// Seed the host's index from the one `git worktree add` just wrote (the
+/// agent has not run yet), keeping that file's modification time so
+/// git's racy rule still holds for it: the first checkpoint then reads
+/// only what changed. A seed that cannot be made with its time is not
+/// left behind (a copy with a new time is what must never be used): the
+/// first checkpoint then reads every file once.
+pub(super) fn seed_state_index(git: &Git<'_>, place: &SandboxPlace) {
+    let from = git.admin().join("index");
+    let to = place.area.join(STATE_INDEX);
+    let seeded = std::fs::metadata(&from)
+        .and_then(|m| m.modified())
+        .and_then(|modified| {
+            std::fs::copy(&from, &to)?;
+            std::fs::File::options()
+                .write(true)
+                .open(&to)?
+                .set_modified(modified)
+        });
+    if seeded.is_err() {
+        let _ = std::fs::remove_file(&to);
+    }
 }
 
 /// `git add -A` into the temporary index, but for gitlinks: `add`
