@@ -52,7 +52,10 @@
 //!   checkpoints of this sandbox are accepted. Every step can be repeated,
 //!   so a rollback that failed halfway is finished by running it again.
 //! * **Diff** compares the whole current state (as a checkpoint would
-//!   record it) with `base`; a type or mode change counts as modified;
+//!   record it) with `base`, computed in a scratch index and object store
+//!   inside the area (`<area>/diff/`, borrowing the original's objects as
+//!   git alternates, removed after): a diff writes nothing into the
+//!   original's `.git`, so `--read-only` stays read-only; a type or mode change counts as modified;
 //!   renames are a deletion plus an addition.
 //! * **Apply** creates the branch `agents/sandbox-<area-name>` in the
 //!   original repository at a commit of the whole current state whose
@@ -329,19 +332,22 @@ impl Strategy for GitWorktree {
 
     fn diff(&self, place: &SandboxPlace) -> Result<SandboxDiff, SandboxError> {
         let git = self.open(place)?;
-        let tree = whole_state_tree(&git, place)?;
-        let out = git.run(
-            Side::Sandbox,
-            &[
-                "diff-tree",
-                "-r",
-                "-z",
-                "--no-renames",
-                "--name-status",
-                &place.base,
-                &tree,
-            ],
-        )?;
+        // Computed in a scratch index and object store inside the area:
+        // a diff writes nothing into the original's `.git`.
+        let scratch = state::Scratch::new(&git, place)?;
+        let tree = scratch.tree(&git)?;
+        let args = [
+            "diff-tree",
+            "-r",
+            "-z",
+            "--no-renames",
+            "--name-status",
+            &place.base,
+            &tree,
+        ]
+        .map(OsStr::new);
+        let out = git.run_with(Side::Sandbox, &args, &scratch.env(), None)?;
+        drop(scratch);
         let mut diff = SandboxDiff::default();
         let mut fields = out.split('\0').filter(|f| !f.is_empty());
         while let (Some(status), Some(path)) = (fields.next(), fields.next()) {

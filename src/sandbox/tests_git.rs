@@ -542,3 +542,70 @@ fn rollback_restores_every_mode_and_removes_special_files() {
         assert_eq!(tree_of(work), at_checkpoint, "round {round}");
     }
 }
+
+/// Every file below `dir`: its path and bytes.
+fn files_below(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                stack.push(path);
+            } else if meta.is_file() {
+                out.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// A diff is a read: the agent's new and changed files are hashed into a
+/// scratch store inside the area, never into the original's `.git`
+/// (which a `--read-only` registry must not grow), and the scratch is
+/// gone afterwards; the diff still sees everything.
+#[test]
+fn diff_writes_nothing_into_the_originals_git_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let git = GitWorktree::default();
+    let place = sandbox(tmp.path(), &original);
+    change_everything(&place.workdir);
+    write(&place.workdir, "big.bin", &vec![7u8; 1 << 20]);
+    let before = files_below(&original.join(".git"));
+    let diff = git.diff(&place).unwrap();
+    assert!(diff.added.contains(&"big.bin".to_owned()), "{diff:?}");
+    assert_eq!(diff.modified, ["run.sh", "src/lib.rs"]);
+    let after = files_below(&original.join(".git"));
+    let grown: Vec<_> = after.keys().filter(|k| !before.contains_key(*k)).collect();
+    assert!(grown.is_empty(), "the diff wrote {grown:?}");
+    assert_eq!(before, after);
+    assert!(!place.area.join("diff").exists(), "the scratch is removed");
+    // A checkpoint after it still records everything (the host's index
+    // was not pointed at objects that are gone).
+    let point = git.checkpoint(&place, "after a diff").unwrap();
+    let listed = test_git(&original, &["ls-tree", "-r", "--name-only", &point.0]);
+    assert!(listed.lines().any(|l| l == "big.bin"), "{listed}");
+    let blob = test_git(
+        &original,
+        &["cat-file", "-s", &format!("{}:big.bin", point.0)],
+    );
+    assert_eq!(blob.trim(), (1 << 20).to_string());
+}
+
+/// The host's index is in the area, where anything may write: garbage in
+/// it costs one full read of the working copy, not a sandbox that can no
+/// longer checkpoint.
+#[test]
+fn a_damaged_host_index_is_started_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let git = GitWorktree::default();
+    let place = sandbox(tmp.path(), &original);
+    std::fs::write(place.area.join("state.index"), b"not an index at all").unwrap();
+    write(&place.workdir, "README.md", b"after the damage\n");
+    let point = git.checkpoint(&place, "").unwrap();
+    let text = test_git(&original, &["show", &format!("{}:README.md", point.0)]);
+    assert_eq!(text, "after the damage\n");
+}

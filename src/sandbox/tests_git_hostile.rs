@@ -392,3 +392,59 @@ fn a_fifo_the_agent_names_gitattributes_ends_in_a_refusal_not_a_hang() {
         "changed\n"
     );
 }
+
+/// `submodule.<name>.update = !command` in the repository's own
+/// configuration (which git refuses to take from `.gitmodules`) and in the
+/// `.gitmodules` the agent writes: diff works as checkpoint and apply do,
+/// so a person can review before applying, and the command never runs.
+#[test]
+fn a_submodule_update_command_in_the_configuration_neither_runs_nor_stops_diff() {
+    let tmp = tempfile::tempdir().unwrap();
+    let original = tmp.path().join("orig");
+    let sub = tmp.path().join("sub");
+    for dir in [&original, &sub] {
+        std::fs::create_dir_all(dir).unwrap();
+        test_git(dir, &["init", "-q"]);
+        std::fs::write(dir.join("a.txt"), "a\n").unwrap();
+        test_git(dir, &["add", "-A"]);
+        test_git(dir, &["commit", "-qm", "one"]);
+    }
+    let head = test_git(&sub, &["rev-parse", "HEAD"]);
+    let gitlink = format!("160000,{},s", head.trim());
+    test_git(
+        &original,
+        &["update-index", "--add", "--cacheinfo", &gitlink],
+    );
+    std::fs::write(
+        original.join(".gitmodules"),
+        "[submodule \"s\"]\n\tpath = s\n\turl = ../sub\n",
+    )
+    .unwrap();
+    test_git(&original, &["add", ".gitmodules"]);
+    test_git(&original, &["commit", "-qm", "sub"]);
+    let canary = tmp.path().join("canary");
+    let command = format!("!{}", canary_program(&canary));
+    test_git(&original, &["config", "submodule.s.update", &command]);
+    test_git(
+        &original,
+        &["config", "submodule.s.url", sub.to_str().unwrap()],
+    );
+    let area = tmp.path().join("01SANDBOX");
+    std::fs::create_dir(&area).unwrap();
+    let git = GitWorktree::default();
+    let place = git.create(&original, &area).unwrap();
+    std::fs::write(
+        place.workdir.join(".gitmodules"),
+        format!("[submodule \"s\"]\n\tpath = s\n\turl = ../sub\n\tupdate = {command}\n"),
+    )
+    .unwrap();
+    std::fs::write(place.workdir.join("b.txt"), "b\n").unwrap();
+    let diff = git.diff(&place).unwrap();
+    assert_eq!(diff.added, ["b.txt"]);
+    assert_eq!(diff.modified, [".gitmodules"]);
+    let point = git.checkpoint(&place, "one").unwrap();
+    git.rollback(&place, &point).unwrap();
+    git.apply(&place).unwrap();
+    git.destroy(&place).unwrap();
+    assert!(!canary.exists(), "the update command ran");
+}

@@ -183,6 +183,11 @@ impl<'a> Git<'a> {
     }
 
     /// The sandbox's git directory.
+    /// The original repository's object store.
+    pub fn objects(&self) -> PathBuf {
+        self.common.join("objects")
+    }
+
     pub fn admin(&self) -> &Path {
         self.sandbox.as_ref().map_or(Path::new(""), |(_, a)| a)
     }

@@ -5,7 +5,7 @@
 //! commits.
 
 use std::ffi::{OsStr, OsString};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::repo::{Git, Side};
 use crate::sandbox::{SandboxError, SandboxPlace};
@@ -26,19 +26,81 @@ pub(super) fn whole_state_tree(
     place: &SandboxPlace,
 ) -> Result<String, SandboxError> {
     let index = place.area.join(STATE_INDEX);
-    let paths = place.area.join("checkpoint.paths");
     // The index is the host's, and its operations on this sandbox are
     // serialised by the sandbox's lock: a lock file left beside it is
-    // from a git that was killed (at its deadline). An index git cannot
-    // read (a crash cannot make one: git renames a whole new index into
-    // place) is started again: every file is then read once.
+    // from a git that was killed (at its deadline).
     let _ = std::fs::remove_file(place.area.join(format!("{STATE_INDEX}.lock")));
     // What earlier versions left: a copy of the agent's index.
     let _ = std::fs::remove_file(place.area.join("checkpoint.index"));
-    let env = [("GIT_INDEX_FILE", index.as_os_str())];
+    tree_in(git, &index, &[])
+}
+
+/// Where a diff computes: a copy of the host's index (its time kept, so
+/// git's racy rule holds for it) and an object store of its own inside
+/// the area, borrowing the original's objects (git's alternates) — a
+/// diff writes nothing into the original's `.git`. Removed when dropped.
+pub(super) struct Scratch {
+    dir: PathBuf,
+    index: PathBuf,
+    objects: PathBuf,
+    alternate: PathBuf,
+}
+
+impl Scratch {
+    pub(super) fn new(git: &Git<'_>, place: &SandboxPlace) -> Result<Scratch, SandboxError> {
+        let dir = place.area.join("diff");
+        let _ = super::super::copy_on_write::tree::remove_tree(&dir);
+        let objects = dir.join("objects");
+        std::fs::create_dir_all(&objects).map_err(|source| SandboxError::Io {
+            what: "cannot create",
+            path: objects.clone(),
+            source,
+        })?;
+        let index = dir.join("index");
+        copy_keeping_time(&place.area.join(STATE_INDEX), &index);
+        Ok(Scratch {
+            dir,
+            index,
+            objects,
+            alternate: git.objects(),
+        })
+    }
+
+    /// The environment every git of the diff runs with.
+    pub(super) fn env(&self) -> [(&'static str, &OsStr); 3] {
+        [
+            ("GIT_INDEX_FILE", self.index.as_os_str()),
+            ("GIT_OBJECT_DIRECTORY", self.objects.as_os_str()),
+            (
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+                self.alternate.as_os_str(),
+            ),
+        ]
+    }
+
+    /// The whole state's tree, in the scratch store.
+    pub(super) fn tree(&self, git: &Git<'_>) -> Result<String, SandboxError> {
+        tree_in(git, &self.index, &self.env()[1..])
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = super::super::copy_on_write::tree::remove_tree(&self.dir);
+    }
+}
+
+/// `git add -A` into `index`, then `write-tree`, with `extra` environment.
+fn tree_in(git: &Git<'_>, index: &Path, extra: &[(&str, &OsStr)]) -> Result<String, SandboxError> {
+    let paths = index.with_extension("paths");
+    let mut env = vec![("GIT_INDEX_FILE", index.as_os_str())];
+    env.extend_from_slice(extra);
+    // An index git cannot read (a crash cannot make one: git renames a
+    // whole new index into place; something else writing into the area
+    // can) is started again: every file is then read once.
     let tree = match index_whole_state(git, &env, &paths) {
-        Err(SandboxError::Git { .. }) if index.exists() => {
-            let _ = std::fs::remove_file(&index);
+        Err(SandboxError::Git { stderr, .. }) if stderr.contains("index file") => {
+            let _ = std::fs::remove_file(index);
             index_whole_state(git, &env, &paths)
         }
         other => other,
@@ -48,6 +110,22 @@ pub(super) fn whole_state_tree(
     Ok(tree?.trim().to_string())
 }
 
+/// Copy `from` to `to` keeping its modification time, or leave no `to`.
+fn copy_keeping_time(from: &Path, to: &Path) {
+    let copied = std::fs::metadata(from)
+        .and_then(|m| m.modified())
+        .and_then(|modified| {
+            std::fs::copy(from, to)?;
+            std::fs::File::options()
+                .write(true)
+                .open(to)?
+                .set_modified(modified)
+        });
+    if copied.is_err() {
+        let _ = std::fs::remove_file(to);
+    }
+}
+
 /// Seed the host's index from the one `git worktree add` just wrote (the
 /// agent has not run yet), keeping that file's modification time so
 /// git's racy rule still holds for it: the first checkpoint then reads
@@ -55,20 +133,7 @@ pub(super) fn whole_state_tree(
 /// left behind (a copy with a new time is what must never be used): the
 /// first checkpoint then reads every file once.
 pub(super) fn seed_state_index(git: &Git<'_>, place: &SandboxPlace) {
-    let from = git.admin().join("index");
-    let to = place.area.join(STATE_INDEX);
-    let seeded = std::fs::metadata(&from)
-        .and_then(|m| m.modified())
-        .and_then(|modified| {
-            std::fs::copy(&from, &to)?;
-            std::fs::File::options()
-                .write(true)
-                .open(&to)?
-                .set_modified(modified)
-        });
-    if seeded.is_err() {
-        let _ = std::fs::remove_file(&to);
-    }
+    copy_keeping_time(&git.admin().join("index"), &place.area.join(STATE_INDEX));
 }
 
 /// `git add -A` into the temporary index, but for gitlinks: `add`
