@@ -442,3 +442,54 @@ fn the_references_walkthrough_works_as_written() {
         .collect();
     assert!(names.is_empty(), "{names:?}");
 }
+
+/// A checkout made by `git worktree add` (its `.git` is a file naming
+/// the main repository's `worktrees/<name>`) registers as a git checkout,
+/// its repository's branches are discovered, and it can be sandboxed; a
+/// `.git` file naming some other repository to borrow it is refused.
+#[test]
+fn a_linked_worktree_registers_and_a_borrowed_git_directory_does_not() {
+    let env = Env::new();
+    let main = env.path("main");
+    crate::common::git_repo(&main);
+    let linked = env.path("linked");
+    git(
+        &main,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feature",
+            linked.to_str().unwrap(),
+        ],
+    );
+    env.add("git-checkout", "local/linked", &linked, &[]).ok();
+    let tree = env
+        .run(&["resource", "tree", "local/linked"])
+        .ok()
+        .to_owned();
+    assert!(tree.contains("branch/feature"), "{tree}");
+    assert!(tree.contains("branch/main"), "{tree}");
+    let made = env
+        .run(&["sandbox", "create", "local/linked", "-o", "json"])
+        .json();
+    assert_eq!(made["strategy"], "git_worktree", "{made}");
+    let id = made["sandbox_id"].as_str().unwrap();
+    let work = std::path::PathBuf::from(made["workdir"].as_str().unwrap());
+    std::fs::write(work.join("new.txt"), "from the sandbox\n").unwrap();
+    env.run(&["sandbox", "apply", id]).ok();
+    let applied = git(&main, &["show", &format!("agents/sandbox-{id}:new.txt")]);
+    assert_eq!(applied, "from the sandbox\n");
+
+    // A directory whose `.git` file names the main repository itself.
+    let borrower = env.mkdir("borrower");
+    std::fs::write(
+        borrower.join(".git"),
+        format!("gitdir: {}\n", main.join(".git").display()),
+    )
+    .unwrap();
+    let refused = env.add("git-checkout", "local/borrower", &borrower, &[]);
+    let said = refused.refused(&["borrower"]);
+    assert!(said.contains("neither a linked worktree"), "{said}");
+}

@@ -159,20 +159,26 @@ pub(crate) fn children(
             max: b.max_children,
         });
     }
-    let needs_parent = raw.iter().any(|c| c.location.is_some());
+    // A child at its parent's own location (another view of the same
+    // entry: a linked worktree's `.git` file is both the checkout's `git`
+    // child and where that repository's branches are) reaches nothing
+    // below it, so the parent need not be a directory for it.
+    let below = |c: &RawChild| c.location.is_some() && c.location.as_deref() != location;
+    let needs_parent = raw.iter().any(below);
     let parent = match location {
         Some(location) if needs_parent => Some(super::location::real_parent(location)?),
         _ => None,
     };
     raw.into_iter()
         .enumerate()
-        .map(|(i, child)| self::child(i, child, parent.as_deref(), b))
+        .map(|(i, child)| self::child(i, child, location, parent.as_deref(), b))
         .collect()
 }
 
 fn child(
     i: usize,
     raw: RawChild,
+    own: Option<&str>,
     parent: Option<&Path>,
     b: &AnswerBounds,
 ) -> Result<Discovered, AnswerRefusal> {
@@ -203,13 +209,17 @@ fn child(
         None => None,
         Some(loc) => {
             AnswerBounds::check_len(format_args!("{what}'s location"), &loc, b.max_string_bytes)?;
-            let Some(parent) = parent else {
-                return Err(AnswerRefusal::NoParentLocation {
-                    what: what.to_string(),
-                    location: loc,
-                });
-            };
-            Some(super::location::contained(what, &loc, parent)?)
+            if Some(loc.as_str()) == own {
+                Some(loc)
+            } else {
+                let Some(parent) = parent else {
+                    return Err(AnswerRefusal::NoParentLocation {
+                        what: what.to_string(),
+                        location: loc,
+                    });
+                };
+                Some(super::location::contained(what, &loc, parent)?)
+            }
         }
     };
     Ok(Discovered {

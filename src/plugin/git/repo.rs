@@ -97,12 +97,24 @@ pub(super) fn repository_of(located: &str) -> Result<Repository, GitError> {
 /// the call was scoped to: that is refused.
 fn check_work_tree(git_dir: &str, work_tree: &str) -> Result<(), GitError> {
     let dot_git = Path::new(work_tree).join(".git");
+    let real = |p: &Path| std::fs::canonicalize(p).ok();
     let named = match std::fs::metadata(&dot_git) {
         Ok(meta) if meta.is_dir() => Some(dot_git.clone()),
-        Ok(meta) if meta.is_file() => crate::git_env::gitfile_target(&dot_git),
+        Ok(meta) if meta.is_file() => {
+            let target = crate::git_env::gitfile_target(&dot_git);
+            if let Some(target) = &target
+                && !gitfile_is_genuine(target, &dot_git, &real)
+            {
+                return Err(GitError::Failed(format!(
+                    "{}'s .git file names {}, which is neither a linked worktree of a repository (its `gitdir` file does not name this .git file back) nor a submodule's repository inside the enclosing repository's .git/modules; the host answers only for a checkout's own repository",
+                    crate::text::quote(work_tree),
+                    crate::text::quote(&target.display().to_string())
+                )));
+            }
+            target
+        }
         _ => None,
     };
-    let real = |p: &Path| std::fs::canonicalize(p).ok();
     if named
         .as_deref()
         .and_then(real)
@@ -116,6 +128,46 @@ fn check_work_tree(git_dir: &str, work_tree: &str) -> Result<(), GitError> {
         crate::text::quote(git_dir),
         crate::text::quote(work_tree)
     )))
+}
+
+/// A `.git` file names a repository of this checkout's own when it is
+/// what `git worktree add` made (the named directory's `gitdir` file
+/// names this `.git` file back) or what `git submodule` made (a
+/// directory below `.git/modules/` of a repository whose work tree holds
+/// this checkout). Anything else — a `.git` file pointing at some other
+/// repository to borrow it — is not.
+fn gitfile_is_genuine(
+    target: &Path,
+    dot_git: &Path,
+    real: &dyn Fn(&Path) -> Option<PathBuf>,
+) -> bool {
+    let back = std::fs::read_to_string(target.join("gitdir"))
+        .ok()
+        .map(|text| target.join(text.trim_end_matches(['\n', '\r'])));
+    if back
+        .as_deref()
+        .and_then(real)
+        .is_some_and(|b| Some(b) == real(dot_git))
+    {
+        return true;
+    }
+    let (Some(target), Some(checkout)) = (real(target), dot_git.parent().and_then(real)) else {
+        return false;
+    };
+    // `<super>/.git/modules/<name>[/modules/<name>…]`, `<super>` an
+    // ancestor of the checkout.
+    let mut at = target.as_path();
+    while let Some(parent) = at.parent() {
+        if parent.file_name().is_some_and(|n| n == "modules")
+            && let Some(git_dir) = parent.parent()
+            && git_dir.file_name().is_some_and(|n| n == ".git")
+            && let Some(superproject) = git_dir.parent()
+        {
+            return checkout.starts_with(superproject) && checkout != superproject;
+        }
+        at = parent;
+    }
+    false
 }
 
 /// What the repository's effective configuration holds, key by key with
