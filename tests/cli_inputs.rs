@@ -203,3 +203,12 @@ fn export_writes_only_to_a_regular_file_or_a_new_path_and_never_through_a_symlin
         .collect();
     assert_eq!(leftovers, Vec::<String>::new());
 }
+
+/// `--read-only` means no write at all: `agents mcp --read-only --watch`
+/// (whose refreshes would write rows) is a usage error, not a server.
+#[test]
+fn mcp_read_only_refuses_watch() {
+    let env = Env::new();
+    let run = env.run(&["mcp", "--read-only", "--watch"]);
+    run.usage(&["--watch", "--read-only"]);
+}

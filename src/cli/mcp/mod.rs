@@ -54,8 +54,9 @@ pub struct McpArgs {
     #[arg(long)]
     allow_admin: bool,
     /// Watch the registered resources' locations; a change refreshes them
-    /// and tells the clients subscribed to what changed.
-    #[arg(long)]
+    /// and tells the clients subscribed to what changed. Not with
+    /// --read-only: a refresh writes what it found.
+    #[arg(long, conflicts_with = "read_only")]
     watch: bool,
 }
 
