@@ -79,11 +79,19 @@
 //!   original's root (same filesystem, so renames are atomic), then
 //!   removes deleted entries, creates directories, renames the staged
 //!   entries into place and sets directory modes. A failure while staging
-//!   writes nothing but the staging directory (removed); the residual
-//!   window is the commit phase (removals and renames, no data copying),
-//!   where a crash leaves some paths applied and a `.agents-apply-*`
-//!   directory behind. After a successful apply the manifest is the
-//!   original's new state, so a second apply sees no conflict.
+//!   writes nothing but the staging directory (removed). The commit phase
+//!   is journalled (`apply.rs`): the staging directory's name is written
+//!   to `<area>/apply.intent` before it is made; once everything is
+//!   staged and synced (`syncfs`), the commit's steps are written to
+//!   `<area>/apply.journal` (synced, renamed into place: the commit
+//!   point), then carried out, then the manifest, then the journal goes.
+//!   A crash (kill, power cut, full disk) anywhere is finished (a journal:
+//!   each step is skipped when done, so the original ends fully applied)
+//!   or undone (only an intent: the staging directory is removed, the
+//!   original was never written) by the next apply or destroy, with a
+//!   warning saying which; a diff refuses meanwhile (it writes nothing).
+//!   After a successful apply the manifest is the original's new state,
+//!   so a second apply sees no conflict.
 //! * Confinement: every write into the original (apply's commit phase)
 //!   goes through descriptors of its directories, opened `O_NOFOLLOW`
 //!   component by component, so a path that would escape (say a directory
@@ -100,8 +108,9 @@
 //! * Known limits: a change made to the original between apply's conflict
 //!   check and its commit is not detected (the check is not a lock); the
 //!   root directory's own mode is copied but not part of diff or apply;
-//!   nothing is fsynced, so the crash guarantees (renames) hold for a
-//!   process crash, not necessarily for a power loss. Stat trust is
+//!   only apply syncs (its staged data and journal); the other operations'
+//!   crash guarantees (renames) hold for a process crash, not necessarily
+//!   for a power loss. Stat trust is
 //!   git's, with git's limits: a change that leaves size, mtime and ctime
 //!   as they were (the clock stepped back onto a recorded time, a
 //!   filesystem that does not keep ctime) is not seen by rollback or
@@ -182,6 +191,7 @@ impl Strategy for CopyOnWrite {
     }
 
     fn diff(&self, place: &SandboxPlace) -> Result<SandboxDiff, SandboxError> {
+        refuse_interrupted(place)?;
         let (base, _) = read_manifest(&place.area)?;
         let work = open_working_copy(&place.area, WORK)?;
         let now = tree::scan(&work, Mounts::Stay, true)?;
@@ -189,21 +199,69 @@ impl Strategy for CopyOnWrite {
     }
 
     fn apply(&self, place: &SandboxPlace) -> Result<Applied, SandboxError> {
+        let after = |original: &DirFd| {
+            write_manifest(&place.area, &tree::scan(original, Mounts::Cross, true)?).map(drop)
+        };
+        finish_interrupted_apply(place, &after)?;
         let (base, _) = read_manifest(&place.area)?;
         let original = DirFd::open(&place.original)?;
         refuse_conflicts(&original, &base)?;
         let work = open_working_copy(&place.area, WORK)?;
         let now = tree::scan(&work, Mounts::Stay, true)?;
         let diff = compare(&base, &now);
-        copy_back(&original, &work, &base, &now, &diff)?;
-        write_manifest(&place.area, &tree::scan(&original, Mounts::Cross, true)?)?;
+        copy_back(&place.area, &original, &work, (&base, &now, &diff), &after)?;
         Ok(Applied::CopiedBack(diff))
     }
 
     fn destroy(&self, place: &SandboxPlace) -> Result<(), SandboxError> {
+        finish_or_abandon_apply(place);
         mounts::refuse_mounts_below(&place.area, None)?;
         tree::remove_tree(&place.area)
     }
+}
+
+/// Finish or undo an apply a crash interrupted (see
+/// [`apply::Interrupted`]), saying which as a warning; `after` writes
+/// the strategy's record of the original once it is finished.
+pub(in crate::sandbox) fn finish_interrupted_apply(
+    place: &SandboxPlace,
+    after: &dyn Fn(&DirFd) -> Result<(), SandboxError>,
+) -> Result<Option<apply::Interrupted>, SandboxError> {
+    let found = apply::finish_interrupted(&place.area, &place.original, after)?;
+    if let Some(found) = &found {
+        log::warn!(target: "sandbox", "{}", found.say(&place.original));
+    }
+    Ok(found)
+}
+
+/// Before a destroy: an apply a crash interrupted is finished, so the
+/// original is not left half applied; one that cannot be finished (the
+/// original changed in its way) is given up, its staging directory
+/// removed from the original, saying so — a sandbox can always be
+/// destroyed.
+pub(in crate::sandbox) fn finish_or_abandon_apply(place: &SandboxPlace) {
+    if let Err(e) = finish_interrupted_apply(place, &|_| Ok(())) {
+        log::warn!(
+            target: "sandbox",
+            "an apply into {} was interrupted and cannot be finished ({e}); it is given up: \
+             the original may hold part of its changes",
+            place.original.display()
+        );
+        apply::abandon(&place.area, &place.original);
+    }
+}
+
+/// A diff does not write: an apply a crash interrupted is left for the
+/// next apply (or destroy) to finish, and the diff refused meanwhile.
+pub(in crate::sandbox) fn refuse_interrupted(place: &SandboxPlace) -> Result<(), SandboxError> {
+    if apply::interrupted_in(&place.area) {
+        return Err(SandboxError::Unsuitable(format!(
+            "an apply into {} was interrupted (a crash, a kill, a full disk); run the apply \
+             again to finish it (or destroy the sandbox, which finishes it too) before a diff",
+            place.original.display()
+        )));
+    }
+    Ok(())
 }
 
 /// The working copy `name` of the sandbox whose area is `area`, opened

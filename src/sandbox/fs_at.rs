@@ -398,6 +398,13 @@ impl DirFd {
         rustix::fs::linkat(&self.fd, name, &to.fd, to_name, AtFlags::empty()).map_err(Into::into)
     }
 
+    /// Flush everything written on this directory's filesystem to disk
+    /// (`syncfs`): one call however many files an operation wrote.
+    pub(in crate::sandbox) fn sync_filesystem(&self) -> Result<(), SandboxError> {
+        rustix::fs::syncfs(&self.fd)
+            .map_err(|e| io_err("sync the filesystem of", &self.path)(e.into()))
+    }
+
     /// Set this directory's own mode.
     pub(in crate::sandbox) fn set_mode(&self, mode: u32) -> Result<(), SandboxError> {
         rustix::fs::fchmod(&self.fd, Mode::from_raw_mode(mode))

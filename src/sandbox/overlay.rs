@@ -105,8 +105,9 @@ use std::path::{Path, PathBuf};
 
 use crate::sandbox::copy_on_write::tree::{self, Tree, io_err};
 use crate::sandbox::copy_on_write::{
-    checkpoint_dir, compare, copy_back, make_checkpoint, manifest, open_working_copy,
-    refuse_conflicts, refuse_unsuitable,
+    checkpoint_dir, compare, copy_back, finish_interrupted_apply, finish_or_abandon_apply,
+    make_checkpoint, manifest, open_working_copy, refuse_conflicts, refuse_interrupted,
+    refuse_unsuitable,
 };
 use crate::sandbox::fs_at::{DirFd, Mounts, mounts};
 use crate::sandbox::{Applied, CheckpointRef, SandboxDiff, SandboxError, SandboxPlace, Strategy};
@@ -325,6 +326,7 @@ impl Strategy for Overlay {
     }
 
     fn diff(&self, place: &SandboxPlace) -> Result<SandboxDiff, SandboxError> {
+        refuse_interrupted(place)?;
         let mode = ready(place)?;
         let (lower, _) = read_lower(place)?;
         Ok(compare(&lower, &merged_tree(place, mode, &lower)?))
@@ -332,6 +334,18 @@ impl Strategy for Overlay {
 
     fn apply(&self, place: &SandboxPlace) -> Result<Applied, SandboxError> {
         let mode = ready(place)?;
+        let after = |original: &DirFd| {
+            manifest::write_manifest(
+                &place.area.join(LOWER),
+                &tree::scan(original, Mounts::Cross, true)?,
+            )
+            .map(drop)
+        };
+        if finish_interrupted_apply(place, &after)?.is_some() && mode == OverlayMode::Kernel {
+            kernel::unmount_merged(&place.area)?;
+            kernel::replace_upper(&place.original, &place.area, None)?;
+            kernel::ensure_mounted(&place.original, &place.area)?;
+        }
         let (lower, _) = read_lower(place)?;
         let original = DirFd::open(&place.original)?;
         refuse_conflicts(&original, &lower)?;
@@ -344,7 +358,9 @@ impl Strategy for Overlay {
             }
             OverlayMode::UserSpace => open_working_copy(&place.area, MERGED),
         };
-        let copied = from.and_then(|from| copy_back(&original, &from, &lower, &now, &diff));
+        let copied = from.and_then(|from| {
+            copy_back(&place.area, &original, &from, (&lower, &now, &diff), &after)
+        });
         if let Err(e) = copied {
             if mode == OverlayMode::Kernel {
                 // Leave the sandbox as usable as it was; the copy's error is
@@ -354,10 +370,6 @@ impl Strategy for Overlay {
             }
             return Err(e);
         }
-        manifest::write_manifest(
-            &place.area.join(LOWER),
-            &tree::scan(&original, Mounts::Cross, true)?,
-        )?;
         if mode == OverlayMode::Kernel {
             kernel::replace_upper(&place.original, &place.area, None)?;
         }
@@ -365,6 +377,7 @@ impl Strategy for Overlay {
     }
 
     fn destroy(&self, place: &SandboxPlace) -> Result<(), SandboxError> {
+        finish_or_abandon_apply(place);
         kernel::unmount_merged(&place.area)?;
         mounts::refuse_mounts_below(&place.area, None)?;
         tree::remove_tree(&place.area)

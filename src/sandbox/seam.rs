@@ -18,6 +18,11 @@ pub(in crate::sandbox) enum Moment {
     Restore,
     /// A removal is about to remove the entry.
     Remove,
+    /// An apply has written its journal and is about to change the
+    /// original (`rel` is empty).
+    Commit,
+    /// An apply is about to rename the staged entry into place.
+    Rename,
 }
 
 /// The operation is at `moment` for the entry `rel` (`/`-separated, below

@@ -147,3 +147,67 @@ fn a_killed_checkpoint_leaves_the_earlier_checkpoints_usable() {
     env.run(&["sandbox", "checkpoint", &id]).ok();
     assert_eq!(tmp_left(&snapshots), Vec::<String>::new());
 }
+
+/// Names at `dir`'s root that are an apply's staging directory.
+fn staging_left(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".agents-apply-"))
+        .collect()
+}
+
+/// A `copy_on_write` apply killed anywhere — staging its copies, at its
+/// commit point, renaming them into the original — is finished or undone
+/// by the next command (here `destroy`, which does not apply anything of
+/// its own): the original is then exactly as before or exactly the
+/// working copy, never half, and nothing of ours is left inside it.
+#[test]
+fn a_killed_apply_leaves_the_original_before_or_after_never_half() {
+    const FILES: u64 = 1500;
+    let env = Env::new();
+    let mut crasher = Crasher::new("apply");
+    let mut run = 0;
+    let (mut was_before, mut was_after) = (0, 0);
+    while crasher.more() {
+        run += 1;
+        let original = env.mkdir(&format!("original-{run}"));
+        for i in 0..FILES {
+            std::fs::write(original.join(format!("f{i}")), format!("{i}\n")).unwrap();
+        }
+        let name = format!("local/apply-{run}");
+        env.add("fs-directory", &name, &original, &[]).ok();
+        let made = env.run(&["sandbox", "create", &name, "-o", "json"]).json();
+        let id = made["sandbox_id"].as_str().unwrap().to_owned();
+        let workdir = PathBuf::from(made["workdir"].as_str().unwrap());
+        for i in 0..FILES / 2 {
+            std::fs::write(workdir.join(format!("f{i}")), format!("changed {i}\n")).unwrap();
+        }
+        for i in 0..100 {
+            std::fs::remove_file(workdir.join(format!("f{}", FILES - 1 - i))).unwrap();
+            std::fs::write(workdir.join(format!("new-{i}")), "new\n").unwrap();
+        }
+        let before = tree(&original);
+        let after = tree(&workdir);
+        let mut probe = new_file_probe(vec![original.clone()]);
+        let ending = crasher.run(&env, &["sandbox", "apply", &id], &mut probe);
+        crasher.check(&ending, || {
+            let temps = check_home(&env) + staging_left(&original).len();
+            if ending.finished() {
+                assert!(tree(&original) == after, "a finished apply");
+            }
+            env.run(&["sandbox", "destroy", &id]).ok();
+            let now = tree(&original);
+            if now == before {
+                was_before += 1;
+            } else {
+                assert!(now == after, "the original is half applied");
+                was_after += 1;
+            }
+            assert_eq!(staging_left(&original), Vec::<String>::new());
+            temps
+        });
+    }
+    eprintln!("apply crash: original as before {was_before}, as after {was_after}");
+    crasher.report();
+}

@@ -1,3 +1,4 @@
+mod interrupted;
 mod races;
 mod rollback;
 mod stat_record;
@@ -353,7 +354,14 @@ fn copy_back_never_writes_through_a_directory_swapped_for_a_symlink() {
     fs::rename(f.original.join("src/lib"), f._tmp.path().join("moved")).unwrap();
     symlink(&elsewhere, f.original.join("src/lib")).unwrap();
     let original = DirFd::open(&f.original).unwrap();
-    let err = super::copy_back(&original, &work, &base, &now, &diff).unwrap_err();
+    let err = super::copy_back(
+        &f.place.area,
+        &original,
+        &work,
+        (&base, &now, &diff),
+        &|_| Ok(()),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("src/lib"), "{err}");
     assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
 }
