@@ -205,6 +205,18 @@ impl Registry {
         inspect::inspect(self, key, file)
     }
 
+    /// The roots this registry acts in (`None`: anywhere its user can).
+    pub fn roots(&self) -> Option<&crate::roots::Roots> {
+        self.roots.as_ref()
+    }
+
+    /// Act only inside `roots` from now on (`None`: anywhere), as
+    /// `Options::roots` says. A server whose client's roots change hands
+    /// each call's registry the current ones.
+    pub fn set_roots(&mut self, roots: Option<crate::roots::Roots>) {
+        self.roots = roots;
+    }
+
     // ---- Links: link, unlink, children, tree, graph (`links`, `graph`) ----
 
     /// Link `child` below `parent` (`link_child(parent, child)`).
