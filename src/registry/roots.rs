@@ -186,3 +186,78 @@ impl Registry {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::registry::{
+        ErrorKind, ExportOptions, ImportOptions, NewResource, RegisterTypeOptions, Registry,
+        ResourceFilter,
+    };
+    use crate::roots::Roots;
+    use std::path::{Path, PathBuf};
+
+    /// A temp dir holding `in/` (the root) and `out/`.
+    fn places() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let (inside, outside) = (base.join("in"), base.join("out"));
+        std::fs::create_dir(&inside).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        (dir, inside, outside)
+    }
+
+    fn agent(root: &Path) -> Registry {
+        let mut registry = Registry::open_in_memory().unwrap();
+        registry.set_roots(Some(Roots::new([root]).unwrap()));
+        registry
+    }
+
+    #[test]
+    fn an_import_naming_a_location_outside_the_roots_is_refused_and_writes_nothing() {
+        let (_dir, inside, outside) = places();
+        let mut person = Registry::open_in_memory().unwrap();
+        person
+            .register_resource(NewResource {
+                type_name: "fs-directory".into(),
+                name: Some("local/out".into()),
+                args: vec![("path".into(), outside.to_str().unwrap().into())],
+                ..NewResource::default()
+            })
+            .unwrap();
+        let document = person.export_document(ExportOptions::default()).unwrap();
+        let mut agent = agent(&inside);
+        let err = agent
+            .import_document(&document, ImportOptions::default())
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::OutsideRoots, "{err}");
+        assert!(err.to_string().contains("import is refused"), "{err}");
+        assert!(
+            agent
+                .list_resources(&ResourceFilter::All)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_type_file_reached_through_a_symlink_inside_the_roots_is_refused() {
+        let (_dir, inside, outside) = places();
+        std::fs::write(
+            outside.join("pkg.yaml"),
+            include_str!("../../tests/data/python-package.yaml"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(outside.join("pkg.yaml"), inside.join("pkg.yaml")).unwrap();
+        let mut agent = agent(&inside);
+        let err = agent
+            .register_type(&inside.join("pkg.yaml"), RegisterTypeOptions::default())
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::OutsideRoots, "{err}");
+        // Copied inside, the same file is read.
+        std::fs::remove_file(inside.join("pkg.yaml")).unwrap();
+        std::fs::copy(outside.join("pkg.yaml"), inside.join("pkg.yaml")).unwrap();
+        agent
+            .register_type(&inside.join("pkg.yaml"), RegisterTypeOptions::default())
+            .unwrap();
+    }
+}
