@@ -217,6 +217,18 @@ impl Registry {
         self.roots = roots;
     }
 
+    /// Refuse `action` on the file `path` names when the file it opens
+    /// lies outside the roots (by the opened descriptor; free without
+    /// roots): for a face that reads a file itself before handing the
+    /// registry its contents (`agents mcp`'s `registry_import`).
+    pub fn check_file_in_roots(
+        &self,
+        path: &Path,
+        action: &'static str,
+    ) -> Result<(), RegistryError> {
+        roots::check_file(self, path, action)
+    }
+
     // ---- Links: link, unlink, children, tree, graph (`links`, `graph`) ----
 
     /// Link `child` below `parent` (`link_child(parent, child)`).

@@ -124,7 +124,7 @@ impl Registry {
     /// is inside, by the opened descriptor (`O_PATH`: nothing is read, a
     /// named pipe does not block). A path that opens nothing passes: the
     /// operation's own read refuses it.
-    pub(super) fn check_file_in_roots(
+    pub(super) fn check_read_in_roots(
         &self,
         path: &Path,
         action: &'static str,
@@ -185,6 +185,15 @@ impl Registry {
             Err(_) => Err(self.outside(shown, action)),
         }
     }
+}
+
+/// The work of [`Registry::check_file_in_roots`].
+pub(super) fn check_file(
+    reg: &Registry,
+    path: &Path,
+    action: &'static str,
+) -> Result<(), RegistryError> {
+    reg.check_read_in_roots(path, action)
 }
 
 #[cfg(test)]

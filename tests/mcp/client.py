@@ -393,6 +393,11 @@ async def roots(agents, home, fixtures, mode):
     async with Client(server(agents, home, "--root", outside, cwd=proj), mode=mode) as client:
         ok(await call(client, "inspect", {"name_or_id": "local/person"}))
         refused(await call(client, "inspect", {"name_or_id": "local/proj"}), "outside_roots")
+    # Files the admin tools read are judged where they really are.
+    async with Client(server(agents, home, "--allow-admin", cwd=proj), mode=mode) as client:
+        leak = os.path.join(proj, "files", "leak")
+        for tool in ["registry_import", "type_add", "plugin_add"]:
+            refused(await call(client, tool, {"path": leak}), "outside_roots")
     print(json.dumps(seen))
 
 
