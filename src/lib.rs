@@ -24,6 +24,7 @@ mod private_dir;
 #[cfg(test)]
 mod props;
 pub mod registry;
+pub mod roots;
 pub mod routing;
 pub mod sandbox;
 pub mod scaffold;

@@ -16,6 +16,7 @@ class Registry:
         registry: Optional[str] = None,
         handler_timeout: Optional[float] = None,
         actor: Optional[str] = None,
+        roots: Optional[List[str]] = None,
     ) -> None: ...
     @property
     def home(self) -> str: ...

@@ -10,7 +10,7 @@ the classes of :mod:`resource_host.errors`.
 
 import json
 import os
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from . import _native
 from ._model import Resource, ResourceType
@@ -55,7 +55,13 @@ class Registry:
     ``handler_timeout``: seconds one handler call may take (default 10,
     as ``agents --handler-timeout``). ``actor``: the label this program
     is recorded under as the registrant of what it registers and links
-    (face ``python``; default: the OS user).
+    (face ``python``; default: the OS user). ``roots``: the directories
+    the registry may act in — registration, inspect, discovery, refresh,
+    sandboxes, removal and links of a resource, import, type and plugin
+    files outside every one are refused with :class:`OutsideRootsError`
+    (what is registered elsewhere stays readable); each must be an
+    existing directory, compared by its real path. Default: anywhere the
+    user can, as at the CLI. Give it when the caller is an agent.
 
     One ``Registry`` may be used from several threads at once: each call
     runs on an open registry of its own (a few are kept), with the GIL
@@ -74,12 +80,14 @@ class Registry:
         *,
         handler_timeout: Optional[float] = None,
         actor: Optional[str] = None,
+        roots: Optional[Sequence[PathLike]] = None,
     ) -> None:
         self._native = _native.Registry(
             os.fspath(home) if home is not None else None,
             registry,
             handler_timeout,
             actor,
+            [os.fspath(r) for r in roots] if roots is not None else None,
         )
 
     @property

@@ -36,6 +36,7 @@ __all__ = [
     "NoRouteError",
     "ConflictError",
     "OtherMachineError",
+    "OutsideRootsError",
     "StoreError",
     "OperationCancelledError",
     "RefusedError",
@@ -135,6 +136,10 @@ class ConflictError(RegistryError):
 
 class OtherMachineError(RegistryError):
     """The location belongs to another machine of a shared registry."""
+
+
+class OutsideRootsError(RegistryError, PermissionError):
+    """A location outside the roots the registry was given (``Registry(roots=…)``)."""
 
 
 class StoreError(RegistryError):

@@ -32,6 +32,7 @@ fn class_of(kind: ErrorKind) -> &'static str {
         ErrorKind::NoRoute => "NoRouteError",
         ErrorKind::Conflict => "ConflictError",
         ErrorKind::OtherMachine => "OtherMachineError",
+        ErrorKind::OutsideRoots => "OutsideRootsError",
         ErrorKind::Store => "StoreError",
         ErrorKind::Cancelled => "OperationCancelledError",
         _ => "RefusedError",

@@ -18,6 +18,7 @@ use resource_host::home::Home;
 use resource_host::model::{Actor, Face};
 use resource_host::plugin::Limits;
 use resource_host::registry::{Registry, RegistryError};
+use resource_host::roots::Roots;
 use resource_host::store::RegistryLocation;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -33,6 +34,8 @@ pub struct Pool {
     limits: Limits,
     /// Who the registry acts as (face `python`).
     actor: Actor,
+    /// Where the registry may act (`roots=`; none: anywhere).
+    roots: Option<Roots>,
     idle: Mutex<Vec<Registry>>,
 }
 
@@ -43,6 +46,7 @@ impl Pool {
         registry: Option<String>,
         limits: Limits,
         actor: Option<String>,
+        roots: Option<Roots>,
     ) -> Result<Self, RegistryError> {
         let home = match home.or_else(|| env_path("AGENTS_HOME")) {
             Some(dir) => Home::new(dir),
@@ -59,6 +63,7 @@ impl Pool {
             location,
             limits,
             actor: Actor::new(Face::Python, name),
+            roots,
             idle: Mutex::new(Vec::new()),
         };
         let first = pool.open_one()?;
@@ -96,6 +101,7 @@ impl Pool {
     fn open_one(&self) -> Result<Registry, RegistryError> {
         let mut options = front_end::options(self.location.clone(), self.limits.clone());
         options.actor = self.actor.clone();
+        options.roots = self.roots.clone();
         Registry::open_with(&self.home, options)
     }
 }

@@ -65,14 +65,19 @@ impl NativeRegistry {
 #[pymethods]
 impl NativeRegistry {
     #[new]
-    #[pyo3(signature = (home=None, registry=None, handler_timeout=None, actor=None))]
+    #[pyo3(signature = (home=None, registry=None, handler_timeout=None, actor=None, roots=None))]
     fn new(
         py: Python<'_>,
         home: Option<PathBuf>,
         registry: Option<String>,
         handler_timeout: Option<f64>,
         actor: Option<String>,
+        roots: Option<Vec<PathBuf>>,
     ) -> PyResult<Self> {
+        let roots = roots
+            .map(resource_host::roots::Roots::new)
+            .transpose()
+            .map_err(|e| invalid(e.to_string()))?;
         let mut limits = resource_host::plugin::Limits::default();
         if let Some(secs) = handler_timeout {
             let range = resource_host::plugin::Limits::TIMEOUT_SECS;
@@ -86,7 +91,7 @@ impl NativeRegistry {
             limits.timeout = std::time::Duration::from_secs_f64(secs);
         }
         let pool = py
-            .detach(|| Pool::open(home, registry, limits, actor))
+            .detach(|| Pool::open(home, registry, limits, actor, roots))
             .map_err(to_py_err)?;
         Ok(Self { pool })
     }

@@ -25,6 +25,7 @@ def test_every_kind_of_the_library_has_its_class():
         "no_route": errors.NoRouteError,
         "conflict": errors.ConflictError,
         "other_machine": errors.OtherMachineError,
+        "outside_roots": errors.OutsideRootsError,
         "store": errors.StoreError,
         "refused": errors.RefusedError,
     }

@@ -205,6 +205,30 @@ impl Registry {
         inspect::inspect(self, key, file)
     }
 
+    /// The roots this registry acts in (`None`: anywhere its user can).
+    pub fn roots(&self) -> Option<&crate::roots::Roots> {
+        self.roots.as_ref()
+    }
+
+    /// Act only inside `roots` from now on (`None`: anywhere), as
+    /// `Options::roots` says. A server whose client's roots change hands
+    /// each call's registry the current ones.
+    pub fn set_roots(&mut self, roots: Option<crate::roots::Roots>) {
+        self.roots = roots;
+    }
+
+    /// Refuse `action` on the file `path` names when the file it opens
+    /// lies outside the roots (by the opened descriptor; free without
+    /// roots): for a face that reads a file itself before handing the
+    /// registry its contents (`agents mcp`'s `registry_import`).
+    pub fn check_file_in_roots(
+        &self,
+        path: &Path,
+        action: &'static str,
+    ) -> Result<(), RegistryError> {
+        roots::check_file(self, path, action)
+    }
+
     // ---- Links: link, unlink, children, tree, graph (`links`, `graph`) ----
 
     /// Link `child` below `parent` (`link_child(parent, child)`).

@@ -147,6 +147,7 @@ impl Registry {
             Option<&ContainerStateRow>,
         ) -> Result<Option<Container>, DevcontainerError>,
     ) -> Result<ContainerView, RegistryError> {
+        self.check_key_in_roots(key, "a container")?;
         let (resource, _) = self.devcontainer(key, operation)?;
         let (_, checked) = self.checked_config(&resource, operation)?;
         self.require_trust(&resource, &checked, operation)?;

@@ -166,6 +166,7 @@ pub(in crate::registry) fn discover_with(
     depth: Depth,
     progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
 ) -> Result<DiscoveryReport, RegistryError> {
+    reg.check_key_in_roots(key, "discovery")?;
     let _git = reg.git_snapshot();
     let mut attempt = 1;
     loop {

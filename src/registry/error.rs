@@ -108,6 +108,19 @@ pub enum RegistryError {
         action: &'static str,
         machine: String,
     },
+    /// The location is outside the roots this registry was given (an
+    /// agent's registry: `agents mcp`, `Registry(roots=…)`).
+    #[error(
+        "{} is outside the roots this registry may act in ({roots}); {action} is refused there \
+         (a person can do it with the CLI, which has no roots, or give a root that covers it: \
+         `agents mcp --root DIR`)",
+        path.display()
+    )]
+    OutsideRoots {
+        path: PathBuf,
+        action: &'static str,
+        roots: crate::roots::Roots,
+    },
     #[error("cannot load handler module {module}: {source}")]
     PluginLoad {
         module: ModuleName,

@@ -46,6 +46,11 @@ pub(in crate::registry) fn import_document(
 ) -> Result<ImportReport, RegistryError> {
     let dry_run = options.dry_run;
     document.check()?;
+    for entry in &document.resources {
+        if let Some(location) = &entry.location {
+            reg.check_in_roots(std::path::Path::new(location), "import")?;
+        }
+    }
     let specs = parse_specs(document)?;
     let components = document
         .plugins

@@ -45,6 +45,10 @@ pub(in crate::registry) fn inspect(
             ));
         }
     }
+    reg.check_row_in_roots(&row, "inspect")?;
+    if let (Some(file), Some(location)) = (file, &row.location) {
+        reg.check_inspected_file(Path::new(location), file)?;
+    }
     let ty = types.resolve(&row.type_name)?;
     let handler = reg.require_handler(&ty, &row, "inspect")?;
     let inspected = reg.call_inspect(&handler, &row, file)?;

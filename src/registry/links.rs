@@ -39,6 +39,8 @@ pub(in crate::registry) fn link_child(
     parent: &ResourceKey,
     child: &ResourceKey,
 ) -> Result<Link, RegistryError> {
+    reg.check_key_in_roots(parent, "a link")?;
+    reg.check_key_in_roots(child, "a link")?;
     let now = reg.now();
     let cache = &reg.types;
     let actor = reg.actor.clone();
@@ -69,6 +71,8 @@ pub(in crate::registry) fn unlink_child(
     parent: &ResourceKey,
     child: &ResourceKey,
 ) -> Result<(), RegistryError> {
+    reg.check_key_in_roots(parent, "unlinking")?;
+    reg.check_key_in_roots(child, "unlinking")?;
     reg.store.write(|w| {
         let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
         if !w.delete_link(p.id, c.id)? {

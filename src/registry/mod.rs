@@ -38,6 +38,7 @@
 //! | `discovery` | rediscovery (`agents resource discover`) |
 //! | `refresh`, `watch` | refreshing resources, once or on every change |
 //! | `inspect` | `agents resource inspect` |
+//! | `roots` | where a registry given roots may act, and the checks each operation makes |
 //! | `plugin_store` | `agents plugin list/show/remove`, and the plugin views |
 //! | `plugin_add` | the one write path of a module: `plugin add`, `install`, `update` |
 //! | `carried_types` | the type files a plugin carries, registered with it |
@@ -81,6 +82,7 @@ mod provenance;
 mod refresh;
 mod register;
 mod removal;
+mod roots;
 mod sandboxes;
 mod scrub;
 mod trust;
@@ -166,6 +168,9 @@ pub struct Registry {
     oci: crate::oci::RegistryAccess,
     /// The home's signing keys and pins (none in memory).
     keys: Option<crate::signing::Keyring>,
+    /// Where this registry may act on the filesystem (`None`: anywhere
+    /// the user can; see `roots`).
+    roots: Option<crate::roots::Roots>,
 }
 
 /// What a registry is handed: its effects (defaults: the system clock,
@@ -213,6 +218,17 @@ pub struct Options {
     /// (default: no credentials, https only; the CLI hands in the docker
     /// config and the `AGENTS_REGISTRY_*` variables).
     pub oci: crate::oci::RegistryAccess,
+    /// The directories the registry may act in on the filesystem
+    /// (default: `None`, anywhere the user can — a person at the CLI).
+    /// With roots, every operation that takes or acts on a location
+    /// outside them is refused ([`RegistryError::OutsideRoots`]):
+    /// registration, inspect, discovery and refresh, sandboxes, removal
+    /// and links of such a resource, containers, import, type and plugin
+    /// files. Reads of the rows (list, show, tree) are not: what a
+    /// person registered elsewhere stays visible. `agents mcp` hands in
+    /// its `--root`s (intersected with its client's); the Python package
+    /// its `roots=`.
+    pub roots: Option<crate::roots::Roots>,
 }
 
 impl Default for Options {
@@ -230,6 +246,7 @@ impl Default for Options {
             actor: crate::model::Actor::default(),
             user_cache: None,
             oci: crate::oci::RegistryAccess::default(),
+            roots: None,
         }
     }
 }
@@ -302,6 +319,7 @@ impl Registry {
             actor: options.actor,
             oci: options.oci,
             keys: None,
+            roots: options.roots,
         };
         registry.bootstrap_builtin_types()?;
         Ok(registry)

@@ -43,6 +43,7 @@ pub(in crate::registry) fn add_plugin(
     options: AddPluginOptions,
 ) -> Result<PluginView, RegistryError> {
     let AddPluginOptions { module, replace } = options;
+    reg.check_read_in_roots(path, "reading a plugin file")?;
     let acceptance = accept(&reg.plugins.runtime, path, module.as_ref())?;
     let spec = AddSpec {
         source: path.display().to_string(),

@@ -406,7 +406,8 @@ pub(in crate::registry) fn refresh_with(
     if keys.is_empty() {
         let mut here = Vec::with_capacity(roots.len());
         for row in roots {
-            if reg.check_machine(&row, "refresh").is_ok() {
+            // "Everything" with roots is everything inside them.
+            if reg.check_machine(&row, "refresh").is_ok() && reg.row_in_roots(&row) {
                 here.push(row);
             }
         }
@@ -414,6 +415,7 @@ pub(in crate::registry) fn refresh_with(
     } else {
         for row in &roots {
             reg.check_machine(row, "refresh")?;
+            reg.check_row_in_roots(row, "refresh")?;
         }
     }
     let mut report = RefreshReport::default();

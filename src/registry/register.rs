@@ -85,6 +85,7 @@ impl Registry {
             .map(ResourceName::parse_chosen)
             .transpose()?;
         let checked: CheckedArgs = args::check(&ty, &request.args, request.base_dir.as_deref())?;
+        self.check_args_in_roots(&ty, &checked)?;
         args::check_description(request.description.as_deref())?;
         let strategy = request
             .sandbox_strategy

@@ -135,6 +135,7 @@ pub(in crate::registry) fn remove_resource(
     options: RemoveOptions,
 ) -> Result<RemovalReport, RegistryError> {
     let RemoveOptions { dry_run, force } = options;
+    reg.check_key_in_roots(key, "removal")?;
     let mut forced = Forced::default();
     if force && !dry_run {
         forced.containers = reg.remove_containers_for_removal(key)?;

@@ -213,6 +213,7 @@ pub(in crate::registry) fn create_sandbox(
     })?;
     reg.check_machine_of(resource.resource_id, || resource.label(), "a sandbox")?;
     let location = resource.location.clone().unwrap_or_default();
+    reg.check_in_roots(Path::new(&location), "a sandbox")?;
     let id = SandboxId::from_ulid(reg.ids.next_id(reg.clock.now()).ulid());
     let area = place::area_of(&root, id);
     let now = reg.now();

@@ -306,6 +306,7 @@ pub(in crate::registry) fn trust_summary(
     reg: &Registry,
     key: &ResourceKey,
 ) -> Result<TrustSummary, RegistryError> {
+    reg.check_key_in_roots(key, "a trust summary")?;
     let tools = ToolsOnPath::find(
         reg.container_tools
             .search_path

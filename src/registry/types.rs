@@ -178,6 +178,7 @@ pub(in crate::registry) fn register_type(
     config_path: &Path,
     options: RegisterTypeOptions,
 ) -> Result<TypeView, RegistryError> {
+    reg.check_read_in_roots(config_path, "reading a type file")?;
     let text = crate::user_files::read_text(config_path, crate::user_files::InputKind::TypeFile)?;
     reg.register_type_text(&text, &config_path.display().to_string(), options)
 }

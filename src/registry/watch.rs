@@ -90,6 +90,9 @@ impl Registry {
                 keys.iter().map(|k| super::lookup::find_row(r, k)).collect()
             }
         })?;
+        // With roots, only what lies inside them is watched (a watch
+        // refreshes what it sees change).
+        let rows: Vec<ResourceRow> = rows.into_iter().filter(|r| self.row_in_roots(r)).collect();
         let wanted: HashMap<PathBuf, ResourceKey> = rows
             .iter()
             .filter_map(|row| {

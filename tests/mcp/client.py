@@ -14,20 +14,27 @@ import sys
 import warnings
 
 import anyio
+import mcp_types
 from mcp import Client, StdioServerParameters
 from mcp.shared.subscriptions import ResourceUpdated
 
 warnings.simplefilter("ignore")  # subscribe_resource is deprecated in 2026-07-28
 
 
-def server(agents, home, *extra):
+# Where a client launches the server: the project it works on (the
+# fixtures), which is the server's root unless --root says otherwise.
+LAUNCHED_IN = None
+
+
+def server(agents, home, *extra, cwd=None):
     # What a client configuration gives: the command, its arguments, and
     # (for the tests on the team registry) the registry to use.
     env = {"NO_COLOR": "1", "PATH": os.environ["PATH"]}
     for name in ["AGENTS_REGISTRY", "XDG_CACHE_HOME"]:
         if os.environ.get(name):
             env[name] = os.environ[name]
-    return StdioServerParameters(command=agents, args=["--home", home, "mcp", *extra], env=env)
+    return StdioServerParameters(command=agents, args=["--home", home, "mcp", *extra], env=env,
+                                 cwd=cwd or LAUNCHED_IN)
 
 
 async def call(client, name, args=None, **kw):
@@ -343,9 +350,96 @@ async def cancel(agents, home, fixtures, mode):
     print(json.dumps(seen))
 
 
-SCENARIOS = {f.__name__: f for f in [tools, sandbox, resources, subscribe, watch, read_only, untrusted, cancel]}
+async def roots(agents, home, fixtures, mode):
+    """Launched in `proj`, the server acts only there; read tools still see a person's resources."""
+    seen = {}
+    proj = os.path.realpath(os.path.join(fixtures, "proj"))
+    outside = os.path.realpath(os.path.join(fixtures, "outside"))
+    async with Client(server(agents, home, cwd=proj), mode=mode) as client:
+        async def refused_outside(tool, args):
+            message = refused(await call(client, tool, args), "outside_roots")
+            assert proj in message, message  # the refusal names the roots
+            return message
+
+        seen["etc"] = await refused_outside("register_resource", {
+            "type": "fs-directory", "name": "local/etc", "args": {"path": "/etc"}})
+        await refused_outside("register_resource", {
+            "type": "fs-directory", "name": "local/out", "args": {"path": outside}})
+        # A symlink inside the root that leads out is judged where it leads.
+        await refused_outside("register_resource", {
+            "type": "fs-directory", "name": "local/link", "args": {"path": os.path.join(proj, "link")}})
+        await register(client, "fs-directory", "local/proj", proj)
+        ok(await call(client, "inspect", {"name_or_id": "local/proj", "file": "a.txt"}))
+        seen["leak"] = await refused_outside("inspect", {"name_or_id": "local/proj", "file": "files/leak"})
+        # What a person registered outside stays visible, and untouchable.
+        shown = ok(await call(client, "show_resource", {"name_or_id": "local/person"}))
+        assert shown["location"] == outside, shown
+        ok(await call(client, "list_resources", {"name": "local/person"}))
+        ok(await call(client, "resource_tree", {"name_or_id": "local/person"}))
+        await refused_outside("inspect", {"name_or_id": "local/person"})
+        await refused_outside("inspect", {"name_or_id": "local/person", "file": "secret.txt"})
+        await refused_outside("sandbox_create", {"resource": "local/person"})
+        await refused_outside("discover", {"name_or_id": "local/person"})
+        await refused_outside("refresh", {"names": ["local/person"]})
+        await refused_outside("link_child", {"parent": "local/proj", "child": "local/person"})
+        await refused_outside("remove_resource", {"name_or_id": "local/person"})
+        # The person's sandbox of it: seen, never applied through the agent.
+        box = ok(await call(client, "sandbox_list", {"resource": "local/person"}))["sandboxes"][0]
+        seen["apply"] = await refused_outside("sandbox_apply", {"id": box["sandbox_id"]})
+        await refused_outside("sandbox_diff", {"id": box["sandbox_id"]})
+        # "Refresh everything" is everything inside.
+        ok(await call(client, "refresh", {}))
+    # --root replaces the launch directory.
+    async with Client(server(agents, home, "--root", outside, cwd=proj), mode=mode) as client:
+        ok(await call(client, "inspect", {"name_or_id": "local/person"}))
+        refused(await call(client, "inspect", {"name_or_id": "local/proj"}), "outside_roots")
+    # Files the admin tools read are judged where they really are.
+    async with Client(server(agents, home, "--allow-admin", cwd=proj), mode=mode) as client:
+        leak = os.path.join(proj, "files", "leak")
+        for tool in ["registry_import", "type_add", "plugin_add"]:
+            refused(await call(client, tool, {"path": leak}), "outside_roots")
+    print(json.dumps(seen))
+
+
+async def client_roots(agents, home, fixtures, mode):
+    """The client's roots narrow --root, and are read again when they change."""
+    seen = {}
+    proj = os.path.realpath(os.path.join(fixtures, "proj"))
+    inner = os.path.join(proj, "inner")
+    declared = [inner, os.path.join(fixtures, "outside")]
+    asked = []
+    answered_again = anyio.Event()
+
+    async def list_roots(context):
+        asked.append(list(declared))
+        if len(asked) > 1:
+            answered_again.set()
+        return mcp_types.ListRootsResult(roots=[mcp_types.Root(uri=f"file://{d}") for d in declared])
+
+    async with Client(server(agents, home, "--root", proj), mode=mode,
+                      list_roots_callback=list_roots) as client:
+        # The client's `inner` narrows the --root; its `outside` adds nothing.
+        message = refused(await call(client, "register_resource", {
+            "type": "fs-directory", "name": "local/proj", "args": {"path": proj}}), "outside_roots")
+        assert message.split("may act in (")[1].split(");")[0] == os.path.realpath(inner), message
+        refused(await call(client, "register_resource", {
+            "type": "fs-directory", "name": "local/out",
+            "args": {"path": os.path.join(fixtures, "outside")}}), "outside_roots")
+        await register(client, "fs-directory", "local/inner", inner)
+        declared[:] = [proj]
+        await client.send_roots_list_changed()
+        with anyio.fail_after(20):
+            await answered_again.wait()
+        await register(client, "fs-directory", "local/proj", proj)
+        seen["asked"] = asked
+    print(json.dumps(seen))
+
+
+SCENARIOS = {f.__name__: f for f in [tools, sandbox, resources, subscribe, watch, read_only, untrusted, cancel,
+                                     roots, client_roots]}
 
 if __name__ == "__main__":
     scenario, agents, home, fixtures = sys.argv[1:5]
+    LAUNCHED_IN = fixtures
     mode = sys.argv[5] if len(sys.argv) > 5 else "legacy"
     anyio.run(SCENARIOS[scenario], agents, home, fixtures, mode)

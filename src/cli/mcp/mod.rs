@@ -30,6 +30,7 @@ mod catalogue;
 mod kinds;
 mod pool;
 mod resources;
+mod roots;
 mod schema;
 mod server;
 mod tools;
@@ -58,6 +59,13 @@ pub struct McpArgs {
     /// --read-only: a refresh writes what it found.
     #[arg(long, conflicts_with = "read_only")]
     watch: bool,
+    /// A directory the server may act in (repeatable): registration,
+    /// inspect, discovery, refresh, sandboxes, removal, links, import and
+    /// type/plugin files are refused outside every root. Default: the
+    /// directory the server was started in. A client that declares roots
+    /// narrows these further.
+    #[arg(long = "root", value_name = "DIR")]
+    roots: Vec<std::path::PathBuf>,
 }
 
 /// Which tools the server offers.
@@ -66,6 +74,25 @@ pub enum Mode {
     ReadOnly,
     Standard,
     Admin,
+}
+
+/// `--root`s, or the working directory; each made real (a usage error
+/// when one is not an existing directory).
+fn server_roots(
+    given: Vec<std::path::PathBuf>,
+) -> Result<resource_host::roots::Roots, super::Failure> {
+    let usage = |e: &dyn std::fmt::Display| super::Failure::Usage(format!("--{e}"));
+    let dirs = if given.is_empty() {
+        vec![std::env::current_dir().map_err(|e| {
+            super::Failure::Usage(format!(
+                "no --root given and the working directory cannot be read ({e}); pass --root DIR"
+            ))
+        })?]
+    } else {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        given.into_iter().map(|d| cwd.join(d)).collect()
+    };
+    resource_host::roots::Roots::new(dirs).map_err(|e| usage(&e))
 }
 
 /// Serve until the client closes stdin.
@@ -78,8 +105,9 @@ pub fn run(ctx: &Context, args: McpArgs) -> Outcome {
     // A home or registry that cannot be opened is said now, on stderr
     // with exit 1, rather than as the first tool's error.
     let ctx = &ctx.acting_as(resource_host::model::Face::Mcp);
+    let scope = roots::Scope::new(server_roots(args.roots)?);
     let first = ctx.open()?;
-    let pool = pool::Pool::new(ctx.clone(), first);
+    let pool = pool::Pool::new(ctx.clone(), first, scope);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -6,6 +6,7 @@
 
 use super::super::Context;
 use super::kinds::Refusal;
+use super::roots::Scope;
 use resource_host::registry::Registry;
 use std::sync::{Arc, Mutex};
 
@@ -16,14 +17,21 @@ const KEPT: usize = 4;
 pub struct Pool {
     ctx: Context,
     idle: Mutex<Vec<Registry>>,
+    /// The roots every registry handed out acts in.
+    scope: Arc<Scope>,
 }
 
 impl Pool {
-    pub fn new(ctx: Context, first: Registry) -> Arc<Self> {
+    pub fn new(ctx: Context, first: Registry, scope: Arc<Scope>) -> Arc<Self> {
         Arc::new(Self {
             ctx,
             idle: Mutex::new(vec![first]),
+            scope,
         })
+    }
+
+    pub fn scope(&self) -> &Arc<Scope> {
+        &self.scope
     }
 
     /// Run `work` with a registry of its own, blocking this worker only.
@@ -74,10 +82,12 @@ impl Pool {
 
     fn take(&self) -> Result<Registry, Refusal> {
         let idle = self.idle.lock().ok().and_then(|mut idle| idle.pop());
-        match idle {
-            Some(registry) => Ok(registry),
-            None => self.ctx.open().map_err(Refusal::from),
-        }
+        let mut registry = match idle {
+            Some(registry) => registry,
+            None => self.ctx.open().map_err(Refusal::from)?,
+        };
+        registry.set_roots(Some(self.scope.now()));
+        Ok(registry)
     }
 
     fn give(&self, registry: Registry) {

@@ -13,7 +13,7 @@ use rmcp::model::{
     ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
     ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
-use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -114,6 +114,8 @@ impl Server {
         }
         let progress = self.progress_sender(&context);
         let cancel = context.ct.clone();
+        // The client's roots, once it answered (when it declares any).
+        let roots = self.pool.scope().current(&context.peer).await;
         // The answer is what happened: a cancelled discovery, registration
         // or refresh stops at its next handler call and says what stays
         // written; any other operation runs to its end (MCP lets a server
@@ -121,6 +123,7 @@ impl Server {
         let outcome = self
             .pool
             .with(move |registry| {
+                registry.set_roots(Some(roots));
                 let mut progress = progress;
                 if cancel.is_cancelled() {
                     return Err(Refusal::new(
@@ -238,6 +241,14 @@ impl ServerHandler for Server {
                  change them safely. Trusting a repository's devcontainer is a person's decision \
                  and is not a tool.",
             )
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.pool.scope().ask(context.peer);
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.pool.scope().ask(context.peer);
     }
 
     async fn list_tools(

@@ -210,6 +210,7 @@ pub fn call(
         "registry_import" => {
             use resource_host::user_files::{InputKind, read_text};
             let path = absolute(&args.required("path")?)?;
+            registry.check_file_in_roots(&path, "reading a registry document")?;
             let text = read_text(&path, InputKind::RegistryDocument)
                 .map_err(|e| Refusal::new("invalid_arguments", e.to_string()))?;
             let document = resource_host::registry::RegistryDocument::parse(&text)

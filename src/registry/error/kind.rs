@@ -51,6 +51,9 @@ pub enum ErrorKind {
     Conflict,
     /// The location belongs to another machine of a shared registry.
     OtherMachine,
+    /// A location outside the roots the registry was given (an agent's
+    /// registry acts only inside them).
+    OutsideRoots,
     /// The caller cancelled the operation (see each operation for what
     /// stays written).
     Cancelled,
@@ -79,6 +82,7 @@ impl ErrorKind {
             Self::NoRoute => "no_route",
             Self::Conflict => "conflict",
             Self::OtherMachine => "other_machine",
+            Self::OutsideRoots => "outside_roots",
             Self::Cancelled => "cancelled",
             Self::Store => "store",
             Self::Refused => "refused",
@@ -118,6 +122,7 @@ impl RegistryError {
             E::HomeDir { .. } | E::Home { .. } => K::Refused,
             E::HasSandboxes { .. } | E::HasContainers { .. } => K::InUse,
             E::OtherMachine { .. } => K::OtherMachine,
+            E::OutsideRoots { .. } => K::OutsideRoots,
             E::PluginLoad { .. } | E::Handler { .. } => K::HandlerFailed,
         }
     }

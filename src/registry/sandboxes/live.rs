@@ -17,7 +17,7 @@ impl Registry {
     pub(super) fn active(
         &self,
         id: SandboxId,
-        _operation: &'static str,
+        operation: &'static str,
     ) -> Result<(SandboxRow, Resource), RegistryError> {
         let cache = &self.types;
         let (row, resource) = self.store.read(|r| {
@@ -36,6 +36,7 @@ impl Registry {
         })?;
         // Its files are on the machine of its resource.
         self.check_machine_of(resource.resource_id, || resource.label(), "its sandboxes")?;
+        self.check_sandbox_in_roots(resource.location.as_deref(), operation)?;
         Ok((row, resource))
     }
 
