@@ -22,7 +22,10 @@
 //! the types through [`LinkFacts`], one question at a time and only while
 //! the link is still admissible — the registry answers from the store
 //! (whose reachability walk up the parent's ancestors is the cycle check)
-//! before every link write, an import for each link it adds. A document's
+//! before every link write. An import adds many links at once:
+//! [`admit_links`] gives the answer `admit_link` would give one by one,
+//! with one cycle check for the whole batch (a walk per link is
+//! quadratic on a chain). A document's
 //! own check, which has no registry, applies the first two rules alone
 //! ([`check_ends`]). Each caller turns a [`LinkRefusal`] into its own
 //! message, naming the resources as it knows them.
@@ -183,6 +186,118 @@ pub fn admit_link<F: LinkFacts>(
         return Ok(Err(LinkRefusal::Cycle));
     }
     Ok(Ok(AdmittedLink { parent, child }))
+}
+
+/// May all of `links` exist, added in this order? The answer
+/// [`admit_link`] would give adding them one by one — the first link that
+/// breaks a rule, with its index and the first rule it breaks — in time
+/// linear in the batch and the graph below it, where one reachability
+/// walk per link is quadratic on a chain.
+///
+/// The rules of the ends and the types are asked of `facts` per link (a
+/// duplicate is one there already or earlier in the batch). The cycle
+/// rule is decided for the whole batch at once from `below`: every link
+/// already out of the batch's children and out of whatever is below
+/// them — all a cycle closed by the batch can run through. `facts` is
+/// never asked `reaches`.
+#[allow(clippy::type_complexity)]
+pub fn admit_links<F: LinkFacts>(
+    links: &[(ResourceId, ResourceId)],
+    below: &[(ResourceId, ResourceId)],
+    facts: &mut F,
+) -> Result<Result<Vec<AdmittedLink>, (usize, LinkRefusal)>, F::Error> {
+    let mut batch: std::collections::HashSet<(ResourceId, ResourceId)> =
+        std::collections::HashSet::with_capacity(links.len());
+    let mut refusal = None;
+    for (i, &(parent, child)) in links.iter().enumerate() {
+        let linked =
+            parent != child && (batch.contains(&(parent, child)) || facts.linked(parent, child)?);
+        let rule = match check_ends(parent, child, linked) {
+            Err(rule) => Some(rule),
+            Ok(()) => {
+                let (parent_type, child_type) = facts.types(parent, child)?;
+                check_link_types(&parent_type, &child_type)
+                    .err()
+                    .map(|rule| LinkRefusal::Types(Box::new(rule)))
+            }
+        };
+        if let Some(rule) = rule {
+            refusal = Some((i, rule));
+            break;
+        }
+        batch.insert((parent, child));
+    }
+    // Only the links before the first refused one are ever added.
+    let passed = refusal.as_ref().map_or(links.len(), |(i, _)| *i);
+    if let Some(i) = first_cycle(below, &links[..passed]) {
+        return Ok(Err((i, LinkRefusal::Cycle)));
+    }
+    Ok(match refusal {
+        Some(refused) => Err(refused),
+        None => Ok(links
+            .iter()
+            .map(|&(parent, child)| AdmittedLink { parent, child })
+            .collect()),
+    })
+}
+
+/// The first of `links` that closes a cycle with `graph` (acyclic) and
+/// the links before it; `None` when all of them together leave it
+/// acyclic. One topological sort (Kahn's, linear) for the answer `None`,
+/// the common one; a bisection over prefixes to name the link otherwise.
+fn first_cycle(
+    graph: &[(ResourceId, ResourceId)],
+    links: &[(ResourceId, ResourceId)],
+) -> Option<usize> {
+    if acyclic(graph.iter().chain(links)) {
+        return None;
+    }
+    // With `lo` links the graph is acyclic, with `hi` it is not.
+    let (mut lo, mut hi) = (0, links.len());
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if acyclic(graph.iter().chain(&links[..mid])) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(hi - 1)
+}
+
+/// Whether `edges` form no cycle: Kahn's topological sort, O(V + E),
+/// with a worklist of its own.
+fn acyclic<'e>(edges: impl Iterator<Item = &'e (ResourceId, ResourceId)>) -> bool {
+    let mut index: std::collections::HashMap<ResourceId, usize> = std::collections::HashMap::new();
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut into: Vec<usize> = Vec::new();
+    let mut node = |id: ResourceId, out: &mut Vec<Vec<usize>>, into: &mut Vec<usize>| {
+        *index.entry(id).or_insert_with(|| {
+            out.push(Vec::new());
+            into.push(0);
+            out.len() - 1
+        })
+    };
+    for &(parent, child) in edges {
+        let (p, c) = (
+            node(parent, &mut out, &mut into),
+            node(child, &mut out, &mut into),
+        );
+        out[p].push(c);
+        into[c] += 1;
+    }
+    let mut ready: Vec<usize> = (0..into.len()).filter(|&n| into[n] == 0).collect();
+    let mut sorted = 0;
+    while let Some(n) = ready.pop() {
+        sorted += 1;
+        for &c in &out[n] {
+            into[c] -= 1;
+            if into[c] == 0 {
+                ready.push(c);
+            }
+        }
+    }
+    sorted == into.len()
 }
 
 /// A tree as shown by `agents resource tree`: a DAG unfolded from a root.
