@@ -4,7 +4,9 @@
 //! (the CLI's `resource tree` and `resource graph` run as processes whose
 //! exit status is checked: a crash is a signal, not exit 1; MCP's
 //! `resource_tree` through the official Python SDK, the server staying
-//! up).
+//! up), and the MCP server runs a bounded number of calls at once: 300
+//! concurrent calls from one client all answer (or are refused `busy`)
+//! on a bounded number of threads.
 
 use crate::common::{self, Env};
 use serde_json::{Value, json};
@@ -173,5 +175,50 @@ fn mcp_resource_tree_refuses_a_hundred_thousand_deep_chain_and_the_server_stays_
         "{refusal}"
     );
     assert_eq!(seen["shallow_nodes"], 4, "depth 3: the root and 3 below");
+    assert_eq!(seen["alive"], true);
+}
+
+#[test]
+fn three_hundred_concurrent_mcp_calls_all_answer_on_a_bounded_number_of_threads() {
+    let env = Env::new();
+    let dir = env.mkdir("dir");
+    env.write("dir/file.txt", "x\n");
+    env.add("fs-directory", "local/dir", &dir, &[]).ok();
+    let Some(seen) = scenario(&env, "concurrent", &[]) else {
+        return;
+    };
+    assert_eq!(seen["answered"], 300, "{seen}");
+    assert_eq!(seen["alive"], true);
+    let threads = seen["max_threads"].as_u64().unwrap();
+    // At most 32 calls run at once: the two workers, a thread per running
+    // call (and its handler call's helper), an epoch thread per engine,
+    // and a few of the runtime's own. Unbounded, 300 calls made ~300.
+    assert!(
+        (1..=120).contains(&threads),
+        "the server ran on {threads} threads"
+    );
+}
+
+#[test]
+fn a_call_that_waits_too_long_for_a_slot_is_refused_busy_and_nothing_is_lost() {
+    let env = Env::new();
+    let dir = env.mkdir("dir");
+    env.add("fs-directory", "local/dir", &dir, &[]).ok();
+    // A wait of one millisecond: of 300 calls at once most find every
+    // slot taken.
+    let Some(seen) = scenario(&env, "busy", &[("AGENTS_TEST_MCP_BUSY_WAIT_MS", "1")]) else {
+        return;
+    };
+    assert!(seen["busy"].as_u64().unwrap() > 0, "{seen}");
+    assert_eq!(
+        seen["busy"].as_u64().unwrap() + seen["answered"].as_u64().unwrap(),
+        300,
+        "{seen}"
+    );
+    let message = seen["busy_message"].as_str().unwrap();
+    assert!(
+        message.contains("the server is busy") && message.contains("try again"),
+        "{message}"
+    );
     assert_eq!(seen["alive"], true);
 }
