@@ -22,7 +22,10 @@
 //! the types through [`LinkFacts`], one question at a time and only while
 //! the link is still admissible — the registry answers from the store
 //! (whose reachability walk up the parent's ancestors is the cycle check)
-//! before every link write, an import for each link it adds. A document's
+//! before every link write. An import adds many links at once:
+//! [`admit_links`] gives the answer `admit_link` would give one by one,
+//! with one cycle check for the whole batch (a walk per link is
+//! quadratic on a chain). A document's
 //! own check, which has no registry, applies the first two rules alone
 //! ([`check_ends`]). Each caller turns a [`LinkRefusal`] into its own
 //! message, naming the resources as it knows them.
@@ -185,7 +188,123 @@ pub fn admit_link<F: LinkFacts>(
     Ok(Ok(AdmittedLink { parent, child }))
 }
 
+/// May all of `links` exist, added in this order? The answer
+/// [`admit_link`] would give adding them one by one — the first link that
+/// breaks a rule, with its index and the first rule it breaks — in time
+/// linear in the batch and the graph below it, where one reachability
+/// walk per link is quadratic on a chain.
+///
+/// The rules of the ends and the types are asked of `facts` per link (a
+/// duplicate is one there already or earlier in the batch). The cycle
+/// rule is decided for the whole batch at once from `below`: every link
+/// already out of the batch's children and out of whatever is below
+/// them — all a cycle closed by the batch can run through. `facts` is
+/// never asked `reaches`.
+#[allow(clippy::type_complexity)]
+pub fn admit_links<F: LinkFacts>(
+    links: &[(ResourceId, ResourceId)],
+    below: &[(ResourceId, ResourceId)],
+    facts: &mut F,
+) -> Result<Result<Vec<AdmittedLink>, (usize, LinkRefusal)>, F::Error> {
+    let mut batch: std::collections::HashSet<(ResourceId, ResourceId)> =
+        std::collections::HashSet::with_capacity(links.len());
+    let mut refusal = None;
+    for (i, &(parent, child)) in links.iter().enumerate() {
+        let linked =
+            parent != child && (batch.contains(&(parent, child)) || facts.linked(parent, child)?);
+        let rule = match check_ends(parent, child, linked) {
+            Err(rule) => Some(rule),
+            Ok(()) => {
+                let (parent_type, child_type) = facts.types(parent, child)?;
+                check_link_types(&parent_type, &child_type)
+                    .err()
+                    .map(|rule| LinkRefusal::Types(Box::new(rule)))
+            }
+        };
+        if let Some(rule) = rule {
+            refusal = Some((i, rule));
+            break;
+        }
+        batch.insert((parent, child));
+    }
+    // Only the links before the first refused one are ever added.
+    let passed = refusal.as_ref().map_or(links.len(), |(i, _)| *i);
+    if let Some(i) = first_cycle(below, &links[..passed]) {
+        return Ok(Err((i, LinkRefusal::Cycle)));
+    }
+    Ok(match refusal {
+        Some(refused) => Err(refused),
+        None => Ok(links
+            .iter()
+            .map(|&(parent, child)| AdmittedLink { parent, child })
+            .collect()),
+    })
+}
+
+/// The first of `links` that closes a cycle with `graph` (acyclic) and
+/// the links before it; `None` when all of them together leave it
+/// acyclic. One topological sort (Kahn's, linear) for the answer `None`,
+/// the common one; a bisection over prefixes to name the link otherwise.
+fn first_cycle(
+    graph: &[(ResourceId, ResourceId)],
+    links: &[(ResourceId, ResourceId)],
+) -> Option<usize> {
+    if acyclic(graph.iter().chain(links)) {
+        return None;
+    }
+    // With `lo` links the graph is acyclic, with `hi` it is not.
+    let (mut lo, mut hi) = (0, links.len());
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if acyclic(graph.iter().chain(&links[..mid])) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(hi - 1)
+}
+
+/// Whether `edges` form no cycle: Kahn's topological sort, O(V + E),
+/// with a worklist of its own.
+fn acyclic<'e>(edges: impl Iterator<Item = &'e (ResourceId, ResourceId)>) -> bool {
+    let mut index: std::collections::HashMap<ResourceId, usize> = std::collections::HashMap::new();
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut into: Vec<usize> = Vec::new();
+    let mut node = |id: ResourceId, out: &mut Vec<Vec<usize>>, into: &mut Vec<usize>| {
+        *index.entry(id).or_insert_with(|| {
+            out.push(Vec::new());
+            into.push(0);
+            out.len() - 1
+        })
+    };
+    for &(parent, child) in edges {
+        let (p, c) = (
+            node(parent, &mut out, &mut into),
+            node(child, &mut out, &mut into),
+        );
+        out[p].push(c);
+        into[c] += 1;
+    }
+    let mut ready: Vec<usize> = (0..into.len()).filter(|&n| into[n] == 0).collect();
+    let mut sorted = 0;
+    while let Some(n) = ready.pop() {
+        sorted += 1;
+        for &c in &out[n] {
+            into[c] -= 1;
+            if into[c] == 0 {
+                ready.push(c);
+            }
+        }
+    }
+    sorted == into.len()
+}
+
 /// A tree as shown by `agents resource tree`: a DAG unfolded from a root.
+///
+/// Dropping one recurses once per level (a `Vec` of nodes holding
+/// `Vec`s), as serialising it does: [`unfold`] never makes one deeper
+/// than the limit it is given.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeNode {
     pub id: ResourceId,
@@ -195,47 +314,106 @@ pub struct TreeNode {
     pub repeated: bool,
 }
 
+/// How many links deep a tree view may go below its root. Links are
+/// made by agents and imports, so a chain can be as deep as anyone
+/// likes; a view is nested data that every reader walks recursively —
+/// serde (ours and every client's), a terminal's drawing, Python's dicts.
+/// 60 keeps the JSON of the deepest tree allowed (2 levels per link, and
+/// the envelope of an MCP answer) under the 128 nesting levels
+/// `serde_json` reads by default and the 200 of pydantic's parser (the
+/// MCP Python SDK's). Registered trees are a handful of levels deep.
+pub const MAX_TREE_DEPTH: u32 = 60;
+
+/// A tree that would be deeper than the limit it was unfolded under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("the tree goes deeper than {limit} links")]
+pub struct TooDeep {
+    pub limit: u32,
+}
+
 /// Unfold `edges` from `root` into a tree, keeping only nodes for which
-/// `keep` holds or that lead to one (the root is always kept).
+/// `keep` holds or that lead to one (the root is always kept). Depth
+/// first, children in the order of `edges`, a node met again shown once
+/// more as `repeated` without its children. A node more than `limit`
+/// links below the root refuses the whole tree ([`TooDeep`]).
+///
+/// Iterative, with a stack of its own: the edges are data agents write,
+/// so the walk must not take a call frame per level.
 pub fn unfold(
     root: ResourceId,
     edges: &[(ResourceId, ResourceId)],
     keep: &dyn Fn(ResourceId) -> bool,
-) -> TreeNode {
+    limit: u32,
+) -> Result<TreeNode, TooDeep> {
     let mut children: BTreeMap<ResourceId, Vec<ResourceId>> = BTreeMap::new();
     for (p, c) in edges {
         children.entry(*p).or_default().push(*c);
     }
-    let mut seen = BTreeSet::new();
-    let mut tree = build(root, &children, &mut seen);
-    prune(&mut tree, keep);
-    tree
-}
-
-fn build(
-    id: ResourceId,
-    children: &BTreeMap<ResourceId, Vec<ResourceId>>,
-    seen: &mut BTreeSet<ResourceId>,
-) -> TreeNode {
-    if !seen.insert(id) {
-        return TreeNode {
-            id,
-            children: Vec::new(),
-            repeated: true,
-        };
+    let kids_of = |id: ResourceId| {
+        children
+            .get(&id)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+    };
+    /// A node being unfolded: the children still to visit, the kept
+    /// subtrees of those visited.
+    struct Frame<'e> {
+        id: ResourceId,
+        pending: std::slice::Iter<'e, ResourceId>,
+        done: Vec<TreeNode>,
     }
-    let kids = children.get(&id).map(Vec::as_slice).unwrap_or_default();
-    TreeNode {
-        id,
-        children: kids.iter().map(|c| build(*c, children, seen)).collect(),
-        repeated: false,
+    let mut seen = BTreeSet::from([root]);
+    let mut stack = vec![Frame {
+        id: root,
+        pending: kids_of(root),
+        done: Vec::new(),
+    }];
+    loop {
+        let depth = stack.len();
+        let top = stack.last_mut().expect("the root's frame is popped last");
+        match top.pending.next() {
+            Some(&child) => {
+                // `child` would sit `depth` links below the root.
+                if !u32::try_from(depth).is_ok_and(|d| d <= limit) {
+                    return Err(TooDeep { limit });
+                }
+                if !seen.insert(child) {
+                    if keep(child) {
+                        top.done.push(TreeNode {
+                            id: child,
+                            children: Vec::new(),
+                            repeated: true,
+                        });
+                    }
+                    continue;
+                }
+                stack.push(Frame {
+                    id: child,
+                    pending: kids_of(child),
+                    done: Vec::new(),
+                });
+            }
+            None => {
+                let frame = stack.pop().expect("this frame is on the stack");
+                let node = TreeNode {
+                    id: frame.id,
+                    children: frame.done,
+                    repeated: false,
+                };
+                match stack.last_mut() {
+                    None => return Ok(node),
+                    // Pruned as it is finished: a subtree with no kept node
+                    // is dropped.
+                    Some(parent) => {
+                        if keep(node.id) || !node.children.is_empty() {
+                            parent.done.push(node);
+                        }
+                    }
+                }
+            }
+        }
     }
-}
-
-/// Drop subtrees with no kept node; true if `node` itself stays.
-fn prune(node: &mut TreeNode, keep: &dyn Fn(ResourceId) -> bool) -> bool {
-    node.children.retain_mut(|c| prune(c, keep));
-    keep(node.id) || !node.children.is_empty()
 }
 
 /// What removing some resources takes with it.
@@ -263,9 +441,14 @@ pub fn removal(
     edges: &[(ResourceId, ResourceId)],
     auto: &BTreeMap<ResourceId, bool>,
 ) -> Removal {
-    let mut parents: BTreeMap<ResourceId, Vec<ResourceId>> = BTreeMap::new();
+    // A worklist, not passes to a fixpoint: each resource that goes
+    // tells its children once, so a chain costs its length, not its
+    // length squared (an imported chain is as long as its author likes).
+    let mut children: BTreeMap<ResourceId, Vec<ResourceId>> = BTreeMap::new();
+    let mut staying: BTreeMap<ResourceId, usize> = BTreeMap::new();
     for (p, c) in edges {
-        parents.entry(*c).or_default().push(*p);
+        children.entry(*p).or_default().push(*c);
+        *staying.entry(*c).or_default() += 1;
     }
     let mut going: BTreeSet<ResourceId> = BTreeSet::new();
     let mut order: Vec<ResourceId> = Vec::with_capacity(roots.len());
@@ -274,18 +457,18 @@ pub fn removal(
             order.push(*root);
         }
     }
-    loop {
-        let before = going.len();
-        for (child, its_parents) in &parents {
+    let mut next = 0;
+    while let Some(&gone) = order.get(next) {
+        next += 1;
+        for child in children.get(&gone).into_iter().flatten() {
+            let left = staying
+                .get_mut(child)
+                .expect("every child's parents are counted");
+            *left -= 1;
             let discovered = auto.get(child).copied().unwrap_or(false);
-            if discovered && !going.contains(child) && its_parents.iter().all(|p| going.contains(p))
-            {
-                going.insert(*child);
+            if *left == 0 && discovered && going.insert(*child) {
                 order.push(*child);
             }
-        }
-        if going.len() == before {
-            break;
         }
     }
     let mut unlinked: Vec<ResourceId> = edges

@@ -12,6 +12,7 @@
 mod common;
 mod plugin_support;
 
+mod bounds;
 mod builtin_fs;
 mod builtin_git;
 mod cli_containment;

@@ -240,7 +240,8 @@ class Registry:
         With ``type_filter``, only the paths to resources of that type (or
         its subtypes). Each node: ``resource_id``, ``name``,
         ``resource_type_name``, ``location``, ``auto_discovered``,
-        ``children``.
+        ``children``. A tree deeper than 60 links is refused
+        (``InvalidArgumentsError`` naming the bound): ask for ``depth``.
         """
         return self._native.get_resource_tree(name_or_id, depth, type_filter)
 

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 
 /// A graph of links and the type of each resource, answering the rules'
 /// questions and noting which were asked.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Graph {
     links: BTreeSet<(ResourceId, ResourceId)>,
     types: BTreeMap<ResourceId, Arc<ResolvedType>>,
@@ -231,5 +231,55 @@ proptest! {
             }
             prop_assert!(acyclic(n, &kept));
         }
+    }
+
+    #[test]
+    fn admitting_a_batch_refuses_the_link_and_rule_that_one_by_one_would(
+        kinds in prop::collection::vec(0..3usize, 1..=MAX_RESOURCES),
+        before in prop::collection::vec((0..MAX_RESOURCES, 0..MAX_RESOURCES), 0..20),
+        batch in prop::collection::vec((0..MAX_RESOURCES, 0..MAX_RESOURCES), 0..20),
+    ) {
+        let n = kinds.len();
+        let types = [
+            ty(&["t/free"], &[], &[]),
+            ty(&["t/dir"], &[], &["t/file"]),
+            ty(&["t/file"], &[], &[]),
+        ];
+        let resources: Vec<(u128, ResolvedType)> = kinds
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (i as u128 + 1, types[k].clone()))
+            .collect();
+        let mut graph = Graph::with_types(&resources);
+        for (p, c) in before.into_iter().map(|(p, c)| (p % n, c % n)) {
+            if admit(&mut graph, p as u128 + 1, c as u128 + 1).is_ok() {
+                graph.links.insert((id(p as u128 + 1), id(c as u128 + 1)));
+            }
+        }
+        let batch: Vec<(ResourceId, ResourceId)> = batch
+            .into_iter()
+            .map(|(p, c)| (id((p % n) as u128 + 1), id((c % n) as u128 + 1)))
+            .collect();
+        // One by one, stopping at the first refusal, as an import did.
+        let mut one_by_one = graph.clone();
+        let mut expected = Ok(batch.len());
+        for (i, &(p, c)) in batch.iter().enumerate() {
+            match admit_link(p, c, &mut one_by_one).unwrap() {
+                Ok(_) => {
+                    one_by_one.links.insert((p, c));
+                }
+                Err(refusal) => {
+                    expected = Err((i, refusal));
+                    break;
+                }
+            }
+        }
+        let below: Vec<_> = graph.links.iter().copied().collect();
+        graph.asked.clear();
+        let got = admit_links(&batch, &below, &mut graph)
+            .unwrap()
+            .map(|admitted| admitted.len());
+        prop_assert_eq!(got, expected);
+        prop_assert!(!graph.asked.contains(&"reaches"), "the batch walks nothing per link");
     }
 }

@@ -85,7 +85,7 @@ fn unfold_marks_a_node_reached_twice_instead_of_repeating_it() {
         (id(2), id(4)),
         (id(3), id(4)),
     ];
-    let tree = unfold(id(1), &edges, &|_| true);
+    let tree = unfold(id(1), &edges, &|_| true, MAX_TREE_DEPTH).unwrap();
     assert_eq!(tree.children.len(), 2);
     assert!(!tree.children[0].children[0].repeated);
     assert!(tree.children[1].children[0].repeated);
@@ -94,10 +94,39 @@ fn unfold_marks_a_node_reached_twice_instead_of_repeating_it() {
 #[test]
 fn unfold_keeps_only_paths_that_lead_to_kept_nodes() {
     let edges = [(id(1), id(2)), (id(2), id(3)), (id(1), id(4))];
-    let tree = unfold(id(1), &edges, &|n| n == id(3));
+    let tree = unfold(id(1), &edges, &|n| n == id(3), MAX_TREE_DEPTH).unwrap();
     assert_eq!(tree.children.len(), 1);
     assert_eq!(tree.children[0].id, id(2));
     assert_eq!(tree.children[0].children[0].id, id(3));
+}
+
+#[test]
+fn unfold_walks_a_chain_of_a_hundred_thousand_links_without_recursing() {
+    // A call frame per level would overflow the test thread's stack here.
+    let edges: Vec<_> = (0..100_000u128).map(|n| (id(n), id(n + 1))).collect();
+    assert_eq!(
+        unfold(id(0), &edges, &|_| true, MAX_TREE_DEPTH),
+        Err(TooDeep {
+            limit: MAX_TREE_DEPTH
+        })
+    );
+    let mut node = unfold(id(0), &edges[..60], &|_| true, MAX_TREE_DEPTH).unwrap();
+    let mut depth = 0;
+    while let Some(child) = node.children.pop() {
+        node = child;
+        depth += 1;
+    }
+    assert_eq!((depth, node.id), (60, id(60)), "exactly the limit is shown");
+}
+
+#[test]
+fn unfold_counts_the_depth_it_unfolds_not_the_shortest_path() {
+    // Every node is one link below the root, and a chain joins them: the
+    // walk that unfolds the chain goes as deep as the chain.
+    let mut edges: Vec<_> = (1..=100u128).map(|n| (id(0), id(n))).collect();
+    edges.extend((1..100u128).map(|n| (id(n), id(n + 1))));
+    assert!(unfold(id(0), &edges, &|_| true, MAX_TREE_DEPTH).is_err());
+    assert!(unfold(id(0), &edges, &|_| true, 100).is_ok());
 }
 
 #[test]

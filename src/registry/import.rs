@@ -8,10 +8,12 @@
 //! conflict — and refuses with *every* conflict, missing plugin file and
 //! missing type at once. Then it writes, checking each new item by the
 //! rules its own verb applies: a type as `type add` checks it (it and its
-//! subtypes resolve, the types it names exist, its handler is real), a
-//! link by the DAG rules as `link_child` admits one (`dag::admit_link`:
-//! the types, then the store's reachability walk against the graph as it
-//! grows, so no link closes a cycle), a setting as `project context set` does. The ids, timestamps
+//! subtypes resolve, the types it names exist, its handler is real), the
+//! links by the DAG rules as `link_child` admits one
+//! (`dag::admit_links`: the answer admitting them one by one would give,
+//! with one cycle check for the whole document — linear in the document
+//! and the graph below it, where a reachability walk per link was
+//! quadratic on a chain), a setting as `project context set` does. The ids, timestamps
 //! and flags are the document's, so export → import round-trips exactly.
 //! Virtual identities are then reconciled like after any write.
 //!
@@ -29,14 +31,17 @@ pub use report::{ImportConflict, ImportOptions, ImportReport, MissingPlugin, Mis
 
 use super::document::RegistryDocument;
 use super::environments::{check_scope, environment_of, not_an_environment};
-use super::links::{self, StoredLinks};
+use super::links;
+use super::type_set::TypeSet;
 use super::{Registry, RegistryError, TransferError, equivalence, handlers, register, types};
-use crate::dag;
-use crate::model::{ResourceKey, TypeName, TypeSpec};
+use crate::dag::{self, LinkFacts};
+use crate::model::{ResolvedType, ResourceId, ResourceKey, TypeName, TypeSpec};
 use crate::store::{LinkRow, Writer};
 use crate::typespec;
 use plan::Plan;
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The work of [`Registry::import_document`].
 pub(in crate::registry) fn import_document(
@@ -199,9 +204,10 @@ fn write_rows(
     Ok(())
 }
 
-/// Insert the new links one by one, each admitted by the DAG rules
-/// (`dag::admit_link`, as `link_child` admits one) against the graph as
-/// it stands with the links before it.
+/// Insert the new links, admitted together by the DAG rules
+/// (`dag::admit_links`: what `link_child` would answer for each, one by
+/// one, with one cycle check for the whole document against the links
+/// below its links' children), then written.
 fn check_and_link(
     w: &Writer<'_>,
     plan: &Plan<'_>,
@@ -209,11 +215,36 @@ fn check_and_link(
     agent: Option<&crate::model::Actor>,
 ) -> Result<(), RegistryError> {
     let labels = plan::labels(document);
-    let type_of = |id| -> Result<TypeName, RegistryError> {
-        Ok(w.resource_by_id(id)?
-            .unwrap_or_else(|| unreachable!("both ends were checked or written"))
-            .type_name)
+    let pairs: Vec<(ResourceId, ResourceId)> = plan
+        .links
+        .iter()
+        .map(|entry| {
+            let row = LinkRow::from(*entry);
+            (row.parent, row.child)
+        })
+        .collect();
+    let mut children: Vec<ResourceId> = pairs.iter().map(|(_, c)| *c).collect();
+    children.sort();
+    children.dedup();
+    let below: Vec<(ResourceId, ResourceId)> = w
+        .edges_reachable(&children)?
+        .into_iter()
+        .map(|e| (e.parent, e.child))
+        .collect();
+    let mut facts = DocumentLinks {
+        w,
+        types: &plan.next,
+        type_names: HashMap::new(),
     };
+    if let Err((i, refusal)) = dag::admit_links(&pairs, &below, &mut facts)? {
+        let (parent, child) = pairs[i];
+        let source = links::refused(refusal, labels[&parent].clone(), labels[&child].clone());
+        return Err(TransferError::ImportRefused {
+            item: "the document's links".to_owned(),
+            source: Box::new(source),
+        }
+        .into());
+    }
     for entry in &plan.links {
         let mut row = LinkRow::from(*entry);
         // Every link an agent imports is the agent's, discovery's flag or
@@ -221,23 +252,57 @@ fn check_and_link(
         if let Some(agent) = agent {
             row.linked_by = Some(agent.clone());
         }
-        let (parent, child) = (labels[&row.parent].clone(), labels[&row.child].clone());
-        let refused = |source| TransferError::ImportRefused {
-            item: "the document's links".to_owned(),
-            source: Box::new(source),
-        };
-        let (parent_type, child_type) = (type_of(row.parent)?, type_of(row.child)?);
-        let mut facts = StoredLinks {
-            w,
-            types: &plan.next,
-            parent_type: &parent_type,
-            child_type: &child_type,
-        };
-        dag::admit_link(row.parent, row.child, &mut facts)?
-            .map_err(|refusal| refused(links::refused(refusal, parent, child)))?;
         w.insert_link_row(&row)?;
     }
     Ok(())
+}
+
+/// The link rules' questions about a document's links, answered inside
+/// the import's write: the links from the store, each end's type by its
+/// row (read once per resource). The cycle rule is `admit_links`' own.
+struct DocumentLinks<'a, 'w> {
+    w: &'a Writer<'w>,
+    types: &'a TypeSet,
+    type_names: HashMap<ResourceId, TypeName>,
+}
+
+impl DocumentLinks<'_, '_> {
+    fn type_of(&mut self, id: ResourceId) -> Result<Arc<ResolvedType>, RegistryError> {
+        let name = match self.type_names.get(&id) {
+            Some(name) => name.clone(),
+            None => {
+                let name = self
+                    .w
+                    .resource_by_id(id)?
+                    .unwrap_or_else(|| unreachable!("both ends were checked or written"))
+                    .type_name;
+                self.type_names.insert(id, name.clone());
+                name
+            }
+        };
+        self.types.resolve(&name)
+    }
+}
+
+impl LinkFacts for DocumentLinks<'_, '_> {
+    type Error = RegistryError;
+
+    fn linked(&mut self, parent: ResourceId, child: ResourceId) -> Result<bool, RegistryError> {
+        Ok(self.w.link_exists(parent, child)?)
+    }
+
+    fn types(
+        &mut self,
+        parent: ResourceId,
+        child: ResourceId,
+    ) -> Result<(Arc<ResolvedType>, Arc<ResolvedType>), RegistryError> {
+        Ok((self.type_of(parent)?, self.type_of(child)?))
+    }
+
+    fn reaches(&mut self, from: ResourceId, to: ResourceId) -> Result<bool, RegistryError> {
+        // Not asked by `admit_links`; answered right all the same.
+        Ok(self.w.reaches(from, to)?)
+    }
 }
 
 /// Write the new settings, each naming a plan name that is valid and an

@@ -112,8 +112,10 @@ pub(in crate::registry) fn get_resource_tree(
             .transpose()?;
         let root = find_row(r, key)?;
         // Depth 0 is the resource alone (the walk's first step is
-        // already its children).
-        let edges = match depth.unwrap_or(u32::MAX) {
+        // already its children). One level past the limit is enough to
+        // tell a tree that is too deep.
+        let limit = dag::MAX_TREE_DEPTH;
+        let edges = match depth.unwrap_or(u32::MAX).min(limit + 1) {
             0 => Vec::new(),
             n => r.edges_below(root.id, n)?,
         };
@@ -133,7 +135,11 @@ pub(in crate::registry) fn get_resource_tree(
                 .is_some_and(|row| types.contains(&row.type_name)),
         };
         let pairs: Vec<_> = edges.iter().map(|e| (e.parent, e.child)).collect();
-        let tree = dag::unfold(root.id, &pairs, &keep);
+        let tree =
+            dag::unfold(root.id, &pairs, &keep, limit).map_err(|e| LinksError::TreeTooDeep {
+                resource: root.label(),
+                limit: e.limit,
+            })?;
         Ok(view(&tree, &rows))
     })
 }
@@ -187,6 +193,8 @@ pub(super) fn refused(refusal: LinkRefusal, parent: String, child: String) -> Re
     .into()
 }
 
+/// The view of `node`; recursive, as serde is on the result: `unfold`
+/// bounded the depth ([`dag::MAX_TREE_DEPTH`]).
 fn view(node: &TreeNode, rows: &BTreeMap<ResourceId, ResourceRow>) -> TreeView {
     let row = &rows[&node.id];
     TreeView {

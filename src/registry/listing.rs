@@ -54,7 +54,7 @@ pub(in crate::registry) fn list(
         None => None,
         Some(key) => Some(reg.store.read(|r| -> Result<_, RegistryError> {
             let root = find_row(r, key)?;
-            Ok(r.edges_below(root.id, u32::MAX)?
+            Ok(r.edges_reachable(&[root.id])?
                 .into_iter()
                 .map(|e| e.child)
                 .filter(|id| *id != root.id)

@@ -209,27 +209,65 @@ impl Reader<'_> {
         Ok((children, parents))
     }
 
-    /// The edges below `root`, at most `max_depth` links deep.
+    /// The edges below `root`, at most `max_depth` links deep: every link
+    /// out of a resource fewer than `max_depth` links below `root`, in
+    /// (parent, child) order.
+    ///
+    /// Breadth first, one statement per level, each resource's links read
+    /// once: a recursive CTE that carries the depth cannot drop a resource
+    /// met again at another depth, so it enumerates (link, depth) pairs —
+    /// up to links × depth rows on a DAG with shortcuts. Callers keep
+    /// `max_depth` small (a tree view's bound); a walk to any depth is
+    /// [`Reader::edges_reachable`].
     pub fn edges_below(
         &self,
         root: ResourceId,
         max_depth: u32,
     ) -> Result<Vec<TreeEdge>, StoreError> {
-        self.tx.rows(
-            "WITH RECURSIVE walk(parent_id, child_id, depth) AS (
-                 SELECT parent_id, child_id, CAST(1 AS BIGINT) FROM resource_links
-                  WHERE parent_id = ?1
+        let sql = format!(
+            "SELECT parent_id, child_id FROM resource_links WHERE parent_id IN ({})",
+            self.tx.json_set(1)
+        );
+        let mut seen = std::collections::HashSet::from([root]);
+        let mut level = vec![root];
+        let mut edges = Vec::new();
+        for _ in 0..max_depth {
+            if level.is_empty() {
+                break;
+            }
+            let found = self
+                .tx
+                .rows(&sql, args![&id_list(&level)], TABLE, 0, edge)?;
+            level = found
+                .iter()
+                .filter(|e| seen.insert(e.child))
+                .map(|e| e.child)
+                .collect();
+            edges.extend(found);
+        }
+        edges.sort_by_key(|e| (e.parent, e.child));
+        Ok(edges)
+    }
+
+    /// Every link out of `roots` and out of every resource below them,
+    /// derived ones included, whatever the depth: one statement, a walk
+    /// over resource ids (`UNION`), O(V + E).
+    pub fn edges_reachable(&self, roots: &[ResourceId]) -> Result<Vec<TreeEdge>, StoreError> {
+        if roots.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "WITH RECURSIVE d(id) AS (
+                 {}
                  UNION
-                 SELECT l.parent_id, l.child_id, w.depth + 1
-                 FROM resource_links l JOIN walk w ON l.parent_id = w.child_id
-                 WHERE w.depth < ?2
+                 SELECT l.child_id FROM resource_links l JOIN d ON l.parent_id = d.id
              )
-             SELECT DISTINCT parent_id, child_id FROM walk ORDER BY parent_id, child_id",
-            args![root.to_string(), max_depth],
-            TABLE,
-            0,
-            edge,
-        )
+             SELECT parent_id, child_id FROM resource_links
+              WHERE parent_id IN (SELECT id FROM d)
+              ORDER BY parent_id, child_id",
+            self.tx.json_set(1)
+        );
+        self.tx.rows(&sql, args![&id_list(roots)], TABLE, 0, edge)
     }
 
     /// The [`Subgraph`] below `roots` (the roots included).

@@ -22,7 +22,8 @@
 //! Library calls are blocking; each request's runs in place on its
 //! worker of a multi-thread runtime (`block_in_place`) with a registry of
 //! its own from a small pool ([`pool`]), so one slow handler call does
-//! not stall other requests. Progress of discovery and refresh
+//! not stall other requests. At most a few calls per core run at once;
+//! the rest wait, bounded, then are refused as `busy` ([`pool`]). Progress of discovery and refresh
 //! goes to the client as progress notifications when it asked for them;
 //! a cancelled request stops before the registry is written.
 
@@ -108,6 +109,7 @@ pub fn run(ctx: &Context, args: McpArgs) -> Outcome {
     let scope = roots::Scope::new(server_roots(args.roots)?);
     let first = ctx.open()?;
     let pool = pool::Pool::new(ctx.clone(), first, scope);
+    log::debug!("serving at most {} calls at once", pool.size());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -171,6 +171,7 @@ impl LinksError {
             E::Cycle { .. } => K::Cycle,
             E::IncompatibleLink { .. } => K::IncompatibleLink,
             E::NotLinked { .. } => K::NotFound,
+            E::TreeTooDeep { .. } => K::InvalidArguments,
         }
     }
 }

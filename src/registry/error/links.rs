@@ -1,7 +1,7 @@
 //! How a link operation is refused: a link to itself, one that exists,
 //! one that would close a cycle, one neither type allows (the order
-//! `dag::admit_link` checks them in), and an unlink of what is not
-//! linked. The room `links` produces these, for `link_child` and for
+//! `dag::admit_link` checks them in), an unlink of what is not
+//! linked, and a tree too deep to show. The room `links` produces these, for `link_child` and for
 //! every link an import adds (inside
 //! [`TransferError::ImportRefused`](super::TransferError::ImportRefused)).
 //!
@@ -33,4 +33,10 @@ pub enum LinksError {
     },
     #[error("{parent} is not a parent of {child}; nothing to unlink")]
     NotLinked { parent: String, child: String },
+    #[error(
+        "the tree below {resource} goes deeper than {limit} links, the most a tree or graph \
+         shows; ask for fewer levels (--depth N, `depth` over MCP, N at most {limit}) or start \
+         from a resource further down"
+    )]
+    TreeTooDeep { resource: String, limit: u32 },
 }
