@@ -209,3 +209,24 @@ fn a_cancelled_discovery_writes_nothing_and_the_server_goes_on() {
         );
     }
 }
+
+#[test]
+fn every_tool_refuses_an_unknown_a_wrong_typed_and_a_missing_argument() {
+    for mode in ["legacy", "auto"] {
+        let env = Env::new();
+        env.write("kept/f.txt", "f\n");
+        let Some(seen) = scenario(&env, "strict", mode) else {
+            return;
+        };
+        assert!(
+            seen["unknown"]["remove_resource"]
+                .as_str()
+                .unwrap()
+                .contains("dry_run"),
+            "{seen}"
+        );
+        // The misspelt dry_run removed nothing.
+        let listed = env.run(&["resource", "list", "-o", "json"]).json();
+        assert!(listed.to_string().contains("local/kept"), "{listed}");
+    }
+}

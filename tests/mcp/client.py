@@ -343,7 +343,66 @@ async def cancel(agents, home, fixtures, mode):
     print(json.dumps(seen))
 
 
-SCENARIOS = {f.__name__: f for f in [tools, sandbox, resources, subscribe, watch, read_only, untrusted, cancel]}
+def wrong_value(schema):
+    """A value of another JSON type than `schema` names."""
+    return 12345 if schema.get("type") == "string" else "not-this-type"
+
+
+def minimal_args(tool, fixtures):
+    """Arguments that fit `tool`'s input schema: its required ones only."""
+    schema = tool.input_schema
+    if tool.name == "register_resource":
+        return {"type": "fs-directory", "args": {"path": os.path.join(fixtures, "kept")}}
+    args = {}
+    for name in schema.get("required", []):
+        kind = schema["properties"][name].get("type")
+        args[name] = {"string": "local/nothing", "integer": 1, "boolean": False,
+                      "array": [], "object": {}}[kind]
+    return args
+
+
+async def strict(agents, home, fixtures, mode):
+    """Every tool checks its arguments against the schema it lists."""
+    seen = {"unknown": {}, "wrong_type": {}}
+    async with Client(server(agents, home, "--allow-admin"), mode=mode) as client:
+        listed = (await client.list_tools()).tools
+        assert len(listed) >= 25, [t.name for t in listed]
+        for tool in listed:
+            properties = tool.input_schema["properties"]
+            args = minimal_args(tool, fixtures)
+            message = refused(await call(client, tool.name, {**args, "bogus_argument": 1}),
+                              "invalid_arguments")
+            assert '"bogus_argument"' in message, (tool.name, message)
+            for known in properties:
+                assert known in message, (tool.name, known, message)
+            seen["unknown"][tool.name] = message
+            first = sorted(properties)[0]
+            message = refused(await call(client, tool.name, {**args, first: wrong_value(properties[first])}),
+                              "invalid_arguments")
+            assert f'"{first}"' in message and "must be" in message, (tool.name, message)
+            seen["wrong_type"][tool.name] = message
+            for required in tool.input_schema.get("required", []):
+                rest = {k: v for k, v in args.items() if k != required}
+                message = refused(await call(client, tool.name, rest), "invalid_arguments")
+                assert f'"{required}"' in message, (tool.name, message)
+        # A type's own arguments (its cli_args) are checked too.
+        kept = os.path.join(fixtures, "kept")
+        message = refused(await call(client, "register_resource", {
+            "type": "fs-directory", "args": {"path": kept, "branch": "main"}}), "invalid_arguments")
+        assert '"args.branch"' in message and "path" in message, message
+        message = refused(await call(client, "register_resource", {
+            "type": "fs-directory", "args": {"path": 7}}), "invalid_arguments")
+        assert '"args.path"' in message and "string" in message, message
+        # A misspelt dry_run is refused; it does not remove.
+        await register(client, "fs-directory", "local/kept", kept)
+        message = refused(await call(client, "remove_resource",
+                                     {"name_or_id": "local/kept", "dryRun": True}), "invalid_arguments")
+        assert "dry_run" in message, message
+        ok(await call(client, "show_resource", {"name_or_id": "local/kept"}))
+    print(json.dumps(seen))
+
+
+SCENARIOS = {f.__name__: f for f in [tools, sandbox, resources, subscribe, watch, read_only, untrusted, cancel, strict]}
 
 if __name__ == "__main__":
     scenario, agents, home, fixtures = sys.argv[1:5]

@@ -26,6 +26,7 @@
 //! goes to the client as progress notifications when it asked for them;
 //! a cancelled request stops before the registry is written.
 
+mod arguments;
 mod catalogue;
 mod kinds;
 mod pool;

@@ -215,11 +215,11 @@ impl Subscriptions {
     /// A listen is being accepted (and will be acknowledged): changes from
     /// now on are told to it, even those before its listener is added.
     pub fn accepting(&self) {
-        if let Ok(mut listening) = self.listening.lock() {
-            if listening.pending.len() < PENDING {
-                let seq = listening.seq;
-                listening.pending.push(seq);
-            }
+        if let Ok(mut listening) = self.listening.lock()
+            && listening.pending.len() < PENDING
+        {
+            let seq = listening.seq;
+            listening.pending.push(seq);
         }
     }
 

@@ -2,6 +2,7 @@
 //! and subscriptions — over the [`Pool`] of registries.
 
 use super::Mode;
+use super::arguments;
 use super::catalogue::{self, Access, Spec};
 use super::kinds::Refusal;
 use super::pool::Pool;
@@ -58,20 +59,12 @@ impl Server {
     /// `register_resource`'s schema from the addable types, then the
     /// tools this server's mode serves.
     async fn served_tools(&self) -> Result<Vec<Spec>, Refusal> {
-        let forms = self
+        let registration = self
             .pool
-            .with(|registry| {
-                let mut forms = Vec::new();
-                for ty in registry.list_types(None)? {
-                    if ty.is_user_addable() {
-                        forms.push(registry.registration_form(ty.name.as_str())?);
-                    }
-                }
-                Ok(forms)
-            })
+            .with(|registry| catalogue::registration(registry))
             .await?;
         let mode = self.mode;
-        Ok(catalogue::catalogue(super::schema::registration(&forms))
+        Ok(catalogue::catalogue(registration)
             .into_iter()
             .filter(|spec| spec.served_in(mode))
             .collect())
@@ -114,6 +107,7 @@ impl Server {
         }
         let progress = self.progress_sender(&context);
         let cancel = context.ct.clone();
+        let spec = spec.clone();
         // The answer is what happened: a cancelled discovery, registration
         // or refresh stops at its next handler call and says what stays
         // written; any other operation runs to its end (MCP lets a server
@@ -128,6 +122,7 @@ impl Server {
                         "the request was cancelled before it started; nothing was done",
                     ));
                 }
+                arguments::check_call(registry, &spec, &arguments)?;
                 tools::call(registry, &name, &Args(&arguments), &mut progress)
             })
             .await;
