@@ -14,6 +14,7 @@ import sys
 import warnings
 
 import anyio
+import jsonschema
 from mcp import Client, StdioServerParameters
 from mcp.shared.subscriptions import ResourceUpdated
 
@@ -31,8 +32,22 @@ def server(agents, home, *extra):
 
 
 async def call(client, name, args=None, **kw):
+    """Call a tool; every answer's structured content is checked against the
+    output schema the tool lists, and a refusal carries none."""
     result = await client.call_tool(name, args or {}, **kw)
+    schemas = getattr(client, "_agents_output_schemas", None)
+    if schemas is None:
+        schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
+        client._agents_output_schemas = schemas
+    if result.is_error:
+        assert result.structured_content is None, (name, result.structured_content)
+    elif schemas.get(name) is not None:
+        jsonschema.validate(result.structured_content, schemas[name])
+        CHECKED.add(name)
     return result
+
+
+CHECKED = set()  # the tools whose answers were checked against their output schema
 
 
 def ok(result):
@@ -47,11 +62,18 @@ async def register(client, type_name, name, path):
         "type": type_name, "name": name, "args": {"path": path}}))
 
 
+KIND = "agents/kind"  # where a refusal carries its kind, in the result's _meta
+
+
 def refused(result, kind):
+    """A refusal's message; its kind is `kind`, in `_meta`, and it carries no
+    structured content (which a client would check against the output schema)."""
     assert result.is_error, f"expected a refusal, got {result.structured_content}"
-    got = result.structured_content["kind"]
-    assert got == kind, f"expected kind {kind}, got {got}: {result.structured_content}"
-    return result.structured_content["message"]
+    assert result.structured_content is None, result.structured_content
+    got = (result.meta or {}).get(KIND)
+    message = result.content[0].text
+    assert got == kind, f"expected kind {kind}, got {got}: {message}"
+    return message
 
 
 async def tools(agents, home, fixtures, mode):
@@ -399,6 +421,8 @@ async def strict(agents, home, fixtures, mode):
                                      {"name_or_id": "local/kept", "dryRun": True}), "invalid_arguments")
         assert "dry_run" in message, message
         ok(await call(client, "show_resource", {"name_or_id": "local/kept"}))
+        # Each tool, refused: no structured content to misread (call checks).
+        seen["refused_tools"] = sorted(seen["unknown"])
     print(json.dumps(seen))
 
 
