@@ -28,6 +28,7 @@
 
 mod arguments;
 mod catalogue;
+mod gate;
 mod kinds;
 mod pool;
 mod resources;

@@ -47,7 +47,13 @@ pub async fn serve(pool: Arc<Pool>, mode: Mode, watch: bool) -> std::io::Result<
         );
     }
     let running = server
-        .serve(rmcp::transport::io::stdio())
+        .serve(super::gate::Gate::new(rmcp::transport::IntoTransport::<
+            RoleServer,
+            _,
+            _,
+        >::into_transport(
+            rmcp::transport::io::stdio()
+        )))
         .await
         .map_err(std::io::Error::other)?;
     let ended = running.waiting().await;
