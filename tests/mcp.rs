@@ -348,3 +348,20 @@ fn notifications_before_initialize_are_ignored() {
         "{answers:?}"
     );
 }
+
+#[test]
+fn resources_list_pages_through_every_registered_resource() {
+    let env = Env::new();
+    let Some(seen) = scenario(&env, "pages", "legacy") else {
+        return;
+    };
+    assert_eq!(seen["count"], 205, "{seen}");
+    assert_eq!(seen["pages"], 3, "{seen}");
+    assert!(
+        seen["bad_cursor"]
+            .as_str()
+            .unwrap()
+            .contains("not a cursor"),
+        "{seen}"
+    );
+}

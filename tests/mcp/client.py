@@ -426,7 +426,33 @@ async def strict(agents, home, fixtures, mode):
     print(json.dumps(seen))
 
 
-SCENARIOS = {f.__name__: f for f in [tools, sandbox, resources, subscribe, watch, read_only, untrusted, cancel, strict]}
+async def pages(agents, home, fixtures, mode):
+    """resources/list pages through every registered resource by its cursor."""
+    seen = {"pages": 0}
+    async with Client(server(agents, home), mode=mode) as client:
+        for i in range(205):
+            ok(await call(client, "register_resource", {
+                "type": "container-instance", "name": f"local/c{i:03}",
+                "args": {"image": f"example/app:{i}"}}))
+        uris, cursor = [], None
+        while True:
+            listed = await client.list_resources(cursor=cursor) if cursor else await client.list_resources()
+            seen["pages"] += 1
+            uris.extend(r.uri for r in listed.resources)
+            cursor = listed.next_cursor
+            if not cursor:
+                break
+        assert len(uris) == len(set(uris)) == 205, len(uris)
+        try:
+            await client.list_resources(cursor="not-a-cursor")
+            raise AssertionError("a cursor the server never gave was taken")
+        except Exception as e:
+            seen["bad_cursor"] = str(e)
+        seen["count"] = len(uris)
+    print(json.dumps(seen))
+
+
+SCENARIOS = {f.__name__: f for f in [pages, tools, sandbox, resources, subscribe, watch, read_only, untrusted, cancel, strict]}
 
 if __name__ == "__main__":
     scenario, agents, home, fixtures = sys.argv[1:5]
