@@ -365,3 +365,36 @@ fn resources_list_pages_through_every_registered_resource() {
         "{seen}"
     );
 }
+
+#[test]
+fn notifications_before_a_stateless_session_are_ignored() {
+    use serde_json::json;
+    let env = Env::new();
+    // 2026-07-28: no handshake; each request carries its version.
+    let list = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+    };
+    let answers = raw_session(
+        &env,
+        &[
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                   "params": {"requestId": 1}}),
+            list(2),
+            list(3),
+        ],
+        &[1, 2, 3],
+    );
+    assert_eq!(
+        answers.len(),
+        3,
+        "the server stopped answering: {answers:?}"
+    );
+    assert!(
+        answers[2]["result"]["tools"].as_array().unwrap().len() > 10,
+        "{answers:?}"
+    );
+}
