@@ -217,21 +217,23 @@ fn read_only_serves_reads_and_trust_is_never_a_tool() {
 
 #[test]
 fn activating_an_untrusted_devcontainer_tells_the_agent_what_a_person_runs() {
-    let mut env = Env::new();
-    let bin = stand_ins(&mut env, &["docker"]);
-    let repo = env.mkdir("repo");
-    env.write(
-        "repo/.devcontainer/devcontainer.json",
-        r#"{"image": "debian:12"}"#,
-    );
-    env.write("repo/README.md", "# repo\n");
-    commit_all(&repo);
-    if scenario(&env, "untrusted", "legacy").is_none() {
-        return;
+    for mode in ["legacy", "ts"] {
+        let mut env = Env::new();
+        let bin = stand_ins(&mut env, &["docker"]);
+        let repo = env.mkdir("repo");
+        env.write(
+            "repo/.devcontainer/devcontainer.json",
+            r#"{"image": "debian:12"}"#,
+        );
+        env.write("repo/README.md", "# repo\n");
+        commit_all(&repo);
+        if scenario(&env, "untrusted", mode).is_none() {
+            return;
+        }
+        // Nothing reached the engine.
+        let log = common::tool_log(&bin);
+        assert!(!log.contains("run"), "{log}");
     }
-    // Nothing reached the engine.
-    let log = common::tool_log(&bin);
-    assert!(!log.contains("run"), "{log}");
 }
 
 #[test]

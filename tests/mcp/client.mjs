@@ -171,6 +171,18 @@ const scenarios = {
     return { updated };
   },
 
+  // Activating an untrusted devcontainer is a tool error saying what a person runs.
+  async untrusted(agents, home, fixtures) {
+    const { client } = await connect(agents, home);
+    await register(client, "git-checkout", "local/repo", join(fixtures, "repo"));
+    ok(await call(client, "resolve_environment", { resource: "local/repo" }));
+    const message = refused(await call(client, "resolve_environment",
+      { resource: "local/repo", activate: true }), "not_trusted");
+    assert.ok(message.includes("agents resource trust"), message);
+    await client.close();
+    return { message };
+  },
+
   // --read-only serves the reads only; writes are refused as tool errors.
   async read_only(agents, home) {
     const { client, tools } = await connect(agents, home, "--read-only");
