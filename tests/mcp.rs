@@ -4,7 +4,10 @@
 //! subscription told of a change, progress, a sandbox round trip, the
 //! trust refusal and `--read-only`. Each scenario runs under both ways
 //! the client can connect: the initialize handshake (`legacy`) and its
-//! own negotiation (`auto`, probing `server/discover`).
+//! own negotiation (`auto`, probing `server/discover`); most run a third
+//! time through the official TypeScript SDK's client (`ts`:
+//! `@modelcontextprotocol/sdk` 1.32.2 on Node, `tests/mcp/client.mjs`),
+//! which checks every structured result against the tool's output schema.
 
 use crate::common::{self, Env, commit_all, stand_ins};
 use std::path::{Path, PathBuf};
@@ -40,15 +43,51 @@ fn python() -> Option<PathBuf> {
     found
 }
 
-/// Run `scenario` of `tests/mcp/client.py` against a server on `env`'s
-/// home in `mode`; answers what it printed (one JSON object).
+/// The node_modules holding the MCP TypeScript SDK (`target/node-tools`'s,
+/// where `.ci/run` installs it), if `node` runs too. None (a skip; a
+/// failure under CI) otherwise.
+fn typescript_sdk() -> Option<PathBuf> {
+    let modules = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/node-tools/node_modules");
+    let found = modules
+        .join("@modelcontextprotocol/sdk/package.json")
+        .exists()
+        && Command::new("node")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if !found {
+        let how = "npm install --prefix target/node-tools @modelcontextprotocol/sdk@1.32.2 \
+                   (or run .ci/run)";
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the MCP TypeScript SDK or node was not found: install it: {how}"
+        );
+        common::skipped(
+            "mcp tests (TypeScript client)",
+            &format!("the MCP TypeScript SDK is not installed: {how}"),
+        );
+        return None;
+    }
+    Some(modules)
+}
+
+/// Run `scenario` against a server on `env`'s home, through the Python
+/// SDK's client (`tests/mcp/client.py`) in `mode` (`legacy` or `auto`),
+/// or through the TypeScript SDK's (`tests/mcp/client.mjs`) for mode
+/// `ts`; answers what it printed (one JSON object).
 fn scenario(env: &Env, name: &str, mode: &str) -> Option<serde_json::Value> {
-    let python = python()?;
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
-    let out = Command::new("timeout")
-        .arg("300")
-        .arg(python)
-        .arg(script)
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp");
+    let mut command = Command::new("timeout");
+    command.arg("300");
+    if mode == "ts" {
+        command
+            .arg("node")
+            .arg(dir.join("client.mjs"))
+            .env("MCP_NODE_MODULES", typescript_sdk()?);
+    } else {
+        command.arg(python()?).arg(dir.join("client.py"));
+    }
+    let out = command
         .args([name, env!("CARGO_BIN_EXE_agents")])
         .arg(env.home.path())
         .arg(env.scratch.path())
@@ -77,7 +116,7 @@ fn tree(env: &Env) {
 
 #[test]
 fn every_resource_tool_answers_its_view_and_refuses_with_a_kind() {
-    for mode in ["legacy", "auto"] {
+    for mode in ["legacy", "auto", "ts"] {
         let env = Env::new();
         tree(&env);
         let Some(seen) = scenario(&env, "tools", mode) else {
@@ -109,7 +148,7 @@ fn every_resource_tool_answers_its_view_and_refuses_with_a_kind() {
 
 #[test]
 fn a_sandbox_round_trip_over_mcp() {
-    for mode in ["legacy", "auto"] {
+    for mode in ["legacy", "auto", "ts"] {
         let env = Env::new();
         env.write("work/keep.txt", "keep\n");
         if scenario(&env, "sandbox", mode).is_none() {
@@ -124,7 +163,7 @@ fn a_sandbox_round_trip_over_mcp() {
 
 #[test]
 fn registered_resources_are_listed_read_and_templated() {
-    for mode in ["legacy", "auto"] {
+    for mode in ["legacy", "auto", "ts"] {
         let env = Env::new();
         for i in 0..3 {
             env.write(&format!("d{i}/f.txt"), "f\n");
@@ -138,7 +177,7 @@ fn registered_resources_are_listed_read_and_templated() {
 
 #[test]
 fn a_subscriber_is_told_when_a_refresh_sees_its_resource_change() {
-    for mode in ["legacy", "auto"] {
+    for mode in ["legacy", "auto", "ts"] {
         let env = Env::new();
         env.write("watched/old.txt", "old\n");
         let Some(seen) = scenario(&env, "subscribe", mode) else {
@@ -170,27 +209,31 @@ fn with_watch_a_change_on_disk_reaches_a_subscriber_without_a_tool_call() {
 
 #[test]
 fn read_only_serves_reads_and_trust_is_never_a_tool() {
-    let env = Env::new();
-    scenario(&env, "read_only", "legacy");
+    for mode in ["legacy", "ts"] {
+        let env = Env::new();
+        scenario(&env, "read_only", mode);
+    }
 }
 
 #[test]
 fn activating_an_untrusted_devcontainer_tells_the_agent_what_a_person_runs() {
-    let mut env = Env::new();
-    let bin = stand_ins(&mut env, &["docker"]);
-    let repo = env.mkdir("repo");
-    env.write(
-        "repo/.devcontainer/devcontainer.json",
-        r#"{"image": "debian:12"}"#,
-    );
-    env.write("repo/README.md", "# repo\n");
-    commit_all(&repo);
-    if scenario(&env, "untrusted", "legacy").is_none() {
-        return;
+    for mode in ["legacy", "ts"] {
+        let mut env = Env::new();
+        let bin = stand_ins(&mut env, &["docker"]);
+        let repo = env.mkdir("repo");
+        env.write(
+            "repo/.devcontainer/devcontainer.json",
+            r#"{"image": "debian:12"}"#,
+        );
+        env.write("repo/README.md", "# repo\n");
+        commit_all(&repo);
+        if scenario(&env, "untrusted", mode).is_none() {
+            return;
+        }
+        // Nothing reached the engine.
+        let log = common::tool_log(&bin);
+        assert!(!log.contains("run"), "{log}");
     }
-    // Nothing reached the engine.
-    let log = common::tool_log(&bin);
-    assert!(!log.contains("run"), "{log}");
 }
 
 #[test]
@@ -281,4 +324,152 @@ fn the_clients_roots_narrow_the_servers_and_are_read_again_when_they_change() {
         return;
     };
     assert_eq!(seen["asked"].as_array().unwrap().len(), 2, "{seen}");
+}
+
+#[test]
+fn every_tool_refuses_an_unknown_a_wrong_typed_and_a_missing_argument() {
+    for mode in ["legacy", "auto"] {
+        let env = Env::new();
+        env.write("kept/f.txt", "f\n");
+        let Some(seen) = scenario(&env, "strict", mode) else {
+            return;
+        };
+        assert!(
+            seen["unknown"]["remove_resource"]
+                .as_str()
+                .unwrap()
+                .contains("dry_run"),
+            "{seen}"
+        );
+        // Every tool was refused, and no refusal carried structured content
+        // for a client to check against the tool's output schema.
+        let refused = seen["refused_tools"].as_array().unwrap();
+        assert!(refused.len() >= 25, "{seen}");
+        // The misspelt dry_run removed nothing.
+        let listed = env.run(&["resource", "list", "-o", "json"]).json();
+        assert!(listed.to_string().contains("local/kept"), "{listed}");
+    }
+}
+
+/// Raw JSON-RPC over the server's stdio: what is written, then the
+/// answers to the requests among it (by id).
+fn raw_session(env: &Env, lines: &[serde_json::Value], ids: &[u64]) -> Vec<serde_json::Value> {
+    use std::io::{BufRead, BufReader, Write};
+    let mut server = Command::new(env!("CARGO_BIN_EXE_agents"))
+        .arg("--home")
+        .arg(env.home.path())
+        .arg("mcp")
+        .env_remove("AGENTS_HOME")
+        .env_remove("AGENTS_REGISTRY")
+        .envs(env.vars.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut answers = Vec::new();
+    let mut reader = BufReader::new(server.stdout.take().unwrap());
+    while answers.len() < ids.len() {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap() == 0 {
+            break; // the server ended
+        }
+        let message: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if message["id"].as_u64().is_some_and(|id| ids.contains(&id)) {
+            answers.push(message);
+        }
+    }
+    drop(stdin);
+    let _ = server.wait();
+    answers
+}
+
+#[test]
+fn notifications_before_initialize_are_ignored() {
+    use serde_json::json;
+    let env = Env::new();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}});
+    let answers = raw_session(
+        &env,
+        &[
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                   "params": {"requestId": 7}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}),
+            initialize,
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        ],
+        &[1, 2],
+    );
+    assert_eq!(
+        answers.len(),
+        2,
+        "the server stopped answering: {answers:?}"
+    );
+    assert_eq!(
+        answers[0]["result"]["serverInfo"]["name"], "agents",
+        "{answers:?}"
+    );
+    assert!(
+        answers[1]["result"]["tools"].as_array().unwrap().len() > 10,
+        "{answers:?}"
+    );
+}
+
+#[test]
+fn resources_list_pages_through_every_registered_resource() {
+    let env = Env::new();
+    let Some(seen) = scenario(&env, "pages", "legacy") else {
+        return;
+    };
+    assert_eq!(seen["count"], 205, "{seen}");
+    assert_eq!(seen["pages"], 3, "{seen}");
+    assert!(
+        seen["bad_cursor"]
+            .as_str()
+            .unwrap()
+            .contains("not a cursor"),
+        "{seen}"
+    );
+}
+
+#[test]
+fn notifications_before_a_stateless_session_are_ignored() {
+    use serde_json::json;
+    let env = Env::new();
+    // 2026-07-28: no handshake; each request carries its version.
+    let list = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+    };
+    let answers = raw_session(
+        &env,
+        &[
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                   "params": {"requestId": 1}}),
+            list(2),
+            list(3),
+        ],
+        &[1, 2, 3],
+    );
+    assert_eq!(
+        answers.len(),
+        3,
+        "the server stopped answering: {answers:?}"
+    );
+    assert!(
+        answers[2]["result"]["tools"].as_array().unwrap().len() > 10,
+        "{answers:?}"
+    );
 }

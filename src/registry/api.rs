@@ -83,6 +83,18 @@ impl Registry {
         lookup::list_resources(self, filter)
     }
 
+    /// A page of the resources someone registered (discovered ones are
+    /// left out): at most `limit` whose ids follow `after` (none: from the
+    /// first), in id order, so a page's last id is the next page's
+    /// `after`. Each page reads its own rows only, however deep.
+    pub fn registered_page(
+        &self,
+        after: Option<ResourceId>,
+        limit: usize,
+    ) -> Result<Vec<Resource>, RegistryError> {
+        lookup::registered_page(self, after, limit)
+    }
+
     /// One resource by namespaced name or ULID (`show_resource(name_or_id)`).
     pub fn show_resource(&self, key: &ResourceKey) -> Result<Resource, RegistryError> {
         lookup::show_resource(self, key)

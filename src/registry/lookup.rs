@@ -124,6 +124,19 @@ pub(in crate::registry) fn list_resources(
     })
 }
 
+/// The work of [`Registry::registered_page`].
+pub(in crate::registry) fn registered_page(
+    reg: &Registry,
+    after: Option<ResourceId>,
+    limit: usize,
+) -> Result<Vec<Resource>, RegistryError> {
+    reg.store.read(|r| {
+        let types = reg.types.get(r)?;
+        let ids = r.registered_ids_after(after, limit)?;
+        load_resources(r, &types, &ids)
+    })
+}
+
 /// The work of [`Registry::show_resource`].
 pub(in crate::registry) fn show_resource(
     reg: &Registry,

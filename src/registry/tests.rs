@@ -464,3 +464,30 @@ fn a_registry_runs_only_the_git_its_options_name() {
         "{err}"
     );
 }
+
+on_both_backends! {
+fn registered_pages_follow_one_another_by_id_and_leave_out_discovered_resources() {
+    let mut r = registry();
+    let requests = (0..7).map(|i| NewResource {
+        type_name: "container-instance".into(),
+        name: Some(format!("local/c{i}")),
+        args: vec![("image".into(), format!("example/app:{i}"))],
+        ..NewResource::default()
+    });
+    let mut registered = r.register_resources(requests).unwrap();
+    registered.sort();
+    discovered_child(&mut r, "local/c0", u128::MAX - 1);
+    let mut seen = Vec::new();
+    let mut after = None;
+    loop {
+        let page = r.registered_page(after, 3).unwrap();
+        assert!(page.len() <= 3);
+        if page.is_empty() {
+            break;
+        }
+        after = page.last().map(|p| p.resource_id);
+        seen.extend(page.into_iter().map(|p| p.resource_id));
+    }
+    assert_eq!(seen, registered);
+}
+}

@@ -175,6 +175,26 @@ impl Reader<'_> {
         )
     }
 
+    /// A page of the ids of the resources someone registered (not
+    /// discovered): at most `limit` after `after` (none: from the first),
+    /// in id order. A keyset page: the primary key's index finds where it
+    /// starts, however deep in the list, and nothing before it is read.
+    pub fn registered_ids_after(
+        &self,
+        after: Option<ResourceId>,
+        limit: usize,
+    ) -> Result<Vec<ResourceId>, StoreError> {
+        let after = after.map_or_else(String::new, |id| id.to_string());
+        self.tx.rows(
+            "SELECT resource_id FROM resources WHERE auto_discovered = 0 AND resource_id > ?1 \
+             ORDER BY resource_id LIMIT ?2",
+            args![after, i64::try_from(limit).unwrap_or(i64::MAX)],
+            TABLE,
+            0,
+            |c| c.parsed(0, ResourceId::parse),
+        )
+    }
+
     /// The ids of `parent`'s children whose handler listed their own
     /// children before (`discovered_at` set), in id order.
     pub fn explored_children(&self, parent: ResourceId) -> Result<Vec<ResourceId>, StoreError> {

@@ -14,6 +14,7 @@ import sys
 import warnings
 
 import anyio
+import jsonschema
 import mcp_types
 from mcp import Client, StdioServerParameters
 from mcp.shared.subscriptions import ResourceUpdated
@@ -38,8 +39,22 @@ def server(agents, home, *extra, cwd=None):
 
 
 async def call(client, name, args=None, **kw):
+    """Call a tool; every answer's structured content is checked against the
+    output schema the tool lists, and a refusal carries none."""
     result = await client.call_tool(name, args or {}, **kw)
+    schemas = getattr(client, "_agents_output_schemas", None)
+    if schemas is None:
+        schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
+        client._agents_output_schemas = schemas
+    if result.is_error:
+        assert result.structured_content is None, (name, result.structured_content)
+    elif schemas.get(name) is not None:
+        jsonschema.validate(result.structured_content, schemas[name])
+        CHECKED.add(name)
     return result
+
+
+CHECKED = set()  # the tools whose answers were checked against their output schema
 
 
 def ok(result):
@@ -54,11 +69,18 @@ async def register(client, type_name, name, path):
         "type": type_name, "name": name, "args": {"path": path}}))
 
 
+KIND = "agents/kind"  # where a refusal carries its kind, in the result's _meta
+
+
 def refused(result, kind):
+    """A refusal's message; its kind is `kind`, in `_meta`, and it carries no
+    structured content (which a client would check against the output schema)."""
     assert result.is_error, f"expected a refusal, got {result.structured_content}"
-    got = result.structured_content["kind"]
-    assert got == kind, f"expected kind {kind}, got {got}: {result.structured_content}"
-    return result.structured_content["message"]
+    assert result.structured_content is None, result.structured_content
+    got = (result.meta or {}).get(KIND)
+    message = result.content[0].text
+    assert got == kind, f"expected kind {kind}, got {got}: {message}"
+    return message
 
 
 async def tools(agents, home, fixtures, mode):
@@ -435,8 +457,95 @@ async def client_roots(agents, home, fixtures, mode):
     print(json.dumps(seen))
 
 
-SCENARIOS = {f.__name__: f for f in [tools, sandbox, resources, subscribe, watch, read_only, untrusted, cancel,
-                                     roots, client_roots]}
+def wrong_value(schema):
+    """A value of another JSON type than `schema` names."""
+    return 12345 if schema.get("type") == "string" else "not-this-type"
+
+
+def minimal_args(tool, fixtures):
+    """Arguments that fit `tool`'s input schema: its required ones only."""
+    schema = tool.input_schema
+    if tool.name == "register_resource":
+        return {"type": "fs-directory", "args": {"path": os.path.join(fixtures, "kept")}}
+    args = {}
+    for name in schema.get("required", []):
+        kind = schema["properties"][name].get("type")
+        args[name] = {"string": "local/nothing", "integer": 1, "boolean": False,
+                      "array": [], "object": {}}[kind]
+    return args
+
+
+async def strict(agents, home, fixtures, mode):
+    """Every tool checks its arguments against the schema it lists."""
+    seen = {"unknown": {}, "wrong_type": {}}
+    async with Client(server(agents, home, "--allow-admin"), mode=mode) as client:
+        listed = (await client.list_tools()).tools
+        assert len(listed) >= 25, [t.name for t in listed]
+        for tool in listed:
+            properties = tool.input_schema["properties"]
+            args = minimal_args(tool, fixtures)
+            message = refused(await call(client, tool.name, {**args, "bogus_argument": 1}),
+                              "invalid_arguments")
+            assert '"bogus_argument"' in message, (tool.name, message)
+            for known in properties:
+                assert known in message, (tool.name, known, message)
+            seen["unknown"][tool.name] = message
+            first = sorted(properties)[0]
+            message = refused(await call(client, tool.name, {**args, first: wrong_value(properties[first])}),
+                              "invalid_arguments")
+            assert f'"{first}"' in message and "must be" in message, (tool.name, message)
+            seen["wrong_type"][tool.name] = message
+            for required in tool.input_schema.get("required", []):
+                rest = {k: v for k, v in args.items() if k != required}
+                message = refused(await call(client, tool.name, rest), "invalid_arguments")
+                assert f'"{required}"' in message, (tool.name, message)
+        # A type's own arguments (its cli_args) are checked too.
+        kept = os.path.join(fixtures, "kept")
+        message = refused(await call(client, "register_resource", {
+            "type": "fs-directory", "args": {"path": kept, "branch": "main"}}), "invalid_arguments")
+        assert '"args.branch"' in message and "path" in message, message
+        message = refused(await call(client, "register_resource", {
+            "type": "fs-directory", "args": {"path": 7}}), "invalid_arguments")
+        assert '"args.path"' in message and "string" in message, message
+        # A misspelt dry_run is refused; it does not remove.
+        await register(client, "fs-directory", "local/kept", kept)
+        message = refused(await call(client, "remove_resource",
+                                     {"name_or_id": "local/kept", "dryRun": True}), "invalid_arguments")
+        assert "dry_run" in message, message
+        ok(await call(client, "show_resource", {"name_or_id": "local/kept"}))
+        # Each tool, refused: no structured content to misread (call checks).
+        seen["refused_tools"] = sorted(seen["unknown"])
+    print(json.dumps(seen))
+
+
+async def pages(agents, home, fixtures, mode):
+    """resources/list pages through every registered resource by its cursor."""
+    seen = {"pages": 0}
+    async with Client(server(agents, home), mode=mode) as client:
+        for i in range(205):
+            ok(await call(client, "register_resource", {
+                "type": "container-instance", "name": f"local/c{i:03}",
+                "args": {"image": f"example/app:{i}"}}))
+        uris, cursor = [], None
+        while True:
+            listed = await client.list_resources(cursor=cursor) if cursor else await client.list_resources()
+            seen["pages"] += 1
+            uris.extend(r.uri for r in listed.resources)
+            cursor = listed.next_cursor
+            if not cursor:
+                break
+        assert len(uris) == len(set(uris)) == 205, len(uris)
+        try:
+            await client.list_resources(cursor="not-a-cursor")
+            raise AssertionError("a cursor the server never gave was taken")
+        except Exception as e:
+            seen["bad_cursor"] = str(e)
+        seen["count"] = len(uris)
+    print(json.dumps(seen))
+
+
+SCENARIOS = {f.__name__: f for f in [pages, tools, sandbox, resources, subscribe, watch, read_only, untrusted,
+                                     cancel, strict, roots, client_roots]}
 
 if __name__ == "__main__":
     scenario, agents, home, fixtures = sys.argv[1:5]

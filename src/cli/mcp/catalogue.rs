@@ -2,7 +2,9 @@
 //! output schemas, annotations, and who may call each ([`Access`]).
 
 use super::Mode;
+use super::kinds::Refusal;
 use super::schema::{self, boolean, integer, name_or_id, object, sandbox_id, string};
+use resource_host::registry::Registry;
 use serde_json::{Value, json};
 
 /// Who may call a tool.
@@ -75,6 +77,18 @@ fn spec(
         destructive,
         idempotent,
     }
+}
+
+/// `register_resource`'s input schema: one branch per type a person can
+/// add, from the types registered now.
+pub fn registration(registry: &Registry) -> Result<Value, Refusal> {
+    let mut forms = Vec::new();
+    for ty in registry.list_types(None)? {
+        if ty.is_user_addable() {
+            forms.push(registry.registration_form(ty.name.as_str())?);
+        }
+    }
+    Ok(schema::registration(&forms))
 }
 
 /// Every tool, in the order `tools/list` gives them. `registration` is

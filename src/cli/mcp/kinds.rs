@@ -1,10 +1,15 @@
 //! What a refused tool call tells a program: a `kind` to match on
-//! (`not_found`, `cycle`, `not_trusted`, …) beside the refusal's own
-//! words, which are the CLI's (`agents: error: …` without the prefix).
+//! (`not_found`, `cycle`, `not_trusted`, …, in the result's `_meta`)
+//! beside the refusal's own words, which are the CLI's (`agents: error: …`
+//! without the prefix).
 
 use super::super::Failure;
 use resource_host::registry::RegistryError;
 use resource_host::text::error_chain as chain;
+
+/// The `_meta` key of a refusal's kind (a prefix of our own, as MCP asks
+/// of `_meta` keys that are not the protocol's).
+pub const KIND_KEY: &str = "agents/kind";
 
 /// A refused or failed tool call.
 #[derive(Debug, Clone)]
@@ -31,15 +36,19 @@ impl Refusal {
         Self::new("internal", message)
     }
 
-    /// The tool result: `isError`, the text, and `{kind, message}` as
-    /// structured content.
+    /// The tool result: `isError`, the message as text, and the kind in
+    /// `_meta` under [`KIND_KEY`] — not as `structuredContent`, which a
+    /// client checks against the tool's output schema (the TypeScript
+    /// SDK does whenever it is present, and a refusal is not the view the
+    /// schema describes); both official clients skip that check for an
+    /// error without structured content. docs/mcp.md says why.
     pub fn to_result(&self) -> rmcp::model::CallToolResult {
-        let mut result = rmcp::model::CallToolResult::structured_error(serde_json::json!({
-            "kind": self.kind,
-            "message": self.message,
-        }));
-        result.content = vec![rmcp::model::ContentBlock::text(self.message.clone())];
-        result
+        let mut meta = serde_json::Map::new();
+        meta.insert(KIND_KEY.to_owned(), serde_json::json!(self.kind));
+        rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+            self.message.clone(),
+        )])
+        .with_meta(Some(meta.into()))
     }
 }
 

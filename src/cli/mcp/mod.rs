@@ -27,7 +27,9 @@
 //! goes to the client as progress notifications when it asked for them;
 //! a cancelled request stops before the registry is written.
 
+mod arguments;
 mod catalogue;
+mod gate;
 mod kinds;
 mod pool;
 mod resources;

@@ -76,26 +76,28 @@ fn key_or_refusal(uri: &str) -> Result<ResourceKey, Refusal> {
     })
 }
 
-/// One page of the resources a person registered (auto-discovered ones
-/// are reached through the template); the cursor is where the page
-/// starts.
+/// One page of the resources someone registered (auto-discovered ones
+/// are reached through the template). The cursor is the last id of the
+/// page before, so a page is a keyset query in the store, however deep.
 pub async fn list(
     pool: &Arc<Pool>,
     cursor: Option<String>,
 ) -> Result<ListResourcesResult, Refusal> {
-    let start: usize = match cursor {
-        None => 0,
-        Some(c) => c
-            .parse()
-            .map_err(|_| Refusal::invalid(format!("{c:?} is not a cursor this server gave")))?,
+    let after = match cursor {
+        None => None,
+        Some(c) => Some(
+            resource_host::model::ResourceId::parse(&c)
+                .map_err(|_| Refusal::invalid(format!("{c:?} is not a cursor this server gave")))?,
+        ),
     };
     pool.with(move |registry| {
-        let all = registry.list_resources(&Default::default())?;
-        let registered: Vec<_> = all.into_iter().filter(|r| !r.auto_discovered).collect();
-        let page: Vec<Resource> = registered
+        // One more than a page says whether another follows.
+        let mut rows = registry.registered_page(after, PAGE + 1)?;
+        let more = rows.len() > PAGE;
+        rows.truncate(PAGE);
+        let next = more.then(|| rows.last().map(|r| r.resource_id.to_string()));
+        let page: Vec<Resource> = rows
             .iter()
-            .skip(start)
-            .take(PAGE)
             .map(|r| {
                 let key = r
                     .name
@@ -108,11 +110,8 @@ pub async fn list(
                 item
             })
             .collect();
-        let next = start + page.len();
         let mut result = ListResourcesResult::with_all_items(page);
-        if next < registered.len() {
-            result.next_cursor = Some(next.to_string());
-        }
+        result.next_cursor = next.flatten();
         Ok(result)
     })
     .await

@@ -2,6 +2,7 @@
 //! and subscriptions — over the [`Pool`] of registries.
 
 use super::Mode;
+use super::arguments;
 use super::catalogue::{self, Access, Spec};
 use super::kinds::Refusal;
 use super::pool::Pool;
@@ -46,7 +47,13 @@ pub async fn serve(pool: Arc<Pool>, mode: Mode, watch: bool) -> std::io::Result<
         );
     }
     let running = server
-        .serve(rmcp::transport::io::stdio())
+        .serve(super::gate::Gate::new(rmcp::transport::IntoTransport::<
+            RoleServer,
+            _,
+            _,
+        >::into_transport(
+            rmcp::transport::io::stdio()
+        )))
         .await
         .map_err(std::io::Error::other)?;
     let ended = running.waiting().await;
@@ -58,20 +65,12 @@ impl Server {
     /// `register_resource`'s schema from the addable types, then the
     /// tools this server's mode serves.
     async fn served_tools(&self) -> Result<Vec<Spec>, Refusal> {
-        let forms = self
+        let registration = self
             .pool
-            .with(|registry| {
-                let mut forms = Vec::new();
-                for ty in registry.list_types(None)? {
-                    if ty.is_user_addable() {
-                        forms.push(registry.registration_form(ty.name.as_str())?);
-                    }
-                }
-                Ok(forms)
-            })
+            .with(|registry| catalogue::registration(registry))
             .await?;
         let mode = self.mode;
-        Ok(catalogue::catalogue(super::schema::registration(&forms))
+        Ok(catalogue::catalogue(registration)
             .into_iter()
             .filter(|spec| spec.served_in(mode))
             .collect())
@@ -116,6 +115,7 @@ impl Server {
         let cancel = context.ct.clone();
         // The client's roots, once it answered (when it declares any).
         let roots = self.pool.scope().current(&context.peer).await;
+        let spec = spec.clone();
         // The answer is what happened: a cancelled discovery, registration
         // or refresh stops at its next handler call and says what stays
         // written; any other operation runs to its end (MCP lets a server
@@ -131,6 +131,7 @@ impl Server {
                         "the request was cancelled before it started; nothing was done",
                     ));
                 }
+                arguments::check_call(registry, &spec, &arguments)?;
                 tools::call(registry, &name, &Args(&arguments), &mut progress)
             })
             .await;
