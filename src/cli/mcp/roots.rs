@@ -75,9 +75,7 @@ impl Scope {
         if !declares_roots(peer) {
             return self.server.clone();
         }
-        if self.lock().asked == 0 {
-            self.ask(peer.clone());
-        }
+        self.ask_once(peer.clone());
         let waiting = async {
             loop {
                 let notified = self.answered.notified();
@@ -103,13 +101,27 @@ impl Scope {
     /// replaces the effective roots unless a later ask was sent meanwhile.
     // Roots are deprecated by SEP-2577 (2026-07-28), and still what
     // clients of the handshake-era versions declare.
-    #[allow(deprecated)]
     pub fn ask(self: &Arc<Self>, peer: Peer<RoleServer>) {
+        self.send_ask(peer, false);
+    }
+
+    /// [`Scope::ask`] unless the client was asked already (the check and
+    /// the count under one lock: a first call racing the handshake's own
+    /// ask does not ask twice).
+    pub fn ask_once(self: &Arc<Self>, peer: Peer<RoleServer>) {
+        self.send_ask(peer, true);
+    }
+
+    #[allow(deprecated)]
+    fn send_ask(self: &Arc<Self>, peer: Peer<RoleServer>, once: bool) {
         if !declares_roots(&peer) {
             return;
         }
         let ask = {
             let mut state = self.lock();
+            if once && state.asked > 0 {
+                return;
+            }
             state.asked += 1;
             state.asked
         };

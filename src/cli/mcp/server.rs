@@ -245,7 +245,8 @@ impl ServerHandler for Server {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.pool.scope().ask(context.peer);
+        // A first call may have asked already (it can arrive first).
+        self.pool.scope().ask_once(context.peer);
     }
 
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
