@@ -20,12 +20,18 @@ warnings.simplefilter("ignore")
 CALLS = 300
 
 
+LAUNCHED_IN = None
+
+
 def server(agents, home):
     env = {"NO_COLOR": "1", "PATH": os.environ["PATH"]}
     for name in ["AGENTS_REGISTRY", "XDG_CACHE_HOME", "AGENTS_TEST_MCP_BUSY_WAIT_MS"]:
         if os.environ.get(name):
             env[name] = os.environ[name]
-    return StdioServerParameters(command=agents, args=["--home", home, "mcp"], env=env)
+    # Launched in the test's fixtures, as a client launches a server in
+    # its project: the server's default root.
+    return StdioServerParameters(command=agents, args=["--home", home, "mcp"], env=env,
+                                 cwd=LAUNCHED_IN)
 
 
 def text(result):
@@ -124,7 +130,9 @@ SCENARIOS = {"deep_tree": deep_tree, "concurrent": concurrent, "busy": busy}
 
 
 def main():
+    global LAUNCHED_IN
     name, agents, home, fixtures = sys.argv[1:5]
+    LAUNCHED_IN = fixtures
     seen = asyncio.run(SCENARIOS[name](agents, home, fixtures))
     print(json.dumps(seen))
 
