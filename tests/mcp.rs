@@ -2,12 +2,13 @@
 //! 2.3.0 from PyPI, which `.ci/run` installs into `target/py-venv`):
 //! every tool, refusals as tool errors, resources and their template, a
 //! subscription told of a change, progress, a sandbox round trip, the
-//! trust refusal and `--read-only`. Each scenario runs under both ways
-//! the client can connect: the initialize handshake (`legacy`) and its
-//! own negotiation (`auto`, probing `server/discover`); most run a third
-//! time through the official TypeScript SDK's client (`ts`:
+//! trust refusal and `--read-only`. Every scenario runs through the
+//! Python client over the initialize handshake (`legacy`), most of them
+//! over its own negotiation too (`auto`, probing `server/discover`), and
+//! every one through the official TypeScript SDK's client (`ts`:
 //! `@modelcontextprotocol/sdk` 1.32.2 on Node, `tests/mcp/client.mjs`),
-//! which checks every structured result against the tool's output schema.
+//! which checks every structured result against the tool's output schema
+//! and speaks the handshake only.
 
 use crate::common::{self, Env, commit_all, stand_ins};
 use std::path::{Path, PathBuf};
@@ -197,12 +198,16 @@ fn a_subscriber_is_told_when_a_refresh_sees_its_resource_change() {
 
 #[test]
 fn with_watch_a_change_on_disk_reaches_a_subscriber_without_a_tool_call() {
-    let env = Env::new();
-    env.write("watched/old.txt", "old\n");
-    if let Some(seen) = scenario(&env, "watch", "legacy") {
+    for mode in ["legacy", "ts"] {
+        let env = Env::new();
+        env.write("watched/old.txt", "old\n");
+        let Some(seen) = scenario(&env, "watch", mode) else {
+            return;
+        };
         assert_eq!(
             seen["updated"],
-            serde_json::json!(["agents://resource/local/watched"])
+            serde_json::json!(["agents://resource/local/watched"]),
+            "{mode}"
         );
     }
 }
@@ -238,7 +243,7 @@ fn activating_an_untrusted_devcontainer_tells_the_agent_what_a_person_runs() {
 
 #[test]
 fn a_cancelled_discovery_writes_nothing_and_the_server_goes_on() {
-    for mode in ["legacy", "auto"] {
+    for mode in ["legacy", "auto", "ts"] {
         let env = Env::new();
         tree(&env);
         let Some(seen) = scenario(&env, "cancel", mode) else {
@@ -280,7 +285,7 @@ fn roots_fixture(env: &Env) {
 
 #[test]
 fn an_agent_acts_only_inside_the_roots_and_still_sees_what_a_person_registered() {
-    for mode in ["legacy", "auto"] {
+    for mode in ["legacy", "auto", "ts"] {
         let env = Env::new();
         roots_fixture(&env);
         let Some(seen) = scenario(&env, "roots", mode) else {
@@ -318,17 +323,20 @@ fn an_agent_acts_only_inside_the_roots_and_still_sees_what_a_person_registered()
 
 #[test]
 fn the_clients_roots_narrow_the_servers_and_are_read_again_when_they_change() {
-    let env = Env::new();
-    roots_fixture(&env);
-    let Some(seen) = scenario(&env, "client_roots", "legacy") else {
-        return;
-    };
-    assert_eq!(seen["asked"].as_array().unwrap().len(), 2, "{seen}");
+    for mode in ["legacy", "ts"] {
+        let env = Env::new();
+        roots_fixture(&env);
+        let Some(seen) = scenario(&env, "client_roots", mode) else {
+            return;
+        };
+        // Once at the start, once on the change: never a third time.
+        assert_eq!(seen["asked"].as_array().unwrap().len(), 2, "{mode}: {seen}");
+    }
 }
 
 #[test]
 fn every_tool_refuses_an_unknown_a_wrong_typed_and_a_missing_argument() {
-    for mode in ["legacy", "auto"] {
+    for mode in ["legacy", "auto", "ts"] {
         let env = Env::new();
         env.write("kept/f.txt", "f\n");
         let Some(seen) = scenario(&env, "strict", mode) else {
@@ -426,19 +434,21 @@ fn notifications_before_initialize_are_ignored() {
 
 #[test]
 fn resources_list_pages_through_every_registered_resource() {
-    let env = Env::new();
-    let Some(seen) = scenario(&env, "pages", "legacy") else {
-        return;
-    };
-    assert_eq!(seen["count"], 205, "{seen}");
-    assert_eq!(seen["pages"], 3, "{seen}");
-    assert!(
-        seen["bad_cursor"]
-            .as_str()
-            .unwrap()
-            .contains("not a cursor"),
-        "{seen}"
-    );
+    for mode in ["legacy", "ts"] {
+        let env = Env::new();
+        let Some(seen) = scenario(&env, "pages", mode) else {
+            return;
+        };
+        assert_eq!(seen["count"], 205, "{mode}: {seen}");
+        assert_eq!(seen["pages"], 3, "{mode}: {seen}");
+        assert!(
+            seen["bad_cursor"]
+                .as_str()
+                .unwrap()
+                .contains("not a cursor"),
+            "{mode}: {seen}"
+        );
+    }
 }
 
 #[test]
