@@ -271,6 +271,15 @@ class Registry:
         """Add the WebAssembly component at ``path`` to the plugin store."""
         return self._native.add_plugin(os.fspath(path), module, replace)
 
+    def install_plugin(
+        self, reference: str, *, allow_unsigned: bool = False, replace: bool = False
+    ) -> Dict[str, Any]:
+        """Install a plugin (and the types it carries) from an OCI registry
+        (``HOST[:PORT]/REPOSITORY:TAG``, ``…@sha256:DIGEST``) or an OCI layout
+        (``oci-layout:DIR:TAG``); refused without a publisher signature a
+        trusted key verifies unless ``allow_unsigned``."""
+        return self._native.install_plugin(reference, allow_unsigned, replace)
+
     def list_plugins(self) -> List[Dict[str, Any]]:
         """The built-in modules, then the added ones."""
         return self._native.list_plugins()

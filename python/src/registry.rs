@@ -14,9 +14,9 @@ use crate::transaction::NativeTransaction;
 use pyo3::prelude::*;
 use resource_host::model::{ModuleName, ResourceKey, SandboxId, SandboxStrategy};
 use resource_host::registry::{
-    AddPluginOptions, Depth, ExportOptions, GraphOptions, ImportOptions, NewResource,
-    RegisterTypeOptions, Registry, RegistryDocument, RegistryError, RemoveOptions, ResourceFilter,
-    ToolRequest,
+    AddPluginOptions, Depth, ExportOptions, GraphOptions, ImportOptions, InstallPluginOptions,
+    NewResource, RegisterTypeOptions, Registry, RegistryDocument, RegistryError, RemoveOptions,
+    ResourceFilter, ToolRequest,
 };
 use serde::Serialize;
 use std::path::PathBuf;
@@ -343,6 +343,20 @@ impl NativeRegistry {
             None => None,
         };
         self.run(py, move |r| r.add_plugin(&path, options))
+    }
+
+    #[pyo3(signature = (reference, allow_unsigned=false, replace=false))]
+    fn install_plugin(
+        &self,
+        py: Python<'_>,
+        reference: String,
+        allow_unsigned: bool,
+        replace: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let mut options = InstallPluginOptions::from(reference);
+        options.allow_unsigned = allow_unsigned;
+        options.replace = replace;
+        self.run(py, move |r| r.install_plugin(options))
     }
 
     fn list_plugins(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {

@@ -462,6 +462,24 @@ pub fn catalogue(registration: Value) -> Vec<Spec> {
             false,
         ),
         spec(
+            "plugin_install",
+            "Install a plugin from an OCI registry (HOST[:PORT]/REPOSITORY:TAG or @sha256:DIGEST) or an OCI layout (oci-layout:DIR:TAG), with the types it carries; only with a publisher signature a trusted key verifies (installing unsigned code is a person's decision, `agents plugin install --allow-unsigned`).",
+            object(
+                &[
+                    ("reference", string("Where the plugin is.")),
+                    (
+                        "replace",
+                        boolean("Replace a plugin of that module (and the types it carries)."),
+                    ),
+                ],
+                &["reference"],
+            ),
+            schema::any_object(),
+            Admin,
+            false,
+            false,
+        ),
+        spec(
             "plugin_remove",
             "Remove a plugin that no type uses.",
             object(

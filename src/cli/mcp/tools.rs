@@ -201,6 +201,28 @@ pub fn call(
             let plugin = registry.add_plugin(&path, options)?;
             Done::new(&plugin, "added the plugin")
         }
+        "plugin_install" => {
+            use resource_host::registry::InstallPluginOptions;
+            let reference = args.required("reference")?;
+            // An OCI layout is a directory on this machine: inside the
+            // roots, as any file an admin tool reads.
+            if let Some(layout) = reference.strip_prefix("oci-layout:") {
+                let dir = layout.rsplit_once(':').map_or(layout, |(dir, _)| dir);
+                let dir = absolute(dir)?;
+                registry.check_file_in_roots(&dir, "reading an OCI layout")?;
+            }
+            let mut options = InstallPluginOptions::from(reference.clone());
+            options.replace = args.flag("replace")?;
+            let installed = registry.install_plugin(options)?;
+            Done::new(
+                &installed,
+                format!(
+                    "installed plugin {} from {}",
+                    installed.plugin.module,
+                    escape_line(&reference)
+                ),
+            )
+        }
         "plugin_remove" => {
             let module = resource_host::model::ModuleName::parse(&args.required("module")?)
                 .map_err(|e| Refusal::invalid(format!("module: {e}")))?;
