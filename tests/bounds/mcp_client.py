@@ -89,6 +89,11 @@ async def many(agents, home, tool, args):
     threads the server ran on meanwhile."""
     seen = {"answered": 0, "busy": 0, "max_threads": 0}
     async with Client(server(agents, home)) as client:
+        # The SDK lists the tools before a first call (to check answers
+        # against their output schemas); listed now, so the burst below
+        # is only tool calls — a tools/list caught in it could be refused
+        # busy, as a protocol error, when the wait is a millisecond.
+        await client.list_tools()
         pid = server_pid(home)
         done = asyncio.Event()
 
