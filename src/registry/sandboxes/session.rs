@@ -19,8 +19,8 @@ use crate::model::{SandboxId, SandboxStrategy};
 use crate::registry::SandboxesError;
 use crate::registry::{Registry, RegistryError, SandboxRefusal};
 use crate::sandbox;
-use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 pub(super) fn session_path(root: &Path, id: SandboxId) -> PathBuf {
     root.join(format!("{id}.session"))
@@ -33,41 +33,16 @@ pub(super) fn claim(
     id: SandboxId,
     operation: &'static str,
 ) -> Result<std::fs::File, RegistryError> {
-    let path = session_path(root, id);
-    let home_err = |source| RegistryError::Home {
-        path: path.clone(),
-        source,
-    };
-    std::fs::create_dir_all(root).map_err(home_err)?;
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(&path)
-        .map_err(home_err)?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            let mut pid = String::new();
-            let _ = file.take(32).read_to_string(&mut pid);
-            let holder = match pid.trim() {
-                "" => "another process".to_owned(),
-                pid => format!("process {pid}"),
-            };
-            return Err(RegistryError::Sandboxes(SandboxesError::SandboxInSession {
+    let mine = format!("process {}", std::process::id());
+    super::support::take_noting(root, &session_path(root, id), Duration::ZERO, &mine)?.map_err(
+        |holder| {
+            RegistryError::Sandboxes(SandboxesError::SandboxInSession {
                 operation,
                 sandbox: id,
                 holder,
-            }));
-        }
-        Err(std::fs::TryLockError::Error(e)) => return Err(home_err(e)),
-    }
-    file.set_len(0)
-        .and_then(|()| file.rewind())
-        .and_then(|()| write!(file, "{}", std::process::id()))
-        .map_err(home_err)?;
-    Ok(file)
+            })
+        },
+    )
 }
 
 /// The work of [`Registry::open_transaction`].

@@ -124,28 +124,47 @@ pub(super) fn lock(
     lock_waiting(root, id, operation, SANDBOX_LOCK_WAIT)
 }
 
-/// [`lock`], waiting at most `wait`. The holder writes its process id
-/// and operation into the lock file once it has the lock, which is what
-/// a refused caller is told.
+/// [`lock`], waiting at most `wait`.
 pub(super) fn lock_waiting(
     root: &Path,
     id: SandboxId,
     operation: &'static str,
     wait: Duration,
 ) -> Result<std::fs::File, RegistryError> {
+    let mine = format!("process {} ({operation})", std::process::id());
+    take_noting(root, &lock_path(root, id), wait, &mine)?.map_err(|holder| {
+        RegistryError::Sandboxes(SandboxesError::SandboxBusy {
+            operation,
+            sandbox: id,
+            holder,
+            waited_secs: wait.as_secs(),
+        })
+    })
+}
+
+/// An exclusive lock on `path` (created, with `dir`, if missing), waiting
+/// at most `wait` (zero: one try); once held, `note` (who holds it, for
+/// others' messages) is written in it. `Ok(Err(holder))` when another
+/// process still holds it: what that one wrote there (escaped; "another
+/// process" when nothing), which is what a refusal names.
+pub(super) fn take_noting(
+    dir: &Path,
+    path: &Path,
+    wait: Duration,
+    note: &str,
+) -> Result<Result<std::fs::File, String>, RegistryError> {
     use std::io::{Read, Seek, Write};
-    let path = lock_path(root, id);
     let home_err = |source| RegistryError::Home {
-        path: path.clone(),
+        path: path.to_owned(),
         source,
     };
-    std::fs::create_dir_all(root).map_err(home_err)?;
+    std::fs::create_dir_all(dir).map_err(home_err)?;
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .read(true)
         .write(true)
-        .open(&path)
+        .open(path)
         .map_err(home_err)?;
     let started = Instant::now();
     let mut pause = Duration::from_millis(5);
@@ -160,15 +179,10 @@ pub(super) fn lock_waiting(
                 let mut holder = String::new();
                 let _ = (&file).take(200).read_to_string(&mut holder);
                 let holder = crate::text::escape_line(holder.trim()).into_owned();
-                return Err(RegistryError::Sandboxes(SandboxesError::SandboxBusy {
-                    operation,
-                    sandbox: id,
-                    holder: if holder.is_empty() {
-                        "another process".to_owned()
-                    } else {
-                        holder
-                    },
-                    waited_secs: wait.as_secs(),
+                return Ok(Err(if holder.is_empty() {
+                    "another process".to_owned()
+                } else {
+                    holder
                 }));
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(home_err(e)),
@@ -176,9 +190,9 @@ pub(super) fn lock_waiting(
     }
     file.set_len(0)
         .and_then(|()| file.rewind())
-        .and_then(|()| write!(file, "process {} ({operation})", std::process::id()))
+        .and_then(|()| write!(file, "{note}"))
         .map_err(home_err)?;
-    Ok(file)
+    Ok(Ok(file))
 }
 
 /// An exclusive lock on `path` (created, with `dir`, if missing), held
