@@ -1,18 +1,27 @@
-"""The registry's objects: :class:`Resource` and :class:`ResourceType`.
+"""What ``Registry`` and ``Transaction`` answer: every view, typed.
 
-Both are frozen dataclasses with the specification's field names (those of
-``agents … -o json``): attributes cannot be reassigned, lists are tuples and
-mappings are read-only.  ``to_dict()`` gives the JSON-shaped dict back
-(timestamps as the registry's ISO 8601 text).
+Resources and types are objects: :class:`Resource` and
+:class:`ResourceType` are frozen dataclasses with the specification's
+field names (those of ``agents … -o json``): attributes cannot be
+reassigned, lists are tuples and mappings are read-only, and
+``to_dict()`` gives the JSON-shaped dict back (timestamps as the
+registry's ISO 8601 text). Every other answer — reports, sandboxes,
+checkpoints, diffs, links, trees, plugins — is the plain dict of its
+``-o json`` form, typed here as a ``TypedDict`` of the same name's
+fields: ``reg.show_sandbox(sid)["workdir"]`` is checked by mypy, and the
+dicts compare, copy and ``json.dumps`` as dicts do.
+
+Why two kinds: resources and types were objects from the start (attribute
+access, frozen, ``datetime`` timestamps) and programs rely on that; the
+reports are documents people index and serialise, and a ``TypedDict``
+types them without changing what they are at run time.
 """
 
 import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
-from typing import Any, Dict, Mapping, Optional, Tuple
-
-__all__ = ["Resource", "ResourceType", "parse_timestamp"]
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, TypedDict
 
 
 def parse_timestamp(text: str) -> datetime:
@@ -192,3 +201,125 @@ class ResourceType(_View):
     def __repr__(self) -> str:
         kind = "built-in" if self.built_in else self.source
         return f"<ResourceType {self.name} ({self.resource_kind}, {self.sandbox_strategy}, {kind})>"
+
+
+#: A ``progress=`` callback: called with two counts after each handler call
+#: (registration and discovery: handlers asked, resources found; refresh:
+#: resources checked, of them changed); answering ``False`` stops the
+#: operation (``OperationCancelledError``), and an exception it raises stops
+#: it and is raised from the call.
+Progress = Callable[[int, int], Optional[bool]]
+
+
+# ---- the dict views (the ``-o json`` forms), in the order of Registry's methods ----
+
+_ListStr = List[str]
+#: A resource inside a report: :class:`Resource`'s fields, as JSON.
+ResourceView = TypedDict("ResourceView", {
+    "resource_id": str, "name": Optional[str], "resource_type_name": str,
+    "classification": str, "description": Optional[str], "location": Optional[str],
+    "sandbox_strategy": Optional[str], "content_hash": Optional[str],
+    "parents": _ListStr, "children": _ListStr, "properties": Dict[str, Any],
+    "capabilities": Dict[str, bool], "created_at": str, "updated_at": str,
+    "auto_discovered": bool, "read_only": bool,
+})
+_Removal = TypedDict("_Removal", {"dry_run": bool, "removed": List[ResourceView], "unlinked": List[ResourceView]})
+
+
+class RemovalReport(_Removal, total=False):
+    """``remove_resource``; ``sandboxes`` / ``containers``: what refuses it (see ``force``)."""
+
+    sandboxes: _ListStr
+    containers: _ListStr
+
+
+DiscoveryReport = TypedDict("DiscoveryReport", {
+    "resource": ResourceView, "added": List[ResourceView], "removed": List[ResourceView],
+    "kept": int, "updated": int,
+})
+ChangedResource = TypedDict("ChangedResource", {
+    "resource_id": str, "resource": str, "properties_changed": bool, "added": _ListStr, "removed": _ListStr,
+})
+StaleResource = TypedDict("StaleResource", {"resource_id": str, "resource": str, "reason": str})
+RefreshReport = TypedDict("RefreshReport", {
+    "checked": int, "unchanged": int, "changed": List[ChangedResource], "stale": List[StaleResource],
+})
+InspectView = TypedDict("InspectView", {
+    "resource": str, "handler": str, "file": Optional[str], "text": str, "fields": Dict[str, str],
+})
+LinkView = TypedDict("LinkView", {"parent_id": str, "child_id": str, "auto_discovered": bool, "created_at": str})
+_Tree = TypedDict("_Tree", {
+    "resource_id": str, "name": Optional[str], "resource_type_name": str, "location": Optional[str],
+    "auto_discovered": bool, "children": List["TreeView"],
+})
+
+
+class TreeView(_Tree, total=False):
+    """``get_resource_tree``; ``repeated``: shown above, children not repeated; ``placeholder``: a local-mode rule's pattern."""
+
+    repeated: bool
+    placeholder: str
+
+
+GraphView = TypedDict("GraphView", {
+    "root": str, "nodes": List[Dict[str, Any]], "edges": List[Dict[str, Any]], "folded": List[Dict[str, Any]],
+})
+PluginView = TypedDict("PluginView", {
+    "module": str, "built_in": bool, "version": str, "sha256": str, "classes": List[Dict[str, Any]],
+    "size_bytes": int, "source": str, "added_at": str, "used_by": _ListStr, "types": _ListStr,
+    "provenance": Optional[Dict[str, Any]],
+})
+InstallView = TypedDict("InstallView", {
+    "plugin": PluginView, "types_added": _ListStr, "types_replaced": _ListStr, "types_unchanged": _ListStr,
+})
+_Checkpoint = TypedDict("_Checkpoint", {"number": int, "reference": str, "created_at": str})
+
+
+class CheckpointView(_Checkpoint, total=False):
+    """A sandbox's checkpoint (``checkpoint_sandbox``, ``rollback_sandbox``, ``SandboxView``)."""
+
+    label: str
+
+
+_Sandbox = TypedDict("_Sandbox", {
+    "sandbox_id": str, "resource_id": str, "resource": str, "strategy": str, "state": str,
+    "isolated": bool, "original": str, "workdir": Optional[str], "area": str,
+    "checkpoints": List[CheckpointView], "created_at": str, "updated_at": str,
+})
+
+
+class SandboxView(_Sandbox, total=False):
+    """A sandbox (``create_sandbox``, ``show_sandbox``, ``list_sandboxes``, ``destroy_sandbox``)."""
+
+    overlay_mode: str
+    base: str
+    last_error: str
+    enumerated: List[Dict[str, Any]]
+
+
+SandboxDiff = TypedDict("SandboxDiff", {"added": _ListStr, "modified": _ListStr, "deleted": _ListStr, "commits": _ListStr})
+#: ``apply_sandbox``: ``branch`` (git_worktree) or ``copied_back`` (the others).
+Applied = TypedDict("Applied", {"branch": str, "copied_back": SandboxDiff}, total=False)
+#: ``resolve_environment`` (``hint`` and ``trust`` only when they apply).
+RouteView = TypedDict("RouteView", {
+    "environment": Dict[str, Any], "level": str, "priority": int, "reason": str, "hint": str, "trust": Dict[str, Any],
+}, total=False)
+Tally = TypedDict("Tally", {"added": int, "unchanged": int})
+ImportReport = TypedDict("ImportReport", {
+    "dry_run": bool, "types": Tally, "plugins": Tally, "resources": Tally, "links": Tally,
+    "environment_settings": Tally, "plugin_files": _ListStr, "same_builtin_catalogue": bool,
+    "credentials_removed": int,
+})
+InfoView = TypedDict("InfoView", {
+    "backend": str, "location": str, "database": Optional[str], "schema_version": int,
+    "supported_schema_version": int, "document_version": int, "builtin_catalogue": Optional[str],
+    "size_bytes": Optional[int], "wal_bytes": Optional[int], "counts": Dict[str, int],
+})
+#: ``export_document``: the registry document (``format``, ``version``, ``types``, ``resources``, …).
+RegistryDocument = Dict[str, Any]
+#: ``Transaction.execute``, per statement: ``{"Rows": {"columns", "rows", "truncated"}}`` or ``{"Changed": n}``.
+StatementOutcome = Dict[str, Any]
+TxnCheckpoint = TypedDict("TxnCheckpoint", {"name": str, "label": Optional[str]})
+TableChanges = TypedDict("TableChanges", {"inserted": int, "updated": int, "deleted": int})
+#: ``Transaction.changes`` / ``apply``: rows per table, and schema changes.
+TxnChanges = TypedDict("TxnChanges", {"rows": Dict[str, TableChanges], "schema": List[Any]})
