@@ -214,8 +214,7 @@ Progress = Callable[[int, int], Optional[bool]]
 # ---- the dict views (the ``-o json`` forms), in the order of Registry's methods ----
 
 _ListStr = List[str]
-#: A resource inside a report: :class:`Resource`'s fields, as JSON.
-ResourceView = TypedDict("ResourceView", {
+_Resource = TypedDict("_Resource", {
     "resource_id": str, "name": Optional[str], "resource_type_name": str,
     "classification": str, "description": Optional[str], "location": Optional[str],
     "sandbox_strategy": Optional[str], "content_hash": Optional[str],
@@ -223,6 +222,17 @@ ResourceView = TypedDict("ResourceView", {
     "capabilities": Dict[str, bool], "created_at": str, "updated_at": str,
     "auto_discovered": bool, "read_only": bool,
 })
+
+
+class ResourceView(_Resource, total=False):
+    """A resource inside a report: :class:`Resource`'s fields, as JSON."""
+
+    stale: str
+    equivalents: _ListStr
+    #: Who registered it: ``face`` (``cli``, ``mcp``, ``python``) and ``name``.
+    registered_by: Dict[str, str]
+
+
 _Removal = TypedDict("_Removal", {"dry_run": bool, "removed": List[ResourceView], "unlinked": List[ResourceView]})
 
 
@@ -239,6 +249,7 @@ DiscoveryReport = TypedDict("DiscoveryReport", {
 })
 ChangedResource = TypedDict("ChangedResource", {
     "resource_id": str, "resource": str, "properties_changed": bool, "added": _ListStr, "removed": _ListStr,
+    "updated": int,
 })
 StaleResource = TypedDict("StaleResource", {"resource_id": str, "resource": str, "reason": str})
 RefreshReport = TypedDict("RefreshReport", {
