@@ -35,12 +35,12 @@ def mypy(*args):
     )
 
 
-@pytest.fixture(autouse=True)
-def _mypy_installed():
+@pytest.fixture
+def mypy_installed():
     pytest.importorskip("mypy", reason="mypy is not installed (.ci/run installs it)")
 
 
-def test_the_package_and_a_client_pass_mypy_strict(tmp_path):
+def test_the_package_and_a_client_pass_mypy_strict(mypy_installed, tmp_path):
     (tmp_path / "client.py").write_text(CLIENT)
     (tmp_path / "positional.py").write_text(
         CLIENT + 'def wrong(reg: Registry) -> None:\n    reg.remove_resource("local/x", True)\n'
@@ -53,7 +53,7 @@ def test_the_package_and_a_client_pass_mypy_strict(tmp_path):
     assert refused.returncode == 1 and "Too many positional arguments" in refused.stdout, refused.stdout
 
 
-def test_the_stub_agrees_with_the_native_module():
+def test_the_stub_agrees_with_the_native_module(mypy_installed):
     done = mypy("mypy.stubtest", "resource_host")
     assert done.returncode == 0, done.stdout + done.stderr
 
