@@ -13,14 +13,16 @@
 //! `cargo test`, not again in `.ci/run`'s PostgreSQL pass, and links none
 //! of the host. Without maturin and pytest in `target/py-venv` the test
 //! skips with a message — and fails when `CI` is set; `.ci/run` installs
-//! both.
+//! both, and mypy, whose `--strict` and `stubtest` runs on the installed
+//! package are tests of the suite (`python/tests/test_typing.py`): one
+//! skipped for want of mypy fails this test as any skip does.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const HOW: &str = "python3 -m venv target/py-venv && target/py-venv/bin/pip install \
-                   maturin==1.16.0 pytest==9.2.0 (or run .ci/run)";
+                   maturin==1.16.0 pytest==9.2.0 mypy==2.4.1 (or run .ci/run)";
 
 /// The virtual environment's Python and maturin, when both it and pytest
 /// are there.

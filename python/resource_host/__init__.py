@@ -7,21 +7,16 @@ The specification's ``ResourceRegistryService`` is :class:`Registry`::
     repo = reg.register_resource("git-checkout", name="local/repo", location="/src/repo")
     print(reg.get_resource_tree("local/repo", depth=1))
 
-Refusals raise :class:`RegistryError` subclasses (:mod:`resource_host.errors`).
+``Registry`` and ``Transaction`` are the native classes themselves (their
+signatures and documentation are in ``_native.pyi``); what they answer is
+typed in :mod:`resource_host.views`. Refusals raise :class:`RegistryError`
+subclasses (:mod:`resource_host.errors`).
 """
 
-from . import errors
-from ._model import Resource, ResourceType
-from ._native import __version__
-from ._registry import Registry, Transaction
-from .errors import *  # noqa: F403 — every error class, named once in errors.__all__
-
-__all__ = [
-    "Registry",
-    "Transaction",
-    "Resource",
-    "ResourceType",
-    "errors",
-    "__version__",
-]
-__all__ += errors.__all__
+# Re-exported by the `X as X` form, and every error class by errors.__all__:
+# no __all__ here, as mypy cannot follow `__all__ += errors.__all__` (stubtest
+# then finds the two apart), and `import *` takes the same names without it.
+from . import errors as errors, views as views
+from ._native import Registry as Registry, Transaction as Transaction, __version__ as __version__
+from .errors import *  # noqa: F403
+from .views import Resource as Resource, ResourceType as ResourceType

@@ -121,34 +121,24 @@ pub fn raise(
 /// A refusal of the binding's own (an argument the library never sees
 /// in that form), as `InvalidArgumentsError`.
 pub fn invalid(message: impl Into<String>) -> PyErr {
-    Python::attach(|py| {
-        let fields = PyDict::new(py);
-        match raise(
-            py,
-            "InvalidArgumentsError",
-            message.into(),
-            ErrorKind::InvalidArguments.as_str(),
-            &fields,
-        ) {
-            Ok(e) | Err(e) => e,
-        }
-    })
+    fieldless(
+        "InvalidArgumentsError",
+        ErrorKind::InvalidArguments,
+        message.into(),
+    )
 }
 
 /// A failure of a held transaction (its strategy's own error), as
 /// `SandboxFailedError`.
 pub fn sandbox_failed(err: &resource_host::sandbox::SandboxError) -> PyErr {
-    Python::attach(|py| {
-        let fields = PyDict::new(py);
-        let message = escape_line(&error_chain(err)).into_owned();
-        match raise(
-            py,
-            "SandboxFailedError",
-            message,
-            ErrorKind::SandboxFailed.as_str(),
-            &fields,
-        ) {
+    let message = escape_line(&error_chain(err)).into_owned();
+    fieldless("SandboxFailedError", ErrorKind::SandboxFailed, message)
+}
+
+fn fieldless(class: &str, kind: ErrorKind, message: String) -> PyErr {
+    Python::attach(
+        |py| match raise(py, class, message, kind.as_str(), &PyDict::new(py)) {
             Ok(e) | Err(e) => e,
-        }
-    })
+        },
+    )
 }

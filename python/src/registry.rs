@@ -1,18 +1,25 @@
-//! `resource_host._native.Registry`: one method per façade operation the
-//! package offers, each parsing its text arguments (names, ids,
-//! strategies) as the CLI does, running the operation on a pooled
-//! registry with the GIL released (handler calls, git, SQLite and
-//! PostgreSQL I/O never hold up other Python threads), and answering the
-//! view in its `-o json` form. The keyword names and defaults people see
-//! are the package's (`resource_host/_registry.py`).
+//! `resource_host.Registry`, the class people use: one method per façade
+//! operation, whose `#[pyo3(signature)]` is the Python signature (names,
+//! defaults, keyword-only flags) and whose doc is its `__doc__`. Each
+//! parses its arguments as the CLI does (`args`), runs the operation on a
+//! pooled registry with the GIL released (handler calls, git, SQLite and
+//! PostgreSQL I/O never hold up other Python threads), and answers the
+//! view in its `-o json` form — resources and types as the package's
+//! objects (`convert::to_objects`). `resource_host/_native.pyi` types it;
+//! stubtest holds the two together.
+//!
+//! One file: PyO3 takes one `#[pymethods]` block per class (without the
+//! `multiple-pymethods` feature and its `inventory` dependency).
 
-use crate::convert::to_py;
+use crate::args::{dashed, key, path_text, sandbox_id, strategy, type_args};
+use crate::convert::{Object, to_objects, to_py};
 use crate::errors::{invalid, to_py_err};
 use crate::open::Pool;
 use crate::progress::Callback;
 use crate::transaction::NativeTransaction;
 use pyo3::prelude::*;
-use resource_host::model::{ModuleName, ResourceKey, SandboxId, SandboxStrategy};
+use pyo3::types::{PyDict, PyString, PyTuple};
+use resource_host::model::ModuleName;
 use resource_host::registry::{
     AddPluginOptions, Depth, ExportOptions, GraphOptions, ImportOptions, InstallPluginOptions,
     NewResource, RegisterTypeOptions, Registry, RegistryDocument, RegistryError, RemoveOptions,
@@ -21,30 +28,57 @@ use resource_host::registry::{
 use serde::Serialize;
 use std::path::PathBuf;
 
-#[pyclass(frozen, module = "resource_host._native", name = "Registry")]
+/// A registry under a home directory (the specification's `ResourceRegistryService`).
+///
+/// `home` is where the registry keeps its files (`registry.db`, plugins,
+/// sandboxes); default `$AGENTS_HOME`, else `$XDG_DATA_HOME/agents`
+/// (`~/.local/share/agents`). `registry` is where the registry itself
+/// lives when not the home's `registry.db`: `sqlite:///path/registry.db`
+/// or `postgres://user@host/db` (default `$AGENTS_REGISTRY`). The rest is
+/// read from the environment as `agents` reads it. `handler_timeout`:
+/// seconds one handler call may take (default 10). `actor`: the label
+/// this program is recorded under as the registrant (face `python`;
+/// default: the OS user). `roots`: the directories the registry may act
+/// in — anything outside every one is refused with `OutsideRootsError`
+/// (what is registered elsewhere stays readable); give it when the
+/// caller is an agent.
+///
+/// One `Registry` may be used from several threads at once: each call
+/// runs on an open registry of its own with the GIL released. There is
+/// no `trust` method: trusting a devcontainer is a person's consent.
+#[pyclass(frozen, subclass, module = "resource_host", name = "Registry")]
 #[derive(Debug)]
 pub struct NativeRegistry {
     pool: Pool,
 }
 
-fn key(text: &str) -> Result<ResourceKey, RegistryError> {
-    text.parse::<ResourceKey>().map_err(RegistryError::from)
-}
-
-fn sandbox_id(text: &str) -> Result<SandboxId, RegistryError> {
-    SandboxId::parse(text).map_err(RegistryError::from)
-}
-
 impl NativeRegistry {
-    /// Run `work` on a registry of the pool with the GIL released, and
-    /// answer its view as a Python value.
+    /// Run `work` on a registry of the pool with the GIL released.
+    fn call<T: Send>(
+        &self,
+        py: Python<'_>,
+        work: impl FnOnce(&mut Registry) -> Result<T, RegistryError> + Send,
+    ) -> PyResult<T> {
+        py.detach(|| self.pool.with(work)).map_err(to_py_err)
+    }
+
+    /// [`call`](Self::call), answering the view as a Python value.
     fn run<T: Serialize + Send>(
         &self,
         py: Python<'_>,
         work: impl FnOnce(&mut Registry) -> Result<T, RegistryError> + Send,
     ) -> PyResult<Py<PyAny>> {
-        let view = py.detach(|| self.pool.with(work)).map_err(to_py_err)?;
-        to_py(py, &view)
+        to_py(py, &self.call(py, work)?)
+    }
+
+    /// [`call`](Self::call), answering the view as `class` objects.
+    fn run_objects<T: Serialize + Send>(
+        &self,
+        py: Python<'_>,
+        class: Object,
+        work: impl FnOnce(&mut Registry) -> Result<T, RegistryError> + Send,
+    ) -> PyResult<Py<PyAny>> {
+        to_objects(py, class, &self.call(py, work)?)
     }
 
     /// [`run`](Self::run) for an operation that reports progress to the
@@ -54,18 +88,17 @@ impl NativeRegistry {
         py: Python<'_>,
         progress: Option<Py<PyAny>>,
         work: impl FnOnce(&mut Registry, &mut Callback) -> Result<T, RegistryError> + Send,
-    ) -> PyResult<Py<PyAny>> {
+    ) -> PyResult<T> {
         let mut callback = Callback::new(progress);
         let result = py.detach(|| self.pool.with(|r| work(r, &mut callback)));
-        let view = callback.finish(result)?;
-        to_py(py, &view)
+        callback.finish(result)
     }
 }
 
 #[pymethods]
 impl NativeRegistry {
     #[new]
-    #[pyo3(signature = (home=None, registry=None, handler_timeout=None, actor=None, roots=None))]
+    #[pyo3(signature = (home=None, registry=None, *, handler_timeout=None, actor=None, roots=None))]
     fn new(
         py: Python<'_>,
         home: Option<PathBuf>,
@@ -96,19 +129,29 @@ impl NativeRegistry {
         Ok(Self { pool })
     }
 
-    /// The home directory this registry keeps its files in.
+    /// The home directory.
     #[getter]
-    fn home(&self) -> PathBuf {
-        self.pool.home().root().to_path_buf()
+    fn home(&self) -> std::ffi::OsString {
+        self.pool.home().root().as_os_str().to_owned()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let home = PyString::new(py, &self.pool.home().root().to_string_lossy()).repr()?;
+        Ok(format!("<Registry home={home}>"))
     }
 
     // ---- types ----
 
+    /// Register the built-in types (idempotent).
     fn bootstrap_builtin_types(&self, py: Python<'_>) -> PyResult<()> {
-        py.detach(|| self.pool.with(|r| r.bootstrap_builtin_types()))
-            .map_err(to_py_err)
+        self.call(py, |r| r.bootstrap_builtin_types())
     }
 
+    /// Register the custom type defined in the YAML file at `config_path`.
+    ///
+    /// `replace=True` replaces a custom type of the same name (still
+    /// checked against the resources and types that rely on it).
+    #[pyo3(signature = (config_path, *, replace=false))]
     fn register_type(
         &self,
         py: Python<'_>,
@@ -120,68 +163,85 @@ impl NativeRegistry {
         } else {
             RegisterTypeOptions::default()
         };
-        self.run(py, move |r| r.register_type(&config_path, options))
+        self.run_objects(py, Object::ResourceType, move |r| {
+            r.register_type(&config_path, options)
+        })
     }
 
+    /// Every type, or those in `namespace` (`"builtin"` for the built-ins).
     #[pyo3(signature = (namespace=None))]
     fn list_types(&self, py: Python<'_>, namespace: Option<String>) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| r.list_types(namespace.as_deref()))
+        self.run_objects(py, Object::ResourceType, |r| {
+            r.list_types(namespace.as_deref())
+        })
     }
 
+    /// Remove a custom type no resource or other type relies on.
     fn remove_type(&self, py: Python<'_>, name: String) -> PyResult<()> {
-        py.detach(|| self.pool.with(|r| r.remove_type(&name)))
-            .map_err(to_py_err)
+        self.call(py, |r| r.remove_type(&name))
     }
 
+    /// One type, effective (after inheritance).
     fn show_type(&self, py: Python<'_>, name: String) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| r.show_type(&name))
-    }
-
-    fn registration_form_args(&self, py: Python<'_>, type_name: String) -> PyResult<Vec<String>> {
-        py.detach(|| self.pool.with(|r| r.registration_form(&type_name)))
-            .map(|form| form.args.into_iter().map(|a| a.name).collect())
-            .map_err(to_py_err)
+        self.run_objects(py, Object::ResourceType, |r| r.show_type(&name))
     }
 
     // ---- resources ----
 
+    /// Register a resource of `type_name` and discover what lies below it.
+    ///
+    /// `location` is the type's `path` argument (relative paths are taken
+    /// from the current directory); the type's other arguments (its
+    /// `cli_args`) are keywords, as `agents resource add` takes them as
+    /// flags: `register_resource("git-checkout", name="local/repo",
+    /// location="/src/repo", branch="main")`. A keyword spelled with `_`
+    /// names the argument spelled with `-` when the type has no argument
+    /// of that name. Values are `str`, `int`, `bool` or a path.
+    ///
+    /// `progress(visited, found)` is called as the discovery below it
+    /// goes; answering `False` (or raising) stops it, and nothing is
+    /// registered.
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (type_name, name, location, args, description, sandbox_strategy, read_only, progress=None))]
+    #[pyo3(signature = (type_name, name=None, location=None, *, description=None, sandbox_strategy=None, read_only=false, progress=None, **type_args))]
     fn register_resource(
         &self,
         py: Python<'_>,
         type_name: String,
         name: Option<String>,
-        location: Option<String>,
-        args: Vec<(String, String)>,
+        location: Option<PathBuf>,
         description: Option<String>,
         sandbox_strategy: Option<String>,
         read_only: bool,
         progress: Option<Py<PyAny>>,
+        type_args: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
-        let mut all = Vec::with_capacity(args.len() + 1);
+        let mut args = Vec::new();
         if let Some(location) = location {
-            all.push((
-                resource_host::registry::args::LOCATION_ARG.to_owned(),
-                location,
-            ));
+            let text = path_text("location", location)?;
+            args.push((resource_host::registry::args::LOCATION_ARG.to_owned(), text));
         }
-        all.extend(args);
-        let request = NewResource {
+        let mut given = self::type_args(type_args)?;
+        let mut request = NewResource {
             type_name,
             name,
-            args: all,
+            args,
             description,
             sandbox_strategy,
             read_only,
             base_dir: std::env::current_dir().ok(),
         };
-        self.run_watched(py, progress, move |r, cb| {
+        let view = self.run_watched(py, progress, move |r, cb| {
+            if given.iter().any(|(k, _)| k.contains('_')) {
+                dashed(&mut given, &r.registration_form(&request.type_name)?);
+            }
+            request.args.extend(given);
             r.register_resource_with(request, &mut |p| cb.report(p.visited, p.found))
-        })
+        })?;
+        to_objects(py, Object::Resource, &view)
     }
 
-    #[pyo3(signature = (type_name=None, exact=false))]
+    /// Resources in registration order; of `type_name` or its subtypes (`exact`: that type only).
+    #[pyo3(signature = (type_name=None, *, exact=false))]
     fn list_resources(
         &self,
         py: Python<'_>,
@@ -193,13 +253,21 @@ impl NativeRegistry {
             (Some(t), false) => ResourceFilter::TypeOrSubtype(t),
             (Some(t), true) => ResourceFilter::ExactType(t),
         };
-        self.run(py, move |r| r.list_resources(&filter))
+        self.run_objects(py, Object::Resource, move |r| r.list_resources(&filter))
     }
 
+    /// One resource by namespaced name or ULID.
     fn show_resource(&self, py: Python<'_>, name_or_id: String) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| r.show_resource(&key(&name_or_id)?))
+        self.run_objects(py, Object::Resource, |r| {
+            r.show_resource(&key(&name_or_id)?)
+        })
     }
 
+    /// Remove a resource, its links and the discovered resources only it kept.
+    ///
+    /// `dry_run`: only report what would go. `force`: first destroy the
+    /// sandboxes and containers that would refuse it.
+    #[pyo3(signature = (name_or_id, *, dry_run=false, force=false))]
     fn remove_resource(
         &self,
         py: Python<'_>,
@@ -213,7 +281,19 @@ impl NativeRegistry {
         self.run(py, move |r| r.remove_resource(&key(&name_or_id)?, options))
     }
 
-    #[pyo3(signature = (name_or_id, depth=Some(1), progress=None))]
+    /// Run the type's discovery rules below a resource, one level (the specification's call).
+    fn auto_discover_children(&self, py: Python<'_>, resource_id: String) -> PyResult<Py<PyAny>> {
+        self.discover(py, resource_id, Some(1), None)
+    }
+
+    /// Discover again below a resource, `depth` levels (`None`: all the way down).
+    ///
+    /// `progress(visited, found)` is called after each handler call;
+    /// stopped, the discovery writes nothing.
+    #[pyo3(
+        signature = (name_or_id, depth=Some(1), *, progress=None),
+        text_signature = "(self, /, name_or_id, depth=1, *, progress=None)"
+    )]
     fn discover(
         &self,
         py: Python<'_>,
@@ -222,29 +302,38 @@ impl NativeRegistry {
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let depth = depth.map_or(Depth::All, Depth::Levels);
-        self.run_watched(py, progress, move |r, cb| {
+        let report = self.run_watched(py, progress, move |r, cb| {
             r.discover_with(&key(&name_or_id)?, depth, &mut |p| {
                 cb.report(p.visited, p.found)
             })
-        })
+        })?;
+        to_py(py, &report)
     }
 
-    #[pyo3(signature = (names_or_ids, progress=None))]
+    /// Refresh the resources named (none: every resource someone registered) and what lies below them.
+    ///
+    /// `progress(checked, changed)` is called after each resource;
+    /// stopped, what was refreshed stays refreshed (each resource is its
+    /// own transaction) and nothing further is checked.
+    #[pyo3(signature = (*names_or_ids, progress=None))]
     fn refresh(
         &self,
         py: Python<'_>,
-        names_or_ids: Vec<String>,
+        names_or_ids: &Bound<'_, PyTuple>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        self.run_watched(py, progress, move |r, cb| {
-            let keys = names_or_ids
+        let names: Vec<String> = names_or_ids.extract()?;
+        let report = self.run_watched(py, progress, move |r, cb| {
+            let keys = names
                 .iter()
                 .map(|k| key(k))
                 .collect::<Result<Vec<_>, _>>()?;
             r.refresh_with(&keys, &mut |p| cb.report(p.checked, p.changed))
-        })
+        })?;
+        to_py(py, &report)
     }
 
+    /// The handler's description of a resource, or of one file in it.
     #[pyo3(signature = (name_or_id, file=None))]
     fn inspect(
         &self,
@@ -257,22 +346,26 @@ impl NativeRegistry {
 
     // ---- links ----
 
+    /// Link `child` below `parent`; answers the link.
     fn link_child(&self, py: Python<'_>, parent: String, child: String) -> PyResult<Py<PyAny>> {
         self.run(py, |r| r.link_child(&key(&parent)?, &key(&child)?))
     }
 
+    /// Remove the link `parent` → `child` (both resources stay).
     fn unlink_child(&self, py: Python<'_>, parent: String, child: String) -> PyResult<()> {
-        py.detach(|| {
-            self.pool
-                .with(|r| r.unlink_child(&key(&parent)?, &key(&child)?))
-        })
-        .map_err(to_py_err)
+        self.call(py, |r| r.unlink_child(&key(&parent)?, &key(&child)?))
     }
 
+    /// The direct children of a resource.
     fn get_children(&self, py: Python<'_>, name_or_id: String) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| r.get_children(&key(&name_or_id)?))
+        self.run_objects(py, Object::Resource, |r| r.get_children(&key(&name_or_id)?))
     }
 
+    /// The tree below a resource, `depth` links deep (all when `None`).
+    ///
+    /// With `type_filter`, only the paths to resources of that type (or
+    /// its subtypes). A tree deeper than 60 links is refused
+    /// (`InvalidArgumentsError` naming the bound): ask for `depth`.
     #[pyo3(signature = (name_or_id, depth=None, type_filter=None))]
     fn get_resource_tree(
         &self,
@@ -286,21 +379,25 @@ impl NativeRegistry {
         })
     }
 
-    /// The graph below a resource: its view (`format` `json`) or the
-    /// drawing (`dot`, `mermaid`, `svg`) as text.
+    /// The DAG below a resource, as `agents resource graph` draws it.
+    ///
+    /// `format="json"`: the view (`root`, `nodes`, `edges`, `folded`);
+    /// `"dot"`, `"mermaid"` or `"svg"`: the drawing as text. Past
+    /// `max_children` per resource or `max_nodes` in all, what is not
+    /// drawn is folded into a "+N more" of its parent.
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (name_or_id, format, depth, type_filter, max_children, max_nodes))]
+    #[pyo3(signature = (name_or_id, *, format="json", depth=None, type_filter=None, max_children=12, max_nodes=150))]
     fn graph(
         &self,
         py: Python<'_>,
         name_or_id: String,
-        format: String,
+        format: &str,
         depth: Option<u32>,
         type_filter: Option<String>,
         max_children: usize,
         max_nodes: usize,
     ) -> PyResult<Py<PyAny>> {
-        let render: Option<fn(&resource_host::graph::GraphView) -> String> = match format.as_str() {
+        let render: Option<fn(&resource_host::graph::GraphView) -> String> = match format {
             "json" => None,
             "dot" => Some(resource_host::graph::dot::render),
             "mermaid" => Some(resource_host::graph::mermaid::render),
@@ -317,9 +414,7 @@ impl NativeRegistry {
             max_children,
             max_nodes,
         };
-        let view = py
-            .detach(|| self.pool.with(|r| r.graph(&key(&name_or_id)?, &options)))
-            .map_err(to_py_err)?;
+        let view = self.call(py, |r| r.graph(&key(&name_or_id)?, &options))?;
         match render {
             None => to_py(py, &view),
             Some(render) => Ok(render(&view).into_pyobject(py)?.into_any().unbind()),
@@ -328,7 +423,8 @@ impl NativeRegistry {
 
     // ---- plugins ----
 
-    #[pyo3(signature = (path, module=None, replace=false))]
+    /// Add the WebAssembly component at `path` to the plugin store.
+    #[pyo3(signature = (path, *, module=None, replace=false))]
     fn add_plugin(
         &self,
         py: Python<'_>,
@@ -345,7 +441,11 @@ impl NativeRegistry {
         self.run(py, move |r| r.add_plugin(&path, options))
     }
 
-    #[pyo3(signature = (reference, allow_unsigned=false, replace=false))]
+    /// Install a plugin (and the types it carries) from an OCI registry
+    /// (`HOST[:PORT]/REPOSITORY:TAG`, `…@sha256:DIGEST`) or an OCI layout
+    /// (`oci-layout:DIR:TAG`); refused without a publisher signature a
+    /// trusted key verifies unless `allow_unsigned`.
+    #[pyo3(signature = (reference, *, allow_unsigned=false, replace=false))]
     fn install_plugin(
         &self,
         py: Python<'_>,
@@ -359,12 +459,14 @@ impl NativeRegistry {
         self.run(py, move |r| r.install_plugin(options))
     }
 
+    /// The built-in modules, then the added ones.
     fn list_plugins(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.run(py, |r| r.list_plugins())
     }
 
     // ---- sandboxes ----
 
+    /// Make a sandbox of a resource (`strategy`: else the resource's, else its type's).
     #[pyo3(signature = (name_or_id, strategy=None))]
     fn create_sandbox(
         &self,
@@ -372,19 +474,11 @@ impl NativeRegistry {
         name_or_id: String,
         strategy: Option<String>,
     ) -> PyResult<Py<PyAny>> {
-        let strategy = match strategy {
-            Some(s) => Some(SandboxStrategy::parse(&s).ok_or_else(|| {
-                let all: Vec<&str> = SandboxStrategy::ALL.iter().map(|s| s.as_str()).collect();
-                invalid(format!(
-                    "{s:?} is not a sandbox strategy; use one of {}",
-                    all.join(", ")
-                ))
-            })?),
-            None => None,
-        };
+        let strategy = strategy.as_deref().map(self::strategy).transpose()?;
         self.run(py, move |r| r.create_sandbox(&key(&name_or_id)?, strategy))
     }
 
+    /// Every sandbox, or one resource's, oldest first.
     #[pyo3(signature = (name_or_id=None))]
     fn list_sandboxes(&self, py: Python<'_>, name_or_id: Option<String>) -> PyResult<Py<PyAny>> {
         self.run(py, move |r| {
@@ -393,10 +487,12 @@ impl NativeRegistry {
         })
     }
 
+    /// One sandbox and its checkpoints.
     fn show_sandbox(&self, py: Python<'_>, sandbox_id: String) -> PyResult<Py<PyAny>> {
         self.run(py, |r| r.show_sandbox(self::sandbox_id(&sandbox_id)?))
     }
 
+    /// Record the working copy's whole state as the next checkpoint.
     #[pyo3(signature = (sandbox_id, label=None))]
     fn checkpoint_sandbox(
         &self,
@@ -409,6 +505,7 @@ impl NativeRegistry {
         })
     }
 
+    /// Bring the working copy back to a checkpoint (number or label; default the latest).
     #[pyo3(signature = (sandbox_id, to=None))]
     fn rollback_sandbox(
         &self,
@@ -421,19 +518,29 @@ impl NativeRegistry {
         })
     }
 
+    /// What changed in the sandbox against the original.
     fn diff_sandbox(&self, py: Python<'_>, sandbox_id: String) -> PyResult<Py<PyAny>> {
         self.run(py, |r| r.diff_sandbox(self::sandbox_id(&sandbox_id)?))
     }
 
+    /// Promote the sandbox's changes to the original, all or nothing.
     fn apply_sandbox(&self, py: Python<'_>, sandbox_id: String) -> PyResult<Py<PyAny>> {
         self.run(py, |r| r.apply_sandbox(self::sandbox_id(&sandbox_id)?))
     }
 
+    /// Remove everything the sandbox made, and its rows.
     fn destroy_sandbox(&self, py: Python<'_>, sandbox_id: String) -> PyResult<Py<PyAny>> {
         self.run(py, |r| r.destroy_sandbox(self::sandbox_id(&sandbox_id)?))
     }
 
-    #[pyo3(signature = (sandbox_id, input_timeout=None, max_growth_bytes=None))]
+    /// Hold a `transaction_rollback` sandbox: its connection, inside its transaction.
+    ///
+    /// Use it as a context manager (`with reg.open_transaction(sid) as
+    /// txn:`); leaving the block without `txn.apply()` rolls everything
+    /// back, whether or not an exception is propagating. `input_timeout`
+    /// (seconds per `execute`) and `max_growth_bytes` bound the session
+    /// (defaults 60 s, 1 GiB).
+    #[pyo3(signature = (sandbox_id, *, input_timeout=None, max_growth_bytes=None))]
     fn open_transaction(
         &self,
         py: Python<'_>,
@@ -449,17 +556,19 @@ impl NativeRegistry {
         if let Some(bytes) = max_growth_bytes {
             limits.max_growth_bytes = bytes;
         }
-        let txn = py
-            .detach(|| {
-                self.pool
-                    .with(|r| r.open_transaction_with(self::sandbox_id(&sandbox_id)?, limits))
-            })
-            .map_err(to_py_err)?;
+        let txn = self.call(py, |r| {
+            r.open_transaction_with(self::sandbox_id(&sandbox_id)?, limits)
+        })?;
         Ok(NativeTransaction::new(txn))
     }
 
     // ---- environments ----
 
+    /// Where a tool acting on a resource runs, and which level decided.
+    ///
+    /// `tool`: what the tool asks for — `required:container`,
+    /// `preferred:container`, `specific:NAME`, or `None`. Nothing is
+    /// built or started.
     #[pyo3(signature = (name_or_id, plan=None, tool=None))]
     fn resolve_environment(
         &self,
@@ -479,20 +588,31 @@ impl NativeRegistry {
 
     // ---- moving data ----
 
-    /// The registry document as JSON text.
-    fn export_document(&self, py: Python<'_>, with_plugins: bool) -> PyResult<String> {
+    /// Everything worth moving, as one document (`with_plugins`: each component embedded).
+    #[pyo3(signature = (*, with_plugins=false))]
+    fn export_document(&self, py: Python<'_>, with_plugins: bool) -> PyResult<Py<PyAny>> {
         let options = if with_plugins {
             ExportOptions::with_plugins()
         } else {
             ExportOptions::default()
         };
-        py.detach(|| self.pool.with(|r| r.export_document(options)))
-            .map(|doc| doc.to_json())
-            .map_err(to_py_err)
+        self.run(py, |r| r.export_document(options))
     }
 
-    /// Import a document given as JSON or YAML text.
-    fn import_document(&self, py: Python<'_>, text: String, dry_run: bool) -> PyResult<Py<PyAny>> {
+    /// Import a document (a dict, or JSON/YAML text); `dry_run` checks and writes nothing.
+    #[pyo3(signature = (document, *, dry_run=false))]
+    fn import_document(
+        &self,
+        py: Python<'_>,
+        document: &Bound<'_, PyAny>,
+        dry_run: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let text: String = if document.is_instance_of::<PyString>() {
+            document.extract()?
+        } else {
+            let json = py.import("json")?;
+            json.call_method1("dumps", (document,))?.extract()?
+        };
         let options = if dry_run {
             ImportOptions::dry_run()
         } else {
@@ -504,6 +624,7 @@ impl NativeRegistry {
         })
     }
 
+    /// Which backend, where, which schema, how much.
     fn info(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.run(py, |r| r.info())
     }

@@ -1,8 +1,9 @@
-//! `resource_host._native.Transaction`: a held `transaction_rollback`
-//! sandbox (`Registry::open_transaction`), its one connection inside its
-//! transaction for as long as the Python object holds it. Every call runs
+//! `resource_host.Transaction`: a held `transaction_rollback` sandbox
+//! (`Registry.open_transaction`), its one connection inside its
+//! transaction for as long as the Python object holds it, and a context
+//! manager whose exit rolls back what was not applied. Every call runs
 //! with the GIL released; once applied or discarded the object refuses
-//! further work. The package's `Transaction` makes it a context manager.
+//! further work.
 
 use crate::convert::to_py;
 use crate::errors::{invalid, sandbox_failed};
@@ -10,7 +11,12 @@ use pyo3::prelude::*;
 use resource_host::sandbox::{SandboxError, SqliteTransaction, TxnCheckpoint};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-#[pyclass(frozen, module = "resource_host._native", name = "Transaction")]
+/// A held `transaction_rollback` sandbox (see `Registry.open_transaction`).
+///
+/// SQL runs inside the sandbox's transaction; statements that would end
+/// or escape it (`COMMIT`, `ATTACH`, …) are refused. Other writers wait
+/// for the database's lock while it is held; readers see committed data.
+#[pyclass(frozen, module = "resource_host", name = "Transaction")]
 #[derive(Debug)]
 pub struct NativeTransaction {
     /// `None` once applied or discarded.
@@ -55,6 +61,24 @@ fn ended() -> PyErr {
 
 #[pymethods]
 impl NativeTransaction {
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// Leaving the block rolls back what was not applied.
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<()> {
+        self.discard(py)
+    }
+
+    fn __repr__(&self) -> &'static str {
+        if self.is_open() {
+            "<Transaction open>"
+        } else {
+            "<Transaction ended>"
+        }
+    }
+
     /// Whether the transaction is still open.
     #[getter]
     fn is_open(&self) -> bool {
@@ -63,16 +87,20 @@ impl NativeTransaction {
             .is_some_and(SqliteTransaction::is_open)
     }
 
+    /// Run one input of SQL (all or nothing); one outcome per statement:
+    /// `{"Rows": {"columns", "rows", "truncated"}}` or `{"Changed": n}`.
     fn execute(&self, py: Python<'_>, sql: String) -> PyResult<Py<PyAny>> {
         let outcomes = self.with(py, |t| t.execute(&sql))?;
         to_py(py, &outcomes)
     }
 
+    /// Record a checkpoint (a savepoint); answers its name.
     #[pyo3(signature = (label=None))]
     fn checkpoint(&self, py: Python<'_>, label: Option<String>) -> PyResult<String> {
         self.with(py, |t| t.checkpoint(label.as_deref()))
     }
 
+    /// The checkpoints so far: `name` and `label` of each.
     fn checkpoints(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let views = self.with(py, |t| {
             Ok(t.checkpoints()
@@ -83,18 +111,20 @@ impl NativeTransaction {
         to_py(py, &views)
     }
 
+    /// Back to a checkpoint (its name or label; default the latest).
     #[pyo3(signature = (to=None))]
     fn rollback(&self, py: Python<'_>, to: Option<String>) -> PyResult<Py<PyAny>> {
         let checkpoint = self.with(py, |t| t.rollback(to.as_deref()))?;
         to_py(py, &checkpoint_view(&checkpoint))
     }
 
+    /// What the transaction changed so far: rows per table and schema changes.
     fn changes(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let changes = self.with(py, |t| t.changes())?;
         to_py(py, &changes)
     }
 
-    /// Commit the transaction to the database and end it.
+    /// Commit to the database and end the transaction; answers what it changed.
     fn apply(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let outcome = py.detach(|| {
             let mut guard = self.locked();

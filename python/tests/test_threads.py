@@ -35,21 +35,20 @@ def test_one_registry_serves_eight_threads_at_once(reg, tmp_path):
     ]
 
 
-class _Watched:
-    """The native registry, telling when its register_resource call is under way."""
+class _Watched(resource_host.Registry):
+    """A registry telling when its register_resource call is under way (after watch())."""
 
-    def __init__(self, native):
-        self._inner = native
+    def watch(self):
         self.entered = threading.Event()
         self.returned = False
+        return self
 
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
-
-    def register_resource(self, *args):
+    def register_resource(self, *args, **kwargs):
+        if not hasattr(self, "entered"):
+            return super().register_resource(*args, **kwargs)
         self.entered.set()
         try:
-            return self._inner.register_resource(*args)
+            return super().register_resource(*args, **kwargs)
         finally:
             self.returned = True
 
@@ -60,7 +59,7 @@ def test_other_threads_run_registry_calls_while_a_handler_runs(home, tmp_path, f
     # that call is under way. Were the GIL held (or the registry locked)
     # during the call, none could complete until it ended: the main thread
     # gets the GIL back from the sleeper only when the call returns.
-    reg = resource_host.Registry(home=home, handler_timeout=3)
+    reg = _Watched(home=home, handler_timeout=3)
     reg.add_plugin(wasm("faulty.wasm"))
     yaml = tmp_path / "sleep.yaml"
     yaml.write_text(
@@ -70,8 +69,7 @@ def test_other_threads_run_registry_calls_while_a_handler_runs(home, tmp_path, f
     )
     reg.register_type(yaml)
     reg.register_resource("fs-directory", name="local/folder", location=folder)
-    watched = _Watched(reg._native)
-    reg._native = watched
+    watched = reg.watch()
     outcome = {}
 
     def slow():
