@@ -148,8 +148,9 @@ fn every_resource_tool_answers_its_view_and_refuses_with_a_kind() {
 }
 
 /// Every tool `--allow-admin` lists is called once and answers, and each
-/// answer fits the output schema the tool lists (the client checks every
-/// answer; a listed tool the scenario does not call fails it). Installing
+/// answer fits the output schema the tool lists (the Python client checks
+/// it with jsonschema, the TypeScript SDK by itself; a listed tool the
+/// scenario does not call fails it). Installing
 /// needs a signed plugin in a registry: the test registry's, as in
 /// `plugin_registry`, or the test says SKIPPED.
 #[test]
@@ -184,29 +185,27 @@ fn every_tool_answers_what_its_output_schema_says() {
             "team",
         ])
         .ok();
-    let mut env = Env::new();
     let public = key["public_key"].as_str().unwrap();
     let prefix = repository.rsplit_once('/').unwrap().0;
-    env.run(&["plugin", "key", "trust", public, "--for", prefix])
-        .ok();
-    env.vars
-        .push(("AGENTS_TEST_PLUGIN".into(), format!("{repository}:0.1.0")));
-    tree(&env);
-    env.write("acme-dir.yaml", "name: acme/dir\nresource_kind: physical\n");
-    std::fs::copy(common::wasm("faulty.wasm"), env.path("faulty.wasm")).unwrap();
-    Env::new()
-        .run(&[
-            "registry",
-            "export",
-            "--out",
-            env.path("export.json").to_str().unwrap(),
-        ])
-        .ok();
-    let Some(seen) = scenario(&env, "outputs", "legacy") else {
-        return;
-    };
-    assert_eq!(seen["installed"], "myteam.python", "{seen}");
-    assert!(seen["checked"].as_array().unwrap().len() >= 27, "{seen}");
+    for mode in ["legacy", "ts"] {
+        let mut env = Env::new();
+        env.run(&["plugin", "key", "trust", public, "--for", prefix])
+            .ok();
+        env.vars
+            .push(("AGENTS_TEST_PLUGIN".into(), format!("{repository}:0.1.0")));
+        tree(&env);
+        env.write("acme-dir.yaml", "name: acme/dir\nresource_kind: physical\n");
+        std::fs::copy(common::wasm("faulty.wasm"), env.path("faulty.wasm")).unwrap();
+        let export = env.path("export.json");
+        Env::new()
+            .run(&["registry", "export", "--out", export.to_str().unwrap()])
+            .ok();
+        let Some(seen) = scenario(&env, "outputs", mode) else {
+            return;
+        };
+        assert_eq!(seen["installed"], "myteam.python", "{seen}");
+        assert!(seen["checked"].as_array().unwrap().len() >= 27, "{seen}");
+    }
 }
 
 #[test]
