@@ -295,3 +295,35 @@ fn summary(r: &resource_host::model::Resource) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_tool_is_listed_once_with_a_description_and_strict_arguments() {
+        let tools = catalogue();
+        let mut names: Vec<&str> = tools.iter().map(|t| t.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), tools.len(), "a tool name is listed twice");
+        for tool in &tools {
+            assert!(
+                !tool.description.is_empty(),
+                "{} has no description",
+                tool.name
+            );
+            assert_eq!(tool.input["type"], "object", "{}", tool.name);
+            assert_eq!(tool.input["additionalProperties"], false, "{}", tool.name);
+        }
+    }
+
+    #[test]
+    fn an_optional_argument_is_absent_not_null() {
+        let (_, input) = input_schema::<reading::ListResources>();
+        assert_eq!(input["properties"]["type"]["type"], "string");
+        assert_eq!(input["properties"]["limit"]["type"], "integer");
+        assert_eq!(input["properties"]["limit"]["minimum"], 1);
+        assert_eq!(input["required"], serde_json::json!([]));
+    }
+}
