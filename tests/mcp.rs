@@ -147,6 +147,67 @@ fn every_resource_tool_answers_its_view_and_refuses_with_a_kind() {
     }
 }
 
+/// Every tool `--allow-admin` lists is called once and answers, and each
+/// answer fits the output schema the tool lists (the Python client checks
+/// it with jsonschema, the TypeScript SDK by itself; a listed tool the
+/// scenario does not call fails it). Installing
+/// needs a signed plugin in a registry: the test registry's, as in
+/// `plugin_registry`, or the test says SKIPPED.
+#[test]
+fn every_tool_answers_what_its_output_schema_says() {
+    let Some(registry) = std::env::var("AGENTS_TEST_REGISTRY")
+        .ok()
+        .filter(|r| !r.is_empty())
+    else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "needs a registry: eval \"$(scripts/test-registry.sh start)\""
+        );
+        common::skipped(
+            "every tool's output schema",
+            "no test registry; eval \"$(scripts/test-registry.sh start)\" runs it",
+        );
+        return;
+    };
+    let publisher = Env::new();
+    let key = publisher
+        .run(&["plugin", "key", "new", "team", "-o", "json"])
+        .json();
+    let repository = format!("{registry}/mcp-outputs-{}/example", std::process::id());
+    let example = common::wasm("python_package.wasm");
+    publisher
+        .run(&[
+            "plugin",
+            "push",
+            example.to_str().unwrap(),
+            &repository,
+            "--sign",
+            "team",
+        ])
+        .ok();
+    let public = key["public_key"].as_str().unwrap();
+    let prefix = repository.rsplit_once('/').unwrap().0;
+    for mode in ["legacy", "ts"] {
+        let mut env = Env::new();
+        env.run(&["plugin", "key", "trust", public, "--for", prefix])
+            .ok();
+        env.vars
+            .push(("AGENTS_TEST_PLUGIN".into(), format!("{repository}:0.1.0")));
+        tree(&env);
+        env.write("acme-dir.yaml", "name: acme/dir\nresource_kind: physical\n");
+        std::fs::copy(common::wasm("faulty.wasm"), env.path("faulty.wasm")).unwrap();
+        let export = env.path("export.json");
+        Env::new()
+            .run(&["registry", "export", "--out", export.to_str().unwrap()])
+            .ok();
+        let Some(seen) = scenario(&env, "outputs", mode) else {
+            return;
+        };
+        assert_eq!(seen["installed"], "myteam.python", "{seen}");
+        assert!(seen["checked"].as_array().unwrap().len() >= 27, "{seen}");
+    }
+}
+
 #[test]
 fn a_sandbox_round_trip_over_mcp() {
     for mode in ["legacy", "auto", "ts"] {

@@ -461,6 +461,53 @@ const scenarios = {
     await client.close();
     return seen;
   },
+
+  // Every tool tools/list names, called once; the SDK checks each answer
+  // against the tool's output schema (it throws for one that does not
+  // fit), and a listed tool this does not call fails it.
+  async outputs(agents, home, fixtures) {
+    const { client, tools } = await connect(agents, home, ["--allow-admin"]);
+    const answered = new Set();
+    const answer = async (name, args = {}) => {
+      const value = ok(await call(client, name, args));
+      answered.add(name);
+      return value;
+    };
+    await answer("list_types");
+    await answer("show_type", { name: "fs-directory" });
+    await answer("register_resource", { type: "fs-directory", name: "local/tree", args: { path: join(fixtures, "tree") } });
+    await answer("register_resource", { type: "fs-directory", name: "local/other", args: { path: join(fixtures, "other") } });
+    await answer("list_resources");
+    await answer("show_resource", { name_or_id: "local/tree" });
+    await answer("resource_tree", { name_or_id: "local/tree" });
+    await answer("link_child", { parent: "local/tree", child: "local/other" });
+    await answer("unlink_child", { parent: "local/tree", child: "local/other" });
+    await answer("discover", { name_or_id: "local/tree" });
+    await answer("refresh");
+    await answer("inspect", { name_or_id: "local/tree" });
+    await answer("resolve_environment", { resource: "local/tree" });
+    await answer("remove_resource", { name_or_id: "local/other" });
+    const box = await answer("sandbox_create", { resource: "local/tree", strategy: "copy_on_write" });
+    const sid = { id: box.sandbox_id };
+    await answer("sandbox_list");
+    await answer("sandbox_show", sid);
+    writeFileSync(join(box.workdir, "a.txt"), "changed\n");
+    await answer("sandbox_checkpoint", { ...sid, label: "one" });
+    await answer("sandbox_rollback", sid);
+    await answer("sandbox_diff", sid);
+    await answer("sandbox_apply", sid);
+    await answer("sandbox_destroy", sid);
+    await answer("type_add", { path: join(fixtures, "acme-dir.yaml") });
+    await answer("type_remove", { name: "acme/dir" });
+    const added = await answer("plugin_add", { path: join(fixtures, "faulty.wasm") });
+    await answer("plugin_remove", { module: added.module });
+    const installed = await answer("plugin_install", { reference: process.env.AGENTS_TEST_PLUGIN });
+    await answer("registry_import", { path: join(fixtures, "export.json") });
+    const missing = tools.map((t) => t.name).filter((name) => !answered.has(name));
+    assert.deepEqual(missing, [], `tools whose answers this scenario does not check: ${missing}`);
+    await client.close();
+    return { installed: installed.plugin.module, checked: [...answered].sort() };
+  },
 };
 
 // A value of another JSON type than `schema` names.

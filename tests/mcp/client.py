@@ -544,8 +544,54 @@ async def pages(agents, home, fixtures, mode):
     print(json.dumps(seen))
 
 
+async def outputs(agents, home, fixtures, mode):
+    """Every tool tools/list names is called once and answers; `call` checks
+    each answer against the output schema the tool lists, and a listed tool
+    this does not call fails it (a new tool needs its call here)."""
+    seen = {}
+    async with Client(server(agents, home, "--allow-admin"), mode=mode) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        ok(await call(client, "list_types"))
+        ok(await call(client, "show_type", {"name": "fs-directory"}))
+        await register(client, "fs-directory", "local/tree", os.path.join(fixtures, "tree"))
+        await register(client, "fs-directory", "local/other", os.path.join(fixtures, "other"))
+        ok(await call(client, "list_resources"))
+        ok(await call(client, "show_resource", {"name_or_id": "local/tree"}))
+        ok(await call(client, "resource_tree", {"name_or_id": "local/tree"}))
+        ok(await call(client, "link_child", {"parent": "local/tree", "child": "local/other"}))
+        ok(await call(client, "unlink_child", {"parent": "local/tree", "child": "local/other"}))
+        ok(await call(client, "discover", {"name_or_id": "local/tree"}))
+        ok(await call(client, "refresh"))
+        ok(await call(client, "inspect", {"name_or_id": "local/tree"}))
+        ok(await call(client, "resolve_environment", {"resource": "local/tree"}))
+        ok(await call(client, "remove_resource", {"name_or_id": "local/other"}))
+        box = ok(await call(client, "sandbox_create",
+                            {"resource": "local/tree", "strategy": "copy_on_write"}))
+        sid = {"id": box["sandbox_id"]}
+        ok(await call(client, "sandbox_list"))
+        ok(await call(client, "sandbox_show", sid))
+        with open(os.path.join(box["workdir"], "a.txt"), "w") as f:
+            f.write("changed\n")
+        ok(await call(client, "sandbox_checkpoint", {**sid, "label": "one"}))
+        ok(await call(client, "sandbox_rollback", sid))
+        ok(await call(client, "sandbox_diff", sid))
+        ok(await call(client, "sandbox_apply", sid))
+        ok(await call(client, "sandbox_destroy", sid))
+        ok(await call(client, "type_add", {"path": os.path.join(fixtures, "acme-dir.yaml")}))
+        ok(await call(client, "type_remove", {"name": "acme/dir"}))
+        added = ok(await call(client, "plugin_add", {"path": os.path.join(fixtures, "faulty.wasm")}))
+        ok(await call(client, "plugin_remove", {"module": added["module"]}))
+        installed = ok(await call(client, "plugin_install", {"reference": os.environ["AGENTS_TEST_PLUGIN"]}))
+        seen["installed"] = installed["plugin"]["module"]
+        ok(await call(client, "registry_import", {"path": os.path.join(fixtures, "export.json")}))
+        missing = names - CHECKED
+        assert not missing, f"tools whose answers this scenario does not check: {sorted(missing)}"
+        seen["checked"] = sorted(CHECKED)
+    print(json.dumps(seen))
+
+
 SCENARIOS = {f.__name__: f for f in [pages, tools, sandbox, resources, subscribe, watch, read_only, untrusted,
-                                     cancel, strict, roots, client_roots]}
+                                     cancel, strict, roots, client_roots, outputs]}
 
 if __name__ == "__main__":
     scenario, agents, home, fixtures = sys.argv[1:5]

@@ -1,40 +1,36 @@
 //! The one home of "do these arguments fit the tool's input schema":
 //! every `tools/call` is checked here, against the very schema
-//! `tools/list` shows for the tool (the catalogue's own, built by
-//! [`super::schema`]; `register_resource`'s from the types' `cli_args`),
+//! `tools/list` shows for the tool (derived from its arguments' type by
+//! [`super::tools`]; `register_resource`'s from the types' `cli_args`),
 //! before the tool does anything. A misspelt argument is refused, never
 //! ignored: `remove_resource {"dryRun": true}` would otherwise remove.
+//! Checking the schema rather than relying on deserialisation is what
+//! lets each refusal name the argument, what was expected and the
+//! arguments there are, in the same words for every tool.
 //!
 //! The schemas are ours, so this reads the part of JSON Schema they use:
 //! `type`, `properties`, `required`, `additionalProperties: false`,
 //! `items`, `enum`, `const`, `minimum`, and `anyOf` branches told apart by
 //! a `const` property (registration's one branch per type). A keyword it
-//! does not know is a bug in the catalogue, not a reason to let a value
+//! does not know is a bug in a tool's type, not a reason to let a value
 //! through: the tests walk every tool's schema for such keywords
 //! (`KNOWN_KEYWORDS` in the tests).
 //!
 //! Every refusal is of kind `invalid_arguments` and names the argument,
 //! what was expected, and (for an unknown one) the arguments there are.
 
-use super::catalogue::{self, Spec};
 use super::kinds::Refusal;
+use super::tools::Entry;
 use resource_host::registry::Registry;
 use serde_json::{Map, Value};
 
-/// Check a call's arguments against the schema its tool lists. The
-/// server's catalogue leaves `register_resource`'s schema out (it depends
-/// on the types); it is built here from the types as they are now, as
-/// `tools/list` builds it.
+/// Check a call's arguments against the schema its tool lists now.
 pub fn check_call(
     registry: &Registry,
-    spec: &Spec,
+    tool: &Entry,
     args: &Map<String, Value>,
 ) -> Result<(), Refusal> {
-    if spec.input.is_null() {
-        let listed = catalogue::registration(registry)?;
-        return check(spec.name, &listed, args);
-    }
-    check(spec.name, &spec.input, args)
+    check(tool.name, &tool.input(registry)?, args)
 }
 
 /// Check `args` of tool `tool` against its input `schema`.
@@ -304,8 +300,9 @@ mod tests {
         }
     }
 
-    /// The catalogue with a registration schema of two types.
-    fn specs() -> Vec<Spec> {
+    /// Every tool's name and input schema, with a registration schema
+    /// of two types.
+    fn specs() -> Vec<(&'static str, Value)> {
         let forms = [
             form("fs-directory", vec![flag("path", ArgType::Path, true)]),
             form(
@@ -317,23 +314,30 @@ mod tests {
                 ],
             ),
         ];
-        catalogue::catalogue(super::super::schema::registration(&forms))
+        let registration = crate::cli::mcp::tools::registration(&forms);
+        crate::cli::mcp::tools::catalogue()
+            .into_iter()
+            .map(|tool| match tool.name {
+                "register_resource" => (tool.name, registration.clone()),
+                name => (name, tool.input_of_type().clone()),
+            })
+            .collect()
     }
 
-    fn spec(name: &str) -> Spec {
-        specs().into_iter().find(|s| s.name == name).unwrap()
+    fn spec(name: &str) -> Value {
+        specs().into_iter().find(|s| s.0 == name).unwrap().1
     }
 
     fn refused(tool: &str, args: Value) -> String {
         let spec = spec(tool);
-        let refusal = check(tool, &spec.input, args.as_object().unwrap()).unwrap_err();
+        let refusal = check(tool, &spec, args.as_object().unwrap()).unwrap_err();
         assert_eq!(refusal.kind, "invalid_arguments", "{}", refusal.message);
         refusal.message
     }
 
     fn accepted(tool: &str, args: Value) {
         let spec = spec(tool);
-        if let Err(r) = check(tool, &spec.input, args.as_object().unwrap()) {
+        if let Err(r) = check(tool, &spec, args.as_object().unwrap()) {
             panic!("{tool} {args} refused: {}", r.message);
         }
     }
@@ -363,14 +367,13 @@ mod tests {
 
     #[test]
     fn every_input_schema_uses_only_keywords_the_check_reads() {
-        for spec in specs() {
+        for (name, input) in specs() {
             let mut found = Vec::new();
-            keywords(&spec.input, &mut found);
+            keywords(&input, &mut found);
             for keyword in found {
                 assert!(
                     KNOWN_KEYWORDS.contains(&keyword.as_str()),
-                    "{}'s input schema uses {keyword}, which the argument check does not read",
-                    spec.name
+                    "{name}'s input schema uses {keyword}, which the argument check does not read"
                 );
             }
         }

@@ -28,13 +28,11 @@
 //! a cancelled request stops before the registry is written.
 
 mod arguments;
-mod catalogue;
 mod gate;
 mod kinds;
 mod pool;
 mod resources;
 mod roots;
-mod schema;
 mod server;
 mod tools;
 

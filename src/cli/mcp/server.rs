@@ -3,11 +3,10 @@
 
 use super::Mode;
 use super::arguments;
-use super::catalogue::{self, Access, Spec};
 use super::kinds::Refusal;
 use super::pool::Pool;
 use super::resources::{self, Subscriptions};
-use super::tools::{self, Args, Done, Progress};
+use super::tools::{self, Access, Done, Entry, Progress};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
@@ -22,9 +21,8 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Server {
     pool: Arc<Pool>,
-    /// Every tool (register_resource's schema left empty), built once:
-    /// each call looks its tool up here.
-    tools: Arc<Vec<Spec>>,
+    /// Every tool, built once: each call looks its tool up here.
+    tools: Arc<Vec<Entry>>,
     mode: Mode,
     subscriptions: Arc<Subscriptions>,
 }
@@ -34,7 +32,7 @@ pub struct Server {
 pub async fn serve(pool: Arc<Pool>, mode: Mode, watch: bool) -> std::io::Result<()> {
     let server = Server {
         pool,
-        tools: Arc::new(catalogue::catalogue(serde_json::Value::Null)),
+        tools: Arc::new(tools::catalogue()),
         mode,
         subscriptions: Arc::new(Subscriptions::default()),
     };
@@ -62,18 +60,19 @@ pub async fn serve(pool: Arc<Pool>, mode: Mode, watch: bool) -> std::io::Result<
 }
 
 impl Server {
-    /// `register_resource`'s schema from the addable types, then the
-    /// tools this server's mode serves.
-    async fn served_tools(&self) -> Result<Vec<Spec>, Refusal> {
-        let registration = self
-            .pool
-            .with(|registry| catalogue::registration(registry))
-            .await?;
-        let mode = self.mode;
-        Ok(catalogue::catalogue(registration)
-            .into_iter()
-            .filter(|spec| spec.served_in(mode))
-            .collect())
+    /// The tools this server's mode serves, with their schemas as they
+    /// are now (`register_resource`'s from the addable types).
+    async fn served_tools(&self) -> Result<Vec<rmcp::model::Tool>, Refusal> {
+        let (tools, mode) = (self.tools.clone(), self.mode);
+        self.pool
+            .with(move |registry| {
+                tools
+                    .iter()
+                    .filter(|tool| tool.served_in(mode))
+                    .map(|tool| Ok(tool.to_tool(tool.input(registry)?)))
+                    .collect()
+            })
+            .await
     }
 
     async fn run_tool(
@@ -82,14 +81,15 @@ impl Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let name = request.name.to_string();
-        let Some(spec) = self.tools.iter().find(|s| s.name == name) else {
+        let Some(index) = self.tools.iter().position(|t| t.name == name) else {
             return Err(ErrorData::invalid_params(
                 format!("no tool named {name:?}; tools/list names them"),
                 None,
             ));
         };
-        if !spec.served_in(self.mode) {
-            let why = match spec.access {
+        let tools = self.tools.clone();
+        if !tools[index].served_in(self.mode) {
+            let why = match tools[index].access {
                 Access::Admin => {
                     "it is an admin operation, served only when `agents mcp --allow-admin` started \
                      the server"
@@ -115,7 +115,6 @@ impl Server {
         let cancel = context.ct.clone();
         // The client's roots, once it answered (when it declares any).
         let roots = self.pool.scope().current(&context.peer).await;
-        let spec = spec.clone();
         // The answer is what happened: a cancelled discovery, registration
         // or refresh stops at its next handler call and says what stays
         // written; any other operation runs to its end (MCP lets a server
@@ -131,8 +130,9 @@ impl Server {
                         "the request was cancelled before it started; nothing was done",
                     ));
                 }
-                arguments::check_call(registry, &spec, &arguments)?;
-                tools::call(registry, &name, &Args(&arguments), &mut progress)
+                let tool = &tools[index];
+                arguments::check_call(registry, tool, &arguments)?;
+                tool.call(registry, arguments, &mut progress)
             })
             .await;
         match outcome {
@@ -258,10 +258,8 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let specs = self.served_tools().await.map_err(refused)?;
-        Ok(ListToolsResult::with_all_items(
-            specs.iter().map(Spec::to_tool).collect(),
-        ))
+        let tools = self.served_tools().await.map_err(refused)?;
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
