@@ -1,0 +1,118 @@
+//! Writing what an exploration found, in the caller's transaction —
+//! after checking that nothing it explored changed in between (else the
+//! caller explores again).
+
+use super::Findings;
+use crate::model::{Resource, ResourceId};
+use crate::registry::resources::register::insert_child;
+use crate::registry::resources::removal::what_goes;
+use crate::registry::types::type_set::TypeSet;
+use crate::registry::{RegistryError, ResourcesError};
+use crate::store::Writer;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// How many times a discovery or a refresh of one resource explores
+/// again when other processes keep changing what it explored.
+pub(in crate::registry) const ATTEMPTS: usize = 5;
+
+/// Refuse with [`ResourcesError::ChangedMeanwhile`] when a resource
+/// `findings` explored is gone or has other children than it had then:
+/// another process wrote there in between (say, the same discovery run
+/// twice at once), so what was found is no longer what to write. The
+/// caller explores again.
+fn check_unchanged(w: &Writer<'_>, findings: &Findings) -> Result<(), RegistryError> {
+    if findings.read.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<ResourceId> = findings.read.iter().map(|(id, _)| *id).collect();
+    let now = w.children_of_each(&ids)?;
+    for (id, then) in &findings.read {
+        if now.get(id) != Some(then) {
+            let resource = w
+                .resource_by_id(*id)?
+                .map_or_else(|| id.to_string(), |row| row.label());
+            return Err(ResourcesError::ChangedMeanwhile {
+                resource,
+                attempts: ATTEMPTS,
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// Write `findings` in the caller's transaction: vanished links first
+/// (and what only they kept), then new rows and their links, then what
+/// changed of the rest — after checking that what was explored is still
+/// as it was read. Answers the resources that went.
+pub(in crate::registry) fn apply(
+    w: &Writer<'_>,
+    types: &Arc<TypeSet>,
+    findings: &Findings,
+    now: &str,
+) -> Result<Vec<Resource>, RegistryError> {
+    check_unchanged(w, findings)?;
+    let mut orphans: Vec<ResourceId> = Vec::new();
+    let mut seen = HashSet::new();
+    for (parent, child) in &findings.vanished {
+        w.delete_link(*parent, *child)?;
+        if !w.is_kept(*child)? && seen.insert(*child) {
+            orphans.push(*child);
+        }
+    }
+    let (removed, _) = what_goes(w, types, &orphans)?;
+    // A vanished child someone has a sandbox of is not dropped behind
+    // their back: the whole rediscovery is refused, naming it.
+    let stranded = crate::registry::resources::removal::sandboxes_on(w, &removed)?;
+    if let Some(first) = stranded.first() {
+        let holder = w.sandbox(*first)?.map(|s| s.resource);
+        let resource = removed
+            .iter()
+            .find(|r| Some(r.resource_id) == holder)
+            .map_or_else(|| removed[0].label(), Resource::label);
+        return Err(RegistryError::HasSandboxes {
+            resource,
+            sandboxes: stranded,
+        });
+    }
+    // Nor one whose container the engine still holds (a `.devcontainer/`
+    // deleted while its container runs): it would be orphaned.
+    let held = crate::registry::resources::removal::containers_on(w, &removed)?;
+    if let Some((first, _)) = held.first() {
+        return Err(RegistryError::HasContainers {
+            resource: first.label(),
+            containers: held.into_iter().map(|(_, text)| text).collect(),
+        });
+    }
+    let gone: Vec<ResourceId> = removed.iter().map(|r| r.resource_id).collect();
+    w.delete_resources(&gone)?;
+    let mut inserter = w.resource_inserter()?;
+    for found in &findings.added {
+        insert_child(w, &mut inserter, found, now)?;
+    }
+    // What was found again is written only where it changed: a
+    // rediscovery of an unchanged tree reads, and writes nothing.
+    for kept in findings.kept.iter().filter(|k| k.changed()) {
+        if kept.first_explored {
+            w.mark_discovered(kept.id, now)?;
+        }
+        if kept.properties_changed {
+            w.update_resource_findings(
+                kept.id,
+                &kept.properties,
+                kept.content_hash.as_deref(),
+                now,
+            )?;
+        } else if kept.content_hash != kept.stored_hash {
+            w.update_resource_hash(kept.id, kept.content_hash.as_deref(), now)?;
+        }
+    }
+    if let Some((id, hash)) = &findings.root_rehashed {
+        w.update_resource_hash(*id, hash.as_deref(), now)?;
+    }
+    if let Some(id) = findings.root_first_explored {
+        w.mark_discovered(id, now)?;
+    }
+    Ok(removed)
+}
