@@ -6,15 +6,13 @@
 
 use super::add;
 use super::keeping;
+use super::output::LISTED;
 use super::output::{self, emit};
 use super::types;
 use super::{Context, Outcome};
 use resource_host::model::{Resource, ResourceKey};
 use resource_host::registry::{ContainerView, Depth, RemoveOptions};
 use resource_host::text::{escape_block, escape_line};
-
-/// Lines a discovery or refresh report lists for people (all in `-o json`).
-pub(super) const LISTED: usize = 40;
 
 pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
     match cmd {

@@ -1,14 +1,13 @@
-//! `Registry::resources_at`: which resources are located at a path or
+//! [`Registry::resources_at`](crate::registry::Registry::resources_at): which resources are located at a path or
 //! above it (`agents resource which PATH`), nearest first — the one home
 //! of the rule that picks among several at one location: the deepest in
 //! the DAG first (a checkout's `worktree` before the checkout, both at
 //! the checkout's root) — and of the row a location key names
 //! ([`row_at`], `show ./src`).
 
-use crate::model::{Resource, TypeName};
-use crate::registry::resources::lookup::assemble;
+use crate::model::TypeName;
 use crate::registry::types::type_set::TypeSet;
-use crate::registry::{Registry, RegistryError, ResourcesError};
+use crate::registry::{RegistryError, ResourcesError};
 use crate::store::{Reader, ResourceRow};
 use std::path::Path;
 
@@ -63,32 +62,22 @@ fn deepest_first(
     Ok(here)
 }
 
-/// The work of [`Registry::resources_at`].
-pub(in crate::registry) fn resources_at(
-    reg: &Registry,
+/// The rows located at `path` or one of its ancestors, nearest first;
+/// at one location, each before those it lies below (what
+/// [`Registry::resources_at`] assembles).
+pub(super) fn rows_at_or_above(
+    r: &Reader<'_>,
     path: &Path,
-) -> Result<Vec<Resource>, RegistryError> {
-    reg.store.read(|r| {
-        let types = reg.types.get(r)?;
-        let rows = r.resources(None)?;
-        let mut found = Vec::new();
-        for place in path.ancestors() {
-            let here: Vec<_> = rows
-                .iter()
-                .filter(|row| row.location.as_deref().map(Path::new) == Some(place))
-                .cloned()
-                .collect();
-            found.extend(deepest_first(r, here)?);
-        }
-        let (mut children, mut parents) =
-            r.links_of(&found.iter().map(|row| row.id).collect::<Vec<_>>())?;
-        found
-            .into_iter()
-            .map(|row| {
-                let p = parents.remove(&row.id).unwrap_or_default();
-                let c = children.remove(&row.id).unwrap_or_default();
-                assemble(&types, row, p, c)
-            })
-            .collect()
-    })
+) -> Result<Vec<ResourceRow>, RegistryError> {
+    let rows = r.resources(None)?;
+    let mut found = Vec::new();
+    for place in path.ancestors() {
+        let here: Vec<_> = rows
+            .iter()
+            .filter(|row| row.location.as_deref().map(Path::new) == Some(place))
+            .cloned()
+            .collect();
+        found.extend(deepest_first(r, here)?);
+    }
+    Ok(found)
 }

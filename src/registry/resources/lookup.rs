@@ -55,8 +55,17 @@ pub(in crate::registry) fn load_resources(
     types: &TypeSet,
     ids: &[ResourceId],
 ) -> Result<Vec<Resource>, RegistryError> {
-    let rows = r.resources_by_ids(ids)?;
-    let (mut children, mut parents) = r.links_of(ids)?;
+    assemble_rows(r, types, r.resources_by_ids(ids)?)
+}
+
+/// `rows`, each with its links, assembled (in the order given).
+pub(super) fn assemble_rows(
+    r: &Reader<'_>,
+    types: &TypeSet,
+    rows: Vec<ResourceRow>,
+) -> Result<Vec<Resource>, RegistryError> {
+    let ids: Vec<_> = rows.iter().map(|row| row.id).collect();
+    let (mut children, mut parents) = r.links_of(&ids)?;
     rows.into_iter()
         .map(|row| {
             let (p, c) = (

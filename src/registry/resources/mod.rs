@@ -74,7 +74,10 @@ impl Registry {
     /// `path` is compared as given: pass it absolute and canonical, as
     /// locations are stored.
     pub fn resources_at(&self, path: &Path) -> Result<Vec<Resource>, RegistryError> {
-        at_path::resources_at(self, path)
+        self.store.read(|r| {
+            let types = self.types.get(r)?;
+            lookup::assemble_rows(r, &types, at_path::rows_at_or_above(r, path)?)
+        })
     }
 
     /// The label of each of `ids` that exists, in id order (an id absent
