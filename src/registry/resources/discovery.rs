@@ -26,9 +26,9 @@
 //! subdirectories below the second level — are explored on demand
 //! (`agents resource discover NAME --depth N` or `--recursive`).
 
-use crate::model::{HandlerRef, PropertyMap, Resource, ResourceId, ResourceKey};
+use crate::model::{HandlerRef, PropertyMap, ResolvedType, Resource, ResourceId, ResourceKey};
+use crate::registry::resources::equivalence;
 use crate::registry::resources::lookup::{assemble, find_row, load_one};
-use crate::registry::resources::register::check_types_unchanged_for;
 use crate::registry::types::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, ResourcesError};
 use crate::store::ResourceRow;
@@ -124,6 +124,27 @@ pub(in crate::registry) struct Findings {
     pub read: Vec<(ResourceId, Vec<ResourceId>)>,
 }
 
+impl Findings {
+    /// Nothing to check or write: no child added, kept or gone, nothing
+    /// read below a stored resource, the root's hash and exploration as
+    /// stored (a registration whose handler found nothing).
+    fn writes_nothing(&self) -> bool {
+        self.added.is_empty()
+            && self.kept.is_empty()
+            && self.vanished.is_empty()
+            && self.read.is_empty()
+            && self.root_rehashed.is_none()
+            && self.root_first_explored.is_none()
+    }
+}
+
+/// Does a resource of `ty` live in local mode: rules to discover by, and
+/// no handler to run them (checked by the caller)?
+pub(in crate::registry) fn has_rules(ty: &ResolvedType) -> bool {
+    ty.discovery()
+        .is_some_and(|d| d.enabled && !d.rules.is_empty())
+}
+
 /// A stored resource found again: its fresh properties and hash, and
 /// whether they differ from the stored ones (only a change is written).
 #[derive(Debug)]
@@ -197,7 +218,7 @@ fn discover_once(
     let (row, properties_changed, findings) = match reg.handler_for(&ty)? {
         // Local mode: no handler, but rules — their placeholders as
         // the rules are now.
-        None if crate::registry::resources::register::has_rules(&ty) => {
+        None if has_rules(&ty) => {
             let findings = reg.placeholder_findings(&types, &ty, &row)?;
             (row, false, findings)
         }
@@ -221,24 +242,26 @@ fn discover_once(
     let cache = &reg.types;
     let (ids, clock) = (&reg.ids, &reg.clock);
     reg.store.write(|w| {
-        let current = cache.get(w)?;
-        check_types_unchanged_for(&current, &types, &findings.types, || {
-            format!("the rediscovery of {label}")
-        })?;
-        let removed = apply(w, &types, &findings, &now)?;
-        crate::registry::resources::equivalence::reconcile(
+        let hash = match &findings.root_rehashed {
+            Some((_, hash)) => hash.as_deref(),
+            None => row.content_hash.as_deref(),
+        };
+        let root = RootUpdate {
+            id: root_id,
+            changed: properties_changed.then_some((&row.properties, hash)),
+            clear_stale: false,
+        };
+        let removed = write_findings(
             w,
+            &cache.get(w)?,
             &types,
-            &|| ids.next_id(clock.now()),
+            &findings.types,
+            || format!("the rediscovery of {label}"),
+            &findings,
+            Some(root),
             &now,
         )?;
-        if properties_changed {
-            let hash = match &findings.root_rehashed {
-                Some((_, hash)) => hash.as_deref(),
-                None => row.content_hash.as_deref(),
-            };
-            w.update_resource_findings(root_id, &row.properties, hash, &now)?;
-        }
+        equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
         let fresh = find_row(w, &ResourceKey::Id(root_id))?;
         Ok(DiscoveryReport {
             resource: load_one(w, &types, fresh)?,
@@ -274,6 +297,6 @@ fn added_resources(types: &TypeSet, findings: &Findings) -> Result<Vec<Resource>
 mod apply;
 mod matching;
 mod visit;
-pub(in crate::registry) use apply::{ATTEMPTS, apply};
+pub(in crate::registry) use apply::{ATTEMPTS, RootUpdate, insert_new, write_findings};
 pub(in crate::registry) use matching::identity;
 pub(in crate::registry) use visit::RootHash;

@@ -31,9 +31,11 @@
 use crate::model::{PropertyMap, ResolvedType, ResourceId, ResourceKey};
 use crate::registry::ResourcesError;
 use crate::registry::plugins::handlers::Handler;
-use crate::registry::resources::discovery::{ATTEMPTS, Depth, Findings, RootHash, apply};
+use crate::registry::resources::discovery::{
+    ATTEMPTS, Depth, Findings, RootHash, RootUpdate, has_rules, write_findings,
+};
+use crate::registry::resources::equivalence;
 use crate::registry::resources::lookup::find_row;
-use crate::registry::resources::register::check_types_unchanged_for;
 use crate::registry::types::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, args};
 use crate::store::ResourceRow;
@@ -172,7 +174,7 @@ impl Registry {
     ) -> Result<Outcome, RegistryError> {
         let ty = types.resolve(&row.type_name)?;
         let Some(handler) = self.handler_for(&ty)? else {
-            return if crate::registry::resources::register::has_rules(&ty) {
+            return if has_rules(&ty) {
                 self.refresh_placeholders(types, &ty, row)
             } else {
                 Ok(Outcome::NoHandler)
@@ -221,28 +223,25 @@ impl Registry {
         let label = row.label();
         let (ids, clock) = (&self.ids, &self.clock);
         let removed = self.store.write(|w| {
-            let current = cache.get(w)?;
-            check_types_unchanged_for(
-                &current,
+            // `apply` wrote a changed root hash that `explore` saw; what
+            // this check found is written with the root.
+            let root = RootUpdate {
+                id: row.id,
+                changed: (properties_changed || hash != row.content_hash)
+                    .then_some((&properties, hash.as_deref())),
+                clear_stale: row.stale.is_some(),
+            };
+            let removed = write_findings(
+                w,
+                &cache.get(w)?,
                 types,
                 std::iter::once(&row.type_name).chain(&findings.types),
                 || format!("the refresh of {label}"),
-            )?;
-            let removed = apply(w, types, &findings, &now)?;
-            // `apply` wrote a changed root hash that `explore` saw; what
-            // this check found is written here.
-            if properties_changed || hash != row.content_hash {
-                w.update_resource_findings(row.id, &properties, hash.as_deref(), &now)?;
-            }
-            if row.stale.is_some() {
-                w.set_stale(row.id, None, &now)?;
-            }
-            crate::registry::resources::equivalence::reconcile(
-                w,
-                types,
-                &|| ids.next_id(clock.now()),
+                &findings,
+                Some(root),
                 &now,
             )?;
+            equivalence::reconcile(w, types, &|| ids.next_id(clock.now()), &now)?;
             Ok::<_, RegistryError>(removed)
         })?;
         let added = findings
@@ -282,20 +281,17 @@ impl Registry {
         let label = row.label();
         let (ids, clock) = (&self.ids, &self.clock);
         let removed = self.store.write(|w| {
-            let current = cache.get(w)?;
-            check_types_unchanged_for(
-                &current,
+            let removed = write_findings(
+                w,
+                &cache.get(w)?,
                 types,
                 std::iter::once(&row.type_name).chain(&findings.types),
                 || format!("the refresh of {label}"),
-            )?;
-            let removed = apply(w, types, &findings, &now)?;
-            crate::registry::resources::equivalence::reconcile(
-                w,
-                types,
-                &|| ids.next_id(clock.now()),
+                &findings,
+                None,
                 &now,
             )?;
+            equivalence::reconcile(w, types, &|| ids.next_id(clock.now()), &now)?;
             Ok::<_, RegistryError>(removed)
         })?;
         Ok(Outcome::Changed(

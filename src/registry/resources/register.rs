@@ -12,16 +12,16 @@
 //! nobody checked ([`RegistryError::Types(TypesError::TypesChanged)`]).
 
 use crate::model::{Resource, ResourceId, ResourceName, SandboxStrategy, TypeArgument, TypeName};
+use crate::registry::ResourcesError;
 use crate::registry::args::{self, CheckedArgs};
 use crate::registry::resources::discovery::{
-    Depth, DiscoveryProgress, Findings, Found, REGISTRATION_DEPTH, RootHash, apply,
+    Depth, DiscoveryProgress, Findings, REGISTRATION_DEPTH, RootHash, insert_new, write_findings,
 };
 use crate::registry::resources::equivalence;
 use crate::registry::resources::lookup::assemble;
 use crate::registry::types::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError};
-use crate::registry::{ResourcesError, TypesError};
-use crate::store::{ResourceInserter, ResourceRow, StoreError, Writer};
+use crate::store::{ResourceInserter, ResourceRow, Writer};
 use serde_json::Value;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -183,44 +183,12 @@ impl Stamp {
     }
 }
 
-/// Refuse the write when a type `p` was checked against has changed
-/// since (another process replaced or removed it while handlers ran).
-fn check_types_unchanged(current: &Arc<TypeSet>, p: &Prepared) -> Result<(), RegistryError> {
-    let relied_on = std::iter::once(&p.row.type_name).chain(&p.found.types);
-    check_types_unchanged_for(current, &p.types, relied_on, || {
-        format!("the registration of {}", p.row.label())
-    })
-}
-
-/// Refuse when one of `relied_on` resolves differently in `current` than
-/// in `then`, the set a check was made against.
-pub(in crate::registry) fn check_types_unchanged_for<'a>(
-    current: &Arc<TypeSet>,
-    then: &Arc<TypeSet>,
-    relied_on: impl IntoIterator<Item = &'a TypeName>,
-    what: impl FnOnce() -> String,
-) -> Result<(), RegistryError> {
-    if Arc::ptr_eq(current, then) {
-        return Ok(());
-    }
-    for type_name in relied_on {
-        let same = match (current.resolve(type_name), then.resolve(type_name)) {
-            (Ok(now), Ok(before)) => now == before,
-            _ => false,
-        };
-        if !same {
-            return Err(RegistryError::Types(TypesError::TypesChanged {
-                what: what(),
-                type_name: type_name.clone(),
-            }));
-        }
-    }
-    Ok(())
-}
-
-/// Write a resource, what was discovered below it and the links.
+/// Write a resource, what was discovered below it and the links —
+/// refused when a type `p` was checked against has changed since
+/// (another process replaced or removed it while handlers ran).
 fn write_prepared(
     w: &Writer<'_>,
+    current: &Arc<TypeSet>,
     inserter: &mut ResourceInserter<'_>,
     p: &Prepared,
     now: &str,
@@ -242,62 +210,21 @@ fn write_prepared(
         insert_new(w, inserter, placeholder)?;
         w.insert_link(p.row.id, placeholder.id, true, now, None)?;
     }
-    if !p.found.added.is_empty() {
-        apply(w, &p.types, &p.found, now)?;
-    }
+    write_findings(
+        w,
+        current,
+        &p.types,
+        std::iter::once(&p.row.type_name).chain(&p.found.types),
+        || format!("the registration of {}", p.row.label()),
+        &p.found,
+        None,
+        now,
+    )?;
     Ok(())
-}
-
-/// Insert a discovered child and its link; a name that is taken is the
-/// handler's collision, refused naming it (the user picked no name).
-pub(in crate::registry) fn insert_child(
-    w: &Writer<'_>,
-    inserter: &mut ResourceInserter<'_>,
-    found: &Found,
-    now: &str,
-) -> Result<(), RegistryError> {
-    match (insert_new(w, inserter, &found.row), &found.handler) {
-        (
-            Err(RegistryError::Resources(ResourcesError::DuplicateName { name, id })),
-            Some(handler),
-        ) => Err(RegistryError::Resources(
-            ResourcesError::DiscoveredNameTaken {
-                handler: Box::new(handler.clone()),
-                index: found.index,
-                parent: found.parent_label.to_string(),
-                name,
-                id,
-            },
-        )),
-        (other, _) => other,
-    }?;
-    w.insert_link(found.parent, found.row.id, true, now, None)?;
-    Ok(())
-}
-
-/// Insert a new row; a taken name is refused naming the resource that
-/// has it (the constraint decides, inside the write transaction, so two
-/// processes cannot both take it).
-pub(in crate::registry) fn insert_new(
-    w: &Writer<'_>,
-    inserter: &mut ResourceInserter<'_>,
-    row: &ResourceRow,
-) -> Result<(), RegistryError> {
-    match inserter.insert(row) {
-        Err(StoreError::NameTaken { name }) => match w.resource_by_name(&name)? {
-            Some(holder) => Err(RegistryError::Resources(ResourcesError::DuplicateName {
-                name,
-                id: holder.id,
-            })),
-            None => Err(StoreError::NameTaken { name }.into()),
-        },
-        other => Ok(other?),
-    }
 }
 
 mod checks;
 mod placeholders;
-pub(in crate::registry) use placeholders::has_rules;
 
 pub(in crate::registry) use checks::check_strategy;
 use checks::{check_addable, check_location_fits};
@@ -340,8 +267,8 @@ pub(in crate::registry) fn register_resource_with(
     let cache = &reg.types;
     let (ids, clock) = (&reg.ids, &reg.clock);
     reg.store.write(|w| {
-        check_types_unchanged(&cache.get(w)?, &prepared)?;
-        write_prepared(w, &mut w.resource_inserter()?, &prepared, &now)?;
+        let current = cache.get(w)?;
+        write_prepared(w, &current, &mut w.resource_inserter()?, &prepared, &now)?;
         equivalence::reconcile(w, &prepared.types, &|| ids.next_id(clock.now()), &now)?;
         let children = w.children_of(prepared.row.id)?;
         assemble(&prepared.types, prepared.row.clone(), Vec::new(), children)
@@ -367,8 +294,7 @@ pub(in crate::registry) fn register_resources(
         let current = cache.get(w)?;
         let mut inserter = w.resource_inserter()?;
         for p in &prepared {
-            check_types_unchanged(&current, p)?;
-            write_prepared(w, &mut inserter, p, &now)?;
+            write_prepared(w, &current, &mut inserter, p, &now)?;
         }
         equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
         Ok(prepared.iter().map(|p| p.row.id).collect())

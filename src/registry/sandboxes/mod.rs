@@ -75,7 +75,7 @@ impl Registry {
         let ty = types.resolve(&resource.type_name)?;
         let rules = match ty.discovery() {
             Some(rules)
-                if crate::registry::resources::register::has_rules(&ty)
+                if crate::registry::resources::discovery::has_rules(&ty)
                     && self.handler_for(&ty)?.is_none() =>
             {
                 rules

@@ -2,13 +2,13 @@
 //! after checking that nothing it explored changed in between (else the
 //! caller explores again).
 
-use super::Findings;
-use crate::model::{Resource, ResourceId};
-use crate::registry::resources::register::insert_child;
+use super::{Findings, Found};
+use crate::model::{PropertyMap, Resource, ResourceId, TypeName};
 use crate::registry::resources::removal::what_goes;
 use crate::registry::types::type_set::TypeSet;
-use crate::registry::{RegistryError, ResourcesError};
+use crate::registry::{RegistryError, ResourcesError, TypesError};
 use crate::store::Writer;
+use crate::store::{ResourceInserter, ResourceRow, StoreError};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -42,11 +42,57 @@ fn check_unchanged(w: &Writer<'_>, findings: &Findings) -> Result<(), RegistryEr
     Ok(())
 }
 
+/// What a write of findings brings up to date on the explored resource
+/// itself (discovery and refresh; a registration writes its new row).
+pub(in crate::registry) struct RootUpdate<'a> {
+    pub id: ResourceId,
+    /// Its properties and content hash as the handler answers them now,
+    /// when they changed.
+    pub changed: Option<(&'a PropertyMap, Option<&'a str>)>,
+    /// Clear its stale mark (a refresh).
+    pub clear_stale: bool,
+}
+
+/// The one write of what an exploration found — registration,
+/// discovery and both refresh paths — in the caller's transaction:
+/// refused when a type in `relied_on` resolves differently in `current`
+/// than in `then` (the set the findings were checked against; `what`
+/// names the operation in the refusal), then [`apply`], then `root`
+/// brought up to date. Answers the resources that went. The caller
+/// reconciles identities once all its writes are done.
+#[allow(clippy::too_many_arguments)]
+pub(in crate::registry) fn write_findings<'a>(
+    w: &Writer<'_>,
+    current: &Arc<TypeSet>,
+    then: &Arc<TypeSet>,
+    relied_on: impl IntoIterator<Item = &'a TypeName>,
+    what: impl FnOnce() -> String,
+    findings: &Findings,
+    root: Option<RootUpdate<'_>>,
+    now: &str,
+) -> Result<Vec<Resource>, RegistryError> {
+    check_types_unchanged_for(current, then, relied_on, what)?;
+    let removed = if findings.writes_nothing() {
+        Vec::new()
+    } else {
+        apply(w, then, findings, now)?
+    };
+    if let Some(root) = root {
+        if let Some((properties, hash)) = root.changed {
+            w.update_resource_findings(root.id, properties, hash, now)?;
+        }
+        if root.clear_stale {
+            w.set_stale(root.id, None, now)?;
+        }
+    }
+    Ok(removed)
+}
+
 /// Write `findings` in the caller's transaction: vanished links first
 /// (and what only they kept), then new rows and their links, then what
 /// changed of the rest — after checking that what was explored is still
 /// as it was read. Answers the resources that went.
-pub(in crate::registry) fn apply(
+fn apply(
     w: &Writer<'_>,
     types: &Arc<TypeSet>,
     findings: &Findings,
@@ -115,4 +161,77 @@ pub(in crate::registry) fn apply(
         w.mark_discovered(id, now)?;
     }
     Ok(removed)
+}
+
+/// Refuse when one of `relied_on` resolves differently in `current` than
+/// in `then`, the set a check was made against.
+pub(in crate::registry) fn check_types_unchanged_for<'a>(
+    current: &Arc<TypeSet>,
+    then: &Arc<TypeSet>,
+    relied_on: impl IntoIterator<Item = &'a TypeName>,
+    what: impl FnOnce() -> String,
+) -> Result<(), RegistryError> {
+    if Arc::ptr_eq(current, then) {
+        return Ok(());
+    }
+    for type_name in relied_on {
+        let same = match (current.resolve(type_name), then.resolve(type_name)) {
+            (Ok(now), Ok(before)) => now == before,
+            _ => false,
+        };
+        if !same {
+            return Err(RegistryError::Types(TypesError::TypesChanged {
+                what: what(),
+                type_name: type_name.clone(),
+            }));
+        }
+    }
+    Ok(())
+}
+
+/// Insert a discovered child and its link; a name that is taken is the
+/// handler's collision, refused naming it (the user picked no name).
+pub(in crate::registry) fn insert_child(
+    w: &Writer<'_>,
+    inserter: &mut ResourceInserter<'_>,
+    found: &Found,
+    now: &str,
+) -> Result<(), RegistryError> {
+    match (insert_new(w, inserter, &found.row), &found.handler) {
+        (
+            Err(RegistryError::Resources(ResourcesError::DuplicateName { name, id })),
+            Some(handler),
+        ) => Err(RegistryError::Resources(
+            ResourcesError::DiscoveredNameTaken {
+                handler: Box::new(handler.clone()),
+                index: found.index,
+                parent: found.parent_label.to_string(),
+                name,
+                id,
+            },
+        )),
+        (other, _) => other,
+    }?;
+    w.insert_link(found.parent, found.row.id, true, now, None)?;
+    Ok(())
+}
+
+/// Insert a new row; a taken name is refused naming the resource that
+/// has it (the constraint decides, inside the write transaction, so two
+/// processes cannot both take it).
+pub(in crate::registry) fn insert_new(
+    w: &Writer<'_>,
+    inserter: &mut ResourceInserter<'_>,
+    row: &ResourceRow,
+) -> Result<(), RegistryError> {
+    match inserter.insert(row) {
+        Err(StoreError::NameTaken { name }) => match w.resource_by_name(&name)? {
+            Some(holder) => Err(RegistryError::Resources(ResourcesError::DuplicateName {
+                name,
+                id: holder.id,
+            })),
+            None => Err(StoreError::NameTaken { name }.into()),
+        },
+        other => Ok(other?),
+    }
 }

@@ -13,13 +13,6 @@ use crate::store::ResourceRow;
 use serde_json::Value;
 use std::sync::Arc;
 
-/// Does a resource of `ty` live in local mode: rules to discover by, and
-/// no handler to run them (checked by the caller)?
-pub(in crate::registry) fn has_rules(ty: &ResolvedType) -> bool {
-    ty.discovery()
-        .is_some_and(|d| d.enabled && !d.rules.is_empty())
-}
-
 impl Registry {
     /// Local-mode placeholders: a type that lists discovery rules but has
     /// no handler gets, at registration, one placeholder child per rule —
