@@ -21,7 +21,7 @@ fn as_agent(env: &Env) -> Registry {
         registry: env
             .postgres
             .as_ref()
-            .map(|schema| resource_host::store::RegistryLocation::parse(&schema.url).unwrap()),
+            .map(|schema| resource_host::RegistryLocation::parse(&schema.url).unwrap()),
         ..Options::default()
     };
     Registry::open_with(&Home::new(env.home.path()), options).unwrap()

@@ -199,7 +199,7 @@ pub fn worker() -> bool {
     let node_dir = Path::new(parts[3]);
     let options = resource_host::registry::Options {
         registry: (!parts[4].is_empty())
-            .then(|| resource_host::store::RegistryLocation::Postgres(parts[4].to_owned())),
+            .then(|| resource_host::RegistryLocation::Postgres(parts[4].to_owned())),
         ..Default::default()
     };
     let mut registry = Registry::open_with(&home, options).expect("open");

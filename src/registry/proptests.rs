@@ -98,7 +98,12 @@ fn discover(r: &mut Registry, parent: ResourceId, n: usize) -> ResourceId {
     r.store
         .write(|w| {
             w.insert_resource(&row)?;
-            w.insert_link(parent, id, true, "t", None)
+            w.insert_link(
+                crate::dag::AdmittedLink::new_child(parent, id).unwrap(),
+                true,
+                "t",
+                None,
+            )
         })
         .unwrap();
     id

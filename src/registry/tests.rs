@@ -68,7 +68,12 @@ fn discovered_child(r: &mut Registry, parent: &str, n: u128) -> ResourceId {
                 &format!("local/auto{n}"),
                 "fs-directory",
             ))?;
-            w.insert_link(parent, id, true, "t", None)
+            w.insert_link(
+                crate::dag::AdmittedLink::new_child(parent, id).unwrap(),
+                true,
+                "t",
+                None,
+            )
         })
         .unwrap();
     id

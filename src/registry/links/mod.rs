@@ -58,9 +58,9 @@ pub(in crate::registry) fn link_child(
             parent_type: &p.type_name,
             child_type: &c.type_name,
         };
-        dag::admit_link(p.id, c.id, &mut facts)?
+        let link = dag::admit_link(p.id, c.id, &mut facts)?
             .map_err(|refusal| refused(refusal, p.label(), c.label()))?;
-        w.insert_link(p.id, c.id, false, &now, Some(&actor))?;
+        w.insert_link(link, false, &now, Some(&actor))?;
         Ok(Link {
             parent_id: p.id,
             child_id: c.id,

@@ -11,9 +11,11 @@
 //! the handler ran, the write is refused rather than made under rules
 //! nobody checked ([`RegistryError::Types(TypesError::TypesChanged)`]).
 
+use crate::dag::AdmittedLink;
 use crate::model::{Resource, ResourceId, ResourceName, SandboxStrategy, TypeArgument, TypeName};
 use crate::registry::ResourcesError;
 use crate::registry::args::{self, CheckedArgs};
+use crate::registry::links::refused;
 use crate::registry::resources::discovery::{
     Depth, DiscoveryProgress, Findings, REGISTRATION_DEPTH, RootHash, insert_new, write_findings,
 };
@@ -208,7 +210,9 @@ fn write_prepared(
     insert_new(w, inserter, &p.row)?;
     for placeholder in &p.placeholders {
         insert_new(w, inserter, placeholder)?;
-        w.insert_link(p.row.id, placeholder.id, true, now, None)?;
+        let link = AdmittedLink::new_child(p.row.id, placeholder.id)
+            .map_err(|r| refused(r, p.row.label(), placeholder.label()))?;
+        w.insert_link(link, true, now, None)?;
     }
     write_findings(
         w,

@@ -3,7 +3,9 @@
 //! caller explores again).
 
 use super::{Findings, Found};
+use crate::dag::AdmittedLink;
 use crate::model::{PropertyMap, Resource, ResourceId, TypeName};
+use crate::registry::links::refused;
 use crate::registry::resources::removal::what_goes;
 use crate::registry::types::type_set::TypeSet;
 use crate::registry::{RegistryError, ResourcesError, TypesError};
@@ -212,7 +214,9 @@ pub(in crate::registry) fn insert_child(
         )),
         (other, _) => other,
     }?;
-    w.insert_link(found.parent, found.row.id, true, now, None)?;
+    let link = AdmittedLink::new_child(found.parent, found.row.id)
+        .map_err(|r| refused(r, found.parent_label.to_string(), found.row.label()))?;
+    w.insert_link(link, true, now, None)?;
     Ok(())
 }
 
