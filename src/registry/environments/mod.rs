@@ -183,129 +183,6 @@ fn environment_type() -> TypeName {
     TypeName::parse(ENVIRONMENT_TYPE).unwrap_or_else(|e| unreachable!("a built-in name: {e}"))
 }
 
-/// The work of [`Registry::set_environment`].
-pub(in crate::registry) fn set_environment(
-    reg: &mut Registry,
-    scope: SettingScope,
-    target: &EnvironmentKey,
-    priority: Priority,
-) -> Result<SettingView, RegistryError> {
-    check_scope(&scope)?;
-    let now = reg.now();
-    let cache = &reg.types;
-    reg.store.write(|w| {
-        let types = cache.get(w)?;
-        let resource = match target {
-            EnvironmentKey::Host => None,
-            EnvironmentKey::Resource(key) => {
-                let env = environment_of(w, &types, key)?;
-                if !env.1 {
-                    return Err(not_an_environment(&env.0));
-                }
-                Some(resource_id_of(&env.0))
-            }
-        };
-        let row = SettingRow {
-            scope,
-            resource,
-            priority,
-            updated_at: now.clone(),
-        };
-        w.put_setting(&row)?;
-        setting_view(w, &row)
-    })
-}
-
-/// The work of [`Registry::environment_setting`].
-pub(in crate::registry) fn environment_setting(
-    reg: &Registry,
-    scope: &SettingScope,
-) -> Result<Option<SettingView>, RegistryError> {
-    check_scope(scope)?;
-    reg.store.read(|r| {
-        r.setting(scope)?
-            .map(|row| setting_view(r, &row))
-            .transpose()
-    })
-}
-
-/// The work of [`Registry::environment_settings`].
-pub(in crate::registry) fn environment_settings(
-    reg: &Registry,
-) -> Result<Vec<SettingView>, RegistryError> {
-    reg.store.read(|r| {
-        r.settings()?
-            .iter()
-            .map(|row| setting_view(r, row))
-            .collect()
-    })
-}
-
-/// The work of [`Registry::unset_environment`].
-pub(in crate::registry) fn unset_environment(
-    reg: &mut Registry,
-    scope: &SettingScope,
-) -> Result<bool, RegistryError> {
-    check_scope(scope)?;
-    reg.store.write(|w| Ok(w.delete_setting(scope)?))
-}
-
-/// The work of [`Registry::resolve_environment`].
-pub(in crate::registry) fn resolve_environment(
-    reg: &Registry,
-    key: &ResourceKey,
-    plan: Option<&str>,
-    tool: &ToolRequest,
-) -> Result<Route, RegistryError> {
-    let plan = plan.unwrap_or(DEFAULT_PLAN).to_owned();
-    let plan_scope = SettingScope::Plan(plan.clone());
-    check_scope(&plan_scope)?;
-    let cache = &reg.types;
-    let (mut inputs, candidates) = reg.store.read(|r| {
-        let types = cache.get(r)?;
-        let start = find_row(r, key)?;
-        let setting = |scope: &SettingScope| -> Result<Option<Setting>, RegistryError> {
-            r.setting(scope)?
-                .map(|row| {
-                    Ok(Setting {
-                        environment: environment_at(r, &types, row.resource)?,
-                        priority: row.priority,
-                    })
-                })
-                .transpose()
-        };
-        let tool = match tool {
-            ToolRequest::None => ToolPreference::None,
-            ToolRequest::RequiredContainer => ToolPreference::RequiredContainer,
-            ToolRequest::PreferredContainer => ToolPreference::PreferredContainer,
-            ToolRequest::Specific(EnvironmentKey::Host) => ToolPreference::Specific {
-                environment: Environment::Host,
-                is_environment: true,
-            },
-            ToolRequest::Specific(EnvironmentKey::Resource(k)) => {
-                let (environment, is_environment) = environment_of(r, &types, k)?;
-                ToolPreference::Specific {
-                    environment,
-                    is_environment,
-                }
-            }
-        };
-        let inputs = RouteInputs {
-            plan: setting(&plan_scope)?.map(|s| (plan.clone(), s)),
-            project: setting(&SettingScope::Project)?,
-            devcontainer: None,
-            passed_over: Vec::new(),
-            ambiguous: None,
-            tool,
-        };
-        Ok::<_, RegistryError>((inputs, level3::candidates(r, &types, start.id)?))
-    })?;
-    level3::choose(reg, candidates, &mut inputs)?;
-    let mut route = routing::route(&inputs)?;
-    level3::check_trust(reg, &mut route, tool)?;
-    Ok(route)
-}
-
 impl Registry {
     /// Store the project's (or a plan's) execution environment. The
     /// resource must exist and be an execution environment.
@@ -315,24 +192,58 @@ impl Registry {
         target: &EnvironmentKey,
         priority: Priority,
     ) -> Result<SettingView, RegistryError> {
-        set_environment(self, scope, target, priority)
+        check_scope(&scope)?;
+        let now = self.now();
+        let cache = &self.types;
+        self.store.write(|w| {
+            let types = cache.get(w)?;
+            let resource = match target {
+                EnvironmentKey::Host => None,
+                EnvironmentKey::Resource(key) => {
+                    let env = environment_of(w, &types, key)?;
+                    if !env.1 {
+                        return Err(not_an_environment(&env.0));
+                    }
+                    Some(resource_id_of(&env.0))
+                }
+            };
+            let row = SettingRow {
+                scope,
+                resource,
+                priority,
+                updated_at: now.clone(),
+            };
+            w.put_setting(&row)?;
+            setting_view(w, &row)
+        })
     }
 
     pub fn environment_setting(
         &self,
         scope: &SettingScope,
     ) -> Result<Option<SettingView>, RegistryError> {
-        environment_setting(self, scope)
+        check_scope(scope)?;
+        self.store.read(|r| {
+            r.setting(scope)?
+                .map(|row| setting_view(r, &row))
+                .transpose()
+        })
     }
 
     /// Every stored setting: the project's, then the plans'.
     pub fn environment_settings(&self) -> Result<Vec<SettingView>, RegistryError> {
-        environment_settings(self)
+        self.store.read(|r| {
+            r.settings()?
+                .iter()
+                .map(|row| setting_view(r, row))
+                .collect()
+        })
     }
 
     /// Remove a setting; answers whether there was one.
     pub fn unset_environment(&mut self, scope: &SettingScope) -> Result<bool, RegistryError> {
-        unset_environment(self, scope)
+        check_scope(scope)?;
+        self.store.write(|w| Ok(w.delete_setting(scope)?))
     }
 
     /// Where a tool acting on `key` runs (`plan`: the plan's name, else
@@ -346,7 +257,53 @@ impl Registry {
         plan: Option<&str>,
         tool: &ToolRequest,
     ) -> Result<Route, RegistryError> {
-        resolve_environment(self, key, plan, tool)
+        let plan = plan.unwrap_or(DEFAULT_PLAN).to_owned();
+        let plan_scope = SettingScope::Plan(plan.clone());
+        check_scope(&plan_scope)?;
+        let cache = &self.types;
+        let (mut inputs, candidates) = self.store.read(|r| {
+            let types = cache.get(r)?;
+            let start = find_row(r, key)?;
+            let setting = |scope: &SettingScope| -> Result<Option<Setting>, RegistryError> {
+                r.setting(scope)?
+                    .map(|row| {
+                        Ok(Setting {
+                            environment: environment_at(r, &types, row.resource)?,
+                            priority: row.priority,
+                        })
+                    })
+                    .transpose()
+            };
+            let tool = match tool {
+                ToolRequest::None => ToolPreference::None,
+                ToolRequest::RequiredContainer => ToolPreference::RequiredContainer,
+                ToolRequest::PreferredContainer => ToolPreference::PreferredContainer,
+                ToolRequest::Specific(EnvironmentKey::Host) => ToolPreference::Specific {
+                    environment: Environment::Host,
+                    is_environment: true,
+                },
+                ToolRequest::Specific(EnvironmentKey::Resource(k)) => {
+                    let (environment, is_environment) = environment_of(r, &types, k)?;
+                    ToolPreference::Specific {
+                        environment,
+                        is_environment,
+                    }
+                }
+            };
+            let inputs = RouteInputs {
+                plan: setting(&plan_scope)?.map(|s| (plan.clone(), s)),
+                project: setting(&SettingScope::Project)?,
+                devcontainer: None,
+                passed_over: Vec::new(),
+                ambiguous: None,
+                tool,
+            };
+            Ok::<_, RegistryError>((inputs, level3::candidates(r, &types, start.id)?))
+        })?;
+        level3::choose(self, candidates, &mut inputs)?;
+        let mut route = routing::route(&inputs)?;
+        level3::check_trust(self, &mut route, tool)?;
+        Ok(route)
     }
 
     /// The lifecycle of a devcontainer resource (`detected` until it was

@@ -38,117 +38,6 @@ pub struct TreeView {
     pub children: Vec<TreeView>,
 }
 
-/// The work of [`Registry::link_child`].
-pub(in crate::registry) fn link_child(
-    reg: &mut Registry,
-    parent: &ResourceKey,
-    child: &ResourceKey,
-) -> Result<Link, RegistryError> {
-    reg.check_key_in_roots(parent, "a link")?;
-    reg.check_key_in_roots(child, "a link")?;
-    let now = reg.now();
-    let cache = &reg.types;
-    let actor = reg.actor.clone();
-    reg.store.write(|w| {
-        let types = cache.get(w)?;
-        let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
-        let mut facts = StoredLinks {
-            w,
-            types: &types,
-            parent_type: &p.type_name,
-            child_type: &c.type_name,
-        };
-        let link = dag::admit_link(p.id, c.id, &mut facts)?
-            .map_err(|refusal| refused(refusal, p.label(), c.label()))?;
-        w.insert_link(link, false, &now, Some(&actor))?;
-        Ok(Link {
-            parent_id: p.id,
-            child_id: c.id,
-            auto_discovered: false,
-            created_at: now.clone(),
-        })
-    })
-}
-
-/// The work of [`Registry::unlink_child`].
-pub(in crate::registry) fn unlink_child(
-    reg: &mut Registry,
-    parent: &ResourceKey,
-    child: &ResourceKey,
-) -> Result<(), RegistryError> {
-    reg.check_key_in_roots(parent, "unlinking")?;
-    reg.check_key_in_roots(child, "unlinking")?;
-    reg.store.write(|w| {
-        let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
-        if !w.delete_link(p.id, c.id)? {
-            return Err(LinksError::NotLinked {
-                parent: p.label(),
-                child: c.label(),
-            }
-            .into());
-        }
-        Ok(())
-    })
-}
-
-/// The work of [`Registry::get_children`].
-pub(in crate::registry) fn get_children(
-    reg: &Registry,
-    key: &ResourceKey,
-) -> Result<Vec<Resource>, RegistryError> {
-    reg.store.read(|r| {
-        let types = reg.types.get(r)?;
-        let row = find_row(r, key)?;
-        load_resources(r, &types, &r.children_of(row.id)?)
-    })
-}
-
-/// The work of [`Registry::get_resource_tree`].
-pub(in crate::registry) fn get_resource_tree(
-    reg: &Registry,
-    key: &ResourceKey,
-    depth: Option<u32>,
-    type_filter: Option<&str>,
-) -> Result<TreeView, RegistryError> {
-    reg.store.read(|r| {
-        let types = reg.types.get(r)?;
-        let wanted = type_filter
-            .map(|t| types.find(t).map(|ty| types.with_subtypes(&ty.name)))
-            .transpose()?;
-        let root = find_row(r, key)?;
-        // Depth 0 is the resource alone (the walk's first step is
-        // already its children). One level past the limit is enough to
-        // tell a tree that is too deep.
-        let limit = dag::MAX_TREE_DEPTH;
-        let edges = match depth.unwrap_or(u32::MAX).min(limit + 1) {
-            0 => Vec::new(),
-            n => r.edges_below(root.id, n)?,
-        };
-        let mut ids: Vec<ResourceId> = edges.iter().map(|e| e.child).collect();
-        ids.push(root.id);
-        ids.sort();
-        ids.dedup();
-        let rows: BTreeMap<ResourceId, ResourceRow> = r
-            .resources_by_ids(&ids)?
-            .into_iter()
-            .map(|row| (row.id, row))
-            .collect();
-        let keep = |id: ResourceId| match &wanted {
-            None => true,
-            Some(types) => rows
-                .get(&id)
-                .is_some_and(|row| types.contains(&row.type_name)),
-        };
-        let pairs: Vec<_> = edges.iter().map(|e| (e.parent, e.child)).collect();
-        let tree =
-            dag::unfold(root.id, &pairs, &keep, limit).map_err(|e| LinksError::TreeTooDeep {
-                resource: root.label(),
-                limit: e.limit,
-            })?;
-        Ok(view(&tree, &rows))
-    })
-}
-
 /// The link rules' questions, answered inside a write: the links and
 /// walks from the store, the ends' types (named by the caller, which has
 /// their rows) from `types`.
@@ -227,7 +116,30 @@ impl Registry {
         parent: &ResourceKey,
         child: &ResourceKey,
     ) -> Result<Link, RegistryError> {
-        link_child(self, parent, child)
+        self.check_key_in_roots(parent, "a link")?;
+        self.check_key_in_roots(child, "a link")?;
+        let now = self.now();
+        let cache = &self.types;
+        let actor = self.actor.clone();
+        self.store.write(|w| {
+            let types = cache.get(w)?;
+            let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
+            let mut facts = StoredLinks {
+                w,
+                types: &types,
+                parent_type: &p.type_name,
+                child_type: &c.type_name,
+            };
+            let link = dag::admit_link(p.id, c.id, &mut facts)?
+                .map_err(|refusal| refused(refusal, p.label(), c.label()))?;
+            w.insert_link(link, false, &now, Some(&actor))?;
+            Ok(Link {
+                parent_id: p.id,
+                child_id: c.id,
+                auto_discovered: false,
+                created_at: now.clone(),
+            })
+        })
     }
 
     /// Remove the link `parent` → `child` (`unlink_child(parent, child)`).
@@ -237,12 +149,28 @@ impl Registry {
         parent: &ResourceKey,
         child: &ResourceKey,
     ) -> Result<(), RegistryError> {
-        unlink_child(self, parent, child)
+        self.check_key_in_roots(parent, "unlinking")?;
+        self.check_key_in_roots(child, "unlinking")?;
+        self.store.write(|w| {
+            let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
+            if !w.delete_link(p.id, c.id)? {
+                return Err(LinksError::NotLinked {
+                    parent: p.label(),
+                    child: c.label(),
+                }
+                .into());
+            }
+            Ok(())
+        })
     }
 
     /// The direct children of a resource (`get_children(name_or_id)`).
     pub fn get_children(&self, key: &ResourceKey) -> Result<Vec<Resource>, RegistryError> {
-        get_children(self, key)
+        self.store.read(|r| {
+            let types = self.types.get(r)?;
+            let row = find_row(r, key)?;
+            load_resources(r, &types, &r.children_of(row.id)?)
+        })
     }
 
     /// The tree below a resource, `depth` links deep (all when `None`),
@@ -254,7 +182,44 @@ impl Registry {
         depth: Option<u32>,
         type_filter: Option<&str>,
     ) -> Result<TreeView, RegistryError> {
-        get_resource_tree(self, key, depth, type_filter)
+        self.store.read(|r| {
+            let types = self.types.get(r)?;
+            let wanted = type_filter
+                .map(|t| types.find(t).map(|ty| types.with_subtypes(&ty.name)))
+                .transpose()?;
+            let root = find_row(r, key)?;
+            // Depth 0 is the resource alone (the walk's first step is
+            // already its children). One level past the limit is enough to
+            // tell a tree that is too deep.
+            let limit = dag::MAX_TREE_DEPTH;
+            let edges = match depth.unwrap_or(u32::MAX).min(limit + 1) {
+                0 => Vec::new(),
+                n => r.edges_below(root.id, n)?,
+            };
+            let mut ids: Vec<ResourceId> = edges.iter().map(|e| e.child).collect();
+            ids.push(root.id);
+            ids.sort();
+            ids.dedup();
+            let rows: BTreeMap<ResourceId, ResourceRow> = r
+                .resources_by_ids(&ids)?
+                .into_iter()
+                .map(|row| (row.id, row))
+                .collect();
+            let keep = |id: ResourceId| match &wanted {
+                None => true,
+                Some(types) => rows
+                    .get(&id)
+                    .is_some_and(|row| types.contains(&row.type_name)),
+            };
+            let pairs: Vec<_> = edges.iter().map(|e| (e.parent, e.child)).collect();
+            let tree = dag::unfold(root.id, &pairs, &keep, limit).map_err(|e| {
+                LinksError::TreeTooDeep {
+                    resource: root.label(),
+                    limit: e.limit,
+                }
+            })?;
+            Ok(view(&tree, &rows))
+        })
     }
 
     /// The graph below `key`: breadth first from it, siblings in natural

@@ -303,181 +303,78 @@ pub(super) fn devcontainer_type() -> TypeName {
         .unwrap_or_else(|e| unreachable!("a built-in name: {e}"))
 }
 
-/// The work of [`Registry::trust_summary`].
-pub(in crate::registry) fn trust_summary(
-    reg: &Registry,
-    key: &ResourceKey,
-) -> Result<TrustSummary, RegistryError> {
-    reg.check_key_in_roots(key, "a trust summary")?;
-    let tools = ToolsOnPath::find(
-        reg.container_tools
-            .search_path
-            .as_deref()
-            .unwrap_or_default(),
-    );
-    let cache = &reg.types;
-    let found = reg.store.read(|r| {
-        let types = cache.get(r)?;
-        let found = devcontainers_at(r, &types, key)?;
-        let out = found
-            .person
-            .into_iter()
-            .map(|row| load_one(r, &types, row))
-            .collect::<Result<Vec<_>, _>>()?;
-        let agent: Vec<AgentBrought> = found
-            .agent
-            .into_iter()
-            .map(|(row, why)| AgentBrought {
-                resource_id: row.id,
-                name: row.label(),
-                why,
-            })
-            .collect();
-        Ok::<_, RegistryError>((found.root.label(), out, agent))
-    })?;
-    let (label, resources, brought_by_agents) = found;
-    if resources.is_empty() && !brought_by_agents.is_empty() {
-        return Err(RegistryError::Environments(
-            EnvironmentsError::BroughtByAgent {
-                resource: label,
-                agent_brought: brought_by_agents
-                    .iter()
-                    .map(|a| format!("{} was {}", a.name, a.why))
-                    .collect(),
-            },
-        ));
-    }
-    if resources.is_empty() {
-        return Err(RegistryError::Environments(
-            EnvironmentsError::ContainerRefused {
-                resource: label,
-                operation: "trust",
-                reason: "there is no devcontainer-instance at or below it".into(),
-            },
-        ));
-    }
-    let mut devcontainers = Vec::new();
-    for resource in resources {
-        let (_, checked) = reg.checked_config(&resource, "trust")?;
-        let trust = reg
-            .store
-            .read(|r| reg.trust_state(r, &resource, &checked))?;
-        devcontainers.push(DevcontainerSummary {
-            resource_id: resource.resource_id,
-            name: resource.label(),
-            trust,
-            summary: Summary::of(&checked, &tools),
-        });
-    }
-    Ok(TrustSummary {
-        resource: label,
-        devcontainers,
-        brought_by_agents,
-    })
-}
-
-/// The work of [`Registry::trust`].
-pub(in crate::registry) fn trust(
-    reg: &mut Registry,
-    consent: Consent,
-) -> Result<Vec<TrustRecord>, RegistryError> {
-    let person = reg.person.clone().ok_or_else(|| {
-        RegistryError::Environments(EnvironmentsError::ContainerRefused {
-            resource: consent.summary.resource.clone(),
-            operation: "trust",
-            reason: TrustState::NoPerson.explain(""),
-        })
-    })?;
-    let now = reg.now();
-    let machine = reg.machine_key();
-    let mut rows = Vec::new();
-    for dc in &consent.summary.devcontainers {
-        let resource = reg.show_resource(&ResourceKey::Id(dc.resource_id))?;
-        let (_, checked) = reg.checked_config(&resource, "trust")?;
-        if checked.digest != dc.summary.digest {
-            return Err(RegistryError::Environments(
-                EnvironmentsError::ContainerRefused {
-                    resource: dc.name.clone(),
-                    operation: "trust",
-                    reason: format!(
-                        "its configuration changed since it was shown ({}); nothing was \
-                     recorded — read it again and decide",
-                        changes(&dc.summary.files, &checked.files).join(", ")
-                    ),
-                },
-            ));
-        }
-        let mut summary = serde_json::to_string(&dc.summary).unwrap_or_default();
-        if summary.len() > MAX_SUMMARY {
-            summary =
-                serde_json::json!({"omitted": "the summary was larger than 1 MiB"}).to_string();
-        }
-        rows.push(TrustRow {
-            resource: dc.resource_id,
-            machine_id: machine.clone(),
-            uid: person.uid,
-            user_name: person.user.clone(),
-            digest: checked.digest.clone(),
-            files: serde_json::to_string(&checked.files).unwrap_or_default(),
-            summary,
-            trusted_at: now.clone(),
-        });
-    }
-    reg.store.write(|w| {
-        for row in &rows {
-            w.put_trust(row)?;
-        }
-        Ok::<_, RegistryError>(())
-    })?;
-    Ok(consent
-        .summary
-        .devcontainers
-        .iter()
-        .zip(&rows)
-        .map(|(dc, row)| TrustRecord {
-            resource_id: dc.resource_id,
-            name: dc.name.clone(),
-            by: person.label(),
-            at: row.trusted_at.clone(),
-            digest: row.digest.clone(),
-        })
-        .collect())
-}
-
-/// The work of [`Registry::untrust`].
-pub(in crate::registry) fn untrust(
-    reg: &mut Registry,
-    key: &ResourceKey,
-) -> Result<Vec<String>, RegistryError> {
-    let Some(person) = reg.person.clone() else {
-        return Ok(Vec::new());
-    };
-    let machine = reg.machine_key();
-    let cache = &reg.types;
-    reg.store.write(|w| {
-        let types = cache.get(w)?;
-        let mut taken = Vec::new();
-        let found = devcontainers_at(w, &types, key)?;
-        let all = found
-            .person
-            .into_iter()
-            .chain(found.agent.into_iter().map(|(row, _)| row));
-        for row in all {
-            if w.delete_trust(row.id, &machine, person.uid)? {
-                taken.push(row.label());
-            }
-        }
-        Ok(taken)
-    })
-}
-
 impl Registry {
     /// What activating each devcontainer at or below `key` will do, and
     /// where each stands for this registry's person. Nothing is written
     /// and no tool is run. A configuration refused even when trusted (a
     /// Dockerfile outside the repository, …) is refused here too.
     pub fn trust_summary(&self, key: &ResourceKey) -> Result<TrustSummary, RegistryError> {
-        trust_summary(self, key)
+        self.check_key_in_roots(key, "a trust summary")?;
+        let tools = ToolsOnPath::find(
+            self.container_tools
+                .search_path
+                .as_deref()
+                .unwrap_or_default(),
+        );
+        let cache = &self.types;
+        let found = self.store.read(|r| {
+            let types = cache.get(r)?;
+            let found = devcontainers_at(r, &types, key)?;
+            let out = found
+                .person
+                .into_iter()
+                .map(|row| load_one(r, &types, row))
+                .collect::<Result<Vec<_>, _>>()?;
+            let agent: Vec<AgentBrought> = found
+                .agent
+                .into_iter()
+                .map(|(row, why)| AgentBrought {
+                    resource_id: row.id,
+                    name: row.label(),
+                    why,
+                })
+                .collect();
+            Ok::<_, RegistryError>((found.root.label(), out, agent))
+        })?;
+        let (label, resources, brought_by_agents) = found;
+        if resources.is_empty() && !brought_by_agents.is_empty() {
+            return Err(RegistryError::Environments(
+                EnvironmentsError::BroughtByAgent {
+                    resource: label,
+                    agent_brought: brought_by_agents
+                        .iter()
+                        .map(|a| format!("{} was {}", a.name, a.why))
+                        .collect(),
+                },
+            ));
+        }
+        if resources.is_empty() {
+            return Err(RegistryError::Environments(
+                EnvironmentsError::ContainerRefused {
+                    resource: label,
+                    operation: "trust",
+                    reason: "there is no devcontainer-instance at or below it".into(),
+                },
+            ));
+        }
+        let mut devcontainers = Vec::new();
+        for resource in resources {
+            let (_, checked) = self.checked_config(&resource, "trust")?;
+            let trust = self
+                .store
+                .read(|r| self.trust_state(r, &resource, &checked))?;
+            devcontainers.push(DevcontainerSummary {
+                resource_id: resource.resource_id,
+                name: resource.label(),
+                trust,
+                summary: Summary::of(&checked, &tools),
+            });
+        }
+        Ok(TrustSummary {
+            resource: label,
+            devcontainers,
+            brought_by_agents,
+        })
     }
 
     /// Record the person's consent: each devcontainer of the summary is
@@ -485,12 +382,91 @@ impl Registry {
     /// the registry has no person or a configuration changed since it
     /// was shown.
     pub fn trust(&mut self, consent: Consent) -> Result<Vec<TrustRecord>, RegistryError> {
-        trust(self, consent)
+        let person = self.person.clone().ok_or_else(|| {
+            RegistryError::Environments(EnvironmentsError::ContainerRefused {
+                resource: consent.summary.resource.clone(),
+                operation: "trust",
+                reason: TrustState::NoPerson.explain(""),
+            })
+        })?;
+        let now = self.now();
+        let machine = self.machine_key();
+        let mut rows = Vec::new();
+        for dc in &consent.summary.devcontainers {
+            let resource = self.show_resource(&ResourceKey::Id(dc.resource_id))?;
+            let (_, checked) = self.checked_config(&resource, "trust")?;
+            if checked.digest != dc.summary.digest {
+                return Err(RegistryError::Environments(
+                    EnvironmentsError::ContainerRefused {
+                        resource: dc.name.clone(),
+                        operation: "trust",
+                        reason: format!(
+                            "its configuration changed since it was shown ({}); nothing was \
+                         recorded — read it again and decide",
+                            changes(&dc.summary.files, &checked.files).join(", ")
+                        ),
+                    },
+                ));
+            }
+            let mut summary = serde_json::to_string(&dc.summary).unwrap_or_default();
+            if summary.len() > MAX_SUMMARY {
+                summary =
+                    serde_json::json!({"omitted": "the summary was larger than 1 MiB"}).to_string();
+            }
+            rows.push(TrustRow {
+                resource: dc.resource_id,
+                machine_id: machine.clone(),
+                uid: person.uid,
+                user_name: person.user.clone(),
+                digest: checked.digest.clone(),
+                files: serde_json::to_string(&checked.files).unwrap_or_default(),
+                summary,
+                trusted_at: now.clone(),
+            });
+        }
+        self.store.write(|w| {
+            for row in &rows {
+                w.put_trust(row)?;
+            }
+            Ok::<_, RegistryError>(())
+        })?;
+        Ok(consent
+            .summary
+            .devcontainers
+            .iter()
+            .zip(&rows)
+            .map(|(dc, row)| TrustRecord {
+                resource_id: dc.resource_id,
+                name: dc.name.clone(),
+                by: person.label(),
+                at: row.trusted_at.clone(),
+                digest: row.digest.clone(),
+            })
+            .collect())
     }
 
     /// Take the person's trust back from each devcontainer at or below
     /// `key`; answers the names it was taken from.
     pub fn untrust(&mut self, key: &ResourceKey) -> Result<Vec<String>, RegistryError> {
-        untrust(self, key)
+        let Some(person) = self.person.clone() else {
+            return Ok(Vec::new());
+        };
+        let machine = self.machine_key();
+        let cache = &self.types;
+        self.store.write(|w| {
+            let types = cache.get(w)?;
+            let mut taken = Vec::new();
+            let found = devcontainers_at(w, &types, key)?;
+            let all = found
+                .person
+                .into_iter()
+                .chain(found.agent.into_iter().map(|(row, _)| row));
+            for row in all {
+                if w.delete_trust(row.id, &machine, person.uid)? {
+                    taken.push(row.label());
+                }
+            }
+            Ok(taken)
+        })
     }
 }

@@ -137,177 +137,42 @@ pub(super) fn check_replacement(
     Ok(())
 }
 
-/// The work of [`Registry::bootstrap_builtin_types`].
-pub(in crate::registry) fn bootstrap_builtin_types(
-    reg: &mut Registry,
-) -> Result<(), RegistryError> {
-    let fingerprint = builtin::fingerprint();
-    // (One read for both of what an open may have to do once.)
-    let (catalogue, scrubbed) = reg.store.read(|r| {
-        Ok::<_, RegistryError>((
-            r.meta(CATALOGUE_KEY)?,
-            r.meta(crate::registry::resources::scrub::CREDENTIALS_KEY)?,
-        ))
-    })?;
-    if scrubbed.is_none()
-        && let Err(e) = reg.scrub_stored_credentials()
-    {
-        // (A full disk, a read-only role: reading must still work; the
-        // next open tries again.)
-        log::warn!(target: "registry", "could not remove stored credentials yet: {e}");
-    }
-    if catalogue.as_deref() == Some(&fingerprint) {
-        return Ok(());
-    }
-    let mut specs = builtin::specs();
-    // Parents before subtypes: `inherits` is a foreign key.
-    specs.sort_by_key(|s| s.inherits.is_some());
-    let now = reg.now();
-    reg.store.write(|w| {
-        if w.meta(CATALOGUE_KEY)?.as_deref() == Some(&fingerprint) {
-            return Ok(()); // another process got here first
-        }
-        for spec in &specs {
-            w.upsert_type(spec, "builtin", &now)?;
-        }
-        w.set_meta(CATALOGUE_KEY, &fingerprint)?;
-        Ok::<_, RegistryError>(())
-    })
-}
-
-/// The work of [`Registry::register_type`].
-pub(in crate::registry) fn register_type(
-    reg: &mut Registry,
-    config_path: &Path,
-    options: RegisterTypeOptions,
-) -> Result<TypeView, RegistryError> {
-    reg.check_read_in_roots(config_path, "reading a type file")?;
-    let text = crate::user_files::read_text(config_path, crate::user_files::InputKind::TypeFile)?;
-    reg.register_type_text(&text, &config_path.display().to_string(), options)
-}
-
-/// The work of [`Registry::register_type_text`].
-pub(in crate::registry) fn register_type_text(
-    reg: &mut Registry,
-    text: &str,
-    source_name: &str,
-    options: RegisterTypeOptions,
-) -> Result<TypeView, RegistryError> {
-    let RegisterTypeOptions { replace } = options;
-    let spec = typespec::parse_type_file(text, source_name)?;
-    let now = reg.now();
-    let name = spec.name.clone();
-    let cache = &reg.types;
-    reg.store.write(|w| {
-        let current = cache.get(w)?;
-        if let Some(existing) = current.row(&name)
-            && existing.spec == spec
-            && existing.source.starts_with("plugin ")
-            && !replace
-        {
-            // The plugin brought this very type: registering its file
-            // again changes nothing.
-            return Ok(TypeView::new(current.resolve(&name)?, existing));
-        }
-        if let Some(existing) = current.row(&name)
-            && !replace
-        {
-            return Err(RegistryError::Types(TypesError::TypeExists {
-                name,
-                source_name: existing.source.clone(),
-            }));
-        }
-        let next = current.with(spec.clone(), source_name);
-        check_type(&next, &spec)?;
-        let resolved = next.resolve(&name)?;
-        handlers::check_handler(w, &next, &resolved)?;
-        if current.contains(&name) {
-            check_replacement(w, &current, &next, &name)?;
-        }
-        w.upsert_type(&spec, source_name, &now)?;
-        let row = w
-            .type_row(&name)?
-            .unwrap_or_else(|| unreachable!("just written"));
-        Ok(TypeView::new(resolved, &row))
-    })
-}
-
-/// The work of [`Registry::list_types`].
-pub(in crate::registry) fn list_types(
-    reg: &Registry,
-    namespace: Option<&str>,
-) -> Result<Vec<TypeView>, RegistryError> {
-    let types = reg.store.read(|r| reg.types.get(r))?;
-    types
-        .rows()
-        .filter(|row| namespace.is_none_or(|ns| row.spec.name.namespace() == ns))
-        .map(|row| Ok(TypeView::new(types.resolve(&row.spec.name)?, row)))
-        .collect()
-}
-
-/// The work of [`Registry::show_type`].
-pub(in crate::registry) fn show_type(
-    reg: &Registry,
-    name: &str,
-) -> Result<TypeView, RegistryError> {
-    let types = reg.store.read(|r| reg.types.get(r))?;
-    let resolved = types.find(name)?;
-    let row = types
-        .row(&resolved.name)
-        .unwrap_or_else(|| unreachable!("found"));
-    Ok(TypeView::new(resolved, row))
-}
-
-/// The work of [`Registry::resolved_type`].
-pub(in crate::registry) fn resolved_type(
-    reg: &Registry,
-    name: &str,
-) -> Result<ResolvedType, RegistryError> {
-    let types = reg.store.read(|r| reg.types.get(r))?;
-    Ok((*types.find(name)?).clone())
-}
-
-/// The work of [`Registry::remove_type`].
-pub(in crate::registry) fn remove_type(
-    reg: &mut Registry,
-    name: &str,
-) -> Result<(), RegistryError> {
-    let cache = &reg.types;
-    reg.store.write(|w| {
-        let types = cache.get(w)?;
-        let resolved = types.find(name)?;
-        let name = resolved.name.clone();
-        if resolved.built_in {
-            return Err(RegistryError::Types(TypesError::BuiltinType {
-                name,
-                action: "removed",
-            }));
-        }
-        types.check_removable(&name)?;
-        let count = w.count_resources_of_type(&name)?;
-        if count > 0 {
-            return Err(RegistryError::Types(TypesError::TypeHasResources {
-                name,
-                count,
-            }));
-        }
-        let by = types.referrers(&name);
-        if !by.is_empty() {
-            return Err(RegistryError::Types(TypesError::TypeReferenced {
-                name,
-                by,
-            }));
-        }
-        w.delete_type(&name)?;
-        Ok(())
-    })
-}
-
 impl Registry {
     /// Register the built-in types (idempotent; a no-op read when the
     /// catalogue is unchanged since the last bootstrap).
     pub fn bootstrap_builtin_types(&mut self) -> Result<(), RegistryError> {
-        bootstrap_builtin_types(self)
+        let fingerprint = builtin::fingerprint();
+        // (One read for both of what an open may have to do once.)
+        let (catalogue, scrubbed) = self.store.read(|r| {
+            Ok::<_, RegistryError>((
+                r.meta(CATALOGUE_KEY)?,
+                r.meta(crate::registry::resources::scrub::CREDENTIALS_KEY)?,
+            ))
+        })?;
+        if scrubbed.is_none()
+            && let Err(e) = self.scrub_stored_credentials()
+        {
+            // (A full disk, a read-only role: reading must still work; the
+            // next open tries again.)
+            log::warn!(target: "registry", "could not remove stored credentials yet: {e}");
+        }
+        if catalogue.as_deref() == Some(&fingerprint) {
+            return Ok(());
+        }
+        let mut specs = builtin::specs();
+        // Parents before subtypes: `inherits` is a foreign key.
+        specs.sort_by_key(|s| s.inherits.is_some());
+        let now = self.now();
+        self.store.write(|w| {
+            if w.meta(CATALOGUE_KEY)?.as_deref() == Some(&fingerprint) {
+                return Ok(()); // another process got here first
+            }
+            for spec in &specs {
+                w.upsert_type(spec, "builtin", &now)?;
+            }
+            w.set_meta(CATALOGUE_KEY, &fingerprint)?;
+            Ok::<_, RegistryError>(())
+        })
     }
 
     /// Register the custom type in the YAML file at `config_path`
@@ -318,7 +183,10 @@ impl Registry {
         config_path: &Path,
         options: RegisterTypeOptions,
     ) -> Result<TypeView, RegistryError> {
-        register_type(self, config_path, options)
+        self.check_read_in_roots(config_path, "reading a type file")?;
+        let text =
+            crate::user_files::read_text(config_path, crate::user_files::InputKind::TypeFile)?;
+        self.register_type_text(&text, &config_path.display().to_string(), options)
     }
 
     /// Register a custom type from YAML text; `source_name` names it in
@@ -329,28 +197,103 @@ impl Registry {
         source_name: &str,
         options: RegisterTypeOptions,
     ) -> Result<TypeView, RegistryError> {
-        register_type_text(self, text, source_name, options)
+        let RegisterTypeOptions { replace } = options;
+        let spec = typespec::parse_type_file(text, source_name)?;
+        let now = self.now();
+        let name = spec.name.clone();
+        let cache = &self.types;
+        self.store.write(|w| {
+            let current = cache.get(w)?;
+            if let Some(existing) = current.row(&name)
+                && existing.spec == spec
+                && existing.source.starts_with("plugin ")
+                && !replace
+            {
+                // The plugin brought this very type: registering its file
+                // again changes nothing.
+                return Ok(TypeView::new(current.resolve(&name)?, existing));
+            }
+            if let Some(existing) = current.row(&name)
+                && !replace
+            {
+                return Err(RegistryError::Types(TypesError::TypeExists {
+                    name,
+                    source_name: existing.source.clone(),
+                }));
+            }
+            let next = current.with(spec.clone(), source_name);
+            check_type(&next, &spec)?;
+            let resolved = next.resolve(&name)?;
+            handlers::check_handler(w, &next, &resolved)?;
+            if current.contains(&name) {
+                check_replacement(w, &current, &next, &name)?;
+            }
+            w.upsert_type(&spec, source_name, &now)?;
+            let row = w
+                .type_row(&name)?
+                .unwrap_or_else(|| unreachable!("just written"));
+            Ok(TypeView::new(resolved, &row))
+        })
     }
 
     /// Every type, or those in `namespace` (`builtin` for the built-ins).
     pub fn list_types(&self, namespace: Option<&str>) -> Result<Vec<TypeView>, RegistryError> {
-        list_types(self, namespace)
+        let types = self.store.read(|r| self.types.get(r))?;
+        types
+            .rows()
+            .filter(|row| namespace.is_none_or(|ns| row.spec.name.namespace() == ns))
+            .map(|row| Ok(TypeView::new(types.resolve(&row.spec.name)?, row)))
+            .collect()
     }
 
     /// One type, effective (after inheritance).
     pub fn show_type(&self, name: &str) -> Result<TypeView, RegistryError> {
-        show_type(self, name)
+        let types = self.store.read(|r| self.types.get(r))?;
+        let resolved = types.find(name)?;
+        let row = types
+            .row(&resolved.name)
+            .unwrap_or_else(|| unreachable!("found"));
+        Ok(TypeView::new(resolved, row))
     }
 
     /// One type after inheritance, with the origin of every field and list
     /// item (`agents resource type explain`); also what embedders use for
     /// `is_a`.
     pub fn resolved_type(&self, name: &str) -> Result<ResolvedType, RegistryError> {
-        resolved_type(self, name)
+        let types = self.store.read(|r| self.types.get(r))?;
+        Ok((*types.find(name)?).clone())
     }
 
     /// Remove a custom type no subtype, resource or other type depends on.
     pub fn remove_type(&mut self, name: &str) -> Result<(), RegistryError> {
-        remove_type(self, name)
+        let cache = &self.types;
+        self.store.write(|w| {
+            let types = cache.get(w)?;
+            let resolved = types.find(name)?;
+            let name = resolved.name.clone();
+            if resolved.built_in {
+                return Err(RegistryError::Types(TypesError::BuiltinType {
+                    name,
+                    action: "removed",
+                }));
+            }
+            types.check_removable(&name)?;
+            let count = w.count_resources_of_type(&name)?;
+            if count > 0 {
+                return Err(RegistryError::Types(TypesError::TypeHasResources {
+                    name,
+                    count,
+                }));
+            }
+            let by = types.referrers(&name);
+            if !by.is_empty() {
+                return Err(RegistryError::Types(TypesError::TypeReferenced {
+                    name,
+                    by,
+                }));
+            }
+            w.delete_type(&name)?;
+            Ok(())
+        })
     }
 }
