@@ -87,7 +87,7 @@ impl Registry {
     /// that removing `key` would take, so that the removal orphans none:
     /// what `agents resource remove --force` does first. Answers the
     /// devcontainers whose container went, each with the container's id.
-    pub(in crate::registry) fn remove_containers_for_removal(
+    pub(crate) fn remove_containers_for_removal(
         &mut self,
         key: &ResourceKey,
     ) -> Result<Vec<(String, String)>, RegistryError> {
@@ -204,7 +204,7 @@ impl Registry {
 
     /// What `up` is asked for `resource`, and its configuration checked
     /// (a refusal is `ContainerFailed` naming `operation`).
-    pub(in crate::registry) fn checked_config(
+    pub(crate) fn checked_config(
         &self,
         resource: &Resource,
         operation: &'static str,
@@ -315,7 +315,7 @@ enum Lookup {
 /// registered resources above it: who registered or linked what decides
 /// nothing about where a repository ends); the private folder
 /// `<home>/containers/<id>` when there is a home.
-pub(in crate::registry) fn up_request(
+pub(crate) fn up_request(
     home: Option<&Path>,
     resource: &Resource,
 ) -> Result<Option<UpRequest>, RegistryError> {
@@ -344,7 +344,7 @@ pub(in crate::registry) fn up_request(
 impl Registry {
     /// The lifecycle view of `resource`: its recorded state, and what its
     /// configuration is now (hash, trust, or why it is refused).
-    pub(in crate::registry) fn view(
+    pub(crate) fn view(
         &self,
         resource: &Resource,
         row: Option<&ContainerStateRow>,
@@ -386,7 +386,7 @@ impl Registry {
 }
 
 /// The work of [`Registry::container_status`].
-pub(in crate::registry) fn container_status(
+pub(crate) fn container_status(
     reg: &Registry,
     key: &ResourceKey,
 ) -> Result<ContainerView, RegistryError> {
@@ -395,7 +395,7 @@ pub(in crate::registry) fn container_status(
 }
 
 /// The work of [`Registry::container_of`].
-pub(in crate::registry) fn container_of(
+pub(crate) fn container_of(
     reg: &Registry,
     key: &ResourceKey,
 ) -> Result<Option<ContainerView>, RegistryError> {
@@ -406,7 +406,7 @@ pub(in crate::registry) fn container_of(
 }
 
 /// The work of [`Registry::start_container`].
-pub(in crate::registry) fn start_container(
+pub(crate) fn start_container(
     reg: &mut Registry,
     key: &ResourceKey,
 ) -> Result<ContainerView, RegistryError> {
@@ -422,7 +422,7 @@ pub(in crate::registry) fn start_container(
 }
 
 /// The work of [`Registry::enter_environment`].
-pub(in crate::registry) fn enter_environment(
+pub(crate) fn enter_environment(
     reg: &mut Registry,
     key: &ResourceKey,
     plan: Option<&str>,
@@ -446,7 +446,7 @@ pub(in crate::registry) fn enter_environment(
 }
 
 /// The work of [`Registry::rebuild_container`].
-pub(in crate::registry) fn rebuild_container(
+pub(crate) fn rebuild_container(
     reg: &mut Registry,
     key: &ResourceKey,
 ) -> Result<ContainerView, RegistryError> {
@@ -456,7 +456,7 @@ pub(in crate::registry) fn rebuild_container(
 }
 
 /// The work of [`Registry::stop_container`].
-pub(in crate::registry) fn stop_container(
+pub(crate) fn stop_container(
     reg: &mut Registry,
     key: &ResourceKey,
 ) -> Result<ContainerView, RegistryError> {

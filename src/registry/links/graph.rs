@@ -38,7 +38,7 @@ impl Default for GraphOptions {
 }
 
 /// The work of [`Registry::graph`].
-pub(in crate::registry) fn graph(
+pub(crate) fn graph(
     reg: &Registry,
     key: &ResourceKey,
     opts: &GraphOptions,

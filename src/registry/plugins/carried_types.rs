@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 /// A plugin's type files, parsed (not yet checked against a registry).
 #[derive(Debug, Clone, Default)]
-pub(in crate::registry) struct CarriedTypes {
+pub(crate) struct CarriedTypes {
     pub specs: Vec<TypeSpec>,
 }
 
@@ -66,13 +66,13 @@ impl CarriedTypes {
 }
 
 /// How a type file carried by `module` is recorded as its `source`.
-pub(in crate::registry) fn source_name(module: &ModuleName, index: usize) -> String {
+pub(crate) fn source_name(module: &ModuleName, index: usize) -> String {
     format!("plugin {module} (carried type file {})", index + 1)
 }
 
 /// What registering a plugin's carried types did.
 #[derive(Debug, Default)]
-pub(in crate::registry) struct CarriedOutcome {
+pub(crate) struct CarriedOutcome {
     pub added: Vec<TypeName>,
     pub replaced: Vec<TypeName>,
     pub unchanged: Vec<TypeName>,
@@ -82,7 +82,7 @@ pub(in crate::registry) struct CarriedOutcome {
 /// there, so their handlers resolve). `replace` lets a differing
 /// registered type be replaced, still checked against what uses it;
 /// `force` lets the replacement require fields registered resources lack.
-pub(in crate::registry) fn register_carried(
+pub(crate) fn register_carried(
     w: &Writer<'_>,
     current: &Arc<TypeSet>,
     module: &ModuleName,
@@ -144,7 +144,7 @@ pub(in crate::registry) fn register_carried(
 /// Refuse a replacement of `name` under which an existing resource (of it
 /// or a subtype) would lack a field the new type requires, naming the
 /// first such resources and the field.
-pub(in crate::registry) fn check_resources_keep_fields(
+pub(crate) fn check_resources_keep_fields(
     w: &Writer<'_>,
     current: &TypeSet,
     next: &TypeSet,
@@ -177,7 +177,7 @@ pub(in crate::registry) fn check_resources_keep_fields(
 }
 
 /// The registered types `module` carried (recorded as their source).
-pub(in crate::registry) fn carried_by(
+pub(crate) fn carried_by(
     r: &crate::store::Reader<'_>,
     module: &ModuleName,
 ) -> Result<Vec<TypeName>, RegistryError> {

@@ -24,7 +24,7 @@ use crate::store::{PluginRow, Reader, ResourceRow};
 /// The plugin runtime (built-in handlers run in every registry), and the
 /// plugin store's files when the registry lives in a home.
 #[derive(Debug)]
-pub(in crate::registry) struct Plugins {
+pub(crate) struct Plugins {
     pub runtime: PluginRuntime,
     pub files: Option<PluginFiles>,
 }
@@ -39,7 +39,7 @@ impl Plugins {
 
 /// A handler ready to call: the loaded component and the class.
 #[derive(Debug, Clone)]
-pub(in crate::registry) struct Handler {
+pub(crate) struct Handler {
     pub reference: HandlerRef,
     pub module: LoadedModule,
 }
@@ -53,10 +53,7 @@ impl Handler {
 impl Registry {
     /// The loaded handler of `ty`, or `None` when it has none — or names a
     /// built-in module that is not in this build (logged).
-    pub(in crate::registry) fn handler_for(
-        &self,
-        ty: &ResolvedType,
-    ) -> Result<Option<Handler>, RegistryError> {
+    pub(crate) fn handler_for(&self, ty: &ResolvedType) -> Result<Option<Handler>, RegistryError> {
         let Some(reference) = ty.handler_ref() else {
             return Ok(None);
         };
@@ -107,7 +104,7 @@ impl Registry {
     }
 
     /// The handler of `row`'s type, or why there is none to `action` with.
-    pub(in crate::registry) fn require_handler(
+    pub(crate) fn require_handler(
         &self,
         ty: &ResolvedType,
         row: &ResourceRow,
@@ -119,7 +116,7 @@ impl Registry {
 
     /// One operation's git snapshot (see [`PluginRuntime::git_snapshot`]):
     /// its calls ask each repository-wide question once.
-    pub(in crate::registry) fn git_snapshot(&self) -> crate::plugin::GitSnapshot {
+    pub(crate) fn git_snapshot(&self) -> crate::plugin::GitSnapshot {
         self.plugins.runtime.git_snapshot()
     }
 
@@ -129,7 +126,7 @@ impl Registry {
 
     /// `validate` with `row`'s arguments (its location as `path`); the
     /// properties it answers, as text.
-    pub(in crate::registry) fn call_validate(
+    pub(crate) fn call_validate(
         &self,
         handler: &Handler,
         row: &ResourceRow,
@@ -146,7 +143,7 @@ impl Registry {
     }
 
     /// `discover` for `row`; an `unsupported` answer is no children.
-    pub(in crate::registry) fn call_discover(
+    pub(crate) fn call_discover(
         &self,
         handler: &Handler,
         row: &ResourceRow,
@@ -158,7 +155,7 @@ impl Registry {
     }
 
     /// `content-hash` for `row`; an `unsupported` answer is no hash.
-    pub(in crate::registry) fn call_content_hash(
+    pub(crate) fn call_content_hash(
         &self,
         handler: &Handler,
         row: &ResourceRow,
@@ -169,7 +166,7 @@ impl Registry {
     }
 
     /// `inspect` for `row`, or one file in it.
-    pub(in crate::registry) fn call_inspect(
+    pub(crate) fn call_inspect(
         &self,
         handler: &Handler,
         row: &ResourceRow,
@@ -233,7 +230,7 @@ fn view(row: &ResourceRow) -> ResourceView {
 }
 
 /// A type may name only a module that exists and a class it exports.
-pub(in crate::registry) fn check_handler(
+pub(crate) fn check_handler(
     r: &Reader<'_>,
     next: &TypeSet,
     ty: &ResolvedType,
@@ -283,10 +280,7 @@ pub(in crate::registry) fn check_handler(
 }
 
 /// The plugin-store row of `module`.
-pub(in crate::registry) fn find_plugin(
-    r: &Reader<'_>,
-    module: &ModuleName,
-) -> Result<PluginRow, RegistryError> {
+pub(crate) fn find_plugin(r: &Reader<'_>, module: &ModuleName) -> Result<PluginRow, RegistryError> {
     r.plugin(module)?.ok_or_else(|| {
         RegistryError::Plugins(PluginsError::PluginNotFound {
             module: module.clone(),
@@ -296,7 +290,7 @@ pub(in crate::registry) fn find_plugin(
 
 /// The refusal for `action` on `row`, whose type `ty` has no handler to
 /// run.
-pub(in crate::registry) fn no_handler(
+pub(crate) fn no_handler(
     ty: &ResolvedType,
     row: &ResourceRow,
     action: &'static str,

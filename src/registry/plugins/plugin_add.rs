@@ -22,7 +22,7 @@ use std::path::Path;
 
 /// How [`add_accepted`] writes an accepted component.
 #[derive(Debug)]
-pub(in crate::registry) struct AddSpec<'a> {
+pub(crate) struct AddSpec<'a> {
     /// What the row's `source` records (the file, or the reference).
     pub source: String,
     /// Replace a module of the same name, and differing types it carries.
@@ -37,7 +37,7 @@ pub(in crate::registry) struct AddSpec<'a> {
 }
 
 /// The work of [`Registry::add_plugin`].
-pub(in crate::registry) fn add_plugin(
+pub(crate) fn add_plugin(
     reg: &mut Registry,
     path: &Path,
     options: AddPluginOptions,
@@ -58,7 +58,7 @@ pub(in crate::registry) fn add_plugin(
 
 /// Write an accepted component (see the module doc); answers its view
 /// and what happened to the types it carries.
-pub(in crate::registry) fn add_accepted(
+pub(crate) fn add_accepted(
     reg: &mut Registry,
     acceptance: Acceptance,
     spec: &AddSpec<'_>,

@@ -24,7 +24,7 @@ use std::path::Path;
 /// registered under, what the runtime found, and the type files it
 /// carries (parsed, bound to the module).
 #[derive(Debug)]
-pub(in crate::registry) struct Acceptance {
+pub(crate) struct Acceptance {
     pub bytes: Vec<u8>,
     pub module: ModuleName,
     pub accepted: Accepted,
@@ -33,7 +33,7 @@ pub(in crate::registry) struct Acceptance {
 
 /// Read `path` and accept it as a plugin registered under `module` (else
 /// the name it reports).
-pub(in crate::registry) fn accept(
+pub(crate) fn accept(
     runtime: &PluginRuntime,
     path: &Path,
     module: Option<&ModuleName>,
@@ -44,7 +44,7 @@ pub(in crate::registry) fn accept(
 
 /// [`accept`] for bytes already in hand (a pulled artifact's layer);
 /// `shown` names them in a refusal.
-pub(in crate::registry) fn accept_bytes(
+pub(crate) fn accept_bytes(
     runtime: &PluginRuntime,
     bytes: Vec<u8>,
     shown: &Path,

@@ -194,7 +194,7 @@ impl Registry {
     /// from the registry once when missing (a plugin added on another
     /// machine) — hashed before it is written, and checked again by the
     /// store on every load like any plugin file.
-    pub(in crate::registry) fn local_component(
+    pub(crate) fn local_component(
         &self,
         files: &PluginFiles,
         row: &PluginRow,
@@ -228,7 +228,7 @@ impl Registry {
 
     /// Remove a store file no row names any more, and its compiled forms
     /// (best effort: a leftover file is harmless, it is content-addressed).
-    pub(in crate::registry) fn forget_file_if_unused(&self, sha256: &str) {
+    pub(crate) fn forget_file_if_unused(&self, sha256: &str) {
         let plugins = &self.plugins;
         let still_used = self
             .store
@@ -256,10 +256,7 @@ fn view(r: &Reader<'_>, row: PluginRow) -> Result<PluginView, RegistryError> {
 
 /// Check that component bytes read from the registry are what `row` says
 /// (the registry is shared: its bytes are trusted no more than a file's).
-pub(in crate::registry) fn verify_component(
-    row: &PluginRow,
-    bytes: &[u8],
-) -> Result<(), RegistryError> {
+pub(crate) fn verify_component(row: &PluginRow, bytes: &[u8]) -> Result<(), RegistryError> {
     let actual = crate::digest::sha256_hex(bytes);
     if actual == row.sha256 {
         return Ok(());
@@ -275,7 +272,7 @@ pub(in crate::registry) fn verify_component(
 }
 
 /// The work of [`Registry::list_plugins`].
-pub(in crate::registry) fn list_plugins(reg: &Registry) -> Result<Vec<PluginView>, RegistryError> {
+pub(crate) fn list_plugins(reg: &Registry) -> Result<Vec<PluginView>, RegistryError> {
     let mut views = Vec::new();
     for (module, bytes) in builtin_components() {
         views.push(reg.builtin_view(&module, bytes)?);
@@ -291,7 +288,7 @@ pub(in crate::registry) fn list_plugins(reg: &Registry) -> Result<Vec<PluginView
 }
 
 /// The work of [`Registry::show_plugin`].
-pub(in crate::registry) fn show_plugin(
+pub(crate) fn show_plugin(
     reg: &Registry,
     module: &ModuleName,
 ) -> Result<PluginView, RegistryError> {
@@ -302,7 +299,7 @@ pub(in crate::registry) fn show_plugin(
 }
 
 /// The work of [`Registry::remove_plugin`].
-pub(in crate::registry) fn remove_plugin(
+pub(crate) fn remove_plugin(
     reg: &mut Registry,
     module: &ModuleName,
 ) -> Result<PluginView, RegistryError> {

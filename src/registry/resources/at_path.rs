@@ -13,7 +13,7 @@ use std::path::Path;
 
 /// The row a location key names: of those located exactly at `path` (of
 /// `type_name` or a subtype, when given), the deepest in the DAG.
-pub(in crate::registry) fn row_at(
+pub(crate) fn row_at(
     r: &Reader<'_>,
     path: &Path,
     type_name: Option<&TypeName>,

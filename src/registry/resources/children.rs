@@ -40,7 +40,7 @@ fn child_name(parent: &ResourceName, suffix: &str) -> Result<ResourceName, NameE
 impl Registry {
     /// Check every child `handler` found below `parent` and make its row
     /// (new ids, stamped `now`, `auto_discovered`).
-    pub(in crate::registry) fn child_rows(
+    pub(crate) fn child_rows(
         &self,
         types: &TypeSet,
         parent_ty: &ResolvedType,

@@ -87,7 +87,7 @@ pub struct DiscoveryReport {
 
 /// A new resource an exploration found.
 #[derive(Debug, Clone)]
-pub(in crate::registry) struct Found {
+pub(crate) struct Found {
     pub row: ResourceRow,
     /// The resource it was found below.
     pub parent: ResourceId,
@@ -100,7 +100,7 @@ pub(in crate::registry) struct Found {
 
 /// What an exploration found, before anything is written.
 #[derive(Debug, Default)]
-pub(in crate::registry) struct Findings {
+pub(crate) struct Findings {
     /// New resources, parents before children.
     pub added: Vec<Found>,
     /// Stored resources found again, with what was found of them now.
@@ -140,7 +140,7 @@ impl Findings {
 
 /// Does a resource of `ty` live in local mode: rules to discover by, and
 /// no handler to run them (checked by the caller)?
-pub(in crate::registry) fn has_rules(ty: &ResolvedType) -> bool {
+pub(crate) fn has_rules(ty: &ResolvedType) -> bool {
     ty.discovery()
         .is_some_and(|d| d.enabled && !d.rules.is_empty())
 }
@@ -148,7 +148,7 @@ pub(in crate::registry) fn has_rules(ty: &ResolvedType) -> bool {
 /// A stored resource found again: its fresh properties and hash, and
 /// whether they differ from the stored ones (only a change is written).
 #[derive(Debug)]
-pub(in crate::registry) struct Refresh {
+pub(crate) struct Refresh {
     pub id: ResourceId,
     pub properties: PropertyMap,
     pub content_hash: Option<String>,
@@ -171,7 +171,7 @@ impl Refresh {
 }
 
 /// The work of [`Registry::discover`].
-pub(in crate::registry) fn discover(
+pub(crate) fn discover(
     reg: &mut Registry,
     key: &ResourceKey,
 ) -> Result<DiscoveryReport, RegistryError> {

@@ -30,7 +30,7 @@ pub const IDENTITY_NAMESPACE: &str = "identity";
 
 /// Bring every virtual identity in line with its members' properties.
 /// `new_id` makes the id of an identity created now.
-pub(in crate::registry) fn reconcile(
+pub(crate) fn reconcile(
     w: &Writer<'_>,
     types: &TypeSet,
     new_id: &dyn Fn() -> ResourceId,

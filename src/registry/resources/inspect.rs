@@ -23,7 +23,7 @@ pub struct Inspection {
 }
 
 /// The work of [`Registry::inspect`].
-pub(in crate::registry) fn inspect(
+pub(crate) fn inspect(
     reg: &Registry,
     key: &ResourceKey,
     file: Option<&str>,

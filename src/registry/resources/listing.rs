@@ -46,10 +46,7 @@ pub struct ResourceList {
 }
 
 /// The work of [`Registry::list`].
-pub(in crate::registry) fn list(
-    reg: &Registry,
-    opts: &ListOptions,
-) -> Result<ResourceList, RegistryError> {
+pub(crate) fn list(reg: &Registry, opts: &ListOptions) -> Result<ResourceList, RegistryError> {
     let below: Option<HashSet<ResourceId>> = match &opts.under {
         None => None,
         Some(key) => Some(reg.store.read(|r| -> Result<_, RegistryError> {

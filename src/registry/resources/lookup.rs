@@ -20,10 +20,7 @@ pub enum ResourceFilter {
 }
 
 /// The row `key` names.
-pub(in crate::registry) fn find_row(
-    r: &Reader<'_>,
-    key: &ResourceKey,
-) -> Result<ResourceRow, RegistryError> {
+pub(crate) fn find_row(r: &Reader<'_>, key: &ResourceKey) -> Result<ResourceRow, RegistryError> {
     let found = match key {
         ResourceKey::Id(id) => r.resource_by_id(*id)?,
         ResourceKey::Name(name) => r.resource_by_name(name)?,
@@ -37,7 +34,7 @@ pub(in crate::registry) fn find_row(
 }
 
 /// `row` with its links, assembled.
-pub(in crate::registry) fn load_one(
+pub(crate) fn load_one(
     r: &Reader<'_>,
     types: &TypeSet,
     row: ResourceRow,
@@ -50,7 +47,7 @@ pub(in crate::registry) fn load_one(
 }
 
 /// The resources `ids` (in id order), assembled.
-pub(in crate::registry) fn load_resources(
+pub(crate) fn load_resources(
     r: &Reader<'_>,
     types: &TypeSet,
     ids: &[ResourceId],
@@ -78,7 +75,7 @@ pub(super) fn assemble_rows(
 }
 
 /// A stored row plus its links and derived capabilities.
-pub(in crate::registry) fn assemble(
+pub(crate) fn assemble(
     types: &TypeSet,
     row: ResourceRow,
     parents: Vec<ResourceId>,
@@ -110,7 +107,7 @@ pub(in crate::registry) fn assemble(
 }
 
 /// The work of [`Registry::list_resources`].
-pub(in crate::registry) fn list_resources(
+pub(crate) fn list_resources(
     reg: &Registry,
     filter: &ResourceFilter,
 ) -> Result<Vec<Resource>, RegistryError> {
@@ -137,7 +134,7 @@ pub(in crate::registry) fn list_resources(
 }
 
 /// The work of [`Registry::registered_page`].
-pub(in crate::registry) fn registered_page(
+pub(crate) fn registered_page(
     reg: &Registry,
     after: Option<ResourceId>,
     limit: usize,
@@ -150,10 +147,7 @@ pub(in crate::registry) fn registered_page(
 }
 
 /// The work of [`Registry::show_resource`].
-pub(in crate::registry) fn show_resource(
-    reg: &Registry,
-    key: &ResourceKey,
-) -> Result<Resource, RegistryError> {
+pub(crate) fn show_resource(reg: &Registry, key: &ResourceKey) -> Result<Resource, RegistryError> {
     reg.store.read(|r| {
         let types = reg.types.get(r)?;
         let row = find_row(r, key)?;

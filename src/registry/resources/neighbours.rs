@@ -26,7 +26,7 @@ impl ResourceLabel {
 }
 
 /// The work of [`Registry::labels`].
-pub(in crate::registry) fn labels(
+pub(crate) fn labels(
     reg: &Registry,
     ids: &[ResourceId],
 ) -> Result<Vec<ResourceLabel>, RegistryError> {

@@ -311,7 +311,7 @@ impl Registry {
     /// its stored arguments validated again and the handler's answer
     /// merged over them (as at registration); a discovered resource's come
     /// from its parent's answer and are kept.
-    pub(in crate::registry) fn fresh_properties(
+    pub(crate) fn fresh_properties(
         &self,
         handler: &Handler,
         ty: &ResolvedType,
@@ -380,7 +380,7 @@ fn parents_first(
 }
 
 /// The work of [`Registry::refresh`].
-pub(in crate::registry) fn refresh(
+pub(crate) fn refresh(
     reg: &mut Registry,
     keys: &[ResourceKey],
 ) -> Result<RefreshReport, RegistryError> {

@@ -234,7 +234,7 @@ pub(in crate::registry) use checks::check_strategy;
 use checks::{check_addable, check_location_fits};
 
 /// The work of [`Registry::registration_form`].
-pub(in crate::registry) fn registration_form(
+pub(crate) fn registration_form(
     reg: &Registry,
     type_name: &str,
 ) -> Result<RegistrationForm, RegistryError> {
@@ -250,7 +250,7 @@ pub(in crate::registry) fn registration_form(
 }
 
 /// The work of [`Registry::register_resource`].
-pub(in crate::registry) fn register_resource(
+pub(crate) fn register_resource(
     reg: &mut Registry,
     request: NewResource,
 ) -> Result<Resource, RegistryError> {
@@ -280,7 +280,7 @@ pub(in crate::registry) fn register_resource_with(
 }
 
 /// The work of [`Registry::register_resources`].
-pub(in crate::registry) fn register_resources(
+pub(crate) fn register_resources(
     reg: &mut Registry,
     requests: impl IntoIterator<Item = NewResource>,
 ) -> Result<Vec<ResourceId>, RegistryError> {

@@ -74,7 +74,7 @@ impl RemoveOptions {
 }
 
 /// The sandboxes living on any of `resources`.
-pub(in crate::registry) fn sandboxes_on(
+pub(crate) fn sandboxes_on(
     r: &Reader<'_>,
     resources: &[Resource],
 ) -> Result<Vec<crate::model::SandboxId>, RegistryError> {
@@ -84,7 +84,7 @@ pub(in crate::registry) fn sandboxes_on(
 
 /// The resources among `resources` whose container the engine holds, and
 /// each as `name (state, container id)`.
-pub(in crate::registry) fn containers_on<'a>(
+pub(crate) fn containers_on<'a>(
     r: &Reader<'_>,
     resources: &'a [Resource],
 ) -> Result<Vec<(&'a Resource, String)>, RegistryError> {
@@ -108,7 +108,7 @@ pub(in crate::registry) fn containers_on<'a>(
 /// What removing `roots` takes with it: (the resources that go, in the
 /// order the rule found them — roots first; the hand-registered resources
 /// that only lose a link).
-pub(in crate::registry) fn what_goes(
+pub(crate) fn what_goes(
     r: &Reader<'_>,
     types: &TypeSet,
     roots: &[ResourceId],
@@ -129,7 +129,7 @@ pub(in crate::registry) fn what_goes(
 }
 
 /// The work of [`Registry::remove_resource`].
-pub(in crate::registry) fn remove_resource(
+pub(crate) fn remove_resource(
     reg: &mut Registry,
     key: &ResourceKey,
     options: RemoveOptions,

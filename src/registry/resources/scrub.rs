@@ -18,12 +18,12 @@ use crate::registry::resources::equivalence;
 use crate::registry::{Registry, RegistryError};
 
 /// The `registry_meta` key saying the pass ran (its value: when).
-pub(in crate::registry) const CREDENTIALS_KEY: &str = "credentials_scrubbed";
+pub(crate) const CREDENTIALS_KEY: &str = "credentials_scrubbed";
 
 impl Registry {
     /// Remove the credentials stored rows hold (see the module doc),
     /// unless `registry_meta` says it was done.
-    pub(in crate::registry) fn scrub_stored_credentials(&mut self) -> Result<(), RegistryError> {
+    pub(crate) fn scrub_stored_credentials(&mut self) -> Result<(), RegistryError> {
         let now = self.now();
         let (cache, ids, clock) = (&self.types, &self.ids, &self.clock);
         let scrubbed = self.store.write(|w| {

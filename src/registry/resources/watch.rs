@@ -180,7 +180,7 @@ fn touched(watched: &HashMap<PathBuf, ResourceKey>, paths: &BTreeSet<PathBuf>) -
 }
 
 /// The work of [`Registry::watch`].
-pub(in crate::registry) fn watch(
+pub(crate) fn watch(
     reg: &mut Registry,
     keys: &[ResourceKey],
     options: WatchOptions,

@@ -60,7 +60,7 @@ impl ExportOptions {
 }
 
 /// The work of [`Registry::export_document`].
-pub(in crate::registry) fn export_document(
+pub(crate) fn export_document(
     reg: &Registry,
     options: ExportOptions,
 ) -> Result<RegistryDocument, RegistryError> {
@@ -127,7 +127,7 @@ pub(in crate::registry) fn export_document(
 }
 
 /// The work of [`Registry::info`].
-pub(in crate::registry) fn info(reg: &Registry) -> Result<RegistryInfo, RegistryError> {
+pub(crate) fn info(reg: &Registry) -> Result<RegistryInfo, RegistryError> {
     let (schema_version, builtin_catalogue, counts, server_bytes) = reg.store.read(|r| {
         Ok::<_, RegistryError>((
             r.schema_version()?,

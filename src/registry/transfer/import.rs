@@ -46,7 +46,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The work of [`Registry::import_document`].
-pub(in crate::registry) fn import_document(
+pub(crate) fn import_document(
     reg: &mut Registry,
     document: &RegistryDocument,
     options: ImportOptions,

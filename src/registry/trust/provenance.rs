@@ -36,7 +36,7 @@ pub enum Origin {
 }
 
 /// The resources below `root` (itself included), each with its origin.
-pub(in crate::registry) fn below(
+pub(crate) fn below(
     r: &Reader<'_>,
     root: ResourceId,
 ) -> Result<BTreeMap<ResourceId, Origin>, RegistryError> {
@@ -92,7 +92,7 @@ pub(in crate::registry) fn below(
 
 /// Who brought `id` itself: its registration, or — discovered — the
 /// registration it was discovered below (module doc).
-pub(in crate::registry) fn origin(r: &Reader<'_>, id: ResourceId) -> Result<Origin, RegistryError> {
+pub(crate) fn origin(r: &Reader<'_>, id: ResourceId) -> Result<Origin, RegistryError> {
     let Some(row) = r.resource_by_id(id)? else {
         return Ok(Origin::Person);
     };

@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
 #[derive(Debug, Default)]
-pub(in crate::registry) struct TypeSet {
+pub(crate) struct TypeSet {
     rows: BTreeMap<TypeName, TypeRow>,
     resolved: Mutex<HashMap<TypeName, Arc<ResolvedType>>>,
 }
@@ -161,7 +161,7 @@ impl TypeSet {
 /// The last [`TypeSet`] a registry loaded, and the types generation it
 /// was loaded at.
 #[derive(Debug, Default)]
-pub(in crate::registry) struct TypeCache {
+pub(crate) struct TypeCache {
     current: RefCell<Option<(i64, Arc<TypeSet>)>>,
     /// How many sets were loaded from the type table.
     loads: Cell<u64>,
