@@ -207,7 +207,7 @@ pub fn worker() -> bool {
     for i in 0..ops / 2 {
         let name = format!("local/w{w}-n{i}");
         let start = Instant::now();
-        let added = registry.register_resource(node(&name, node_dir));
+        let added = registry.register_resource(node(&name, node_dir), Default::default());
         report(start, added.err().map(|e| e.to_string()));
         let start = Instant::now();
         let linked = registry.link_child(&key(&parent), &key(&name));
@@ -282,7 +282,7 @@ fn round_with(server: &str, backend: Backend, ops: usize, mode: Mode) -> Round {
             .register_type_text(NODE_TYPE, "bench-node.yaml", RegisterTypeOptions::default())
             .expect("node type");
         registry
-            .register_resource(node("local/hub", &node_dir))
+            .register_resource(node("local/hub", &node_dir), Default::default())
             .expect("hub");
     }
     let url = schema.as_ref().map(|s| match backend {

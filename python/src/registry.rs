@@ -177,7 +177,12 @@ impl NativeRegistry {
             base_dir: std::env::current_dir().ok(),
         };
         self.run_watched(py, progress, move |r, cb| {
-            r.register_resource_with(request, &mut |p| cb.report(p.visited, p.found))
+            r.register_resource(
+                request,
+                resource_host::registry::RegisterOptions {
+                    progress: Some(&mut |p| cb.report(p.visited, p.found)),
+                },
+            )
         })
     }
 
@@ -223,9 +228,13 @@ impl NativeRegistry {
     ) -> PyResult<Py<PyAny>> {
         let depth = depth.map_or(Depth::All, Depth::Levels);
         self.run_watched(py, progress, move |r, cb| {
-            r.discover_with(&key(&name_or_id)?, depth, &mut |p| {
-                cb.report(p.visited, p.found)
-            })
+            r.discover(
+                &key(&name_or_id)?,
+                resource_host::registry::DiscoverOptions {
+                    depth,
+                    progress: Some(&mut |p| cb.report(p.visited, p.found)),
+                },
+            )
         })
     }
 
@@ -241,7 +250,12 @@ impl NativeRegistry {
                 .iter()
                 .map(|k| key(k))
                 .collect::<Result<Vec<_>, _>>()?;
-            r.refresh_with(&keys, &mut |p| cb.report(p.checked, p.changed))
+            r.refresh(
+                &keys,
+                resource_host::registry::RefreshOptions {
+                    progress: Some(&mut |p| cb.report(p.checked, p.changed)),
+                },
+            )
         })
     }
 
@@ -452,7 +466,7 @@ impl NativeRegistry {
         let txn = py
             .detach(|| {
                 self.pool
-                    .with(|r| r.open_transaction_with(self::sandbox_id(&sandbox_id)?, limits))
+                    .with(|r| r.open_transaction(self::sandbox_id(&sandbox_id)?, limits))
             })
             .map_err(to_py_err)?;
         Ok(NativeTransaction::new(txn))

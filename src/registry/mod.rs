@@ -64,14 +64,16 @@ pub use plugins::distribution::{
 pub use plugins::plugin_check::{PluginCheckView, check_plugin};
 pub use plugins::plugin_store::{AddPluginOptions, ClassView, PluginView, ProvenanceView};
 pub use resources::discovery::{
-    Depth, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH,
+    Depth, DiscoverOptions, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH,
 };
 pub use resources::inspect::Inspection;
 pub use resources::listing::{ListOptions, ListOrder, ResourceList};
 pub use resources::lookup::ResourceFilter;
 pub use resources::neighbours::ResourceLabel;
-pub use resources::refresh::{ChangedResource, RefreshProgress, RefreshReport, StaleResource};
-pub use resources::register::{NewResource, RegistrationForm};
+pub use resources::refresh::{
+    ChangedResource, RefreshOptions, RefreshProgress, RefreshReport, StaleResource,
+};
+pub use resources::register::{NewResource, RegisterOptions, RegistrationForm};
 pub use resources::removal::{Forced, RemovalReport, RemoveOptions};
 pub use resources::watch::{WatchEvent, WatchOptions};
 pub use sandboxes::local_mode;

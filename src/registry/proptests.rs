@@ -176,11 +176,14 @@ fn step(r: &mut Registry, g: &mut Graph, op: &Op, n: usize) -> Result<(), TestCa
                 return Ok(());
             }
             let added = done(
-                r.register_resource(NewResource {
-                    type_name: kind.type_name().into(),
-                    name: Some(format!("local/r-{n}")),
-                    ..NewResource::default()
-                }),
+                r.register_resource(
+                    NewResource {
+                        type_name: kind.type_name().into(),
+                        name: Some(format!("local/r-{n}")),
+                        ..NewResource::default()
+                    },
+                    Default::default(),
+                ),
                 "registering",
             )?;
             let id = added.resource_id;

@@ -252,12 +252,15 @@ mod tests {
         let (_dir, inside, outside) = places();
         let mut person = Registry::open_in_memory().unwrap();
         person
-            .register_resource(NewResource {
-                type_name: "fs-directory".into(),
-                name: Some("local/out".into()),
-                args: vec![("path".into(), outside.to_str().unwrap().into())],
-                ..NewResource::default()
-            })
+            .register_resource(
+                NewResource {
+                    type_name: "fs-directory".into(),
+                    name: Some("local/out".into()),
+                    args: vec![("path".into(), outside.to_str().unwrap().into())],
+                    ..NewResource::default()
+                },
+                Default::default(),
+            )
             .unwrap();
         let document = person.export_document(ExportOptions::default()).unwrap();
         let mut agent = agent(&inside);

@@ -85,7 +85,13 @@ pub fn call(
                     format!("{} visited, {} found", p.visited, p.found),
                 )
             };
-            let report = registry.discover_with(&key, depth, &mut on)?;
+            let report = registry.discover(
+                &key,
+                resource_host::registry::DiscoverOptions {
+                    depth,
+                    progress: Some(&mut on),
+                },
+            )?;
             let text = format!(
                 "discovered {}: {} new, {} gone, {} updated",
                 escape_line(&report.resource.label()),
@@ -351,7 +357,12 @@ fn register(
             format!("{} visited, {} found", p.visited, p.found),
         )
     };
-    let resource = registry.register_resource_with(request, &mut on)?;
+    let resource = registry.register_resource(
+        request,
+        resource_host::registry::RegisterOptions {
+            progress: Some(&mut on),
+        },
+    )?;
     let mut done = Done::new(&resource, format!("registered {}", summary(&resource)))?;
     done.changed = vec![resource.resource_id.to_string()];
     Ok(done)
@@ -425,7 +436,12 @@ fn refresh(
             format!("{} checked, {} changed", p.checked, p.changed),
         )
     };
-    let report = registry.refresh_with(&keys, &mut on)?;
+    let report = registry.refresh(
+        &keys,
+        resource_host::registry::RefreshOptions {
+            progress: Some(&mut on),
+        },
+    )?;
     let value = serde_json::to_value(&report).map_err(|e| Refusal::internal(e.to_string()))?;
     let changed = changed_ids(&value);
     let text = format!("refreshed: {} changed", changed.len());

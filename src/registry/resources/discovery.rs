@@ -62,6 +62,34 @@ impl Depth {
     }
 }
 
+/// How [`Registry::discover`] runs.
+pub struct DiscoverOptions<'a> {
+    /// How far below the resource (default: its children,
+    /// `Depth::Levels(1)`).
+    pub depth: Depth,
+    /// Told how far it came after each handler call; answering `Break`
+    /// stops it, nothing written (default: none).
+    pub progress: Option<&'a mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>>,
+}
+
+impl std::fmt::Debug for DiscoverOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DiscoverOptions")
+            .field("depth", &self.depth)
+            .field("progress", &self.progress.as_ref().map(|_| "…"))
+            .finish()
+    }
+}
+
+impl Default for DiscoverOptions<'_> {
+    fn default() -> Self {
+        Self {
+            depth: Depth::Levels(1),
+            progress: None,
+        }
+    }
+}
+
 /// How far a long discovery has come (for a caller that shows progress).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DiscoveryProgress {
@@ -172,16 +200,6 @@ impl Refresh {
 
 /// The work of [`Registry::discover`].
 pub(crate) fn discover(
-    reg: &mut Registry,
-    key: &ResourceKey,
-) -> Result<DiscoveryReport, RegistryError> {
-    discover_with(reg, key, Depth::Levels(1), &mut |_| {
-        ControlFlow::Continue(())
-    })
-}
-
-/// The work of [`Registry::discover_with`].
-pub(in crate::registry) fn discover_with(
     reg: &mut Registry,
     key: &ResourceKey,
     depth: Depth,

@@ -32,8 +32,8 @@ pub(super) mod scrub;
 pub(super) mod watch;
 
 use super::{
-    Depth, DiscoveryProgress, DiscoveryReport, Inspection, ListOptions, NewResource,
-    RefreshProgress, RefreshReport, RegistrationForm, Registry, RegistryError, RemovalReport,
+    DiscoverOptions, DiscoveryReport, Inspection, ListOptions, NewResource, RefreshOptions,
+    RefreshReport, RegisterOptions, RegistrationForm, Registry, RegistryError, RemovalReport,
     RemoveOptions, ResourceFilter, ResourceLabel, ResourceList, WatchEvent, WatchOptions,
 };
 use crate::model::{Resource, ResourceId, ResourceKey};
@@ -93,21 +93,22 @@ impl Registry {
     }
 
     /// Register one resource (`register_resource(type_name, name=, location=, …)`);
-    /// answers the resource as written.
-    pub fn register_resource(&mut self, request: NewResource) -> Result<Resource, RegistryError> {
-        register::register_resource(self, request)
-    }
-
-    /// [`Registry::register_resource`], telling `progress` how far its
-    /// discovery came after each handler call; `progress` answering
-    /// `Break` stops it there, nothing written
-    /// ([`ResourcesError::Cancelled`]).
-    pub fn register_resource_with(
+    /// answers the resource as written. [`RegisterOptions::progress`]
+    /// hears how far its discovery came after each handler call;
+    /// answering `Break` stops it there, nothing written
+    /// ([`ResourcesError::Cancelled`](super::ResourcesError::Cancelled)).
+    pub fn register_resource(
         &mut self,
         request: NewResource,
-        progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
+        options: RegisterOptions<'_>,
     ) -> Result<Resource, RegistryError> {
-        register::register_resource_with(self, request, progress)
+        register::register_resource(
+            self,
+            request,
+            options
+                .progress
+                .unwrap_or(&mut |_| ControlFlow::Continue(())),
+        )
     }
 
     /// Register many resources in one transaction: all or none.
@@ -118,44 +119,49 @@ impl Registry {
         register::register_resources(self, requests)
     }
 
-    /// Run discovery again below a resource, `depth` levels (1: its
-    /// children): add what is found for the first time, drop discovered
-    /// resources no longer found (with what only they kept), refresh the
-    /// rest and the hashes of everything visited. One transaction.
-    pub fn discover(&mut self, key: &ResourceKey) -> Result<DiscoveryReport, RegistryError> {
-        discovery::discover(self, key)
-    }
-
-    /// [`Registry::discover`] to `depth`, telling `progress` how far it came
-    /// after each handler call; `progress` answering `Break` stops it
-    /// there, nothing written ([`ResourcesError::Cancelled`]).
+    /// Run discovery again below a resource, [`DiscoverOptions::depth`]
+    /// levels (default 1: its children): add what is found for the first
+    /// time, drop discovered resources no longer found (with what only
+    /// they kept), refresh the rest and the hashes of everything visited.
+    /// One transaction. [`DiscoverOptions::progress`] hears how far it
+    /// came after each handler call; answering `Break` stops it there,
+    /// nothing written
+    /// ([`ResourcesError::Cancelled`](super::ResourcesError::Cancelled)).
     /// When another process changes what it explored before it could write
     /// (the same discovery run twice at once), it explores again.
-    pub fn discover_with(
+    pub fn discover(
         &mut self,
         key: &ResourceKey,
-        depth: Depth,
-        progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
+        options: DiscoverOptions<'_>,
     ) -> Result<DiscoveryReport, RegistryError> {
-        discovery::discover_with(self, key, depth, progress)
+        discovery::discover(
+            self,
+            key,
+            options.depth,
+            options
+                .progress
+                .unwrap_or(&mut |_| ControlFlow::Continue(())),
+        )
     }
 
     /// Refresh `keys` (none: every resource someone registered whose type
-    /// has a handler) and what was explored below them. See the module
-    /// documentation for what changes.
-    pub fn refresh(&mut self, keys: &[ResourceKey]) -> Result<RefreshReport, RegistryError> {
-        refresh::refresh(self, keys)
-    }
-
-    /// [`Registry::refresh`], telling `progress` how far it came after each
-    /// resource; `progress` answering `Break` stops it before the next
-    /// (what it refreshed stays: [`ResourcesError::RefreshCancelled`]).
-    pub fn refresh_with(
+    /// has a handler) and what was explored below them (see `refresh` for
+    /// what changes). [`RefreshOptions::progress`] hears how far it came
+    /// after each resource; answering `Break` stops it before the next
+    /// (what it refreshed stays:
+    /// [`ResourcesError::RefreshCancelled`](super::ResourcesError::RefreshCancelled)).
+    pub fn refresh(
         &mut self,
         keys: &[ResourceKey],
-        progress: &mut dyn FnMut(RefreshProgress) -> ControlFlow<()>,
+        options: RefreshOptions<'_>,
     ) -> Result<RefreshReport, RegistryError> {
-        refresh::refresh_with(self, keys, progress)
+        refresh::refresh(
+            self,
+            keys,
+            options
+                .progress
+                .unwrap_or(&mut |_| ControlFlow::Continue(())),
+        )
     }
 
     /// Keep `keys` (none: every resource someone registered) in step

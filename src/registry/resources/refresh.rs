@@ -45,6 +45,22 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
+/// How [`Registry::refresh`] runs.
+#[derive(Default)]
+pub struct RefreshOptions<'a> {
+    /// Told how far it came after each resource; answering `Break` stops
+    /// it before the next, what it refreshed staying (default: none).
+    pub progress: Option<&'a mut dyn FnMut(RefreshProgress) -> ControlFlow<()>>,
+}
+
+impl std::fmt::Debug for RefreshOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RefreshOptions")
+            .field("progress", &self.progress.as_ref().map(|_| "…"))
+            .finish()
+    }
+}
+
 /// How far a refresh has come (for a caller that shows progress).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RefreshProgress {
@@ -381,14 +397,6 @@ fn parents_first(
 
 /// The work of [`Registry::refresh`].
 pub(crate) fn refresh(
-    reg: &mut Registry,
-    keys: &[ResourceKey],
-) -> Result<RefreshReport, RegistryError> {
-    reg.refresh_with(keys, &mut |_| ControlFlow::Continue(()))
-}
-
-/// The work of [`Registry::refresh_with`].
-pub(in crate::registry) fn refresh_with(
     reg: &mut Registry,
     keys: &[ResourceKey],
     progress: &mut dyn FnMut(RefreshProgress) -> ControlFlow<()>,

@@ -30,6 +30,23 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
 
+/// How [`Registry::register_resource`] runs.
+#[derive(Default)]
+pub struct RegisterOptions<'a> {
+    /// Told how far the registration's discovery came after each
+    /// handler call; answering `Break` stops it, nothing written
+    /// (default: none).
+    pub progress: Option<&'a mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>>,
+}
+
+impl std::fmt::Debug for RegisterOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegisterOptions")
+            .field("progress", &self.progress.as_ref().map(|_| "…"))
+            .finish()
+    }
+}
+
 /// A registration request: what `agents resource add` collects.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NewResource {
@@ -251,14 +268,6 @@ pub(crate) fn registration_form(
 
 /// The work of [`Registry::register_resource`].
 pub(crate) fn register_resource(
-    reg: &mut Registry,
-    request: NewResource,
-) -> Result<Resource, RegistryError> {
-    reg.register_resource_with(request, &mut |_| ControlFlow::Continue(()))
-}
-
-/// The work of [`Registry::register_resource_with`].
-pub(in crate::registry) fn register_resource_with(
     reg: &mut Registry,
     request: NewResource,
     progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,

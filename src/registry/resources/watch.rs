@@ -228,7 +228,7 @@ pub(crate) fn watch(
             last = None;
             let touched: Vec<ResourceKey> = touched(&watched, &paths);
             if !touched.is_empty() {
-                let report = reg.refresh_with(&touched, &mut |p: RefreshProgress| {
+                let report = super::refresh::refresh(reg, &touched, &mut |p: RefreshProgress| {
                     on_event(WatchEvent::Progress {
                         checked: p.checked,
                         changed: p.changed,

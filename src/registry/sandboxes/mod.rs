@@ -35,7 +35,7 @@ pub mod local_mode;
 pub(in crate::registry) use destroy::destroy_sandbox;
 mod place;
 mod session;
-pub(in crate::registry) use session::{open_transaction, open_transaction_with};
+pub(in crate::registry) use session::open_transaction;
 mod support;
 mod views;
 
@@ -505,22 +505,15 @@ impl Registry {
     /// Hold a `transaction_rollback` sandbox: its one connection, inside
     /// its transaction, for as long as the caller keeps it (dropping it
     /// rolls back; `apply` commits). Refused for other strategies and for
-    /// a read-only resource (whose original is never written).
+    /// a read-only resource (whose original is never written). The
+    /// session is bounded by `limits` (`SessionLimits::default()`: the
+    /// default bounds); its lock (see `session.rs`) is held by the
+    /// transaction until it ends, so `destroy` refuses meanwhile.
     pub fn open_transaction(
-        &self,
-        id: SandboxId,
-    ) -> Result<sandbox::SqliteTransaction, RegistryError> {
-        open_transaction(self, id)
-    }
-
-    /// [`open_transaction`](Self::open_transaction) with the session
-    /// bounded by `limits`. The session's lock (see `session.rs`) is held
-    /// by the transaction until it ends, so `destroy` refuses meanwhile.
-    pub fn open_transaction_with(
         &self,
         id: SandboxId,
         limits: sandbox::SessionLimits,
     ) -> Result<sandbox::SqliteTransaction, RegistryError> {
-        open_transaction_with(self, id, limits)
+        open_transaction(self, id, limits)
     }
 }

@@ -18,12 +18,15 @@ fn key(text: &str) -> ResourceKey {
 }
 
 fn add_dir(r: &mut Registry, name: &str, dir: &Path) {
-    r.register_resource(NewResource {
-        type_name: "fs-directory".into(),
-        name: Some(name.into()),
-        args: vec![("path".into(), dir.to_str().unwrap().into())],
-        ..NewResource::default()
-    })
+    r.register_resource(
+        NewResource {
+            type_name: "fs-directory".into(),
+            name: Some(name.into()),
+            args: vec![("path".into(), dir.to_str().unwrap().into())],
+            ..NewResource::default()
+        },
+        Default::default(),
+    )
     .unwrap();
 }
 
