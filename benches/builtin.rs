@@ -170,12 +170,15 @@ fn refs(tmp: &Path) {
     let register = |registry: &mut Registry, i: usize| {
         let start = Instant::now();
         let r = registry
-            .register_resource(NewResource {
-                type_name: "git-checkout".into(),
-                name: Some(format!("local/repo{i}")),
-                args: vec![("path".into(), path.clone())],
-                ..NewResource::default()
-            })
+            .register_resource(
+                NewResource {
+                    type_name: "git-checkout".into(),
+                    name: Some(format!("local/repo{i}")),
+                    args: vec![("path".into(), path.clone())],
+                    ..NewResource::default()
+                },
+                Default::default(),
+            )
             .expect("register");
         let took = start.elapsed();
         black_box(r);
@@ -273,16 +276,25 @@ fn tree(tmp: &Path) {
         // directories visited, the `b*` ones found), then the timed
         // `discover --recursive`, which finds the files.
         registry
-            .register_resource(NewResource {
-                type_name: "fs-directory".into(),
-                name: Some("local/tree".into()),
-                args: vec![("path".into(), path.clone())],
-                ..NewResource::default()
-            })
+            .register_resource(
+                NewResource {
+                    type_name: "fs-directory".into(),
+                    name: Some("local/tree".into()),
+                    args: vec![("path".into(), path.clone())],
+                    ..NewResource::default()
+                },
+                Default::default(),
+            )
             .expect("register");
         let start = Instant::now();
         let report = registry
-            .discover_with(&key, Depth::All, &mut |_| ControlFlow::Continue(()))
+            .discover(
+                &key,
+                resource_host::registry::DiscoverOptions {
+                    depth: Depth::All,
+                    progress: Some(&mut |_| ControlFlow::Continue(())),
+                },
+            )
             .expect("discover");
         ours.push(start.elapsed());
         rows.0 = registry
@@ -293,7 +305,13 @@ fn tree(tmp: &Path) {
         // Again, nothing changed: everything read, nothing written.
         let start = Instant::now();
         let report = registry
-            .discover_with(&key, Depth::All, &mut |_| ControlFlow::Continue(()))
+            .discover(
+                &key,
+                resource_host::registry::DiscoverOptions {
+                    depth: Depth::All,
+                    progress: Some(&mut |_| ControlFlow::Continue(())),
+                },
+            )
             .expect("rediscover");
         again.push(start.elapsed());
         assert!(report.added.is_empty() && report.removed.is_empty());
@@ -403,23 +421,35 @@ fn refresh(tmp: &Path) {
     let tree_key = ResourceKey::parse("local/tree").expect("key");
     let start = Instant::now();
     registry
-        .register_resource(NewResource {
-            type_name: "fs-directory".into(),
-            name: Some("local/tree".into()),
-            args: vec![("path".into(), root.to_str().expect("utf-8").to_owned())],
-            ..NewResource::default()
-        })
+        .register_resource(
+            NewResource {
+                type_name: "fs-directory".into(),
+                name: Some("local/tree".into()),
+                args: vec![("path".into(), root.to_str().expect("utf-8").to_owned())],
+                ..NewResource::default()
+            },
+            Default::default(),
+        )
         .expect("register tree");
     registry
-        .discover_with(&tree_key, Depth::All, &mut |_| ControlFlow::Continue(()))
+        .discover(
+            &tree_key,
+            resource_host::registry::DiscoverOptions {
+                depth: Depth::All,
+                progress: Some(&mut |_| ControlFlow::Continue(())),
+            },
+        )
         .expect("discover tree");
     registry
-        .register_resource(NewResource {
-            type_name: "git-checkout".into(),
-            name: Some("local/repo".into()),
-            args: vec![("path".into(), repo.to_str().expect("utf-8").to_owned())],
-            ..NewResource::default()
-        })
+        .register_resource(
+            NewResource {
+                type_name: "git-checkout".into(),
+                name: Some("local/repo".into()),
+                args: vec![("path".into(), repo.to_str().expect("utf-8").to_owned())],
+                ..NewResource::default()
+            },
+            Default::default(),
+        )
         .expect("register repo");
     let written = start.elapsed();
     let rows = registry
@@ -433,14 +463,14 @@ fn refresh(tmp: &Path) {
     for i in 0..RUNS {
         let before = std::fs::metadata(&db).expect("db").modified().ok();
         let start = Instant::now();
-        let report = registry.refresh(&[]).expect("refresh");
+        let report = registry.refresh(&[], Default::default()).expect("refresh");
         unchanged.push(start.elapsed());
         assert!(!report.wrote(), "an unchanged refresh wrote");
         assert_eq!(std::fs::metadata(&db).expect("db").modified().ok(), before);
         checked = report.checked;
         std::fs::write(&file, format!("changed {i}\n")).expect("write");
         let start = Instant::now();
-        let report = registry.refresh(&[]).expect("refresh");
+        let report = registry.refresh(&[], Default::default()).expect("refresh");
         one.push(start.elapsed());
         assert_eq!(report.changed.len(), 1, "{report:?}");
     }

@@ -290,12 +290,15 @@ fn links(dir: &Path, n: usize) {
     // add new children below the sink: each check visits every link.
     let fresh = |registry: &mut Registry, name: &str| {
         registry
-            .register_resource(NewResource {
-                type_name: "bench/node".into(),
-                name: Some(name.to_owned()),
-                args: vec![("path".into(), target.clone())],
-                ..NewResource::default()
-            })
+            .register_resource(
+                NewResource {
+                    type_name: "bench/node".into(),
+                    name: Some(name.to_owned()),
+                    args: vec![("path".into(), target.clone())],
+                    ..NewResource::default()
+                },
+                Default::default(),
+            )
             .expect("register")
             .resource_id
             .to_string()

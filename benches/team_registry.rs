@@ -42,9 +42,9 @@ mod links;
 #[path = "team_registry/list.rs"]
 mod list;
 
+use resource_host::RegistryLocation;
 use resource_host::home::Home;
 use resource_host::registry::{Options, Registry};
-use resource_host::store::RegistryLocation;
 use std::time::Duration;
 
 /// The server variables, in the order they are looked at.

@@ -39,12 +39,15 @@ fn main() -> Result<(), Box<dyn Error>> {
         "[project]\nname = \"acme\"\nversion = \"0.3.0\"\n",
     )?;
     std::fs::write(pkg.join("src/acme/__init__.py"), "")?;
-    let resource = registry.register_resource(NewResource {
-        type_name: ty.name.to_string(),
-        name: Some("local/acme".into()),
-        args: vec![("path".into(), pkg.display().to_string())],
-        ..NewResource::default()
-    })?;
+    let resource = registry.register_resource(
+        NewResource {
+            type_name: ty.name.to_string(),
+            name: Some("local/acme".into()),
+            args: vec![("path".into(), pkg.display().to_string())],
+            ..NewResource::default()
+        },
+        Default::default(),
+    )?;
     println!(
         "registered {} ({}), version {}",
         resource.label(),

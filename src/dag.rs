@@ -138,6 +138,24 @@ pub struct AdmittedLink {
 }
 
 impl AdmittedLink {
+    /// The link of a child discovery found below `parent`, written in the
+    /// same transaction as the child's new row: a new row has no parent
+    /// and nothing below it, so the link can neither repeat one nor close
+    /// a cycle, and the child's type was checked below the parent's when
+    /// the answer was accepted (`registry`'s `children`, or the type's
+    /// own rules for a placeholder). What is left to check is its ends.
+    pub(crate) fn new_child(parent: ResourceId, child: ResourceId) -> Result<Self, LinkRefusal> {
+        check_ends(parent, child, false)?;
+        Ok(Self { parent, child })
+    }
+
+    /// Any link, unchecked: for the store's own tests, which show that
+    /// the table refuses what the rules would have.
+    #[cfg(test)]
+    pub(crate) fn unchecked_for_test(parent: ResourceId, child: ResourceId) -> Self {
+        Self { parent, child }
+    }
+
     pub fn parent(&self) -> ResourceId {
         self.parent
     }

@@ -29,8 +29,20 @@ pub mod routing;
 pub mod sandbox;
 pub mod scaffold;
 pub mod signing;
-pub mod store;
+pub(crate) mod store;
 pub mod text;
 pub mod typespec;
 pub mod user_files;
 pub mod yaml_bounds;
+
+/// Where a registry lives (a SQLite file or a PostgreSQL schema): all an
+/// embedder needs of the store, which is otherwise the registry's alone
+/// (only `store` writes SQL, and only `registry` calls it).
+pub use store::{RegistryLocation, StoreError};
+
+/// Hooks for tests and fuzz targets outside the crate (feature
+/// `test-support`): a throwaway PostgreSQL schema per test.
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing {
+    pub use crate::store::testing::*;
+}

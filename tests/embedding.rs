@@ -33,12 +33,15 @@ fn an_embedder_registers_a_plugin_backed_type_and_a_resource() {
     .unwrap();
     std::fs::write(pkg.join("acme/__init__.py"), "").unwrap();
     let resource = registry
-        .register_resource(NewResource {
-            type_name: ty.name.to_string(),
-            name: Some("local/acme".into()),
-            args: vec![("path".into(), pkg.display().to_string())],
-            ..NewResource::default()
-        })
+        .register_resource(
+            NewResource {
+                type_name: ty.name.to_string(),
+                name: Some("local/acme".into()),
+                args: vec![("path".into(), pkg.display().to_string())],
+                ..NewResource::default()
+            },
+            Default::default(),
+        )
         .unwrap();
     assert_eq!(resource.children.len(), 1);
     let tree = registry
@@ -71,10 +74,13 @@ fn limits_are_the_embedders_to_set() {
             RegisterTypeOptions::default(),)
         .unwrap();
     let err = registry
-        .register_resource(NewResource {
-            type_name: "t/loop".into(),
-            ..NewResource::default()
-        })
+        .register_resource(
+            NewResource {
+                type_name: "t/loop".into(),
+                ..NewResource::default()
+            },
+            Default::default(),
+        )
         .unwrap_err();
     assert!(matches!(err, RegistryError::Handler(_)), "{err}");
     assert!(
@@ -95,12 +101,15 @@ fn an_embedder_watches_on_its_own_thread_and_hears_each_refresh() {
     std::fs::create_dir_all(&watched).unwrap();
     let mut registry = Registry::open(&home).unwrap();
     registry
-        .register_resource(NewResource {
-            type_name: "fs-directory".into(),
-            name: Some("local/d".into()),
-            args: vec![("path".into(), watched.display().to_string())],
-            ..NewResource::default()
-        })
+        .register_resource(
+            NewResource {
+                type_name: "fs-directory".into(),
+                name: Some("local/d".into()),
+                args: vec![("path".into(), watched.display().to_string())],
+                ..NewResource::default()
+            },
+            Default::default(),
+        )
         .unwrap();
     drop(registry);
     let stop = Arc::new(AtomicBool::new(false));

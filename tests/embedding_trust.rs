@@ -48,12 +48,15 @@ fn an_embedder_activates_only_what_its_person_trusted() {
     let home = env.path("home");
     let mut registry = open(&home, &bin, Some(alice()));
     registry
-        .register_resource(NewResource {
-            type_name: "fs-directory".into(),
-            name: Some("local/ws".into()),
-            args: vec![("path".into(), ws.display().to_string())],
-            ..NewResource::default()
-        })
+        .register_resource(
+            NewResource {
+                type_name: "fs-directory".into(),
+                name: Some("local/ws".into()),
+                args: vec![("path".into(), ws.display().to_string())],
+                ..NewResource::default()
+            },
+            Default::default(),
+        )
         .unwrap();
     let key = "local/ws".parse().unwrap();
     let dc = "local/ws-devcontainer".parse().unwrap();

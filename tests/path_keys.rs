@@ -96,15 +96,18 @@ fn the_library_finds_a_resource_by_its_location() {
     let repo = dir.path().join("repo");
     git_repo(&repo);
     registry
-        .register_resource(NewResource {
-            type_name: "git-checkout".into(),
-            name: Some("local/r".into()),
-            args: vec![
-                ("path".into(), repo.display().to_string()),
-                ("branch".into(), "main".into()),
-            ],
-            ..NewResource::default()
-        })
+        .register_resource(
+            NewResource {
+                type_name: "git-checkout".into(),
+                name: Some("local/r".into()),
+                args: vec![
+                    ("path".into(), repo.display().to_string()),
+                    ("branch".into(), "main".into()),
+                ],
+                ..NewResource::default()
+            },
+            Default::default(),
+        )
         .unwrap();
     let place = std::fs::canonicalize(&repo).unwrap();
     let found = registry.show_resource(&ResourceKey::at(&place)).unwrap();

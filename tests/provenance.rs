@@ -21,7 +21,7 @@ fn as_agent(env: &Env) -> Registry {
         registry: env
             .postgres
             .as_ref()
-            .map(|schema| resource_host::store::RegistryLocation::parse(&schema.url).unwrap()),
+            .map(|schema| resource_host::RegistryLocation::parse(&schema.url).unwrap()),
         ..Options::default()
     };
     Registry::open_with(&Home::new(env.home.path()), options).unwrap()
@@ -58,7 +58,10 @@ fn a_look_alike_name_is_refused_to_the_agent_and_to_the_person() {
     two_devcontainers(&env);
     let mut agent = as_agent(&env);
     let err = agent
-        .register_resource(dir("local/\u{0430}pi", &env.path("evil")))
+        .register_resource(
+            dir("local/\u{0430}pi", &env.path("evil")),
+            Default::default(),
+        )
         .unwrap_err();
     assert!(
         matches!(&err, RegistryError::Resources(e) if e.to_string().contains("looks like the existing \"local/api\"")),
@@ -67,7 +70,7 @@ fn a_look_alike_name_is_refused_to_the_agent_and_to_the_person() {
     for name in ["local/\u{3164}", "local/api\u{FFA0}repo"] {
         assert!(
             agent
-                .register_resource(dir(name, &env.path("evil")))
+                .register_resource(dir(name, &env.path("evil")), Default::default())
                 .is_err(),
             "{name}"
         );
@@ -86,7 +89,7 @@ fn a_devcontainer_an_agent_links_below_a_persons_resource_is_not_trusted_with_it
     two_devcontainers(&env);
     let mut agent = as_agent(&env);
     agent
-        .register_resource(dir("local/evil", &env.path("evil")))
+        .register_resource(dir("local/evil", &env.path("evil")), Default::default())
         .unwrap();
     let api = "local/api".parse().unwrap();
     let theirs = "local/evil-devcontainer".parse().unwrap();
@@ -165,9 +168,11 @@ fn registering_the_root_and_reparenting_moves_no_repository_boundary() {
     env.write("evil-repo/.devcontainer/Dockerfile", "FROM debian\n");
     commit_all(&repo);
     let mut agent = as_agent(&env);
-    agent.register_resource(dir("local/evil", &repo)).unwrap();
     agent
-        .register_resource(dir("local/root", Path::new("/")))
+        .register_resource(dir("local/evil", &repo), Default::default())
+        .unwrap();
+    agent
+        .register_resource(dir("local/root", Path::new("/")), Default::default())
         .ok();
     agent
         .link_child(
@@ -191,7 +196,7 @@ fn who_registered_and_linked_what_is_recorded_shown_and_carried_through_export()
     two_devcontainers(&env);
     let mut agent = as_agent(&env);
     agent
-        .register_resource(dir("local/evil", &env.path("evil")))
+        .register_resource(dir("local/evil", &env.path("evil")), Default::default())
         .unwrap();
     agent
         .link_child(

@@ -201,13 +201,16 @@ fn the_library_hands_out_sandboxes_and_typed_refusals() {
     let mut registry = Registry::open(&Home::new(env.home.path())).unwrap();
     let add = |registry: &mut Registry, name: &str, read_only: bool| {
         registry
-            .register_resource(NewResource {
-                type_name: "fs-directory".into(),
-                name: Some(name.into()),
-                args: vec![("path".into(), dir.display().to_string())],
-                read_only,
-                ..NewResource::default()
-            })
+            .register_resource(
+                NewResource {
+                    type_name: "fs-directory".into(),
+                    name: Some(name.into()),
+                    args: vec![("path".into(), dir.display().to_string())],
+                    read_only,
+                    ..NewResource::default()
+                },
+                Default::default(),
+            )
             .unwrap()
     };
     add(&mut registry, "local/lib", false);

@@ -107,12 +107,15 @@ pub fn show_fixture(tmp: &Path) -> (PathBuf, Registry, ResourceKey) {
     }
     let mut registry = Registry::open(&Home::new(&home)).expect("open");
     registry
-        .register_resource(NewResource {
-            type_name: "fs-directory".into(),
-            name: Some("local/dir".into()),
-            args: vec![("path".into(), dir.to_str().expect("utf-8").into())],
-            ..NewResource::default()
-        })
+        .register_resource(
+            NewResource {
+                type_name: "fs-directory".into(),
+                name: Some("local/dir".into()),
+                args: vec![("path".into(), dir.to_str().expect("utf-8").into())],
+                ..NewResource::default()
+            },
+            Default::default(),
+        )
         .expect("register");
     let key = "local/dir".parse().expect("key");
     (home, registry, key)

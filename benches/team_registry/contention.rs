@@ -199,7 +199,7 @@ pub fn worker() -> bool {
     let node_dir = Path::new(parts[3]);
     let options = resource_host::registry::Options {
         registry: (!parts[4].is_empty())
-            .then(|| resource_host::store::RegistryLocation::Postgres(parts[4].to_owned())),
+            .then(|| resource_host::RegistryLocation::Postgres(parts[4].to_owned())),
         ..Default::default()
     };
     let mut registry = Registry::open_with(&home, options).expect("open");
@@ -207,7 +207,7 @@ pub fn worker() -> bool {
     for i in 0..ops / 2 {
         let name = format!("local/w{w}-n{i}");
         let start = Instant::now();
-        let added = registry.register_resource(node(&name, node_dir));
+        let added = registry.register_resource(node(&name, node_dir), Default::default());
         report(start, added.err().map(|e| e.to_string()));
         let start = Instant::now();
         let linked = registry.link_child(&key(&parent), &key(&name));
@@ -282,7 +282,7 @@ fn round_with(server: &str, backend: Backend, ops: usize, mode: Mode) -> Round {
             .register_type_text(NODE_TYPE, "bench-node.yaml", RegisterTypeOptions::default())
             .expect("node type");
         registry
-            .register_resource(node("local/hub", &node_dir))
+            .register_resource(node("local/hub", &node_dir), Default::default())
             .expect("hub");
     }
     let url = schema.as_ref().map(|s| match backend {

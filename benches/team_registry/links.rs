@@ -69,7 +69,7 @@ pub fn run(server: &str, n: usize) {
         .register_type_text(NODE_TYPE, "bench-node.yaml", RegisterTypeOptions::default())
         .expect("node type");
     registry
-        .register_resource(node("local/model", &node_dir))
+        .register_resource(node("local/model", &node_dir), Default::default())
         .expect("model");
     let mut client = schema.client();
     let start = Instant::now();
@@ -205,7 +205,7 @@ fn worst_case(
     raw_check: &mut impl FnMut(&mut postgres::Client, &str, &str) -> (Duration, bool),
 ) -> (Vec<Duration>, Vec<Duration>) {
     let sink = registry
-        .register_resource(node("local/sink", node_dir))
+        .register_resource(node("local/sink", node_dir), Default::default())
         .expect("sink")
         .resource_id
         .to_string();
@@ -220,7 +220,10 @@ fn worst_case(
     let (mut ours, mut raw) = (Vec::new(), Vec::new());
     for k in 0..WORST_SAMPLES {
         let child = registry
-            .register_resource(node(&format!("local/fresh{k}"), node_dir))
+            .register_resource(
+                node(&format!("local/fresh{k}"), node_dir),
+                Default::default(),
+            )
             .expect("fresh")
             .resource_id
             .to_string();

@@ -13,13 +13,13 @@
 //! give it back: no call waits for another's handler. A registry reads
 //! the store at every call, so each sees what the others wrote.
 
+use resource_host::RegistryLocation;
 use resource_host::front_end;
 use resource_host::home::Home;
 use resource_host::model::{Actor, Face};
 use resource_host::plugin::Limits;
 use resource_host::registry::{Registry, RegistryError};
 use resource_host::roots::Roots;
-use resource_host::store::RegistryLocation;
 use std::path::PathBuf;
 use std::sync::Mutex;
 

@@ -21,9 +21,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use resource_host::model::ModuleName;
 use resource_host::registry::{
-    AddPluginOptions, Depth, ExportOptions, GraphOptions, ImportOptions, InstallPluginOptions,
-    NewResource, RegisterTypeOptions, Registry, RegistryDocument, RegistryError, RemoveOptions,
-    ResourceFilter, ToolRequest,
+    AddPluginOptions, Depth, DiscoverOptions, ExportOptions, GraphOptions, ImportOptions,
+    InstallPluginOptions, NewResource, RefreshOptions, RegisterOptions, RegisterTypeOptions,
+    Registry, RegistryDocument, RegistryError, RemoveOptions, ResourceFilter, ToolRequest,
 };
 use serde::Serialize;
 use std::path::PathBuf;
@@ -235,7 +235,12 @@ impl NativeRegistry {
                 dashed(&mut given, &r.registration_form(&request.type_name)?);
             }
             request.args.extend(given);
-            r.register_resource_with(request, &mut |p| cb.report(p.visited, p.found))
+            r.register_resource(
+                request,
+                RegisterOptions {
+                    progress: Some(&mut |p| cb.report(p.visited, p.found)),
+                },
+            )
         })?;
         to_objects(py, Object::Resource, &view)
     }
@@ -303,9 +308,13 @@ impl NativeRegistry {
     ) -> PyResult<Py<PyAny>> {
         let depth = depth.map_or(Depth::All, Depth::Levels);
         let report = self.run_watched(py, progress, move |r, cb| {
-            r.discover_with(&key(&name_or_id)?, depth, &mut |p| {
-                cb.report(p.visited, p.found)
-            })
+            r.discover(
+                &key(&name_or_id)?,
+                DiscoverOptions {
+                    depth,
+                    progress: Some(&mut |p| cb.report(p.visited, p.found)),
+                },
+            )
         })?;
         to_py(py, &report)
     }
@@ -328,7 +337,12 @@ impl NativeRegistry {
                 .iter()
                 .map(|k| key(k))
                 .collect::<Result<Vec<_>, _>>()?;
-            r.refresh_with(&keys, &mut |p| cb.report(p.checked, p.changed))
+            r.refresh(
+                &keys,
+                RefreshOptions {
+                    progress: Some(&mut |p| cb.report(p.checked, p.changed)),
+                },
+            )
         })?;
         to_py(py, &report)
     }
@@ -557,7 +571,7 @@ impl NativeRegistry {
             limits.max_growth_bytes = bytes;
         }
         let txn = self.call(py, |r| {
-            r.open_transaction_with(self::sandbox_id(&sandbox_id)?, limits)
+            r.open_transaction(self::sandbox_id(&sandbox_id)?, limits)
         })?;
         Ok(NativeTransaction::new(txn))
     }

@@ -57,7 +57,12 @@ pub fn run(ctx: &Context, type_name: String, rest: Vec<String>) -> Outcome {
         return Err(Failure::Usage(refused.to_string()));
     }
     let mut progress = super::output::Progress::new("discovering");
-    let resource = registry.register_resource_with(request, &mut |p| progress.show(p))?;
+    let resource = registry.register_resource(
+        request,
+        resource_host::registry::RegisterOptions {
+            progress: Some(&mut |p| progress.show(p)),
+        },
+    )?;
     progress.done();
     emit(format, &resource, || {
         format!(

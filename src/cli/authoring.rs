@@ -95,7 +95,7 @@ pub fn new(ctx: &Context, args: NewArgs) -> Outcome {
 
 pub fn check(ctx: &Context, args: CheckArgs) -> Outcome {
     let view = {
-        let _ticker = output::Ticker::start(super::plugins::compiling(&args.file));
+        let _ticker = output::Ticker::start(compiling(&args.file));
         check_plugin(&args.file, args.module.as_ref(), ctx.limits.clone())?
     };
     emit(ctx.format, &view, || show_check(&view))
@@ -204,4 +204,14 @@ pub fn wit_help() -> &'static str {
      overwrite a file with other contents.\n\n\
      Examples:\n  agents plugin wit > wit/resource.wit\n  \
      agents plugin wit --contract 0.1.0\n  agents plugin wit --out ./wit"
+}
+
+/// The ticker's text while `file` is checked and compiled.
+pub(super) fn compiling(file: &std::path::Path) -> String {
+    let size = std::fs::metadata(file).map_or(0, |m| m.len());
+    format!(
+        "checking and compiling {} ({:.1} MB)",
+        resource_host::text::escape_line(&file.display().to_string()),
+        size as f64 / 1e6
+    )
 }

@@ -1,7 +1,6 @@
 //! Keeping up: what `agents resource refresh` and `watch` print.
 
-use super::output;
-use super::resources::LISTED;
+use super::output::{self, LISTED};
 use super::{Context, Outcome};
 use resource_host::model::ResourceKey;
 use resource_host::registry::{RefreshProgress, RefreshReport, WatchEvent, WatchOptions};

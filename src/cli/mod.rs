@@ -318,7 +318,7 @@ impl Context {
         log::debug!("registry home: {}", home.root().display());
         let registry = match self.registry.as_deref().filter(|r| !r.is_empty()) {
             Some(text) => Some(
-                resource_host::store::RegistryLocation::parse(text)
+                resource_host::RegistryLocation::parse(text)
                     .map_err(|e| Failure::Usage(e.to_string()))?,
             ),
             None => None,

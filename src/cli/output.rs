@@ -9,6 +9,9 @@ use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::ops::ControlFlow;
 
+/// Lines a discovery or refresh report lists for people (all in `-o json`).
+pub const LISTED: usize = 40;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Table,

@@ -103,7 +103,7 @@ pub fn run(ctx: &Context, cmd: PluginCommand) -> Outcome {
             replace,
         } => {
             let view = {
-                let _ticker = output::Ticker::start(compiling(&file));
+                let _ticker = output::Ticker::start(authoring::compiling(&file));
                 let mut options = AddPluginOptions::default();
                 (options.module, options.replace) = (module, replace);
                 registry.add_plugin(&file, options)?
@@ -209,15 +209,5 @@ fn add_help() -> String {
          Examples:\n  agents plugin add plugins/target/wasm32-wasip2/release/python_package.wasm\n  \
          agents plugin add my_handler.wasm --module myteam.handlers\n  \
          agents plugin add --replace my_handler.wasm"
-    )
-}
-
-/// The ticker's text while `file` is checked and compiled.
-pub(super) fn compiling(file: &std::path::Path) -> String {
-    let size = std::fs::metadata(file).map_or(0, |m| m.len());
-    format!(
-        "checking and compiling {} ({:.1} MB)",
-        resource_host::text::escape_line(&file.display().to_string()),
-        size as f64 / 1e6
     )
 }

@@ -6,15 +6,13 @@
 
 use super::add;
 use super::keeping;
+use super::output::LISTED;
 use super::output::{self, emit};
 use super::types;
 use super::{Context, Outcome};
 use resource_host::model::{Resource, ResourceKey};
 use resource_host::registry::{ContainerView, Depth, RemoveOptions};
 use resource_host::text::{escape_block, escape_line};
-
-/// Lines a discovery or refresh report lists for people (all in `-o json`).
-pub(super) const LISTED: usize = 40;
 
 pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
     match cmd {
@@ -64,9 +62,12 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         } => discover(ctx, &which::of_type(key, at_type)?, depth, recursive),
         ResourceCommand::Refresh { keys } => {
             let mut progress = output::Progress::new("refreshing");
-            let report = ctx
-                .open()?
-                .refresh_with(&keys, &mut |p| progress.show_refresh(p))?;
+            let report = ctx.open()?.refresh(
+                &keys,
+                resource_host::registry::RefreshOptions {
+                    progress: Some(&mut |p| progress.show_refresh(p)),
+                },
+            )?;
             progress.done();
             emit(ctx.format, &report, || keeping::refresh_summary(&report))
         }
@@ -155,9 +156,13 @@ fn discover(ctx: &Context, key: &ResourceKey, depth: Option<u32>, recursive: boo
         (false, n) => Depth::Levels(n.unwrap_or(1)),
     };
     let mut progress = output::Progress::new("discovering");
-    let report = ctx
-        .open()?
-        .discover_with(key, depth, &mut |p| progress.show(p))?;
+    let report = ctx.open()?.discover(
+        key,
+        resource_host::registry::DiscoverOptions {
+            depth,
+            progress: Some(&mut |p| progress.show(p)),
+        },
+    )?;
     progress.done();
     emit(ctx.format, &report, || {
         let mut text = format!(

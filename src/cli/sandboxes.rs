@@ -202,7 +202,7 @@ pub fn run(ctx: &Context, cmd: SandboxCommand) -> Outcome {
 fn shell(ctx: &Context, id: SandboxId, limits: resource_host::sandbox::SessionLimits) -> Outcome {
     use std::io::IsTerminal;
     let registry = ctx.open()?;
-    let tx = registry.open_transaction_with(id, limits)?;
+    let tx = registry.open_transaction(id, limits)?;
     drop(registry);
     let stdin = std::io::stdin();
     let interactive = stdin.is_terminal();

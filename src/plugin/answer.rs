@@ -10,31 +10,12 @@
 //! ([`crate::credentials`]), so no handler — built-in or plugin — can have
 //! one stored, shown or exported.
 
-use super::contract::ContractVersion;
+use super::contract::{ContractVersion, RawChild, RawInfo};
 use super::limits::AnswerBounds;
 use super::types::{ClassInfo, Discovered, HandlerError, Inspected, PluginInfo};
 use crate::model::{ClassName, HandlerRef, ModuleName, TypeName};
 pub use refusal::AnswerRefusal;
 use std::path::Path;
-
-/// A child as the handler answered it, not yet checked. (`pub` only so
-/// that `plugin::fuzzing` can hand it out; the module stays private.)
-#[derive(Debug, Clone, Default)]
-pub struct RawChild {
-    pub type_name: String,
-    pub name: Option<String>,
-    pub location: Option<String>,
-    pub properties: Vec<(String, String)>,
-    pub content_hash: Option<String>,
-}
-
-/// A `describe` answer as the component gave it, not yet checked.
-#[derive(Debug, Clone, Default)]
-pub struct RawInfo {
-    pub module: String,
-    pub version: String,
-    pub classes: Vec<(String, String)>,
-}
 
 /// Accept a `describe` answer: a module name usable in `module:Class`, a
 /// version, at least one class, identifiers for class names, no repeats.

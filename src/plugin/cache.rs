@@ -28,8 +28,8 @@
 //! `$XDG_CACHE_HOME/agents`); the runtime uses the home's instead when
 //! there is none or it is not private.
 
+use super::atomic::write_atomic;
 use super::error::PluginError;
-use super::files::write_atomic;
 use super::seal::{self, SealError};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};

@@ -12,7 +12,7 @@ use super::contract::ContractVersion;
 use super::limits::AnswerBounds;
 use super::types::{Discovered, HandlerError, Inspected, PluginInfo};
 
-pub use super::answer::{RawChild, RawInfo};
+pub use super::contract::{RawChild, RawInfo};
 
 /// `discover`'s children of a resource at `location`, checked.
 pub fn children(

@@ -22,6 +22,7 @@
 //! `log` crate with target `plugin`, labelled `module:Class operation`.
 
 mod answer;
+mod atomic;
 mod builtin;
 mod cache;
 mod call;
@@ -46,13 +47,13 @@ mod trust;
 mod types;
 
 pub use answer::AnswerRefusal;
+pub(crate) use atomic::write_atomic;
 pub use builtin::{builtin_component, builtin_components};
 pub use cache::LoadOrigin;
 pub use carried::{CarriedTypesError, TYPES_SECTION, carried_types, carry_types};
 pub use contract::{CONTRACT_PACKAGE, CONTRACT_VERSION, ContractVersion, served_exports};
 pub use engine::Compiler;
 pub use error::{CallError, CallErrorKind, PluginError};
-pub(crate) use files::write_atomic;
 pub use files::{PluginFiles, StoredFile, read_verified};
 pub use git::GitSnapshot;
 pub use limits::{AnswerBounds, DEFAULT_MAX_CHILDREN, Limits};

@@ -132,7 +132,7 @@ pub enum RegistryError {
 
     // ---- moving data (registry export / import) ----
     #[error(transparent)]
-    Document(#[from] super::document::DocumentError),
+    Document(#[from] crate::registry::transfer::document::DocumentError),
 
     // ---- each concern's own refusals ----
     #[error(transparent)]

@@ -9,95 +9,44 @@
 //! half way — leaves the database exactly as it was. Handlers run before
 //! that transaction, never inside it.
 //!
-//! **A thin façade over the rooms.** [`Registry`]'s public operations are
-//! listed in one place, `api`, each a delegation to one free function of
-//! the room that owns the concern (cargo's `ops` way), with an options
-//! struct where the operation has choices; each concern's refusals are
-//! its own enum inside [`RegistryError`] (`error`). Every public
-//! operation is there; a room keeps only the free functions `api` calls
-//! and the `pub(super)` helpers other rooms share.
+//! **Concerns own their operations.** [`Registry`]'s public operations
+//! live with their concern, cargo's `ops` way: each concern is a
+//! directory whose `mod.rs` holds its `impl Registry { pub fn … }` (with
+//! the rustdoc), and the rooms below it keep the work as functions
+//! private to the registry. An operation with choices takes an options
+//! struct; each concern's refusals are its own enum inside
+//! [`RegistryError`] (`error`).
 //!
-//! The rooms, by responsibility:
+//! | concern | directory | operations |
+//! |---|---|---|
+//! | types | `types/` | bootstrap, register, list, show, explain, remove; the resolved-type cache (`type_set`) |
+//! | resources | `resources/` | look up, list, which, labels, register, discover, refresh, watch, inspect, remove; identities (`equivalence`), the credential scrub |
+//! | links | `links/` | link, unlink, children, tree, graph |
+//! | environments and containers | `environments/` | execution-environment settings, the router's inputs, the devcontainer lifecycle (`containers`) |
+//! | sandboxes | `sandboxes/` | create, list, show, checkpoint, rollback, diff, apply, destroy, transactions; local mode |
+//! | plugins | `plugins/` | add, list, show, remove, check, handlers, distribution through OCI registries |
+//! | transfer | `transfer/` | export, import, info, and the registry [`document`] |
+//! | trust | `trust/` | a person's trust in a devcontainer's configuration; provenance |
+//! | views | `views/` | the JSON/YAML views and their mapping to the spec's field names |
 //!
-//! | file | holds |
-//! |---|---|
-//! | `api` | the public operations, one line each into their room |
-//! | `error` | [`RegistryError`] and the per-concern enums it wraps |
-//! | `type_set` | the resolved types of a snapshot, cached while current |
-//! | `types` | type operations: bootstrap, register, list, show, explain, remove |
-//! | `lookup` | resource keys → rows, rows → [`Resource`](crate::model::Resource)s; list and show |
-//! | `listing` | `agents resource list`: filter, name glob, below, order, limit |
-//! | `at_path` | which resources lie at a path or above it (`agents resource which`) |
-//! | `neighbours` | the labels of resources named by id |
-//! | `register` | registering resources (one and many) |
-//! | `removal` | what goes with a resource, and `remove` |
-//! | `links` | DAG operations: link, unlink, children, tree |
-//! | `graph` | which resources and links a picture of the DAG shows |
-//! | `handlers` | which handler a type has, and calling it for a resource |
-//! | `children` | the host's checks on what `discover` answered |
-//! | `discovery` | rediscovery (`agents resource discover`) |
-//! | `refresh`, `watch` | refreshing resources, once or on every change |
-//! | `inspect` | `agents resource inspect` |
-//! | `roots` | where a registry given roots may act, and the checks each operation makes |
-//! | `plugin_store` | `agents plugin list/show/remove`, and the plugin views |
-//! | `plugin_add` | the one write path of a module: `plugin add`, `install`, `update` |
-//! | `carried_types` | the type files a plugin carries, registered with it |
-//! | `sandboxes` | `agents sandbox …`: which strategy, the refusals, the rows around each strategy call |
-//! | `environments` | execution-environment settings, and the router's inputs (`agents env resolve`) |
-//! | `containers` | the devcontainer lifecycle: start (lazy activation), stop, rebuild, states |
-//! | `trust` | a person's trust in a devcontainer's configuration, and the check activation makes |
-//! | `distribution` | plugins through OCI registries: push, install, lock, update, keys |
-//! | `plugin_check` | accepting a plugin file: `plugin add`'s checks, and `agents plugin check` |
-//! | `views` | the JSON/YAML views and their mapping to the spec's field names |
-//! | [`document`] | the registry document: the format `export` writes and `import` reads |
-//! | `export` | `agents registry export` (one read snapshot) and `info` |
-//! | `import` | `agents registry import`: a document in, all or nothing |
+//! Shared by every concern: `args` (registration arguments), `roots`
+//! (where a registry given roots may act, and the checks each operation
+//! makes) and `error`.
 
-mod api;
 pub mod args;
-mod at_path;
-mod carried_types;
-mod children;
-mod containers;
-mod discovery;
-mod distribution;
-pub mod document;
 mod environments;
-mod equivalence;
 mod error;
-mod export;
-mod graph;
-mod handlers;
-mod import;
-mod inspect;
 mod links;
-mod listing;
-pub mod local_mode;
-mod lookup;
-mod neighbours;
-mod plugin_add;
-mod plugin_check;
-mod plugin_store;
-mod provenance;
-mod refresh;
-mod register;
-mod removal;
+mod plugins;
+mod resources;
 mod roots;
 mod sandboxes;
-mod scrub;
+mod transfer;
 mod trust;
-mod type_set;
 mod types;
 mod views;
-mod watch;
 
-pub use containers::{ContainerTools, ContainerView};
-pub use discovery::{Depth, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH};
-pub use distribution::{
-    InstallPluginOptions, InstallView, LockEntry, LockFile, LockedInstallOptions,
-    PushPluginOptions, PushView, TypeChange, UpdatePluginsOptions, UpdateView,
-};
-pub use document::{DocumentError, RegistryDocument};
+pub use environments::containers::{ContainerTools, ContainerView};
 pub use environments::{
     DEFAULT_PLAN, DEVCONTAINER_TYPE, ENVIRONMENT_TYPE, EnvironmentKey, SettingView, ToolRequest,
 };
@@ -106,33 +55,46 @@ pub use error::{
     NotAddable, PluginsError, RegistryError, ResourcesError, SandboxRefusal, SandboxesError,
     StrategyRefusal, TransferError, TypesError,
 };
-pub use export::{ExportOptions, RegistryInfo};
-pub use graph::GraphOptions;
-pub use import::{ImportConflict, ImportOptions, ImportReport, MissingPlugin, MissingType, Tally};
-pub use inspect::Inspection;
 pub use links::TreeView;
-pub use listing::{ListOptions, ListOrder, ResourceList};
-pub use lookup::ResourceFilter;
-pub use neighbours::ResourceLabel;
-pub use plugin_check::{PluginCheckView, check_plugin};
-pub use plugin_store::{AddPluginOptions, ClassView, PluginView, ProvenanceView};
-pub use refresh::{ChangedResource, RefreshProgress, RefreshReport, StaleResource};
-pub use register::{NewResource, RegistrationForm};
-pub use removal::{Forced, RemovalReport, RemoveOptions};
+pub use links::graph::GraphOptions;
+pub use plugins::distribution::{
+    InstallPluginOptions, InstallView, LockEntry, LockFile, LockedInstallOptions,
+    PushPluginOptions, PushView, TypeChange, UpdatePluginsOptions, UpdateView,
+};
+pub use plugins::plugin_check::{PluginCheckView, check_plugin};
+pub use plugins::plugin_store::{AddPluginOptions, ClassView, PluginView, ProvenanceView};
+pub use resources::discovery::{
+    Depth, DiscoverOptions, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH,
+};
+pub use resources::inspect::Inspection;
+pub use resources::listing::{ListOptions, ListOrder, ResourceList};
+pub use resources::lookup::ResourceFilter;
+pub use resources::neighbours::ResourceLabel;
+pub use resources::refresh::{
+    ChangedResource, RefreshOptions, RefreshProgress, RefreshReport, StaleResource,
+};
+pub use resources::register::{NewResource, RegisterOptions, RegistrationForm};
+pub use resources::removal::{Forced, RemovalReport, RemoveOptions};
+pub use resources::watch::{WatchEvent, WatchOptions};
+pub use sandboxes::local_mode;
 pub use sandboxes::{CheckpointView, SandboxView};
+pub use transfer::document::{self, DocumentError, RegistryDocument};
+pub use transfer::export::{ExportOptions, RegistryInfo};
+pub use transfer::import::{
+    ImportConflict, ImportOptions, ImportReport, MissingPlugin, MissingType, Tally,
+};
 pub use trust::{
     AgentBrought, Consent, DevcontainerSummary, Person, TrustRecord, TrustState, TrustSummary,
 };
 pub use types::RegisterTypeOptions;
 pub use views::TypeView;
-pub use watch::{WatchEvent, WatchOptions};
 
 use crate::effects::{Clock, IdSource, SystemClock, UlidSource, iso8601};
 use crate::home::Home;
 use crate::plugin::{Limits, PluginFiles, PluginRuntime};
 use crate::store::Store;
-use handlers::Plugins;
-use type_set::TypeCache;
+use plugins::handlers::Plugins;
+use types::type_set::TypeCache;
 
 /// The registry over one store.
 #[derive(Debug)]

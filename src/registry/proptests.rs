@@ -98,7 +98,12 @@ fn discover(r: &mut Registry, parent: ResourceId, n: usize) -> ResourceId {
     r.store
         .write(|w| {
             w.insert_resource(&row)?;
-            w.insert_link(parent, id, true, "t", None)
+            w.insert_link(
+                crate::dag::AdmittedLink::new_child(parent, id).unwrap(),
+                true,
+                "t",
+                None,
+            )
         })
         .unwrap();
     id
@@ -171,11 +176,14 @@ fn step(r: &mut Registry, g: &mut Graph, op: &Op, n: usize) -> Result<(), TestCa
                 return Ok(());
             }
             let added = done(
-                r.register_resource(NewResource {
-                    type_name: kind.type_name().into(),
-                    name: Some(format!("local/r-{n}")),
-                    ..NewResource::default()
-                }),
+                r.register_resource(
+                    NewResource {
+                        type_name: kind.type_name().into(),
+                        name: Some(format!("local/r-{n}")),
+                        ..NewResource::default()
+                    },
+                    Default::default(),
+                ),
                 "registering",
             )?;
             let id = added.resource_id;

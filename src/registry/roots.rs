@@ -16,9 +16,9 @@
 //! a sandbox's list and show, environment resolution — so what a person
 //! registered elsewhere stays visible; and resources with no location.
 
-use super::lookup::find_row;
 use super::{Registry, RegistryError};
 use crate::model::ResourceKey;
+use crate::registry::resources::lookup::find_row;
 use crate::roots::Roots;
 use crate::store::ResourceRow;
 use std::os::fd::AsFd;
@@ -196,6 +196,32 @@ pub(super) fn check_file(
     reg.check_read_in_roots(path, action)
 }
 
+impl Registry {
+    /// The roots this registry acts in (`None`: anywhere its user can).
+    pub fn roots(&self) -> Option<&crate::roots::Roots> {
+        self.roots.as_ref()
+    }
+
+    /// Act only inside `roots` from now on (`None`: anywhere), as
+    /// `Options::roots` says. A server whose client's roots change hands
+    /// each call's registry the current ones.
+    pub fn set_roots(&mut self, roots: Option<crate::roots::Roots>) {
+        self.roots = roots;
+    }
+
+    /// Refuse `action` on the file `path` names when the file it opens
+    /// lies outside the roots (by the opened descriptor; free without
+    /// roots): for a face that reads a file itself before handing the
+    /// registry its contents (`agents mcp`'s `registry_import`).
+    pub fn check_file_in_roots(
+        &self,
+        path: &Path,
+        action: &'static str,
+    ) -> Result<(), RegistryError> {
+        check_file(self, path, action)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::registry::{
@@ -226,12 +252,15 @@ mod tests {
         let (_dir, inside, outside) = places();
         let mut person = Registry::open_in_memory().unwrap();
         person
-            .register_resource(NewResource {
-                type_name: "fs-directory".into(),
-                name: Some("local/out".into()),
-                args: vec![("path".into(), outside.to_str().unwrap().into())],
-                ..NewResource::default()
-            })
+            .register_resource(
+                NewResource {
+                    type_name: "fs-directory".into(),
+                    name: Some("local/out".into()),
+                    args: vec![("path".into(), outside.to_str().unwrap().into())],
+                    ..NewResource::default()
+                },
+                Default::default(),
+            )
             .unwrap();
         let document = person.export_document(ExportOptions::default()).unwrap();
         let mut agent = agent(&inside);

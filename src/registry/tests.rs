@@ -68,7 +68,12 @@ fn discovered_child(r: &mut Registry, parent: &str, n: u128) -> ResourceId {
                 &format!("local/auto{n}"),
                 "fs-directory",
             ))?;
-            w.insert_link(parent, id, true, "t", None)
+            w.insert_link(
+                crate::dag::AdmittedLink::new_child(parent, id).unwrap(),
+                true,
+                "t",
+                None,
+            )
         })
         .unwrap();
     id
@@ -131,7 +136,7 @@ fn types_are_read_from_the_table_once_while_none_changes() {
     let dir = tempfile::tempdir().unwrap();
     let loads = r.types.loads();
     r.registration_form("fs-directory").unwrap();
-    r.register_resource(dir_request("local/a", dir.path()))
+    r.register_resource(dir_request("local/a", dir.path()), Default::default())
         .unwrap();
     r.show_resource(&key("local/a")).unwrap();
     r.list_resources(&ResourceFilter::All).unwrap();
@@ -163,7 +168,7 @@ fn replacing_a_type_may_not_change_the_kind_of_registered_resources() {
         name: Some("local/pkg".into()),
         args: vec![("path".into(), dir.path().to_str().unwrap().into())],
         ..NewResource::default()
-    })
+    }, Default::default())
     .unwrap();
     let virtual_pkg = "name: myteam/python-package\nresource_kind: virtual\n";
     let err = r
@@ -197,7 +202,7 @@ fn a_type_with_resources_cannot_be_removed() {
         type_name: "myteam/python-package".into(),
         args: vec![("path".into(), dir.path().to_str().unwrap().into())],
         ..NewResource::default()
-    })
+    }, Default::default())
     .unwrap();
     let err = r
         .remove_type("myteam/python-package")
@@ -209,7 +214,7 @@ fn link_refuses_a_cycle_through_three_resources() {
     let mut r = registry();
     let dir = tempfile::tempdir().unwrap();
     for n in ["local/a", "local/b", "local/c"] {
-        r.register_resource(dir_request(n, dir.path())).unwrap();
+        r.register_resource(dir_request(n, dir.path()), Default::default()).unwrap();
     }
     r.link_child(&key("local/a"), &key("local/b")).unwrap();
     r.link_child(&key("local/b"), &key("local/c")).unwrap();
@@ -224,7 +229,7 @@ fn a_relative_path_without_a_base_directory_is_refused() {
             type_name: "fs-directory".into(),
             args: vec![("path".into(), "some/dir".into())],
             ..NewResource::default()
-        })
+        }, Default::default())
         .unwrap_err()
         .to_string();
     assert!(err.contains("relative path"), "{err}");
@@ -243,9 +248,9 @@ fn batch_registration_is_all_or_nothing() {
 fn removal_takes_discovered_descendants_unless_another_parent_keeps_them() {
     let mut r = registry();
     let dir = tempfile::tempdir().unwrap();
-    r.register_resource(dir_request("local/top", dir.path()))
+    r.register_resource(dir_request("local/top", dir.path()), Default::default())
         .unwrap();
-    r.register_resource(dir_request("local/other", dir.path()))
+    r.register_resource(dir_request("local/other", dir.path()), Default::default())
         .unwrap();
     let only_mine = discovered_child(&mut r, "local/top", 1);
     let shared = discovered_child(&mut r, "local/top", 2);
@@ -263,21 +268,21 @@ fn a_cancelled_discovery_writes_nothing_and_a_later_one_finds_everything() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
     std::fs::write(dir.path().join("a/b/f"), "f\n").unwrap();
-    r.register_resource(dir_request("local/t", dir.path())).unwrap();
+    r.register_resource(dir_request("local/t", dir.path()), Default::default()).unwrap();
     let before = r.list_resources(&ResourceFilter::All).unwrap();
     std::fs::write(dir.path().join("a/b/g"), "g\n").unwrap();
     let mut heard = 0;
     let err = r
-        .discover_with(&key("local/t"), Depth::All, &mut |_| {
+        .discover(&key("local/t"), DiscoverOptions { depth: Depth::All, progress: Some(&mut |_| {
             heard += 1;
             if heard == 2 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
-        })
+        }) })
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Cancelled, "{err}");
     assert_eq!(err.to_string(), "the discovery below local/t was cancelled; nothing was written");
     assert_eq!(r.list_resources(&ResourceFilter::All).unwrap(), before);
     let report = r
-        .discover_with(&key("local/t"), Depth::All, &mut |_| ControlFlow::Continue(()))
+        .discover(&key("local/t"), DiscoverOptions { depth: Depth::All, progress: Some(&mut |_| ControlFlow::Continue(())) })
         .unwrap();
     assert!(!report.added.is_empty(), "g and what lies below a are found now");
 }
@@ -286,7 +291,7 @@ fn a_cancelled_registration_registers_nothing() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("f"), "f\n").unwrap();
     let err = r
-        .register_resource_with(dir_request("local/t", dir.path()), &mut |_| ControlFlow::Break(()))
+        .register_resource(dir_request("local/t", dir.path()), RegisterOptions { progress: Some(&mut |_| ControlFlow::Break(())) })
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Cancelled, "{err}");
     assert!(r.list_resources(&ResourceFilter::All).unwrap().is_empty());
@@ -294,16 +299,16 @@ fn a_cancelled_registration_registers_nothing() {
 fn a_cancelled_refresh_keeps_what_it_refreshed_and_checks_no_further() {
     let mut r = registry();
     let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    r.register_resource(dir_request("local/one", one.path())).unwrap();
-    r.register_resource(dir_request("local/two", two.path())).unwrap();
+    r.register_resource(dir_request("local/one", one.path()), Default::default()).unwrap();
+    r.register_resource(dir_request("local/two", two.path()), Default::default()).unwrap();
     std::fs::write(one.path().join("new"), "n\n").unwrap();
     std::fs::write(two.path().join("new"), "n\n").unwrap();
     let keys = [key("local/one"), key("local/two")];
-    let err = r.refresh_with(&keys, &mut |_| ControlFlow::Break(())).unwrap_err();
+    let err = r.refresh(&keys, RefreshOptions { progress: Some(&mut |_| ControlFlow::Break(())) }).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Cancelled, "{err}");
     assert!(err.to_string().starts_with("the refresh was cancelled after 1 resources (1 changed"), "{err}");
     // The first stays refreshed: only the second is changed now.
-    let report = r.refresh(&keys).unwrap();
+    let report = r.refresh(&keys, Default::default()).unwrap();
     let changed: Vec<_> = report.changed.iter().map(|c| c.resource.as_str()).collect();
     assert_eq!(changed, ["local/two"]);
 }
@@ -317,22 +322,22 @@ fn a_discovery_raced_by_the_same_discovery_explores_again_and_writes_each_resour
     let mut second = at(&home, 1_000);
     // Registration explores two levels: t, a, and b (not explored).
     first
-        .register_resource(dir_request("local/t", &tree))
+        .register_resource(dir_request("local/t", &tree), Default::default())
         .unwrap();
     // Once the first has read what b holds (nothing yet), a second
     // process runs the same discovery to the end: what the first found
     // below b is then registered already.
     let mut raced = false;
     let report = first
-        .discover_with(&key("local/t"), Depth::All, &mut |p| {
+        .discover(&key("local/t"), DiscoverOptions { depth: Depth::All, progress: Some(&mut |p| {
             if p.visited == 3 && !raced {
                 raced = true;
                 second
-                    .discover_with(&key("local/t"), Depth::All, &mut |_| ControlFlow::Continue(()))
+                    .discover(&key("local/t"), DiscoverOptions { depth: Depth::All, ..Default::default() })
                     .unwrap();
             }
             ControlFlow::Continue(())
-        })
+        }) })
         .unwrap();
     assert!(raced);
     assert!(report.added.is_empty(), "the second added them: {:?}", report.added);
@@ -408,7 +413,7 @@ fn replacing_a_type_may_not_break_a_subtype_that_inherits_a_rule_naming_it() {
 fn a_resource_that_is_not_a_devcontainer_has_no_container_and_is_no_refusal_for_show() {
     let mut r = registry();
     let dir = tempfile::tempdir().unwrap();
-    r.register_resource(dir_request("local/plain", dir.path()))
+    r.register_resource(dir_request("local/plain", dir.path()), Default::default())
         .unwrap();
     assert_eq!(r.container_of(&key("local/plain")).unwrap(), None);
     // Asked for its lifecycle directly, it is refused, saying why.
@@ -443,7 +448,7 @@ fn a_registry_runs_only_the_git_its_options_name() {
     };
     Registry::open(&home)
         .unwrap()
-        .register_resource(checkout)
+        .register_resource(checkout, Default::default())
         .unwrap();
     let nowhere = tmp.path().join("no-git-here");
     std::fs::create_dir(&nowhere).unwrap();

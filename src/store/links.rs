@@ -8,6 +8,7 @@
 use super::columns::Columns;
 use super::db::{Arg, args};
 use super::{Reader, StoreError, Writer};
+use crate::dag::AdmittedLink;
 use crate::model::{Actor, ResourceId, TypeName};
 use std::collections::BTreeMap;
 
@@ -379,34 +380,14 @@ impl Reader<'_> {
             })
         })
     }
-
-    /// Who made the link `parent` → `child` by hand (`None`: discovery
-    /// made it, it was made before schema 10, or there is none).
-    pub fn link_actor(
-        &self,
-        parent: ResourceId,
-        child: ResourceId,
-    ) -> Result<Option<Actor>, StoreError> {
-        Ok(self
-            .tx
-            .row(
-                "SELECT linked_face, linked_by FROM resource_links
-                  WHERE parent_id = ?1 AND child_id = ?2",
-                args![parent.to_string(), child.to_string()],
-                TABLE,
-                0,
-                |c| super::resources::actor(c, 0),
-            )?
-            .flatten())
-    }
 }
 
 impl Writer<'_> {
-    /// A link; `by` is who made it by hand (`None`: discovery did).
+    /// A link that passed the DAG's rules (only `dag` makes one); `by` is
+    /// who made it by hand (`None`: discovery did).
     pub fn insert_link(
         &self,
-        parent: ResourceId,
-        child: ResourceId,
+        link: AdmittedLink,
         auto_discovered: bool,
         now: &str,
         by: Option<&Actor>,
@@ -416,8 +397,8 @@ impl Writer<'_> {
                linked_face, linked_by)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             args![
-                parent.to_string(),
-                child.to_string(),
+                link.parent().to_string(),
+                link.child().to_string(),
                 auto_discovered,
                 now,
                 by.map(|a| a.face.as_str()),

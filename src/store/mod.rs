@@ -60,10 +60,7 @@ mod types;
 
 pub use bulk::{Counts, LinkRow};
 pub use environments::{ContainerStateRow, SettingRow};
-pub use equivalence::PropertyValues;
-pub use links::{LinkEnd, Subgraph, TreeEdge, TypedLink};
 pub use location::RegistryLocation;
-pub use machines::MachineRow;
 pub use plugins::{PluginRow, ProvenanceRow};
 pub use resources::{ResourceInserter, ResourceRow};
 pub use sandboxes::{CheckpointRow, SandboxRow};

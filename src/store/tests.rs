@@ -191,9 +191,9 @@ fn reachability_follows_links_and_ignores_other_branches(mut store: Store) {
                 w.insert_resource(&row(n, "fs-directory"))?;
             }
             // 1 → 2 → 3, 1 → 4; 5 alone
-            w.insert_link(id(1), id(2), false, "t", None)?;
-            w.insert_link(id(2), id(3), false, "t", None)?;
-            w.insert_link(id(1), id(4), false, "t", None)
+            w.insert_link(crate::dag::AdmittedLink::unchecked_for_test(id(1), id(2)), false, "t", None)?;
+            w.insert_link(crate::dag::AdmittedLink::unchecked_for_test(id(2), id(3)), false, "t", None)?;
+            w.insert_link(crate::dag::AdmittedLink::unchecked_for_test(id(1), id(4)), false, "t", None)
         })
         .unwrap();
     store
@@ -216,7 +216,7 @@ fn the_link_table_refuses_self_links_even_without_the_registry(mut store: Store)
     let result = store.write(|w| {
         w.upsert_type(&base, "builtin", "t0")?;
         w.insert_resource(&row(1, "fs-directory"))?;
-        w.insert_link(id(1), id(1), false, "t", None)
+        w.insert_link(crate::dag::AdmittedLink::unchecked_for_test(id(1), id(1)), false, "t", None)
     });
     assert!(result.is_err());
 }
@@ -295,8 +295,8 @@ fn reads_by_many_ids_take_one_statement_past_sqlites_parameter_limit(mut store: 
             for n in 1..=3 {
                 w.insert_resource(&row(n, "fs-directory"))?;
             }
-            w.insert_link(id(1), id(2), true, "t", None)?;
-            w.insert_link(id(2), id(3), true, "t", None)
+            w.insert_link(crate::dag::AdmittedLink::unchecked_for_test(id(1), id(2)), true, "t", None)?;
+            w.insert_link(crate::dag::AdmittedLink::unchecked_for_test(id(2), id(3)), true, "t", None)
         })
         .unwrap();
     let mut ids: Vec<ResourceId> = (100..40_100).map(id).collect();

@@ -24,7 +24,7 @@ pub struct Env {
     pub vars: Vec<(String, String)>,
     /// The PostgreSQL schema this test's registry lives in, when the suite
     /// runs against PostgreSQL (see [`backend`]).
-    pub postgres: Option<resource_host::store::testing::TestSchema>,
+    pub postgres: Option<resource_host::testing::TestSchema>,
 }
 
 /// Which backend this run of the suite registers in: `postgres` when
@@ -176,7 +176,7 @@ impl Run {
 impl Env {
     pub fn new() -> Self {
         let postgres = (backend() == "postgres").then(|| {
-            resource_host::store::testing::postgres().unwrap_or_else(|| {
+            resource_host::testing::postgres().unwrap_or_else(|| {
                 panic!("AGENTS_TEST_BACKEND=postgres needs AGENTS_TEST_POSTGRES (a server URL)")
             })
         });

@@ -104,17 +104,22 @@ fn the_library_holds_a_sqlite_sandbox_open() {
         .register_type(&types, RegisterTypeOptions::default())
         .unwrap();
     registry
-        .register_resource(resource_host::registry::NewResource {
-            type_name: "local/sqlite-database".into(),
-            name: Some("local/lib-db".into()),
-            args: vec![("path".into(), db.display().to_string())],
-            ..Default::default()
-        })
+        .register_resource(
+            resource_host::registry::NewResource {
+                type_name: "local/sqlite-database".into(),
+                name: Some("local/lib-db".into()),
+                args: vec![("path".into(), db.display().to_string())],
+                ..Default::default()
+            },
+            Default::default(),
+        )
         .unwrap();
     let sb = registry
         .create_sandbox(&ResourceKey::parse("local/lib-db").unwrap(), None)
         .unwrap();
-    let mut tx = registry.open_transaction(sb.sandbox_id).unwrap();
+    let mut tx = registry
+        .open_transaction(sb.sandbox_id, Default::default())
+        .unwrap();
     tx.execute("INSERT INTO notes (body) VALUES ('three')")
         .unwrap();
     tx.checkpoint(Some("three")).unwrap();

@@ -2,7 +2,7 @@
 //! resource, a removal, a devcontainer's state — every value
 //! from the registry or a handler escaped before it reaches a terminal.
 
-use crate::cli::output::{self, fields, list, or_dash, table};
+use crate::cli::output::{self, LISTED, fields, list, or_dash, table};
 use resource_host::model::{Resource, ResourceId, resource_label};
 use resource_host::natural::names_cmp;
 use resource_host::registry::{ContainerView, Registry, RemovalReport, TrustState};
@@ -42,7 +42,7 @@ pub(super) fn neighbours(registry: &Registry, r: &Resource) -> HashMap<ResourceI
         .collect()
 }
 
-/// `ids` as `name (type), …`, at most [`super::LISTED`] of them.
+/// `ids` as `name (type), …`, at most [`LISTED`] of them.
 fn named_list(ids: &[ResourceId], named: &HashMap<ResourceId, Named>) -> String {
     // Named ones in natural order of their names, then the bare ids.
     let mut sorted: Vec<(Option<&Named>, &ResourceId)> =
@@ -53,14 +53,11 @@ fn named_list(ids: &[ResourceId], named: &HashMap<ResourceId, Named>) -> String 
     });
     let mut items: Vec<String> = sorted
         .iter()
-        .take(super::LISTED)
+        .take(LISTED)
         .map(|(n, id)| n.map_or_else(|| id.to_string(), |n| n.text.clone()))
         .collect();
-    if ids.len() > super::LISTED {
-        items.push(format!(
-            "… {} more (-o json lists all)",
-            ids.len() - super::LISTED
-        ));
+    if ids.len() > LISTED {
+        items.push(format!("… {} more (-o json lists all)", ids.len() - LISTED));
     }
     list(items)
 }

@@ -2,8 +2,7 @@
 //! bindings and the conversions between its generated types and the
 //! plain mirrors. Frozen: a change to the contract is a new version.
 
-use super::{Answer, Call};
-use crate::plugin::answer::{RawChild, RawInfo};
+use super::{Answer, Call, RawChild, RawInfo};
 use crate::plugin::sandbox::CallState;
 use crate::plugin::types::{HandlerError, ResourceView};
 use wasmtime::Store;

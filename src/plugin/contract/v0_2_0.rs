@@ -5,8 +5,7 @@
 //! view — and the conversions between its generated types and the plain
 //! mirrors. Frozen once released: a change is a new version.
 
-use super::{Answer, Call};
-use crate::plugin::answer::{RawChild, RawInfo};
+use super::{Answer, Call, RawChild, RawInfo};
 use crate::plugin::git as host_git;
 use crate::plugin::location::EntryStat;
 use crate::plugin::sandbox::CallState;

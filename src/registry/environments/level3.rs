@@ -15,7 +15,7 @@
 use super::{DEVCONTAINER_TYPE, Detected, Environment, ResourceKey, ToolRequest, environment_of};
 use crate::model::{ResourceId, TypeName, resource_label};
 use crate::registry::trust::TrustState;
-use crate::registry::type_set::TypeSet;
+use crate::registry::types::type_set::TypeSet;
 use crate::registry::{EnvironmentsError, Registry, RegistryError};
 use crate::routing::{Ambiguous, Route, RouteInputs, RouteTrust};
 use crate::store::Reader;

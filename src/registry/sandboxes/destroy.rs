@@ -30,9 +30,10 @@ impl Registry {
         let cache = &self.types;
         self.store.read(|r| {
             let types = cache.get(r)?;
-            let root = crate::registry::lookup::find_row(r, key)?;
-            let (removed, _) = crate::registry::removal::what_goes(r, &types, &[root.id])?;
-            crate::registry::removal::sandboxes_on(r, &removed)
+            let root = crate::registry::resources::lookup::find_row(r, key)?;
+            let (removed, _) =
+                crate::registry::resources::removal::what_goes(r, &types, &[root.id])?;
+            crate::registry::resources::removal::sandboxes_on(r, &removed)
         })
     }
 }

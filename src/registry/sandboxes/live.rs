@@ -3,11 +3,11 @@
 //! a session-held one, and its strategy and place; and the stamp an
 //! operation leaves on its row.
 
-use super::super::lookup::{find_row, load_one};
 use super::super::{Registry, RegistryError, SandboxRefusal};
 use super::place;
 use crate::model::{Resource, ResourceKey, SandboxId, SandboxState, SandboxStrategy, TypeName};
 use crate::registry::SandboxesError;
+use crate::registry::resources::lookup::{find_row, load_one};
 use crate::sandbox::{self, Strategy};
 use crate::store::SandboxRow;
 use std::path::PathBuf;

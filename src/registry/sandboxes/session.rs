@@ -49,14 +49,6 @@ pub(super) fn claim(
 pub(in crate::registry) fn open_transaction(
     reg: &Registry,
     id: SandboxId,
-) -> Result<sandbox::SqliteTransaction, RegistryError> {
-    reg.open_transaction_with(id, sandbox::SessionLimits::default())
-}
-
-/// The work of [`Registry::open_transaction_with`].
-pub(in crate::registry) fn open_transaction_with(
-    reg: &Registry,
-    id: SandboxId,
     limits: sandbox::SessionLimits,
 ) -> Result<sandbox::SqliteTransaction, RegistryError> {
     let root = reg.sandboxes_root()?;

@@ -41,7 +41,7 @@ pub struct SandboxView {
     /// rule finds in the working copy, enumerated by the host (see
     /// `registry/local_mode.rs`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub enumerated: Option<Vec<crate::registry::local_mode::RuleEntries>>,
+    pub enumerated: Option<Vec<crate::registry::sandboxes::local_mode::RuleEntries>>,
     pub created_at: String,
     pub updated_at: String,
 }

@@ -5,7 +5,9 @@
 use super::{Access, Done, Progress, Tool, absolute, summary, views};
 use crate::cli::mcp::kinds::Refusal;
 use resource_host::model::{ArgType, TypeArgument};
-use resource_host::registry::{DiscoveryProgress, NewResource, RegistrationForm, Registry};
+use resource_host::registry::{
+    DiscoveryProgress, NewResource, RegisterOptions, RegistrationForm, Registry,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -88,7 +90,12 @@ impl Tool for RegisterResource {
                 format!("{} visited, {} found", p.visited, p.found),
             )
         };
-        let resource = registry.register_resource_with(request, &mut on)?;
+        let resource = registry.register_resource(
+            request,
+            RegisterOptions {
+                progress: Some(&mut on),
+            },
+        )?;
         let mut done = Done::new(&resource, format!("registered {}", summary(&resource)))?;
         done.changed = vec![resource.resource_id.to_string()];
         Ok(done)

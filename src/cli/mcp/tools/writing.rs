@@ -4,7 +4,10 @@
 use super::{Access, Count, Done, Progress, Tool, key};
 use crate::cli::mcp::kinds::Refusal;
 use resource_host::model::ResourceKey;
-use resource_host::registry::{Depth, DiscoveryProgress, RefreshProgress, Registry, RemoveOptions};
+use resource_host::registry::{
+    Depth, DiscoverOptions, DiscoveryProgress, RefreshOptions, RefreshProgress, Registry,
+    RemoveOptions,
+};
 use resource_host::text::escape_line;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -142,7 +145,13 @@ impl Tool for Discover {
                 format!("{} visited, {} found", p.visited, p.found),
             )
         };
-        let report = registry.discover_with(&key, depth, &mut on)?;
+        let report = registry.discover(
+            &key,
+            DiscoverOptions {
+                depth,
+                progress: Some(&mut on),
+            },
+        )?;
         let text = format!(
             "discovered {}: {} new, {} gone, {} updated",
             escape_line(&report.resource.label()),
@@ -182,7 +191,12 @@ impl Tool for Refresh {
                 format!("{} checked, {} changed", p.checked, p.changed),
             )
         };
-        let report = registry.refresh_with(&keys, &mut on)?;
+        let report = registry.refresh(
+            &keys,
+            RefreshOptions {
+                progress: Some(&mut on),
+            },
+        )?;
         let mut done = Done::new(&report, String::new())?;
         done.changed = changed_ids(&done.value);
         done.text = format!("refreshed: {} changed", done.changed.len());

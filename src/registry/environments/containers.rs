@@ -1,0 +1,483 @@
+//! The devcontainer lifecycle as the registry keeps it: `detected` →
+//! `building` → `running` ⇄ `stopped`, or `failed` with the error (a failed
+//! build is retried by the next start). States, container ids and config
+//! hashes are rows (`container_states`), so they survive restarts; the
+//! containers themselves are `devcontainer`'s.
+//!
+//! Nothing is built or started — no tool is even probed — unless the
+//! configuration passes `devcontainer::Checked` (what is refused even when
+//! trusted) and its person trusted it (`trust`); both are checked again
+//! under the lock, where the step runs exactly what was checked.
+//!
+//! Like a sandbox operation, a lifecycle step cannot join a SQLite
+//! transaction: the row says `building` (committed) before the engine is
+//! asked, and the outcome is written after. Steps on one container are
+//! serialised across processes by `<home>/containers/<id>.lock`, so two
+//! starts never build two containers.
+
+use crate::devcontainer::{self, Checked, Container, DevcontainerError, UpRequest};
+use crate::model::ContainerState;
+use crate::model::{Resource, ResourceKey, TypeName};
+use crate::registry::environments::DEVCONTAINER_TYPE;
+use crate::registry::resources::lookup::{find_row, load_one};
+use crate::registry::trust::TrustState;
+use crate::registry::{EnvironmentsError, SandboxesError};
+use crate::registry::{Registry, RegistryError};
+use crate::store::ContainerStateRow;
+use serde::Serialize;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// How the registry finds the container tools: the `PATH` to look on and
+/// the variables the engine may need (`devcontainer::ENGINE_ENV_VARS`).
+/// The library reads no environment: the CLI hands its own in.
+#[derive(Debug, Clone, Default)]
+pub struct ContainerTools {
+    pub search_path: Option<OsString>,
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl ContainerTools {
+    /// The environment the tools run in (and so the one `${localEnv:…}`
+    /// reads): `PATH`, then the variables handed in.
+    pub fn cli_env(&self) -> Vec<(OsString, OsString)> {
+        let mut vars = vec![(
+            OsString::from("PATH"),
+            self.search_path.clone().unwrap_or_default(),
+        )];
+        vars.extend(self.env.iter().filter(|(k, _)| k != "PATH").cloned());
+        vars
+    }
+}
+
+/// A container resource's lifecycle, as `resource show`, `start`, `stop`
+/// and `rebuild` give it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContainerView {
+    pub state: ContainerState,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container_id: Option<String>,
+    /// `devcontainer-cli`, `docker` or `podman`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The configuration digest the container was built from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub built_from: Option<String>,
+    /// The configuration's digest now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_hash: Option<String>,
+    /// Built from an older configuration: `rebuild` brings it up to date.
+    pub out_of_date: bool,
+    /// Where it stands for the registry's person (absent when the
+    /// configuration is refused).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust: Option<TrustState>,
+    /// Why activation is refused even if trusted (the configuration
+    /// cannot be read, or names what is never allowed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+}
+
+impl Registry {
+    /// Remove (`rm -f`: stopping it) the container of each devcontainer
+    /// that removing `key` would take, so that the removal orphans none:
+    /// what `agents resource remove --force` does first. Answers the
+    /// devcontainers whose container went, each with the container's id.
+    pub(crate) fn remove_containers_for_removal(
+        &mut self,
+        key: &ResourceKey,
+    ) -> Result<Vec<(String, String)>, RegistryError> {
+        let cache = &self.types;
+        let going = self.store.read(|r| {
+            let types = cache.get(r)?;
+            let root = find_row(r, key)?;
+            let (removed, _) =
+                crate::registry::resources::removal::what_goes(r, &types, &[root.id])?;
+            let held = crate::registry::resources::removal::containers_on(r, &removed)?;
+            Ok::<_, RegistryError>(
+                held.into_iter()
+                    .map(|(res, _)| res.clone())
+                    .collect::<Vec<_>>(),
+            )
+        })?;
+        let mut gone = Vec::new();
+        for resource in going {
+            let runtime = self.container_runtime(&resource, "remove")?;
+            let _lock = self.container_lock(&resource)?;
+            // Read under the lock: another process may have removed it.
+            let id = resource.resource_id;
+            let Some(row) = self.store.read(|r| r.container_state(id))? else {
+                continue;
+            };
+            let Some(container) = row.container_id.clone() else {
+                continue;
+            };
+            match runtime.remove(&container) {
+                Ok(()) | Err(DevcontainerError::NoSuchContainer { .. }) => {}
+                Err(source) => return Err(self.container_failed(&resource, "remove", source)),
+            }
+            let removed = ContainerStateRow {
+                state: ContainerState::Detected,
+                container_id: None,
+                last_error: None,
+                updated_at: self.now(),
+                ..row
+            };
+            self.store.write(|w| w.put_container_state(&removed))?;
+            gone.push((resource.label(), container));
+        }
+        Ok(gone)
+    }
+
+    /// One build-or-start step: the configuration checked and its trust
+    /// required (before any tool runs, and again under the lock), then
+    /// `building` recorded, the outcome after (`running`, or `failed`
+    /// with the error).
+    fn lifecycle(
+        &mut self,
+        key: &ResourceKey,
+        operation: &'static str,
+        step: impl FnOnce(
+            &devcontainer::Runtime,
+            &UpRequest,
+            &Checked,
+            Option<&ContainerStateRow>,
+        ) -> Result<Option<Container>, DevcontainerError>,
+    ) -> Result<ContainerView, RegistryError> {
+        self.check_key_in_roots(key, "a container")?;
+        let (resource, _) = self.devcontainer(key, operation)?;
+        let (_, checked) = self.checked_config(&resource, operation)?;
+        self.require_trust(&resource, &checked, operation)?;
+        let runtime = self.container_runtime(&resource, operation)?;
+        let _lock = self.container_lock(&resource)?;
+        // Read again under the lock: another process may have started it,
+        // or the configuration changed while this one waited.
+        let (resource, row) = self.devcontainer(key, operation)?;
+        let (req, checked) = self.checked_config(&resource, operation)?;
+        self.require_trust(&resource, &checked, operation)?;
+        let building = ContainerStateRow {
+            resource: resource.resource_id,
+            state: ContainerState::Building,
+            container_id: row.as_ref().and_then(|r| r.container_id.clone()),
+            tool: Some(runtime.tool().to_string()),
+            config_hash: row.as_ref().and_then(|r| r.config_hash.clone()),
+            last_error: None,
+            updated_at: self.now(),
+        };
+        if row
+            .as_ref()
+            .is_none_or(|r| r.state != ContainerState::Running)
+        {
+            self.store.write(|w| w.put_container_state(&building))?;
+        }
+        match step(&runtime, &req, &checked, row.as_ref()) {
+            Ok(None) => self.view(&resource, row.as_ref()),
+            Ok(Some(container)) => {
+                let running = ContainerStateRow {
+                    state: ContainerState::Running,
+                    container_id: Some(container.id),
+                    tool: Some(container.tool.to_string()),
+                    config_hash: Some(checked.config_hash.clone()),
+                    updated_at: self.now(),
+                    ..building
+                };
+                self.store.write(|w| w.put_container_state(&running))?;
+                self.view(&resource, Some(&running))
+            }
+            Err(source) => {
+                let err = self.container_failed(&resource, operation, source);
+                let failed = ContainerStateRow {
+                    state: ContainerState::Failed,
+                    last_error: Some(crate::text::excerpt(&err.to_string(), 3000).into_owned()),
+                    updated_at: self.now(),
+                    ..building
+                };
+                self.store.write(|w| w.put_container_state(&failed))?;
+                Err(err)
+            }
+        }
+    }
+
+    /// What `up` is asked for `resource`, and its configuration checked
+    /// (a refusal is `ContainerFailed` naming `operation`).
+    pub(crate) fn checked_config(
+        &self,
+        resource: &Resource,
+        operation: &'static str,
+    ) -> Result<(UpRequest, Checked), RegistryError> {
+        let req = up_request(self.home.as_deref(), resource)?;
+        let req = req.ok_or_else(|| {
+            RegistryError::Environments(EnvironmentsError::ContainerRefused {
+                resource: resource.label(),
+                operation,
+                reason: "it has no location (the workspace its configuration is in)".into(),
+            })
+        })?;
+        let checked = Checked::load_with(&req, &self.container_tools.cli_env())
+            .map_err(|e| self.container_failed(resource, operation, e))?;
+        Ok((req, checked))
+    }
+
+    /// The resource, if it is a devcontainer, and its recorded state.
+    fn devcontainer(
+        &self,
+        key: &ResourceKey,
+        operation: &'static str,
+    ) -> Result<(Resource, Option<ContainerStateRow>), RegistryError> {
+        match self.lookup_devcontainer(key)? {
+            Lookup::Devcontainer(resource, row) => Ok((resource, row)),
+            Lookup::Other(resource) => Err(RegistryError::Environments(
+                EnvironmentsError::ContainerRefused {
+                    resource: resource.label(),
+                    operation,
+                    reason: format!(
+                        "it is a {}; the host builds and starts devcontainer-instance resources \
+                     (a container-instance is an environment someone else runs)",
+                        resource.resource_type_name
+                    ),
+                },
+            )),
+        }
+    }
+
+    /// The resource `key` names, and whether it is a devcontainer (with its
+    /// recorded state).
+    fn lookup_devcontainer(&self, key: &ResourceKey) -> Result<Lookup, RegistryError> {
+        let cache = &self.types;
+        self.store.read(|r| {
+            let types = cache.get(r)?;
+            let resource = load_one(r, &types, find_row(r, key)?)?;
+            let ty = types.resolve(&resource.resource_type_name)?;
+            let dc = TypeName::parse(DEVCONTAINER_TYPE)
+                .unwrap_or_else(|e| unreachable!("a built-in name: {e}"));
+            if !ty.is_a(&dc) {
+                return Ok(Lookup::Other(resource));
+            }
+            let row = r.container_state(resource.resource_id)?;
+            Ok(Lookup::Devcontainer(resource, row))
+        })
+    }
+
+    fn container_runtime(
+        &self,
+        resource: &Resource,
+        operation: &'static str,
+    ) -> Result<devcontainer::Runtime, RegistryError> {
+        let path = self.container_tools.search_path.clone().unwrap_or_default();
+        devcontainer::detect_with(
+            &path,
+            &self.container_tools.env,
+            std::time::Duration::from_secs(20),
+        )
+        .runtime()
+        .map_err(|source| self.container_failed(resource, operation, source))
+    }
+
+    fn container_failed(
+        &self,
+        resource: &Resource,
+        operation: &'static str,
+        source: DevcontainerError,
+    ) -> RegistryError {
+        RegistryError::Environments(EnvironmentsError::ContainerFailed {
+            resource: resource.label(),
+            operation,
+            source: Box::new(source),
+        })
+    }
+
+    fn container_lock(&self, resource: &Resource) -> Result<std::fs::File, RegistryError> {
+        let home = self
+            .home
+            .as_ref()
+            .ok_or(RegistryError::Sandboxes(SandboxesError::SandboxNeedsHome))?;
+        let dir = home.join("containers");
+        let path = dir.join(format!("{}.lock", resource.resource_id));
+        crate::registry::sandboxes::lock_file(&dir, &path)
+    }
+}
+
+/// A resource looked up as a devcontainer.
+enum Lookup {
+    Devcontainer(Resource, Option<ContainerStateRow>),
+    Other(Resource),
+}
+
+/// What `up` is asked for `resource` (`None`: it has no location): the
+/// workspace is its location; the configuration its `config-path`
+/// property (checked when it was discovered), else
+/// `.devcontainer/devcontainer.json` there; the repository the git work
+/// tree holding the workspace, found on the filesystem (never from the
+/// registered resources above it: who registered or linked what decides
+/// nothing about where a repository ends); the private folder
+/// `<home>/containers/<id>` when there is a home.
+pub(crate) fn up_request(
+    home: Option<&Path>,
+    resource: &Resource,
+) -> Result<Option<UpRequest>, RegistryError> {
+    let Some(location) = resource.location.as_deref() else {
+        return Ok(None);
+    };
+    let workspace = PathBuf::from(location);
+    let config = match resource
+        .properties
+        .get("config-path")
+        .and_then(|v| v.as_str())
+    {
+        Some(path) => workspace.join(path),
+        None => workspace.join(".devcontainer/devcontainer.json"),
+    };
+    let repository = devcontainer::repository_of(&workspace);
+    Ok(Some(UpRequest {
+        workspace,
+        config,
+        repository,
+        id_label: format!("agents.resource={}", resource.resource_id),
+        private_dir: home.map(|h| h.join("containers").join(resource.resource_id.to_string())),
+    }))
+}
+
+impl Registry {
+    /// The lifecycle view of `resource`: its recorded state, and what its
+    /// configuration is now (hash, trust, or why it is refused).
+    pub(crate) fn view(
+        &self,
+        resource: &Resource,
+        row: Option<&ContainerStateRow>,
+    ) -> Result<ContainerView, RegistryError> {
+        let (now, trust, refused) = match self.checked_config(resource, "show") {
+            Ok((_, checked)) => {
+                let trust = self
+                    .store
+                    .read(|r| self.trust_state(r, resource, &checked))?;
+                (Some(checked.config_hash), Some(trust), None)
+            }
+            Err(RegistryError::Environments(EnvironmentsError::ContainerFailed {
+                source, ..
+            })) => (None, None, Some(source.to_string())),
+            Err(RegistryError::Environments(EnvironmentsError::ContainerRefused {
+                reason,
+                ..
+            })) => (None, None, Some(reason)),
+            Err(other) => return Err(other),
+        };
+        let built_from = row.and_then(|r| r.config_hash.clone());
+        let has_container = row.is_some_and(|r| r.container_id.is_some());
+        Ok(ContainerView {
+            state: row.map_or(ContainerState::Detected, |r| r.state),
+            container_id: row.and_then(|r| r.container_id.clone()),
+            tool: row.and_then(|r| r.tool.clone()),
+            out_of_date: has_container
+                && built_from.is_some()
+                && now.is_some()
+                && built_from != now,
+            built_from,
+            config_hash: now,
+            trust,
+            refused,
+            last_error: row.and_then(|r| r.last_error.clone()),
+            updated_at: row.map(|r| r.updated_at.clone()),
+        })
+    }
+}
+
+/// The work of [`Registry::container_status`].
+pub(crate) fn container_status(
+    reg: &Registry,
+    key: &ResourceKey,
+) -> Result<ContainerView, RegistryError> {
+    let (resource, row) = reg.devcontainer(key, "show")?;
+    reg.view(&resource, row.as_ref())
+}
+
+/// The work of [`Registry::container_of`].
+pub(crate) fn container_of(
+    reg: &Registry,
+    key: &ResourceKey,
+) -> Result<Option<ContainerView>, RegistryError> {
+    match reg.lookup_devcontainer(key)? {
+        Lookup::Devcontainer(resource, row) => reg.view(&resource, row.as_ref()).map(Some),
+        Lookup::Other(_) => Ok(None),
+    }
+}
+
+/// The work of [`Registry::start_container`].
+pub(crate) fn start_container(
+    reg: &mut Registry,
+    key: &ResourceKey,
+) -> Result<ContainerView, RegistryError> {
+    reg.lifecycle(key, "start", |runtime, req, checked, row| {
+        if let Some(id) = row.and_then(|r| r.container_id.as_deref())
+            && row.is_some_and(|r| r.state == ContainerState::Running)
+            && runtime.is_running(id).unwrap_or(false)
+        {
+            return Ok(None);
+        }
+        runtime.up_checked(req, checked).map(Some)
+    })
+}
+
+/// The work of [`Registry::enter_environment`].
+pub(crate) fn enter_environment(
+    reg: &mut Registry,
+    key: &ResourceKey,
+    plan: Option<&str>,
+    tool: &crate::registry::ToolRequest,
+) -> Result<(crate::routing::Route, Option<ContainerView>), RegistryError> {
+    let route = reg.resolve_environment(key, plan, tool)?;
+    let crate::routing::Environment::Resource { resource_id, .. } = &route.environment else {
+        return Ok((route, None));
+    };
+    let target = ResourceKey::Id(*resource_id);
+    match reg.devcontainer(&target, "start") {
+        Ok(_) => {
+            let started = reg.start_container(&target)?;
+            Ok((route, Some(started)))
+        }
+        Err(RegistryError::Environments(EnvironmentsError::ContainerRefused { .. })) => {
+            Ok((route, None))
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// The work of [`Registry::rebuild_container`].
+pub(crate) fn rebuild_container(
+    reg: &mut Registry,
+    key: &ResourceKey,
+) -> Result<ContainerView, RegistryError> {
+    reg.lifecycle(key, "rebuild", |runtime, req, checked, _| {
+        runtime.rebuild_checked(req, checked).map(Some)
+    })
+}
+
+/// The work of [`Registry::stop_container`].
+pub(crate) fn stop_container(
+    reg: &mut Registry,
+    key: &ResourceKey,
+) -> Result<ContainerView, RegistryError> {
+    let (resource, row) = reg.devcontainer(key, "stop")?;
+    let Some((row, id)) = row.and_then(|r| r.container_id.clone().map(|id| (r, id))) else {
+        log::info!("{} is not running: nothing to stop", resource.label());
+        return reg.container_status(key);
+    };
+    let runtime = reg.container_runtime(&resource, "stop")?;
+    let _lock = reg.container_lock(&resource)?;
+    match runtime.stop(&id) {
+        Ok(()) => {}
+        Err(DevcontainerError::NoSuchContainer { .. }) => {}
+        Err(source) => return Err(reg.container_failed(&resource, "stop", source)),
+    }
+    let stopped = ContainerStateRow {
+        state: ContainerState::Stopped,
+        last_error: None,
+        updated_at: reg.now(),
+        ..row
+    };
+    reg.store.write(|w| w.put_container_state(&stopped))?;
+    reg.view(&resource, Some(&stopped))
+}

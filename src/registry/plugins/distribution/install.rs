@@ -1,0 +1,144 @@
+//! `agents plugin install REF`: pull, check, add — and record where it
+//! came from (see the concern's doc for the order of the checks).
+
+use super::pull::{Pulled, Vouched, pull};
+use crate::model::TypeName;
+use crate::oci::{Client, Source};
+use crate::registry::DistributionError;
+use crate::registry::plugins::plugin_add::{AddSpec, add_accepted};
+use crate::registry::plugins::plugin_check::accept_bytes;
+use crate::registry::plugins::plugin_store::PluginView;
+use crate::registry::{Registry, RegistryError};
+use crate::store::ProvenanceRow;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// How [`Registry::install_plugin`] installs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct InstallPluginOptions {
+    /// `HOST[:PORT]/REPOSITORY:TAG`, `…@sha256:DIGEST`, or
+    /// `oci-layout:DIR:TAG`.
+    pub reference: String,
+    /// Install without a trusted signature (recorded as such).
+    pub allow_unsigned: bool,
+    /// Replace a module of the same name (and the types it carries) that
+    /// is already added with other bytes.
+    pub replace: bool,
+}
+
+impl InstallPluginOptions {
+    pub fn from(reference: impl Into<String>) -> Self {
+        Self {
+            reference: reference.into(),
+            ..Self::default()
+        }
+    }
+
+    pub fn allowing_unsigned(self) -> Self {
+        Self {
+            allow_unsigned: true,
+            ..self
+        }
+    }
+
+    pub fn replacing(self) -> Self {
+        Self {
+            replace: true,
+            ..self
+        }
+    }
+}
+
+/// What an install added.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InstallView {
+    pub plugin: PluginView,
+    /// Types it carried that were registered, replaced, or already there.
+    pub types_added: Vec<TypeName>,
+    pub types_replaced: Vec<TypeName>,
+    pub types_unchanged: Vec<TypeName>,
+}
+
+/// What the lock and update paths hand the shared tail of an install.
+#[derive(Debug, Default)]
+pub(super) struct Expect {
+    pub replace: bool,
+    /// Replace carried types even when a registered resource would lack
+    /// a field they now require (`update --force`).
+    pub force: bool,
+    /// Check everything, add nothing (`update --dry-run`).
+    pub rehearse: bool,
+}
+
+pub(super) fn install_plugin(
+    reg: &mut Registry,
+    options: InstallPluginOptions,
+) -> Result<InstallView, RegistryError> {
+    let source = parse(&options.reference)?;
+    let client = Client::new(reg.oci.clone());
+    let mut pulled = pull(&client, &source)?;
+    let vouched = pulled.vouch(reg.keys.as_ref(), options.allow_unsigned, None)?;
+    let expect = Expect {
+        replace: options.replace,
+        ..Expect::default()
+    };
+    add_pulled(reg, pulled, &vouched, &expect)
+}
+
+pub(super) fn parse(reference: &str) -> Result<Source, RegistryError> {
+    Source::parse(reference).map_err(|e| {
+        RegistryError::Distribution(DistributionError::Oci {
+            reference: reference.chars().take(200).collect(),
+            source: e.into(),
+        })
+    })
+}
+
+/// Accept the pulled component and add it with its provenance.
+pub(super) fn add_pulled(
+    reg: &mut Registry,
+    pulled: Pulled,
+    vouched: &Vouched,
+    expect: &Expect,
+) -> Result<InstallView, RegistryError> {
+    let shown = PathBuf::from(&pulled.shown);
+    let acceptance = accept_bytes(&reg.plugins.runtime, pulled.bytes, &shown, None)?;
+    if let Some(signed) = &vouched.module
+        && *signed != acceptance.module.as_str()
+    {
+        return Err(RegistryError::Distribution(
+            DistributionError::SignatureMismatch {
+                reference: pulled.shown,
+                vouched: format!("module {signed}"),
+                found: format!("module {}", acceptance.module),
+            },
+        ));
+    }
+    let provenance = ProvenanceRow {
+        module: acceptance.module.clone(),
+        registry: pulled.registry,
+        repository: pulled.repository,
+        tag: pulled.tag,
+        manifest_digest: pulled.manifest_digest,
+        layer_digest: pulled.layer_digest,
+        contract: acceptance.accepted.info.contract.as_str().to_owned(),
+        signer: vouched.signer.clone(),
+        unsigned_allowed: vouched.unsigned_allowed,
+        installed_at: reg.now(),
+    };
+    let spec = AddSpec {
+        source: pulled.shown,
+        replace: expect.replace,
+        force: expect.force,
+        provenance: Some(&provenance),
+        rehearse: expect.rehearse,
+    };
+    let (plugin, outcome) = add_accepted(reg, acceptance, &spec)?;
+    Ok(InstallView {
+        plugin,
+        types_added: outcome.added,
+        types_replaced: outcome.replaced,
+        types_unchanged: outcome.unchanged,
+    })
+}

@@ -1,0 +1,188 @@
+//! The plugin lock file (`agents plugin lock`, `install --locked`): the
+//! one home of its format and of what "exactly those bytes" means.
+//!
+//! A lock is a team file, committed beside the code: for each installed
+//! plugin its module, version, reference, the manifest and layer digests
+//! it was installed by, the contract version and the signer's key id.
+//! Installing from it pulls every plugin first — by its tag when it has
+//! one, so a tag re-pushed with other bytes is *noticed*, not followed —
+//! and refuses, naming the plugin, when a manifest, a layer or a signer
+//! differs; only when every plugin matched is any of them added.
+
+use super::install::{Expect, InstallView, add_pulled};
+use super::pull::pull;
+use crate::model::ModuleName;
+use crate::oci::{Client, LAYOUT_PREFIX, Reference, Source};
+use crate::registry::DistributionError;
+use crate::registry::{Registry, RegistryError};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// The lock file's `format` value.
+pub const LOCK_FORMAT: &str = "agents-plugin-lock";
+
+/// A lock file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LockFile {
+    pub format: String,
+    pub version: u32,
+    pub plugins: Vec<LockEntry>,
+    /// Modules added from files (not installed), so not in the lock.
+    #[serde(skip)]
+    pub not_installed: Vec<ModuleName>,
+}
+
+/// One pinned plugin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LockEntry {
+    pub module: ModuleName,
+    pub version: String,
+    /// `HOST[:PORT]/REPOSITORY:TAG` (or by digest).
+    pub reference: String,
+    pub registry: String,
+    pub repository: String,
+    pub tag: Option<String>,
+    pub manifest_digest: String,
+    pub layer_digest: String,
+    pub contract: String,
+    /// The key id that signed it (none: installed unsigned).
+    pub signer: Option<String>,
+}
+
+/// How [`Registry::install_locked`] installs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LockedInstallOptions {
+    /// Install plugins the lock records as unsigned (recorded again).
+    pub allow_unsigned: bool,
+}
+
+impl LockFile {
+    /// Parse a lock file's text (`path` names it in refusals).
+    pub fn parse(text: &str, path: &std::path::Path) -> Result<Self, RegistryError> {
+        let lock: Self = serde_json::from_str(text).map_err(|e| {
+            RegistryError::Distribution(DistributionError::LockFile {
+                path: path.to_owned(),
+                why: format!("not a plugin lock file: {e}"),
+            })
+        })?;
+        if lock.format != LOCK_FORMAT || lock.version != 1 {
+            return Err(RegistryError::Distribution(DistributionError::LockFile {
+                path: path.to_owned(),
+                why: format!(
+                    "format {:?} version {} is not {LOCK_FORMAT} version 1",
+                    lock.format, lock.version
+                ),
+            }));
+        }
+        Ok(lock)
+    }
+}
+
+pub(super) fn lock_plugins(reg: &Registry) -> Result<LockFile, RegistryError> {
+    let (plugins, provenances) = reg
+        .store
+        .read(|r| Ok::<_, RegistryError>((r.plugins()?, r.plugin_provenances()?)))?;
+    let mut entries = Vec::new();
+    let mut not_installed = Vec::new();
+    for plugin in plugins {
+        let Some(p) = provenances.iter().find(|p| p.module == plugin.module) else {
+            not_installed.push(plugin.module);
+            continue;
+        };
+        entries.push(LockEntry {
+            reference: Source::shown(
+                &p.registry,
+                &p.repository,
+                p.tag.as_deref(),
+                &p.manifest_digest,
+            ),
+            module: plugin.module,
+            version: plugin.version,
+            registry: p.registry.clone(),
+            repository: p.repository.clone(),
+            tag: p.tag.clone(),
+            manifest_digest: p.manifest_digest.clone(),
+            layer_digest: p.layer_digest.clone(),
+            contract: p.contract.clone(),
+            signer: p.signer.clone(),
+        });
+    }
+    Ok(LockFile {
+        format: LOCK_FORMAT.to_owned(),
+        version: 1,
+        plugins: entries,
+        not_installed,
+    })
+}
+
+/// Where a lock entry is pulled from: its tag when it has one.
+fn source_of(entry: &LockEntry) -> Result<Source, RegistryError> {
+    if let Some(dir) = entry.registry.strip_prefix(LAYOUT_PREFIX) {
+        return Ok(Source::Layout {
+            dir: PathBuf::from(dir),
+            tag: entry.tag.clone(),
+            digest: entry.tag.is_none().then(|| entry.manifest_digest.clone()),
+        });
+    }
+    let text = format!("{}/{}", entry.registry, entry.repository);
+    let base = Reference::parse(&text).map_err(|e| differs(entry, &e.to_string()))?;
+    Ok(Source::Registry(match &entry.tag {
+        Some(tag) => base.with_tag(tag),
+        None => Reference {
+            digest: Some(entry.manifest_digest.clone()),
+            ..base
+        },
+    }))
+}
+
+fn differs(entry: &LockEntry, why: &str) -> RegistryError {
+    RegistryError::Distribution(DistributionError::LockDiffers {
+        module: entry.module.clone(),
+        why: why.to_owned(),
+    })
+}
+
+pub(super) fn install_locked(
+    reg: &mut Registry,
+    lock: &LockFile,
+    options: LockedInstallOptions,
+) -> Result<Vec<InstallView>, RegistryError> {
+    let client = Client::new(reg.oci.clone());
+    let mut checked = Vec::new();
+    for entry in &lock.plugins {
+        let mut pulled = pull(&client, &source_of(entry)?)?;
+        if pulled.manifest_digest != entry.manifest_digest {
+            return Err(differs(
+                entry,
+                &format!(
+                    "{} now resolves to manifest {}, the lock pins {}",
+                    entry.reference, pulled.manifest_digest, entry.manifest_digest
+                ),
+            ));
+        }
+        if pulled.layer_digest != entry.layer_digest {
+            return Err(differs(
+                entry,
+                &format!(
+                    "its layer is {}, the lock pins {}",
+                    pulled.layer_digest, entry.layer_digest
+                ),
+            ));
+        }
+        let allow = options.allow_unsigned && entry.signer.is_none();
+        let vouched = pulled.vouch(reg.keys.as_ref(), allow, entry.signer.as_deref())?;
+        checked.push((entry, pulled, vouched));
+    }
+    let mut views = Vec::new();
+    for (_, pulled, vouched) in checked {
+        let expect = Expect {
+            replace: true,
+            ..Expect::default()
+        };
+        views.push(add_pulled(reg, pulled, &vouched, &expect)?);
+    }
+    Ok(views)
+}

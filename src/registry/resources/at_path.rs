@@ -1,0 +1,83 @@
+//! [`Registry::resources_at`](crate::registry::Registry::resources_at): which resources are located at a path or
+//! above it (`agents resource which PATH`), nearest first — the one home
+//! of the rule that picks among several at one location: the deepest in
+//! the DAG first (a checkout's `worktree` before the checkout, both at
+//! the checkout's root) — and of the row a location key names
+//! ([`row_at`], `show ./src`).
+
+use crate::model::TypeName;
+use crate::registry::types::type_set::TypeSet;
+use crate::registry::{RegistryError, ResourcesError};
+use crate::store::{Reader, ResourceRow};
+use std::path::Path;
+
+/// The row a location key names: of those located exactly at `path` (of
+/// `type_name` or a subtype, when given), the deepest in the DAG.
+pub(crate) fn row_at(
+    r: &Reader<'_>,
+    path: &Path,
+    type_name: Option<&TypeName>,
+) -> Result<ResourceRow, RegistryError> {
+    let types = match type_name {
+        Some(t) => Some(TypeSet::load(r)?.with_subtypes(t)),
+        None => None,
+    };
+    let here: Vec<_> = r
+        .resources(types.as_deref())?
+        .into_iter()
+        .filter(|row| row.location.as_deref().map(Path::new) == Some(path))
+        .collect();
+    deepest_first(r, here)?.into_iter().next().ok_or_else(|| {
+        RegistryError::Resources(ResourcesError::NothingAt {
+            path: path.display().to_string(),
+            type_name: type_name.cloned(),
+        })
+    })
+}
+
+/// `here` (rows at one location), each before those it lies below.
+fn deepest_first(
+    r: &Reader<'_>,
+    mut here: Vec<ResourceRow>,
+) -> Result<Vec<ResourceRow>, RegistryError> {
+    // Deepest first: fewer of the others below which it lies means
+    // higher up, so sort by how many reach it, most first.
+    let mut depth = Vec::with_capacity(here.len());
+    for row in &here {
+        let mut above = 0;
+        for other in &here {
+            if other.id != row.id && r.reaches(other.id, row.id)? {
+                above += 1;
+            }
+        }
+        depth.push((row.id, above));
+    }
+    here.sort_by_key(|row| {
+        let above = depth
+            .iter()
+            .find(|(id, _)| *id == row.id)
+            .map_or(0, |d| d.1);
+        (std::cmp::Reverse(above), row.id)
+    });
+    Ok(here)
+}
+
+/// The rows located at `path` or one of its ancestors, nearest first;
+/// at one location, each before those it lies below (what
+/// [`Registry::resources_at`] assembles).
+pub(super) fn rows_at_or_above(
+    r: &Reader<'_>,
+    path: &Path,
+) -> Result<Vec<ResourceRow>, RegistryError> {
+    let rows = r.resources(None)?;
+    let mut found = Vec::new();
+    for place in path.ancestors() {
+        let here: Vec<_> = rows
+            .iter()
+            .filter(|row| row.location.as_deref().map(Path::new) == Some(place))
+            .cloned()
+            .collect();
+        found.extend(deepest_first(r, here)?);
+    }
+    Ok(found)
+}

@@ -1,0 +1,320 @@
+//! The discovery engine: visiting a resource and what lies below it,
+//! level by level, calling each visited resource's handler (`discover`,
+//! then `content-hash`), and bringing the stored children in line with
+//! what was found — for registration and for `agents resource discover`.
+//!
+//! **Explore, then write.** Exploring ([`visit`]) makes every handler call
+//! and checks every answer before anything is written; which found child
+//! is which stored one is a pure decision apart from it
+//! ([`matching::match_children`]); [`apply`] writes what was found in the
+//! caller's one transaction. A stored auto-discovered child is *the same*
+//! as a found one when type, name and location agree: it keeps its id and
+//! row (properties and hash refreshed). Children no
+//! longer found go first — unlinked, and removed with what only they kept
+//! (`removal::what_goes`) — so a child that kept its name but moved is
+//! re-added under that name; new children are then inserted, and a name
+//! that is taken is the handler's collision.
+//!
+//! A resource found below the starting one is explored only when its
+//! location exists on disk (a child named where nothing is yet, or with no
+//! location at all, is recorded, not visited).
+//!
+//! **How deep.** Registration explores [`REGISTRATION_DEPTH`] levels: the
+//! resource's children and theirs (a checkout's repository and files, the
+//! repository's branches, tags, remotes, stashes and submodules). Deeper
+//! levels — a branch's commit, a commit's tree, a directory's
+//! subdirectories below the second level — are explored on demand
+//! (`agents resource discover NAME --depth N` or `--recursive`).
+
+use crate::model::{HandlerRef, PropertyMap, ResolvedType, Resource, ResourceId, ResourceKey};
+use crate::registry::resources::equivalence;
+use crate::registry::resources::lookup::{assemble, find_row, load_one};
+use crate::registry::types::type_set::TypeSet;
+use crate::registry::{Registry, RegistryError, ResourcesError};
+use crate::store::ResourceRow;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+/// How many levels registration explores below the new resource.
+pub const REGISTRATION_DEPTH: u32 = 2;
+
+/// The most resources one discovery may find (a guard against a tree no
+/// one meant to register whole).
+pub const MAX_FOUND: usize = 1_000_000;
+
+/// How far a discovery goes below the resource it starts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    /// This many levels (1: the resource's children).
+    Levels(u32),
+    /// Until nothing discovers anything more.
+    All,
+}
+
+impl Depth {
+    fn allows(self, level: u32) -> bool {
+        match self {
+            Self::Levels(n) => level < n,
+            Self::All => true,
+        }
+    }
+}
+
+/// How [`Registry::discover`] runs.
+pub struct DiscoverOptions<'a> {
+    /// How far below the resource (default: its children,
+    /// `Depth::Levels(1)`).
+    pub depth: Depth,
+    /// Told how far it came after each handler call; answering `Break`
+    /// stops it, nothing written (default: none).
+    pub progress: Option<&'a mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>>,
+}
+
+impl std::fmt::Debug for DiscoverOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DiscoverOptions")
+            .field("depth", &self.depth)
+            .field("progress", &self.progress.as_ref().map(|_| "…"))
+            .finish()
+    }
+}
+
+impl Default for DiscoverOptions<'_> {
+    fn default() -> Self {
+        Self {
+            depth: Depth::Levels(1),
+            progress: None,
+        }
+    }
+}
+
+/// How far a long discovery has come (for a caller that shows progress).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiscoveryProgress {
+    /// Resources whose handler was asked so far.
+    pub visited: usize,
+    /// Resources found so far.
+    pub found: usize,
+}
+
+/// What `agents resource discover` changed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiscoveryReport {
+    pub resource: Resource,
+    /// Resources found for the first time (at every level explored).
+    pub added: Vec<Resource>,
+    /// Discovered resources no longer found (and what only they kept).
+    pub removed: Vec<Resource>,
+    /// Resources found again.
+    pub kept: usize,
+    /// Of those, how many had changed (new properties or hash, written).
+    pub updated: usize,
+}
+
+/// A new resource an exploration found.
+#[derive(Debug, Clone)]
+pub(crate) struct Found {
+    pub row: ResourceRow,
+    /// The resource it was found below.
+    pub parent: ResourceId,
+    pub parent_label: Arc<str>,
+    /// The handler that found it, and where in its answer (none: a
+    /// local-mode placeholder, which the rules made).
+    pub handler: Option<HandlerRef>,
+    pub index: usize,
+}
+
+/// What an exploration found, before anything is written.
+#[derive(Debug, Default)]
+pub(crate) struct Findings {
+    /// New resources, parents before children.
+    pub added: Vec<Found>,
+    /// Stored resources found again, with what was found of them now.
+    pub kept: Vec<Refresh>,
+    /// Links from a visited resource to a stored child no longer found.
+    pub vanished: Vec<(ResourceId, ResourceId)>,
+    /// The stored root's fresh hash, when it changed.
+    pub root_rehashed: Option<(ResourceId, Option<String>)>,
+    /// The new root's hash, when the root is not stored yet.
+    pub root_hash: Option<String>,
+    /// Whether the root's handler listed its children.
+    pub root_explored: bool,
+    /// The stored root, when its handler listed its children for the
+    /// first time (its `discovered_at` is to be written).
+    pub root_first_explored: Option<ResourceId>,
+    /// Every type a child was checked against (re-checked at the write).
+    pub types: Vec<crate::model::TypeName>,
+    /// The children each stored resource had when it was explored, in id
+    /// order: what `added`, `kept` and `vanished` were decided against
+    /// (re-checked at the write).
+    pub read: Vec<(ResourceId, Vec<ResourceId>)>,
+}
+
+impl Findings {
+    /// Nothing to check or write: no child added, kept or gone, nothing
+    /// read below a stored resource, the root's hash and exploration as
+    /// stored (a registration whose handler found nothing).
+    fn writes_nothing(&self) -> bool {
+        self.added.is_empty()
+            && self.kept.is_empty()
+            && self.vanished.is_empty()
+            && self.read.is_empty()
+            && self.root_rehashed.is_none()
+            && self.root_first_explored.is_none()
+    }
+}
+
+/// Does a resource of `ty` live in local mode: rules to discover by, and
+/// no handler to run them (checked by the caller)?
+pub(crate) fn has_rules(ty: &ResolvedType) -> bool {
+    ty.discovery()
+        .is_some_and(|d| d.enabled && !d.rules.is_empty())
+}
+
+/// A stored resource found again: its fresh properties and hash, and
+/// whether they differ from the stored ones (only a change is written).
+#[derive(Debug)]
+pub(crate) struct Refresh {
+    pub id: ResourceId,
+    pub properties: PropertyMap,
+    pub content_hash: Option<String>,
+    pub properties_changed: bool,
+    pub stored_hash: Option<String>,
+    /// Its handler listed its children now, for the first time (so
+    /// `discovered_at` is to be written).
+    pub first_explored: bool,
+}
+
+impl Refresh {
+    /// What its parent's answer says of it differs from what is stored.
+    pub fn answer_changed(&self) -> bool {
+        self.properties_changed || self.content_hash != self.stored_hash
+    }
+
+    fn changed(&self) -> bool {
+        self.properties_changed || self.content_hash != self.stored_hash || self.first_explored
+    }
+}
+
+/// The work of [`Registry::discover`].
+pub(crate) fn discover(
+    reg: &mut Registry,
+    key: &ResourceKey,
+    depth: Depth,
+    progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
+) -> Result<DiscoveryReport, RegistryError> {
+    reg.check_key_in_roots(key, "discovery")?;
+    let _git = reg.git_snapshot();
+    let mut attempt = 1;
+    loop {
+        match discover_once(reg, key, depth, progress) {
+            Err(RegistryError::Resources(ResourcesError::ChangedMeanwhile { .. }))
+                if attempt < ATTEMPTS =>
+            {
+                log::info!("what the discovery explored changed meanwhile; exploring again");
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+fn discover_once(
+    reg: &mut Registry,
+    key: &ResourceKey,
+    depth: Depth,
+    progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
+) -> Result<DiscoveryReport, RegistryError> {
+    let (types, row) = reg
+        .store
+        .read(|r| Ok::<_, RegistryError>((reg.types.get(r)?, find_row(r, key)?)))?;
+    let ty = types.resolve(&row.type_name)?;
+    let root_id = row.id;
+    let label = row.label();
+    let (row, properties_changed, findings) = match reg.handler_for(&ty)? {
+        // Local mode: no handler, but rules — their placeholders as
+        // the rules are now.
+        None if has_rules(&ty) => {
+            let findings = reg.placeholder_findings(&types, &ty, &row)?;
+            (row, false, findings)
+        }
+        None => {
+            return Err(crate::registry::plugins::handlers::no_handler(
+                &ty, &row, "discover",
+            ));
+        }
+        Some(handler) => {
+            // The resource's own properties, fresh (validate again for
+            // one someone registered), before what is below it.
+            let properties = reg.fresh_properties(&handler, &ty, &row)?;
+            let properties_changed = properties != row.properties;
+            let row = ResourceRow { properties, ..row };
+            let findings =
+                reg.explore(&types, row.clone(), true, RootHash::Ask, depth, progress)?;
+            (row, properties_changed, findings)
+        }
+    };
+    let now = reg.now();
+    let cache = &reg.types;
+    let (ids, clock) = (&reg.ids, &reg.clock);
+    reg.store.write(|w| {
+        let hash = match &findings.root_rehashed {
+            Some((_, hash)) => hash.as_deref(),
+            None => row.content_hash.as_deref(),
+        };
+        let root = RootUpdate {
+            id: root_id,
+            changed: properties_changed.then_some((&row.properties, hash)),
+            clear_stale: false,
+        };
+        let removed = write_findings(
+            w,
+            &cache.get(w)?,
+            &types,
+            &findings.types,
+            || format!("the rediscovery of {label}"),
+            &findings,
+            Some(root),
+            &now,
+        )?;
+        equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
+        let fresh = find_row(w, &ResourceKey::Id(root_id))?;
+        Ok(DiscoveryReport {
+            resource: load_one(w, &types, fresh)?,
+            added: added_resources(&types, &findings)?,
+            removed,
+            kept: findings.kept.len(),
+            updated: findings.kept.iter().filter(|k| k.changed()).count(),
+        })
+    })
+}
+
+/// The resources an exploration added, as written: each row with its one
+/// link (to the resource it was found below) and the links of what was
+/// found below it — assembled from the findings, not read back.
+fn added_resources(types: &TypeSet, findings: &Findings) -> Result<Vec<Resource>, RegistryError> {
+    let mut below: HashMap<ResourceId, Vec<ResourceId>> = HashMap::new();
+    for found in &findings.added {
+        below.entry(found.parent).or_default().push(found.row.id);
+    }
+    let mut added = findings
+        .added
+        .iter()
+        .map(|found| {
+            let mut children = below.remove(&found.row.id).unwrap_or_default();
+            children.sort();
+            assemble(types, found.row.clone(), vec![found.parent], children)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    added.sort_by_key(|r| r.resource_id);
+    Ok(added)
+}
+
+mod apply;
+mod matching;
+mod visit;
+pub(in crate::registry) use apply::{ATTEMPTS, RootUpdate, insert_new, write_findings};
+pub(in crate::registry) use matching::identity;
+pub(in crate::registry) use visit::RootHash;

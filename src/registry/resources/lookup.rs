@@ -1,0 +1,156 @@
+//! From keys to rows to resources: the one home of how a stored row
+//! becomes the [`Resource`] the API hands out (its links and the
+//! capabilities derived from its type), and of `list` and `show`.
+
+use crate::model::{Resource, ResourceCapabilities, ResourceId, ResourceKey};
+use crate::registry::ResourcesError;
+use crate::registry::types::type_set::TypeSet;
+use crate::registry::{Registry, RegistryError};
+use crate::store::{Reader, ResourceRow};
+
+/// Which resources `list_resources` returns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ResourceFilter {
+    #[default]
+    All,
+    /// Resources of this type or any subtype of it.
+    TypeOrSubtype(String),
+    /// Resources of exactly this type.
+    ExactType(String),
+}
+
+/// The row `key` names.
+pub(crate) fn find_row(r: &Reader<'_>, key: &ResourceKey) -> Result<ResourceRow, RegistryError> {
+    let found = match key {
+        ResourceKey::Id(id) => r.resource_by_id(*id)?,
+        ResourceKey::Name(name) => r.resource_by_name(name)?,
+        ResourceKey::Location { path, type_name } => {
+            return crate::registry::resources::at_path::row_at(r, path, type_name.as_ref());
+        }
+    };
+    found.ok_or_else(|| {
+        RegistryError::Resources(ResourcesError::ResourceNotFound { key: key.clone() })
+    })
+}
+
+/// `row` with its links, assembled.
+pub(crate) fn load_one(
+    r: &Reader<'_>,
+    types: &TypeSet,
+    row: ResourceRow,
+) -> Result<Resource, RegistryError> {
+    let (p, c) = (r.parents_of(row.id)?, r.children_of(row.id)?);
+    let equivalents = r.equivalents(row.id)?;
+    let mut resource = assemble(types, row, p, c)?;
+    resource.equivalents = equivalents;
+    Ok(resource)
+}
+
+/// The resources `ids` (in id order), assembled.
+pub(crate) fn load_resources(
+    r: &Reader<'_>,
+    types: &TypeSet,
+    ids: &[ResourceId],
+) -> Result<Vec<Resource>, RegistryError> {
+    assemble_rows(r, types, r.resources_by_ids(ids)?)
+}
+
+/// `rows`, each with its links, assembled (in the order given).
+pub(super) fn assemble_rows(
+    r: &Reader<'_>,
+    types: &TypeSet,
+    rows: Vec<ResourceRow>,
+) -> Result<Vec<Resource>, RegistryError> {
+    let ids: Vec<_> = rows.iter().map(|row| row.id).collect();
+    let (mut children, mut parents) = r.links_of(&ids)?;
+    rows.into_iter()
+        .map(|row| {
+            let (p, c) = (
+                parents.remove(&row.id).unwrap_or_default(),
+                children.remove(&row.id).unwrap_or_default(),
+            );
+            assemble(types, row, p, c)
+        })
+        .collect()
+}
+
+/// A stored row plus its links and derived capabilities.
+pub(crate) fn assemble(
+    types: &TypeSet,
+    row: ResourceRow,
+    parents: Vec<ResourceId>,
+    children: Vec<ResourceId>,
+) -> Result<Resource, RegistryError> {
+    let ty = types.resolve(&row.type_name)?;
+    let strategy = row.sandbox_strategy.unwrap_or(ty.sandbox_strategy());
+    Ok(Resource {
+        resource_id: row.id,
+        name: row.name,
+        resource_type_name: row.type_name,
+        kind: row.kind,
+        description: row.description,
+        location: row.location,
+        sandbox_strategy: row.sandbox_strategy,
+        content_hash: row.content_hash,
+        parents,
+        children,
+        properties: row.properties,
+        capabilities: ResourceCapabilities::derive(ty.type_capabilities(), strategy, row.read_only),
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+        auto_discovered: row.auto_discovered,
+        read_only: row.read_only,
+        stale: row.stale,
+        equivalents: Vec::new(),
+        registered_by: row.registered_by,
+    })
+}
+
+/// The work of [`Registry::list_resources`].
+pub(crate) fn list_resources(
+    reg: &Registry,
+    filter: &ResourceFilter,
+) -> Result<Vec<Resource>, RegistryError> {
+    reg.store.read(|r| {
+        let types = reg.types.get(r)?;
+        let wanted = match filter {
+            ResourceFilter::All => None,
+            ResourceFilter::TypeOrSubtype(t) => Some(types.with_subtypes(&types.find(t)?.name)),
+            ResourceFilter::ExactType(t) => Some(vec![types.find(t)?.name.clone()]),
+        };
+        let rows = r.resources(wanted.as_deref())?;
+        let (children, parents) = r.all_links()?;
+        rows.into_iter()
+            .map(|row| {
+                let p = parents.get(&row.id).cloned().unwrap_or_default();
+                let c = children.get(&row.id).cloned().unwrap_or_default();
+                // A list keeps the spec's fields; `show` says who.
+                let mut resource = assemble(&types, row, p, c)?;
+                resource.registered_by = None;
+                Ok(resource)
+            })
+            .collect()
+    })
+}
+
+/// The work of [`Registry::registered_page`].
+pub(crate) fn registered_page(
+    reg: &Registry,
+    after: Option<ResourceId>,
+    limit: usize,
+) -> Result<Vec<Resource>, RegistryError> {
+    reg.store.read(|r| {
+        let types = reg.types.get(r)?;
+        let ids = r.registered_ids_after(after, limit)?;
+        load_resources(r, &types, &ids)
+    })
+}
+
+/// The work of [`Registry::show_resource`].
+pub(crate) fn show_resource(reg: &Registry, key: &ResourceKey) -> Result<Resource, RegistryError> {
+    reg.store.read(|r| {
+        let types = reg.types.get(r)?;
+        let row = find_row(r, key)?;
+        load_one(r, &types, row)
+    })
+}

@@ -1,0 +1,490 @@
+//! Change detection: bringing stored resources in line with what is on
+//! disk now (`agents resource refresh`, and `watch`, which refreshes what
+//! a notification touched).
+//!
+//! **Changed** means the handler's `content-hash` differs from the stored
+//! one. An unchanged resource costs that one call and is not written; its
+//! explored children are then checked the same way (a change deeper down
+//! shows in the hash of the resource it happened in, not necessarily in
+//! its parents'). A changed resource is brought up to date in one
+//! transaction of its own: `validate` again with its stored arguments
+//! (for a resource someone registered: fresh properties), the new hash,
+//! and one level of rediscovery — new children added, vanished ones
+//! removed with what only they kept, the others updated where they
+//! changed. Children whose properties or hash changed in that answer are
+//! checked next even if their own hash reads the same (their stored hash
+//! was just updated by the answer).
+//!
+//! **Only what was explored.** A resource whose handler never listed its
+//! children (`discovered_at` is empty: it was found at the edge of a
+//! registration or discovery) is updated by its parent's answer but not
+//! explored itself, so a refresh never goes deeper than someone asked.
+//! Leaf resources (types that do not discover) are covered by their
+//! parent's hash and answer.
+//!
+//! **Stale, not deleted.** A resource whose location vanished, that no
+//! longer validates, or whose handler fails is marked stale with the
+//! reason and otherwise left as it was (children and links kept): the
+//! user can fix the cause and refresh again (the mark goes), or remove it.
+//! One resource's failure does not stop the others.
+
+use crate::model::{PropertyMap, ResolvedType, ResourceId, ResourceKey};
+use crate::registry::ResourcesError;
+use crate::registry::plugins::handlers::Handler;
+use crate::registry::resources::discovery::{
+    ATTEMPTS, Depth, Findings, RootHash, RootUpdate, has_rules, write_findings,
+};
+use crate::registry::resources::equivalence;
+use crate::registry::resources::lookup::find_row;
+use crate::registry::types::type_set::TypeSet;
+use crate::registry::{Registry, RegistryError, args};
+use crate::store::ResourceRow;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+/// How [`Registry::refresh`] runs.
+#[derive(Default)]
+pub struct RefreshOptions<'a> {
+    /// Told how far it came after each resource; answering `Break` stops
+    /// it before the next, what it refreshed staying (default: none).
+    pub progress: Option<&'a mut dyn FnMut(RefreshProgress) -> ControlFlow<()>>,
+}
+
+impl std::fmt::Debug for RefreshOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RefreshOptions")
+            .field("progress", &self.progress.as_ref().map(|_| "…"))
+            .finish()
+    }
+}
+
+/// How far a refresh has come (for a caller that shows progress).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefreshProgress {
+    /// Resources whose hash was checked so far.
+    pub checked: usize,
+    /// Of those, how many had changed.
+    pub changed: usize,
+}
+
+/// One resource a refresh brought up to date.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChangedResource {
+    pub resource_id: ResourceId,
+    pub resource: String,
+    /// Its properties changed (`validate` answered differently).
+    pub properties_changed: bool,
+    /// Children found for the first time.
+    pub added: Vec<String>,
+    /// Discovered resources no longer found (and what only they kept).
+    pub removed: Vec<String>,
+    /// Children found again whose properties or hash changed.
+    pub updated: usize,
+}
+
+/// One resource a refresh could not bring up to date.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StaleResource {
+    pub resource_id: ResourceId,
+    pub resource: String,
+    pub reason: String,
+}
+
+/// What `agents resource refresh` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RefreshReport {
+    /// Resources whose hash was checked.
+    pub checked: usize,
+    /// Of those, unchanged (nothing written).
+    pub unchanged: usize,
+    /// Brought up to date.
+    pub changed: Vec<ChangedResource>,
+    /// Marked stale, with why.
+    pub stale: Vec<StaleResource>,
+}
+
+impl RefreshReport {
+    /// Whether the refresh wrote anything.
+    pub fn wrote(&self) -> bool {
+        !self.changed.is_empty() || !self.stale.is_empty()
+    }
+}
+
+/// What became of one resource.
+enum Outcome {
+    /// Its type has no handler (or another process removed it
+    /// meanwhile): nothing to check.
+    NoHandler,
+    Unchanged,
+    /// Written; children whose answer changed are forced.
+    Changed(ChangedResource, HashSet<ResourceId>),
+    Stale(StaleResource),
+    /// Stale already, for the same reason: nothing written.
+    StillStale,
+}
+
+impl Registry {
+    /// Check one resource and, if it changed, bring it up to date in one
+    /// transaction. Only the store's own failures are errors; anything
+    /// about the resource (its location, its handler) makes it stale.
+    /// When another process changed what it explored before it could write,
+    /// the resource is read and checked again (a race is not staleness).
+    fn refresh_one(
+        &mut self,
+        types: &Arc<TypeSet>,
+        mut row: ResourceRow,
+        forced: bool,
+    ) -> Result<Outcome, RegistryError> {
+        let mut attempt = 1;
+        let checked = loop {
+            match self.check_and_update(types, &row, forced) {
+                Err(RegistryError::Resources(ResourcesError::ChangedMeanwhile { .. }))
+                    if attempt < ATTEMPTS =>
+                {
+                    log::info!(
+                        "what the refresh of {} explored changed meanwhile; exploring again",
+                        row.label()
+                    );
+                    attempt += 1;
+                    let id = row.id;
+                    match self.store.read(|r| r.resource_by_id(id))? {
+                        Some(now) => row = now,
+                        None => return Ok(Outcome::NoHandler),
+                    }
+                }
+                other => break other,
+            }
+        };
+        match checked {
+            Ok(outcome) => Ok(outcome),
+            Err(
+                e @ (RegistryError::Store(_)
+                | RegistryError::Resources(ResourcesError::ChangedMeanwhile { .. })),
+            ) => Err(e),
+            Err(why) => {
+                let reason = why.to_string();
+                if row.stale.as_deref() == Some(reason.as_str()) {
+                    return Ok(Outcome::StillStale);
+                }
+                let now = self.now();
+                self.store
+                    .write(|w| w.set_stale(row.id, Some(&reason), &now))?;
+                log::info!("{} is stale: {reason}", row.label());
+                Ok(Outcome::Stale(StaleResource {
+                    resource_id: row.id,
+                    resource: row.label(),
+                    reason,
+                }))
+            }
+        }
+    }
+
+    fn check_and_update(
+        &mut self,
+        types: &Arc<TypeSet>,
+        row: &ResourceRow,
+        forced: bool,
+    ) -> Result<Outcome, RegistryError> {
+        let ty = types.resolve(&row.type_name)?;
+        let Some(handler) = self.handler_for(&ty)? else {
+            return if has_rules(&ty) {
+                self.refresh_placeholders(types, &ty, row)
+            } else {
+                Ok(Outcome::NoHandler)
+            };
+        };
+        if let Some(location) = &row.location
+            && std::fs::symlink_metadata(location).is_err()
+        {
+            return Err(RegistryError::Resources(ResourcesError::LocationVanished {
+                resource: row.label(),
+                location: location.clone(),
+            }));
+        }
+        let hash = self.call_content_hash(&handler, row)?;
+        if hash == row.content_hash && !forced && row.stale.is_none() {
+            return Ok(Outcome::Unchanged);
+        }
+        // Changed: fresh properties for a resource someone registered
+        // (its stored arguments, validated again), then one level of
+        // rediscovery where its handler listed children before.
+        let properties = self.fresh_properties(&handler, &ty, row)?;
+        let properties_changed = properties != row.properties;
+        let fresh = ResourceRow {
+            properties: properties.clone(),
+            content_hash: hash.clone(),
+            ..row.clone()
+        };
+        let discovers = ty.discovery().is_none_or(|a| a.enabled);
+        let findings = if row.discovered_at.is_some() && discovers {
+            // The hash was just asked for: not again.
+            let hash = RootHash::Known(fresh.content_hash.clone());
+            self.explore(types, fresh, true, hash, Depth::Levels(1), &mut |_| {
+                ControlFlow::Continue(())
+            })?
+        } else {
+            Findings::default()
+        };
+        let forced: HashSet<ResourceId> = findings
+            .kept
+            .iter()
+            .filter(|k| k.answer_changed())
+            .map(|k| k.id)
+            .collect();
+        let now = self.now();
+        let cache = &self.types;
+        let label = row.label();
+        let (ids, clock) = (&self.ids, &self.clock);
+        let removed = self.store.write(|w| {
+            // `apply` wrote a changed root hash that `explore` saw; what
+            // this check found is written with the root.
+            let root = RootUpdate {
+                id: row.id,
+                changed: (properties_changed || hash != row.content_hash)
+                    .then_some((&properties, hash.as_deref())),
+                clear_stale: row.stale.is_some(),
+            };
+            let removed = write_findings(
+                w,
+                &cache.get(w)?,
+                types,
+                std::iter::once(&row.type_name).chain(&findings.types),
+                || format!("the refresh of {label}"),
+                &findings,
+                Some(root),
+                &now,
+            )?;
+            equivalence::reconcile(w, types, &|| ids.next_id(clock.now()), &now)?;
+            Ok::<_, RegistryError>(removed)
+        })?;
+        let added = findings
+            .added
+            .iter()
+            .map(|f| f.row.label())
+            .collect::<Vec<_>>();
+        Ok(Outcome::Changed(
+            ChangedResource {
+                resource_id: row.id,
+                resource: label,
+                properties_changed,
+                added,
+                removed: removed.iter().map(|r| r.label()).collect(),
+                updated: findings.kept.iter().filter(|k| k.answer_changed()).count(),
+            },
+            forced,
+        ))
+    }
+}
+
+impl Registry {
+    /// Refresh a resource in local mode (no handler, rules): its
+    /// placeholders brought in line with the rules as they are now.
+    fn refresh_placeholders(
+        &mut self,
+        types: &Arc<TypeSet>,
+        ty: &ResolvedType,
+        row: &ResourceRow,
+    ) -> Result<Outcome, RegistryError> {
+        let findings = self.placeholder_findings(types, ty, row)?;
+        if findings.added.is_empty() && findings.vanished.is_empty() {
+            return Ok(Outcome::Unchanged);
+        }
+        let now = self.now();
+        let cache = &self.types;
+        let label = row.label();
+        let (ids, clock) = (&self.ids, &self.clock);
+        let removed = self.store.write(|w| {
+            let removed = write_findings(
+                w,
+                &cache.get(w)?,
+                types,
+                std::iter::once(&row.type_name).chain(&findings.types),
+                || format!("the refresh of {label}"),
+                &findings,
+                None,
+                &now,
+            )?;
+            equivalence::reconcile(w, types, &|| ids.next_id(clock.now()), &now)?;
+            Ok::<_, RegistryError>(removed)
+        })?;
+        Ok(Outcome::Changed(
+            ChangedResource {
+                resource_id: row.id,
+                resource: label,
+                properties_changed: false,
+                added: findings.added.iter().map(|f| f.row.label()).collect(),
+                removed: removed.iter().map(|r| r.label()).collect(),
+                updated: 0,
+            },
+            HashSet::new(),
+        ))
+    }
+
+    /// What `row`'s properties are now: for a resource someone registered,
+    /// its stored arguments validated again and the handler's answer
+    /// merged over them (as at registration); a discovered resource's come
+    /// from its parent's answer and are kept.
+    pub(crate) fn fresh_properties(
+        &self,
+        handler: &Handler,
+        ty: &ResolvedType,
+        row: &ResourceRow,
+    ) -> Result<PropertyMap, RegistryError> {
+        if row.auto_discovered {
+            return Ok(row.properties.clone());
+        }
+        let arg_names: HashSet<&str> = ty.args().map(|a| a.name.as_str()).collect();
+        let args_only = ResourceRow {
+            properties: row
+                .properties
+                .iter()
+                .filter(|(k, _)| arg_names.contains(k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            ..row.clone()
+        };
+        let mut properties = args_only.properties.clone();
+        for (key, value) in self.call_validate(handler, &args_only)? {
+            if key != args::LOCATION_ARG {
+                properties.insert(key, Value::String(value));
+            }
+        }
+        Ok(properties)
+    }
+}
+
+/// `rows` ordered so that a resource comes after those of `rows` above
+/// it (its ancestors through `parents`); otherwise in the given order.
+fn parents_first(
+    mut rows: Vec<ResourceRow>,
+    parents: &BTreeMap<ResourceId, Vec<ResourceId>>,
+) -> Vec<ResourceRow> {
+    let wanted: HashSet<ResourceId> = rows.iter().map(|r| r.id).collect();
+    // How many of the wanted resources lie above each one, on the longest
+    // path: computed parents first with an explicit stack (a chain of
+    // links may be deeper than the call stack).
+    let mut above: HashMap<ResourceId, usize> = HashMap::new();
+    for row in &rows {
+        let mut stack = vec![(row.id, false)];
+        while let Some((id, expanded)) = stack.pop() {
+            if above.contains_key(&id) {
+                continue;
+            }
+            let ps = parents.get(&id).map(Vec::as_slice).unwrap_or_default();
+            if expanded {
+                let d = ps
+                    .iter()
+                    .map(|p| above.get(p).copied().unwrap_or(0) + usize::from(wanted.contains(p)))
+                    .max()
+                    .unwrap_or(0);
+                above.insert(id, d);
+            } else {
+                stack.push((id, true));
+                stack.extend(
+                    ps.iter()
+                        .filter(|p| !above.contains_key(p))
+                        .map(|p| (*p, false)),
+                );
+            }
+        }
+    }
+    rows.sort_by_key(|r| above.get(&r.id).copied().unwrap_or(0));
+    rows
+}
+
+/// The work of [`Registry::refresh`].
+pub(crate) fn refresh(
+    reg: &mut Registry,
+    keys: &[ResourceKey],
+    progress: &mut dyn FnMut(RefreshProgress) -> ControlFlow<()>,
+) -> Result<RefreshReport, RegistryError> {
+    let _git = reg.git_snapshot();
+    let roots = reg.store.read(|r| {
+        let rows = if keys.is_empty() {
+            r.registered_resources()?
+        } else {
+            keys.iter()
+                .map(|k| find_row(r, k))
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        let (_, parents) = r.all_links()?;
+        Ok::<_, RegistryError>(parents_first(rows, &parents))
+    })?;
+    // Only this machine's locations are checked: a named resource on
+    // another machine is refused, and "everything" means everything
+    // here (another machine's resources are that machine's to refresh).
+    let mut roots = roots;
+    if keys.is_empty() {
+        let mut here = Vec::with_capacity(roots.len());
+        for row in roots {
+            // "Everything" with roots is everything inside them.
+            if reg.check_machine(&row, "refresh").is_ok() && reg.row_in_roots(&row) {
+                here.push(row);
+            }
+        }
+        roots = here;
+    } else {
+        for row in &roots {
+            reg.check_machine(row, "refresh")?;
+            reg.check_row_in_roots(row, "refresh")?;
+        }
+    }
+    let mut report = RefreshReport::default();
+    let mut queue: VecDeque<(ResourceId, bool)> =
+        roots.into_iter().map(|row| (row.id, false)).collect();
+    let mut seen = HashSet::new();
+    while let Some((id, forced)) = queue.pop_front() {
+        if !seen.insert(id) {
+            continue;
+        }
+        // Read afresh: a parent's rediscovery may have changed or
+        // removed it since it was queued.
+        let Some(row) = reg.store.read(|r| r.resource_by_id(id))? else {
+            continue;
+        };
+        let types = reg.store.read(|r| reg.types.get(r))?;
+        let mut forced_below = HashSet::new();
+        match reg.refresh_one(&types, row, forced)? {
+            Outcome::NoHandler => {}
+            Outcome::Unchanged => {
+                report.checked += 1;
+                report.unchanged += 1;
+            }
+            Outcome::Changed(changed, forced) => {
+                report.checked += 1;
+                forced_below = forced;
+                report.changed.push(changed);
+            }
+            Outcome::Stale(stale) => {
+                report.checked += 1;
+                report.stale.push(stale);
+                // Its children are left as they are.
+                continue;
+            }
+            Outcome::StillStale => {
+                report.checked += 1;
+                continue;
+            }
+        }
+        let heard = progress(RefreshProgress {
+            checked: report.checked,
+            changed: report.changed.len(),
+        });
+        if heard.is_break() {
+            return Err(ResourcesError::RefreshCancelled {
+                checked: report.checked,
+                changed: report.changed.len(),
+            }
+            .into());
+        }
+        // Then what was explored below it (what was not is covered by
+        // this resource's hash and answer).
+        for child in reg.store.read(|r| r.explored_children(id))? {
+            queue.push_back((child, forced_below.contains(&child)));
+        }
+    }
+    Ok(report)
+}

@@ -1,0 +1,196 @@
+//! Removing resources: `agents resource remove`, and the one routine that
+//! says what goes with a resource — used by `remove` and by a rediscovery
+//! that drops children alike. The rule itself is `dag::removal`; this
+//! room walks the store for it and loads what it decided.
+
+use crate::dag;
+use crate::model::{Resource, ResourceId, ResourceKey};
+use crate::registry::resources::lookup::{find_row, load_resources};
+use crate::registry::types::type_set::TypeSet;
+use crate::registry::{Registry, RegistryError};
+use crate::store::Reader;
+use serde::Serialize;
+
+/// What a removal took (or, in a dry run, would take).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RemovalReport {
+    pub dry_run: bool,
+    /// The resource and the auto-discovered descendants no other parent keeps.
+    pub removed: Vec<Resource>,
+    /// User-registered children that stay, only losing their link.
+    pub unlinked: Vec<Resource>,
+    /// The sandboxes living on what goes: a removal is refused while any
+    /// exist (destroy them, or `--force`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sandboxes: Vec<crate::model::SandboxId>,
+    /// The devcontainers among what goes whose container the engine still
+    /// holds: a removal is refused while any do (`--force` stops and
+    /// removes them first), so no container is orphaned.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub containers: Vec<String>,
+    /// What [`RemoveOptions::force`] cleared first (not part of the
+    /// report's view: the CLI says each on stderr).
+    #[serde(skip)]
+    pub forced: Forced,
+}
+
+/// What a forced removal stopped and destroyed before removing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Forced {
+    /// Each devcontainer whose container was stopped and removed, with
+    /// the container's id.
+    pub containers: Vec<(String, String)>,
+    /// The sandboxes destroyed.
+    pub sandboxes: Vec<crate::registry::SandboxView>,
+}
+
+/// How [`Registry::remove_resource`] removes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RemoveOptions {
+    /// Only report what would go; write nothing.
+    pub dry_run: bool,
+    /// First stop and remove the containers and destroy the sandboxes on
+    /// what goes (which otherwise refuse the removal). Ignored in a dry run.
+    pub force: bool,
+}
+
+impl RemoveOptions {
+    /// Report what would go, write nothing.
+    pub fn dry_run() -> Self {
+        Self {
+            dry_run: true,
+            ..Self::default()
+        }
+    }
+
+    /// Clear the containers and sandboxes on what goes first.
+    pub fn forced() -> Self {
+        Self {
+            force: true,
+            ..Self::default()
+        }
+    }
+}
+
+/// The sandboxes living on any of `resources`.
+pub(crate) fn sandboxes_on(
+    r: &Reader<'_>,
+    resources: &[Resource],
+) -> Result<Vec<crate::model::SandboxId>, RegistryError> {
+    let ids: Vec<ResourceId> = resources.iter().map(|res| res.resource_id).collect();
+    Ok(r.sandboxes_of(&ids)?.into_iter().map(|s| s.id).collect())
+}
+
+/// The resources among `resources` whose container the engine holds, and
+/// each as `name (state, container id)`.
+pub(crate) fn containers_on<'a>(
+    r: &Reader<'_>,
+    resources: &'a [Resource],
+) -> Result<Vec<(&'a Resource, String)>, RegistryError> {
+    let held = r.containers()?;
+    Ok(resources
+        .iter()
+        .filter_map(|res| {
+            let row = held.iter().find(|c| c.resource == res.resource_id)?;
+            let id = row.container_id.as_deref().unwrap_or_default();
+            let text = format!(
+                "{} ({}, {})",
+                res.label(),
+                row.state,
+                &id[..id.len().min(12)]
+            );
+            Some((res, text))
+        })
+        .collect())
+}
+
+/// What removing `roots` takes with it: (the resources that go, in the
+/// order the rule found them — roots first; the hand-registered resources
+/// that only lose a link).
+pub(crate) fn what_goes(
+    r: &Reader<'_>,
+    types: &TypeSet,
+    roots: &[ResourceId],
+) -> Result<(Vec<Resource>, Vec<Resource>), RegistryError> {
+    let below = r.subgraph_below(roots)?;
+    let removal = dag::removal(roots, &below.edges, &below.auto_discovered);
+    let mut removed = load_resources(r, types, &removal.going)?;
+    // In the removal's own order (parents before children).
+    let order: std::collections::HashMap<ResourceId, usize> = removal
+        .going
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (*id, i))
+        .collect();
+    removed.sort_by_key(|res| order.get(&res.resource_id).copied());
+    let unlinked = load_resources(r, types, &removal.unlinked)?;
+    Ok((removed, unlinked))
+}
+
+/// The work of [`Registry::remove_resource`].
+pub(crate) fn remove_resource(
+    reg: &mut Registry,
+    key: &ResourceKey,
+    options: RemoveOptions,
+) -> Result<RemovalReport, RegistryError> {
+    let RemoveOptions { dry_run, force } = options;
+    reg.check_key_in_roots(key, "removal")?;
+    let mut forced = Forced::default();
+    if force && !dry_run {
+        forced.containers = reg.remove_containers_for_removal(key)?;
+        forced.sandboxes = reg.destroy_sandboxes_for_removal(key)?;
+    }
+    let plan = |r: &Reader<'_>, types: &TypeSet| -> Result<RemovalReport, RegistryError> {
+        let root = find_row(r, key)?;
+        let (removed, unlinked) = what_goes(r, types, &[root.id])?;
+        let sandboxes = sandboxes_on(r, &removed)?;
+        let containers = containers_on(r, &removed)?
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect();
+        Ok(RemovalReport {
+            dry_run,
+            removed,
+            unlinked,
+            sandboxes,
+            containers,
+            forced: Forced::default(),
+        })
+    };
+    let cache = &reg.types;
+    if dry_run {
+        return reg.store.read(|r| plan(r, &*cache.get(r)?));
+    }
+    let now = reg.now();
+    let (id_source, clock) = (&reg.ids, &reg.clock);
+    reg.store.write(|w| {
+        let types = cache.get(w)?;
+        let report = plan(w, &types)?;
+        if !report.sandboxes.is_empty() {
+            return Err(RegistryError::HasSandboxes {
+                resource: key.to_string(),
+                sandboxes: report.sandboxes,
+            });
+        }
+        if !report.containers.is_empty() {
+            return Err(RegistryError::HasContainers {
+                resource: key.to_string(),
+                containers: report.containers,
+            });
+        }
+        let ids: Vec<ResourceId> = report.removed.iter().map(|r| r.resource_id).collect();
+        w.delete_resources(&ids)?;
+        // Identities left with fewer than two members go too.
+        crate::registry::resources::equivalence::reconcile(
+            w,
+            &types,
+            &|| id_source.next_id(clock.now()),
+            &now,
+        )?;
+        Ok(RemovalReport {
+            forced: forced.clone(),
+            ..report
+        })
+    })
+}

@@ -1,0 +1,519 @@
+//! Sandboxes of registered resources (`agents sandbox …`): which strategy
+//! a resource gets, the rules that refuse, and the rows written around
+//! each strategy call. How a strategy isolates and undoes is `sandbox`'s.
+//!
+//! **Files, then rows — each step recoverable.** A strategy works on disk
+//! and cannot join a SQLite transaction, so every operation orders its
+//! writes so that a crash at any point leaves something the next command
+//! understands:
+//!
+//! * create: the row is written first (`creating`), then the strategy
+//!   makes the sandbox in its area, then the row becomes `active`. A
+//!   failure removes the area and the row; a crash leaves a `creating`
+//!   row that `destroy` cleans up.
+//! * checkpoint: the strategy finishes its checkpoint (renamed into place,
+//!   or a ref written) before the checkpoint's row is inserted, so a crash
+//!   leaves the previous checkpoints usable and no half-recorded one.
+//! * destroy (`destroy.rs`): the row becomes `destroying`, the strategy
+//!   removes what it made, then the rows go; a crash leaves a
+//!   `destroying` row that `destroy` finishes.
+//!
+//! Operations on one sandbox are serialised across processes by an
+//! exclusive lock on `sandboxes/<id>.lock` under the home (two agents
+//! checkpointing one sandbox at once would otherwise race inside the
+//! strategy's files).
+//!
+//! **Paths from the home, not from rows** (`place.rs`): every operation
+//! acts on the area derived from the home and the id, the strategy's
+//! working copy in it and the resource's location, and refuses a row that
+//! names others. `destroy` and `rollback` first refuse a mount inside the
+//! area (the strategy's own overlay aside), before the row changes.
+
+mod destroy;
+mod live;
+pub mod local_mode;
+pub(in crate::registry) use destroy::destroy_sandbox;
+mod place;
+mod session;
+pub(in crate::registry) use session::open_transaction;
+mod support;
+mod views;
+
+use super::{Registry, RegistryError, SandboxRefusal};
+use crate::model::SandboxState;
+use crate::model::{Resource, ResourceId, ResourceKey, ResourceKind, SandboxId, SandboxStrategy};
+use crate::registry::SandboxesError;
+use crate::registry::resources::lookup::{find_row, load_one};
+use crate::sandbox::{self, Applied, CheckpointRef, SandboxDiff};
+use crate::store::SandboxRow;
+use std::path::{Path, PathBuf};
+pub(super) use support::lock_file;
+use support::{check_label, create_area, lock, lock_path, pick_checkpoint};
+use views::view;
+pub use views::{CheckpointView, SandboxView};
+
+impl Registry {
+    /// Local mode: what the rules of the sandboxed resource's type find in
+    /// the working copy, when the type has rules and no handler (none
+    /// otherwise, and for a sandbox that is not active).
+    fn local_enumeration(
+        &self,
+        sandbox: &SandboxView,
+    ) -> Result<Option<Vec<crate::registry::sandboxes::local_mode::RuleEntries>>, RegistryError>
+    {
+        if sandbox.state != SandboxState::Active {
+            return Ok(None);
+        }
+        let id = sandbox.sandbox_id;
+        let (types, resource, row) = self.store.read(|r| {
+            let resource = r.resource_by_id(sandbox.resource_id)?;
+            Ok::<_, RegistryError>((self.types.get(r)?, resource, r.sandbox(id)?))
+        })?;
+        let (Some(resource), Some(row)) = (resource, row) else {
+            return Ok(None);
+        };
+        let ty = types.resolve(&resource.type_name)?;
+        let rules = match ty.discovery() {
+            Some(rules)
+                if crate::registry::resources::discovery::has_rules(&ty)
+                    && self.handler_for(&ty)?.is_none() =>
+            {
+                rules
+            }
+            _ => return Ok(None),
+        };
+        // The working copy where the home says it is, never where the row
+        // says: a row that disagrees is not listed (its operations refuse
+        // it, saying why).
+        let root = self.sandboxes_root()?;
+        let strategy = self.implementation(row.strategy);
+        let Ok(at) = place::place(&root, &row, resource.location.as_deref(), &*strategy) else {
+            return Ok(None);
+        };
+        crate::registry::sandboxes::local_mode::enumerate(rules, &at.workdir)
+            .map(Some)
+            .map_err(|source| RegistryError::ReadFile {
+                what: "the sandbox's working copy",
+                path: at.workdir.clone(),
+                source,
+            })
+    }
+
+    fn sandboxes_root(&self) -> Result<PathBuf, RegistryError> {
+        let home = self
+            .home
+            .as_ref()
+            .ok_or(RegistryError::Sandboxes(SandboxesError::SandboxNeedsHome))?;
+        place::sandboxes_root(home)
+    }
+
+    /// Where sandbox `id`'s area is, when this registry has a home (for
+    /// showing; operations go through `place::place`).
+    fn derived_area(&self, id: SandboxId) -> Option<PathBuf> {
+        let home = self.home.as_ref()?;
+        Some(place::area_of(&home.join("sandboxes"), id))
+    }
+}
+
+fn failed(
+    row: &SandboxRow,
+    resource: &str,
+    operation: &'static str,
+    source: sandbox::SandboxError,
+) -> RegistryError {
+    RegistryError::Sandboxes(SandboxesError::SandboxFailed {
+        sandbox: row.id,
+        resource: resource.to_owned(),
+        strategy: row.strategy,
+        operation,
+        source: Box::new(source),
+    })
+}
+
+fn resource_label(r: &crate::store::Reader<'_>, row: &SandboxRow) -> Result<String, RegistryError> {
+    let found = r.resource_by_id(row.resource)?;
+    Ok(crate::model::resource_label(
+        found.as_ref().and_then(|f| f.name.as_ref()),
+        row.resource,
+    ))
+}
+
+fn isolating_ancestors(
+    r: &crate::store::Reader<'_>,
+    types: &crate::registry::types::type_set::TypeSet,
+    resource: &Resource,
+) -> Result<Vec<String>, RegistryError> {
+    // Level by level up from its parents: the nearest resources whose own
+    // strategy isolates (not `inherit`, which passes the question up, nor
+    // `none`, which isolates nothing).
+    let mut level: Vec<ResourceId> = resource.parents.clone();
+    let mut seen: std::collections::HashSet<ResourceId> = level.iter().copied().collect();
+    while !level.is_empty() {
+        let mut found = Vec::new();
+        let mut next = Vec::new();
+        for id in &level {
+            let Some(row) = r.resource_by_id(*id)? else {
+                continue;
+            };
+            let strategy = match row.sandbox_strategy {
+                Some(s) => s,
+                None => types.resolve(&row.type_name)?.sandbox_strategy(),
+            };
+            match strategy {
+                SandboxStrategy::Inherit | SandboxStrategy::None => {
+                    next.extend(r.parents_of(*id)?.into_iter().filter(|p| seen.insert(*p)));
+                }
+                _ => found.push(row.label()),
+            }
+        }
+        if !found.is_empty() {
+            return Ok(found);
+        }
+        level = next;
+    }
+    Ok(Vec::new())
+}
+
+/// The work of [`Registry::create_sandbox`].
+pub(in crate::registry) fn create_sandbox(
+    reg: &mut Registry,
+    key: &ResourceKey,
+    strategy: Option<SandboxStrategy>,
+) -> Result<SandboxView, RegistryError> {
+    let root = reg.sandboxes_root()?;
+    let cache = &reg.types;
+    let (resource, chosen) = reg.store.read(|r| {
+        let types = cache.get(r)?;
+        let resource = load_one(r, &types, find_row(r, key)?)?;
+        let ty = types.resolve(&resource.resource_type_name)?;
+        let chosen = match strategy {
+            Some(s) => crate::registry::resources::register::check_strategy(
+                &ty,
+                resource.name.as_ref(),
+                s.as_str(),
+            )?,
+            None => resource.sandbox_strategy.unwrap_or(ty.sandbox_strategy()),
+        };
+        let caps = ty.type_capabilities();
+        let refuse = |reason| {
+            RegistryError::Sandboxes(SandboxesError::SandboxRefused {
+                operation: "create",
+                resource: resource.label(),
+                strategy: chosen,
+                reason,
+            })
+        };
+        if resource.kind == ResourceKind::Virtual {
+            return Err(refuse(SandboxRefusal::Virtual));
+        }
+        if resource.location.is_none() {
+            return Err(refuse(SandboxRefusal::NoLocation));
+        }
+        if chosen == SandboxStrategy::Inherit {
+            let parents = isolating_ancestors(r, &types, &resource)?;
+            return Err(refuse(SandboxRefusal::Inherits { parents }));
+        }
+        if chosen != SandboxStrategy::None && !caps.sandbox {
+            return Err(refuse(SandboxRefusal::TypeNotSandboxable {
+                type_name: ty.name.clone(),
+            }));
+        }
+        Ok((resource, chosen))
+    })?;
+    reg.check_machine_of(resource.resource_id, || resource.label(), "a sandbox")?;
+    let location = resource.location.clone().unwrap_or_default();
+    reg.check_in_roots(Path::new(&location), "a sandbox")?;
+    let id = SandboxId::from_ulid(reg.ids.next_id(reg.clock.now()).ulid());
+    let area = place::area_of(&root, id);
+    let now = reg.now();
+    let mut row = SandboxRow {
+        id,
+        resource: resource.resource_id,
+        strategy: chosen,
+        state: SandboxState::Creating,
+        original: location.clone(),
+        area: area.to_string_lossy().into_owned(),
+        workdir: None,
+        base: None,
+        last_error: None,
+        created_at: now.clone(),
+        updated_at: now,
+    };
+    reg.store.write(|w| w.insert_sandbox(&row))?;
+    let _lock = lock(&root, id, "create")?;
+    let made = create_area(&area).and_then(|()| {
+        reg.implementation(chosen)
+            .create(Path::new(&location), &area)
+            .map_err(|source| failed(&row, &resource.label(), "create", source))
+    });
+    let place = match made {
+        Ok(place) => place,
+        Err(err) => {
+            // Nothing half made stays behind: the strategy's partial
+            // files (a worktree, a copy) and the row.
+            let strategy = reg.implementation(chosen);
+            if let Ok(partial) = place::place(&root, &row, Some(&location), &*strategy) {
+                let _ = strategy.destroy(&partial);
+            }
+            let _ = std::fs::remove_dir_all(&area);
+            reg.store.write(|w| w.delete_sandbox(id))?;
+            let _ = std::fs::remove_file(lock_path(&root, id));
+            return Err(err);
+        }
+    };
+    row.state = SandboxState::Active;
+    row.workdir = Some(place.workdir.to_string_lossy().into_owned());
+    row.base = Some(place.base.clone());
+    row.updated_at = reg.now();
+    reg.store.write(|w| w.update_sandbox(&row))?;
+    let mut made = view(row, resource.label(), Vec::new(), Some(&area));
+    made.enumerated = reg.local_enumeration(&made)?;
+    Ok(made)
+}
+
+/// The work of [`Registry::list_sandboxes`].
+pub(in crate::registry) fn list_sandboxes(
+    reg: &Registry,
+    resource: Option<&ResourceKey>,
+) -> Result<Vec<SandboxView>, RegistryError> {
+    reg.store.read(|r| {
+        let only = resource.map(|key| find_row(r, key)).transpose()?;
+        let rows = r.sandboxes(only.map(|row| row.id))?;
+        let mut views = Vec::with_capacity(rows.len());
+        for row in rows {
+            let label = resource_label(r, &row)?;
+            let checkpoints = r.checkpoints(row.id)?;
+            let area = reg.derived_area(row.id);
+            views.push(view(
+                row,
+                label,
+                checkpoints.into_iter().map(Into::into).collect(),
+                area.as_deref(),
+            ));
+        }
+        Ok(views)
+    })
+}
+
+/// The work of [`Registry::show_sandbox`].
+pub(in crate::registry) fn show_sandbox(
+    reg: &Registry,
+    id: SandboxId,
+) -> Result<SandboxView, RegistryError> {
+    let mut shown =
+        reg.store.read(|r| {
+            let row = r.sandbox(id)?.ok_or(RegistryError::Sandboxes(
+                SandboxesError::SandboxNotFound { id },
+            ))?;
+            let label = resource_label(r, &row)?;
+            let checkpoints = r.checkpoints(id)?;
+            let area = reg.derived_area(id);
+            Ok::<_, RegistryError>(view(
+                row,
+                label,
+                checkpoints.into_iter().map(Into::into).collect(),
+                area.as_deref(),
+            ))
+        })?;
+    shown.enumerated = reg.local_enumeration(&shown)?;
+    Ok(shown)
+}
+
+/// The work of [`Registry::checkpoint_sandbox`].
+pub(in crate::registry) fn checkpoint_sandbox(
+    reg: &mut Registry,
+    id: SandboxId,
+    label: Option<&str>,
+) -> Result<CheckpointView, RegistryError> {
+    if let Some(label) = label {
+        check_label(label)?;
+    }
+    let label = label.map(str::to_owned);
+    let (row, resource) = reg.active(id, "checkpoint")?;
+    let refuse = |reason| {
+        RegistryError::Sandboxes(SandboxesError::SandboxRefused {
+            operation: "checkpoint",
+            resource: resource.label(),
+            strategy: row.strategy,
+            reason,
+        })
+    };
+    if resource.read_only {
+        return Err(refuse(SandboxRefusal::ReadOnly));
+    }
+    let ty = resource.resource_type_name.clone();
+    if row.strategy != SandboxStrategy::None && !reg.type_checkpointable(&ty)? {
+        return Err(refuse(SandboxRefusal::TypeNotCheckpointable {
+            type_name: ty,
+        }));
+    }
+    let work = reg.at_work(&row, &resource, "checkpoint")?;
+    let _lock = lock(&work.root, id, "checkpoint")?;
+    let made = work
+        .strategy
+        .checkpoint(&work.place, label.as_deref().unwrap_or(""))
+        .map_err(|source| failed(&row, &resource.label(), "checkpoint", source))?;
+    let now = reg.now();
+    let number = reg.store.write(|w| {
+        let number = w.insert_checkpoint(id, label.as_deref(), &made.0, &now)?;
+        w.update_sandbox(&SandboxRow {
+            updated_at: now.clone(),
+            ..row.clone()
+        })?;
+        Ok::<_, RegistryError>(number)
+    })?;
+    Ok(CheckpointView {
+        number,
+        label,
+        reference: made.0,
+        created_at: now,
+    })
+}
+
+/// The work of [`Registry::rollback_sandbox`].
+pub(in crate::registry) fn rollback_sandbox(
+    reg: &mut Registry,
+    id: SandboxId,
+    to: Option<&str>,
+) -> Result<CheckpointView, RegistryError> {
+    let (row, resource) = reg.active(id, "roll back")?;
+    if row.strategy == SandboxStrategy::None {
+        return Err(failed(
+            &row,
+            &resource.label(),
+            "rollback",
+            sandbox::SandboxError::NotSupported(sandbox::NO_ISOLATION.to_owned()),
+        ));
+    }
+    let work = reg.at_work(&row, &resource, "roll back")?;
+    let checkpoints: Vec<CheckpointView> = reg
+        .store
+        .read(|r| r.checkpoints(id))?
+        .into_iter()
+        .map(Into::into)
+        .collect();
+    let target = pick_checkpoint(id, &checkpoints, to)?;
+    let _lock = lock(&work.root, id, "roll back")?;
+    work.strategy
+        .refuse_mounts(&work.place)
+        .and_then(|()| {
+            work.strategy
+                .rollback(&work.place, &CheckpointRef(target.reference.clone()))
+        })
+        .map_err(|source| failed(&row, &resource.label(), "rollback", source))?;
+    reg.touch(&row)?;
+    Ok(target)
+}
+
+/// The work of [`Registry::diff_sandbox`].
+pub(in crate::registry) fn diff_sandbox(
+    reg: &Registry,
+    id: SandboxId,
+) -> Result<SandboxDiff, RegistryError> {
+    let (row, resource) = reg.active(id, "diff")?;
+    let work = reg.at_work(&row, &resource, "diff")?;
+    let _lock = lock(&work.root, id, "diff")?;
+    work.strategy
+        .diff(&work.place)
+        .map_err(|source| failed(&row, &resource.label(), "diff", source))
+}
+
+/// The work of [`Registry::apply_sandbox`].
+pub(in crate::registry) fn apply_sandbox(
+    reg: &mut Registry,
+    id: SandboxId,
+) -> Result<Applied, RegistryError> {
+    let (row, resource) = reg.active(id, "apply")?;
+    if resource.read_only {
+        return Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
+            operation: "apply",
+            resource: resource.label(),
+            strategy: row.strategy,
+            reason: SandboxRefusal::ReadOnly,
+        }));
+    }
+    let work = reg.at_work(&row, &resource, "apply")?;
+    let _lock = lock(&work.root, id, "apply")?;
+    let applied = work
+        .strategy
+        .apply(&work.place)
+        .map_err(|source| failed(&row, &resource.label(), "apply", source))?;
+    reg.touch(&row)?;
+    Ok(applied)
+}
+
+impl Registry {
+    /// Make a sandbox of a resource with its strategy — `strategy` if
+    /// given, else the resource's own override, else its type's.
+    pub fn create_sandbox(
+        &mut self,
+        key: &ResourceKey,
+        strategy: Option<SandboxStrategy>,
+    ) -> Result<SandboxView, RegistryError> {
+        create_sandbox(self, key, strategy)
+    }
+
+    /// Every sandbox, or those of one resource, oldest first.
+    pub fn list_sandboxes(
+        &self,
+        resource: Option<&ResourceKey>,
+    ) -> Result<Vec<SandboxView>, RegistryError> {
+        list_sandboxes(self, resource)
+    }
+
+    pub fn show_sandbox(&self, id: SandboxId) -> Result<SandboxView, RegistryError> {
+        show_sandbox(self, id)
+    }
+
+    /// Record the working copy's whole state as the next checkpoint.
+    pub fn checkpoint_sandbox(
+        &mut self,
+        id: SandboxId,
+        label: Option<&str>,
+    ) -> Result<CheckpointView, RegistryError> {
+        checkpoint_sandbox(self, id, label)
+    }
+
+    /// Bring the working copy back to a checkpoint: `to` is its number or
+    /// label; the latest when `None`. Later checkpoints are kept.
+    pub fn rollback_sandbox(
+        &mut self,
+        id: SandboxId,
+        to: Option<&str>,
+    ) -> Result<CheckpointView, RegistryError> {
+        rollback_sandbox(self, id, to)
+    }
+
+    /// What changed in the sandbox against the original.
+    pub fn diff_sandbox(&self, id: SandboxId) -> Result<SandboxDiff, RegistryError> {
+        diff_sandbox(self, id)
+    }
+
+    /// Promote the sandbox's changes to the original (a branch for git, a
+    /// copy-back refused on conflicts for directories) — all or nothing.
+    pub fn apply_sandbox(&mut self, id: SandboxId) -> Result<Applied, RegistryError> {
+        apply_sandbox(self, id)
+    }
+
+    /// Remove everything the sandbox made (its area, worktree, refs) and
+    /// its rows. Also finishes a sandbox a crash left `creating` or
+    /// `destroying`.
+    pub fn destroy_sandbox(&mut self, id: SandboxId) -> Result<SandboxView, RegistryError> {
+        destroy_sandbox(self, id)
+    }
+
+    /// Hold a `transaction_rollback` sandbox: its one connection, inside
+    /// its transaction, for as long as the caller keeps it (dropping it
+    /// rolls back; `apply` commits). Refused for other strategies and for
+    /// a read-only resource (whose original is never written). The
+    /// session is bounded by `limits` (`SessionLimits::default()`: the
+    /// default bounds); its lock (see `session.rs`) is held by the
+    /// transaction until it ends, so `destroy` refuses meanwhile.
+    pub fn open_transaction(
+        &self,
+        id: SandboxId,
+        limits: sandbox::SessionLimits,
+    ) -> Result<sandbox::SqliteTransaction, RegistryError> {
+        open_transaction(self, id, limits)
+    }
+}

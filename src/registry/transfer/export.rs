@@ -1,0 +1,161 @@
+//! `agents registry export` and `agents registry info`: what a registry
+//! holds, read in one snapshot.
+//!
+//! **One read transaction.** The export reads every section — types,
+//! plugins, resources, links, settings, the schema version — inside one
+//! [`Store::read`](crate::store::Store::read), so a registry written by
+//! another process meanwhile is exported as it was at one moment, never
+//! as a resource without its links. Embedded components
+//! (`--with-plugins`) are read from the plugin store in the same
+//! closure, each verified against the sha256 of the snapshot's row.
+
+use crate::registry::PluginsError;
+use crate::registry::transfer::document::{PluginEntry, RegistryDocument, TypeEntry, VERSION};
+use crate::registry::types::CATALOGUE_KEY;
+use crate::registry::{Registry, RegistryError};
+use crate::store::{Counts, SCHEMA_VERSION};
+use crate::typespec::render_type_file;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// What `agents registry info` shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RegistryInfo {
+    /// `sqlite` or `postgres`.
+    pub backend: &'static str,
+    /// Where: the file, or the server, database and schema (without a
+    /// password).
+    pub location: String,
+    /// The database file (`None`: in memory, or on a server).
+    pub database: Option<PathBuf>,
+    /// The schema version the database records.
+    pub schema_version: i64,
+    /// The schema version this binary writes.
+    pub supported_schema_version: i64,
+    /// The newest registry document version this binary reads and writes.
+    pub document_version: u64,
+    /// The database file's size (on PostgreSQL: what the registry's
+    /// tables take on the server), and its write-ahead log's (SQLite: not
+    /// yet folded into the file).
+    pub size_bytes: Option<u64>,
+    pub wal_bytes: Option<u64>,
+    /// The fingerprint of the built-in catalogue last bootstrapped.
+    pub builtin_catalogue: Option<String>,
+    pub counts: Counts,
+}
+
+/// What [`Registry::export_document`] puts in the document.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ExportOptions {
+    /// Embed each plugin component (base64), not only its record.
+    pub with_plugins: bool,
+}
+
+impl ExportOptions {
+    /// Embed each plugin component.
+    pub fn with_plugins() -> Self {
+        Self { with_plugins: true }
+    }
+}
+
+/// The work of [`Registry::export_document`].
+pub(crate) fn export_document(
+    reg: &Registry,
+    options: ExportOptions,
+) -> Result<RegistryDocument, RegistryError> {
+    let ExportOptions { with_plugins } = options;
+    let files = match with_plugins {
+        true => Some(reg.plugins.files("cannot embed the plugin components")?),
+        false => None,
+    };
+    let exported_at = reg.now();
+    reg.store.read(|r| {
+        let types = r
+            .types()?
+            .into_iter()
+            .filter(|row| !row.spec.built_in)
+            .map(|row| TypeEntry {
+                name: row.spec.name.clone(),
+                spec: render_type_file(&row.spec),
+                source: row.source,
+                created_at: row.created_at,
+                updated_at: row.updated_at,
+            })
+            .collect();
+        let mut plugins = Vec::new();
+        for row in r.plugins()? {
+            let bytes =
+                match files {
+                    // This machine's copy, else the registry's (a plugin
+                    // added on another machine), verified either way.
+                    Some(files) if !files.path_of(&row.sha256).is_ok_and(|p| p.exists()) => {
+                        let bytes = r.plugin_component(&row.sha256)?.ok_or_else(|| {
+                            RegistryError::Plugins(PluginsError::ComponentMissing {
+                                module: row.module.clone(),
+                                sha256: row.sha256.clone(),
+                            })
+                        })?;
+                        crate::registry::plugins::plugin_store::verify_component(&row, &bytes)?;
+                        Some(bytes)
+                    }
+                    Some(files) => Some(files.read(&row.sha256).map_err(|source| {
+                        RegistryError::PluginLoad {
+                            module: row.module.clone(),
+                            source,
+                        }
+                    })?),
+                    None => None,
+                };
+            let provenance = r.plugin_provenance(&row.module)?;
+            plugins.push(PluginEntry::from_row(row, provenance, bytes.as_deref()));
+        }
+        Ok(RegistryDocument {
+            format: crate::registry::transfer::document::FORMAT.to_owned(),
+            version: VERSION,
+            schema_version: r.schema_version()?,
+            exported_at,
+            produced_by: concat!("agents ", env!("CARGO_PKG_VERSION")).to_owned(),
+            builtin_catalogue: r.meta(CATALOGUE_KEY)?,
+            types,
+            plugins,
+            resources: r.resources(None)?.into_iter().map(Into::into).collect(),
+            links: r.link_rows()?.into_iter().map(Into::into).collect(),
+            environment_settings: r.settings()?.into_iter().map(Into::into).collect(),
+        })
+    })
+}
+
+/// The work of [`Registry::info`].
+pub(crate) fn info(reg: &Registry) -> Result<RegistryInfo, RegistryError> {
+    let (schema_version, builtin_catalogue, counts, server_bytes) = reg.store.read(|r| {
+        Ok::<_, RegistryError>((
+            r.schema_version()?,
+            r.meta(CATALOGUE_KEY)?,
+            r.counts()?,
+            r.server_bytes()?,
+        ))
+    })?;
+    let database = reg.store.path().map(ToOwned::to_owned);
+    let size = |path: PathBuf| std::fs::metadata(path).ok().map(|m| m.len());
+    let wal = |db: &PathBuf| {
+        let mut name = db.clone().into_os_string();
+        name.push("-wal");
+        PathBuf::from(name)
+    };
+    Ok(RegistryInfo {
+        backend: reg.store.backend(),
+        location: reg.store.describe(),
+        size_bytes: database
+            .clone()
+            .and_then(size)
+            .or(server_bytes.and_then(|n| u64::try_from(n).ok())),
+        wal_bytes: database.as_ref().map(wal).and_then(size),
+        database,
+        schema_version,
+        supported_schema_version: SCHEMA_VERSION,
+        document_version: VERSION,
+        builtin_catalogue,
+        counts,
+    })
+}

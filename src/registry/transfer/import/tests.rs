@@ -1,0 +1,333 @@
+//! Export and import between in-memory registries: the round trip, the
+//! no-op, and every refusal leaving the target as it was. (Plugins need
+//! a plugin store, so they are the integration suite's.)
+
+use super::*;
+use crate::model::ResourceKey;
+use crate::registry::transfer::document::{DocumentError, RegistryDocument};
+use crate::registry::{
+    ExportOptions, ImportOptions, NewResource, RegisterTypeOptions, Registry, RegistryError,
+};
+use crate::registry::{LinksError, ResourcesError, TransferError};
+use std::path::Path;
+
+const PKG: &str = include_str!("../../../../tests/data/python-package.yaml");
+
+fn key(text: &str) -> ResourceKey {
+    ResourceKey::parse(text).unwrap()
+}
+
+fn add_dir(r: &mut Registry, name: &str, dir: &Path) {
+    r.register_resource(
+        NewResource {
+            type_name: "fs-directory".into(),
+            name: Some(name.into()),
+            args: vec![("path".into(), dir.to_str().unwrap().into())],
+            ..NewResource::default()
+        },
+        Default::default(),
+    )
+    .unwrap();
+}
+
+/// A registry with the custom type, a checkout-less package tree: two
+/// directories (with what discovery found in them) and a link.
+fn source(dir: &Path) -> Registry {
+    std::fs::create_dir_all(dir.join("a/inner")).unwrap();
+    std::fs::create_dir_all(dir.join("b")).unwrap();
+    std::fs::write(dir.join("a/file.txt"), "x").unwrap();
+    let mut r = Registry::open_in_memory().unwrap();
+    r.register_type_text(PKG, "pkg.yaml", RegisterTypeOptions::default())
+        .unwrap();
+    add_dir(&mut r, "local/a", &dir.join("a"));
+    add_dir(&mut r, "local/b", &dir.join("b"));
+    r.link_child(&key("local/a"), &key("local/b")).unwrap();
+    r
+}
+
+/// A document with its export time blanked, for comparing.
+fn exported(r: &Registry) -> RegistryDocument {
+    let mut doc = r.export_document(ExportOptions::default()).unwrap();
+    doc.exported_at = String::new();
+    doc
+}
+
+#[test]
+fn an_export_imports_into_a_fresh_registry_and_exports_again_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = exported(&source(dir.path()));
+    assert_eq!(doc.types.len(), 1, "built-in types are not exported");
+    assert!(doc.resources.len() > 2, "discovered children come along");
+    let mut target = Registry::open_in_memory().unwrap();
+    let report = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap();
+    assert_eq!(report.types.added, 1);
+    assert_eq!(report.resources.added, doc.resources.len());
+    assert_eq!(report.links.added, doc.links.len());
+    assert!(report.same_builtin_catalogue);
+    assert_eq!(exported(&target), doc);
+}
+
+#[test]
+fn importing_the_same_document_twice_adds_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = source(dir.path());
+    let doc = exported(&r);
+    let report = r.import_document(&doc, ImportOptions::default()).unwrap();
+    assert!(report.is_no_op(), "{report:?}");
+    assert_eq!(report.resources.unchanged, doc.resources.len());
+    assert_eq!(exported(&r), doc);
+}
+
+#[test]
+fn a_dry_run_reports_what_it_would_add_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = exported(&source(dir.path()));
+    let mut target = Registry::open_in_memory().unwrap();
+    let before = exported(&target);
+    let report = target
+        .import_document(&doc, ImportOptions::dry_run())
+        .unwrap();
+    assert!(report.dry_run);
+    assert_eq!(report.resources.added, doc.resources.len());
+    assert_eq!(exported(&target), before);
+}
+
+#[test]
+fn every_name_taken_by_another_resource_is_listed_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = exported(&source(dir.path()));
+    let mut target = Registry::open_in_memory().unwrap();
+    add_dir(&mut target, "local/a", &dir.path().join("b"));
+    add_dir(&mut target, "local/b", &dir.path().join("b"));
+    let before = exported(&target);
+    let err = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err();
+    let RegistryError::Transfer(TransferError::ImportConflicts(conflicts)) = &err else {
+        panic!("{err}")
+    };
+    let names: Vec<String> = conflicts
+        .iter()
+        .filter_map(|c| match c {
+            ImportConflict::ResourceName { name, .. } => Some(name.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(names, ["local/a", "local/b"], "{err}");
+    assert!(err.to_string().contains("nothing was imported"), "{err}");
+    assert_eq!(exported(&target), before);
+}
+
+#[test]
+fn a_type_registered_here_with_another_spec_is_a_conflict() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = exported(&source(dir.path()));
+    let mut target = Registry::open_in_memory().unwrap();
+    let other = PKG.replace("A Python package directory", "Something else");
+    target
+        .register_type_text(&other, "other.yaml", RegisterTypeOptions::default())
+        .unwrap();
+    let err = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(
+            "type myteam/python-package is registered here with another spec (from other.yaml)"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_changed_resource_is_a_conflict_naming_the_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = source(dir.path());
+    let mut doc = exported(&r);
+    doc.resources[0].description = Some("edited".into());
+    doc.resources[0].read_only = true;
+    let err = r
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("resource local/a is here with other description, read_only"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_link_that_would_close_a_cycle_is_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = exported(&source(dir.path()));
+    let mut target = Registry::open_in_memory().unwrap();
+    // The same resources, with local/b → local/a instead.
+    let id_of = |name: &str| {
+        doc.resources
+            .iter()
+            .find(|r| r.name.as_ref().is_some_and(|n| n.as_str() == name))
+            .unwrap()
+            .resource_id
+    };
+    let (a, b) = (id_of("local/a"), id_of("local/b"));
+    let mut reversed = doc.clone();
+    reversed.links = vec![crate::registry::transfer::document::LinkEntry {
+        parent_id: b,
+        child_id: a,
+        auto_discovered: false,
+        derived: false,
+        created_at: "2026-01-01T00:00:00.000Z".into(),
+        linked_by: None,
+    }];
+    target
+        .import_document(&reversed, ImportOptions::default())
+        .unwrap();
+    let before = exported(&target);
+    let err = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err();
+    let RegistryError::Transfer(TransferError::ImportRefused { item, source }) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(item, "the document's links");
+    assert!(
+        err.to_string().contains("cannot link local/a → local/b"),
+        "{err}"
+    );
+    assert!(
+        matches!(**source, RegistryError::Links(LinksError::Cycle { .. })),
+        "{err}"
+    );
+    assert!(err.to_string().contains("would close a cycle"), "{err}");
+    assert_eq!(exported(&target), before);
+}
+
+#[test]
+fn a_resource_of_a_type_nobody_has_is_refused_naming_the_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = exported(&source(dir.path()));
+    doc.types.clear();
+    doc.resources[0].resource_type_name = "acme/gone".parse().unwrap();
+    doc.resources[1].resource_type_name = "acme/gone".parse().unwrap();
+    let mut target = Registry::open_in_memory().unwrap();
+    let err = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RegistryError::Transfer(TransferError::ImportTypesMissing { .. })
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("acme/gone (2 resource(s))"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_document_that_contradicts_itself_is_refused_before_the_registry_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = exported(&source(dir.path()));
+    doc.version = 7;
+    let mut target = Registry::open_in_memory().unwrap();
+    let err = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RegistryError::Document(DocumentError::TooNew { found: 7 })
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn info_counts_what_the_registry_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = source(dir.path());
+    let info = r.info().unwrap();
+    assert_eq!(info.backend, "sqlite");
+    assert_eq!(info.database, None);
+    assert_eq!(info.schema_version, crate::store::SCHEMA_VERSION);
+    assert_eq!(info.counts.custom_types, 1);
+    assert!(info.counts.builtin_types > 10);
+    let doc = r.export_document(ExportOptions::default()).unwrap();
+    assert_eq!(info.counts.resources as usize, doc.resources.len());
+    assert_eq!(info.counts.links as usize, doc.links.len());
+    assert_eq!(info.counts.plugins, 0);
+}
+
+#[test]
+fn a_sandbox_strategy_the_type_cannot_use_is_refused_naming_the_resource() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = exported(&source(dir.path()));
+    doc.resources[0].sandbox_strategy = Some(crate::model::SandboxStrategy::GitWorktree);
+    let mut target = Registry::open_in_memory().unwrap();
+    let err = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err();
+    let RegistryError::Transfer(TransferError::ImportRefused { item, source }) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(item, "resource local/a");
+    assert!(
+        matches!(
+            **source,
+            RegistryError::Resources(ResourcesError::BadSandboxStrategy { .. })
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_link_the_types_do_not_allow_is_refused_naming_the_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = exported(&source(dir.path()));
+    let find = |type_name: &str, name: &str| {
+        doc.resources
+            .iter()
+            .find(|r| {
+                r.resource_type_name.as_str() == type_name
+                    && r.name.as_ref().is_some_and(|n| n.as_str() == name)
+            })
+            .unwrap_or_else(|| panic!("no {type_name} {name}"))
+            .resource_id
+    };
+    let (file, b) = (
+        find("fs-file", "local/a/file.txt"),
+        find("fs-directory", "local/b"),
+    );
+    doc.links
+        .push(crate::registry::transfer::document::LinkEntry {
+            parent_id: file,
+            child_id: b,
+            auto_discovered: false,
+            derived: false,
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+            linked_by: None,
+        });
+    let mut target = Registry::open_in_memory().unwrap();
+    let err = target
+        .import_document(&doc, ImportOptions::default())
+        .unwrap_err();
+    let RegistryError::Transfer(TransferError::ImportRefused { source, .. }) = &err else {
+        panic!("{err}")
+    };
+    assert!(
+        matches!(
+            **source,
+            RegistryError::Links(LinksError::IncompatibleLink { .. })
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("the types do not allow it"),
+        "{err}"
+    );
+    assert_eq!(exported(&target).resources, Vec::new());
+}
