@@ -85,7 +85,12 @@ impl Registry {
         let Ok(at) = place::place(&root, &row, resource.location.as_deref(), &*strategy) else {
             return Ok(None);
         };
-        super::local_mode::enumerate(rules, &at.workdir)
+        // Each rule lists what its type stands for (issue 37, item 7).
+        let wanted = |rule: &crate::model::DiscoveryRule| {
+            let ty = types.resolve(&rule.type_name).ok();
+            super::local_mode::wanted_by(&|t| ty.as_ref().is_some_and(|ty| ty.is_a(t)))
+        };
+        super::local_mode::enumerate(rules, &at.workdir, &wanted)
             .map(Some)
             .map_err(|source| RegistryError::ReadFile {
                 what: "the sandbox's working copy",
