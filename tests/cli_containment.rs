@@ -126,19 +126,54 @@ fn a_child_location_through_a_symlink_is_refused_in_every_form() {
     }
 }
 
+/// Issue 37, item 8: a child at a dangling symlink is refused when the
+/// handler answers it (before, it was registered, and resolved outside
+/// the parent once its target appeared); nothing is written, and the
+/// refusal names the component's module and class.
 #[test]
-fn a_dangling_symlink_child_names_the_link_and_never_reaches_its_target() {
+fn a_dangling_symlink_child_is_refused_at_discovery() {
     let env = symlink_home();
     let target = env.path("outside/later");
     symlink(&target, env.path("loc/dangling")).unwrap();
     env.write("loc/where.txt", "dangling");
-    add(&env, "test/parent", "local/p", "loc", &[]).ok();
-    // The target appears later, outside, full of secrets.
+    let before = env.state();
+    add(&env, "test/parent", "local/p", "loc", &[]).refused(&[
+        "handler test.faulty:ChildAt answered discover with a result the host refuses",
+        "is a symlink that resolves to nothing",
+    ]);
+    assert_eq!(env.state(), before);
+    // Its target appearing later changes nothing: there is no child.
     std::fs::create_dir(&target).unwrap();
     std::fs::write(target.join("secret.txt"), "the secret\n").unwrap();
-    let seen = env.run(&["resource", "inspect", "local/p/child"]);
-    let text = seen.ok();
-    assert!(!text.contains("secret"), "{text}");
+    env.run(&["resource", "show", "local/p/child"])
+        .refused(&["local/p/child"]);
+    // A symlink to an entry that exists is still a child (never followed).
+    env.write("loc/real/file.txt", "mine\n");
+    std::fs::remove_file(env.path("loc/dangling")).unwrap();
+    symlink(env.path("loc/real"), env.path("loc/dangling")).unwrap();
+    add(&env, "test/parent", "local/p", "loc", &[]).ok();
+}
+
+/// Issue 37, item 8: a component handling a subtype of a built-in type
+/// (which inherits the built-in's handler, discovery rules and children)
+/// is the one a refusal of its answer names, not the built-in fs handler.
+#[test]
+fn a_refused_child_of_a_subtype_of_fs_directory_names_the_component() {
+    let env = faulty_home(&[]);
+    faulty_type(&env, "test/reader", "ReadAll", "[]");
+    let yaml = "name: test/fsish\ninherits: fs-directory\nhandler: test.faulty:ChildAt\n";
+    let file = env.write("fsish.yaml", yaml);
+    env.run(&["resource", "type", "add", file.to_str().unwrap()])
+        .ok();
+    env.write("outside/secret.txt", "the secret\n");
+    symlink(env.path("outside"), env.path("loc/abs")).unwrap();
+    env.write("loc/type.txt", "fs-directory");
+    env.write("loc/where.txt", "abs/later");
+    let before = env.state();
+    let out = add(&env, "test/fsish", "local/p", "loc", &[]);
+    let err = out.refused(&["test.faulty:ChildAt"]);
+    assert!(!err.contains("FsDirectoryHandler"), "{err}");
+    assert_eq!(env.state(), before);
 }
 
 #[test]

@@ -222,3 +222,53 @@ fn a_sandbox_of_a_handler_less_resource_enumerates_its_copy_by_the_rules() {
     assert_eq!(children(&env, "local/docs").len(), 2);
     env.run(&["sandbox", "destroy", id]).ok();
 }
+
+/// Issue 37, item 7: at sandbox creation each rule lists what its type
+/// stands for — `*` for `fs-file` lists regular files (one link), not the
+/// directories, symlinks and hard links the `*/`, `fs-symlink` and
+/// `fs-hardlink` rules list — so no entry is claimed by two rules.
+#[test]
+fn a_sandbox_enumerates_each_rule_by_its_type_and_no_entry_twice() {
+    let env = Env::new();
+    let yaml = "name: myteam/tree
+resource_kind: physical
+user_addable: true
+sandbox_strategy: copy_on_write
+cli_args:
+  - {name: path, type: path, required: true}
+child_types: [fs-directory, fs-file, fs-symlink, fs-hardlink]
+auto_discovery:
+  enabled: true
+  rules:
+    - {type: fs-directory, pattern: \"*/\"}
+    - {type: fs-file, pattern: \"*\"}
+    - {type: fs-symlink, pattern: \"*\"}
+    - {type: fs-hardlink, pattern: \"*\"}
+";
+    let file = env.write("tree.yaml", yaml);
+    env.run(&["resource", "type", "add", file.to_str().unwrap()])
+        .ok();
+    env.write("tree/guide.md", "# guide\n");
+    env.write("tree/img/logo.txt", "logo\n");
+    std::os::unix::fs::symlink("img", env.path("tree/link")).unwrap();
+    env.add("myteam/tree", "local/tree", &env.path("tree"), &[])
+        .ok();
+    let made = env
+        .run(&["sandbox", "create", "local/tree", "-o", "json"])
+        .json();
+    let id = made["sandbox_id"].as_str().unwrap();
+    // A hard link the agent makes in its copy.
+    let workdir = std::path::PathBuf::from(made["workdir"].as_str().unwrap());
+    std::fs::write(workdir.join("shared.txt"), "s").unwrap();
+    std::fs::hard_link(workdir.join("shared.txt"), workdir.join("shared-too.txt")).unwrap();
+    let shown = env.run(&["sandbox", "show", id, "-o", "json"]).json();
+    let lists: Vec<&Value> = (0..4).map(|n| &shown["enumerated"][n]["entries"]).collect();
+    assert_eq!(*lists[0], serde_json::json!(["img"]));
+    assert_eq!(*lists[1], serde_json::json!(["guide.md"]));
+    assert_eq!(*lists[2], serde_json::json!(["link"]));
+    assert_eq!(
+        *lists[3],
+        serde_json::json!(["shared-too.txt", "shared.txt"])
+    );
+    env.run(&["sandbox", "destroy", id]).ok();
+}

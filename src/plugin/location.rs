@@ -8,7 +8,10 @@
 //! real location, with no component between the two that is a symlink
 //! (where the component exists; a missing tail is fine only when nothing
 //! above it is a symlink). Only the last component may be a symlink, and
-//! it is never followed: the location then names the link itself. This is
+//! it is never followed: the location then names the link itself. A
+//! dangling one is refused by the registry for any child that is not a
+//! symlink itself ([`dangling_symlink`]): its target may appear later,
+//! anywhere. This is
 //! stricter than "resolves inside the parent": a symlink that points
 //! inside today can point outside tomorrow.
 //!
@@ -106,6 +109,22 @@ pub(crate) fn contained(
             what: what(),
             location: p.to_string_lossy().into_owned(),
         })
+}
+
+/// Is `location` (a checked child location) a symlink that resolves to
+/// nothing — dangling, or a loop? Then why. Whatever later appears at its
+/// target, anywhere, would be what a location through it names, so a
+/// child whose type is not a symlink's is refused there (the registry's
+/// rule, which knows the types: `fs-symlink` children name the link
+/// itself and are read as links, dangling or not). One `lstat` per
+/// child, and a `stat` for a symlink.
+pub fn dangling_symlink(location: &str) -> Option<String> {
+    let path = Path::new(location);
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_symlink() {
+        return None;
+    }
+    std::fs::metadata(path).err().map(|e| e.to_string())
 }
 
 /// The real directory a resource's children are checked against: its

@@ -57,7 +57,7 @@ pub use error::{CallError, CallErrorKind, PluginError};
 pub use files::{PluginFiles, StoredFile, read_verified};
 pub use git::GitSnapshot;
 pub use limits::{AnswerBounds, DEFAULT_MAX_CHILDREN, Limits};
-pub use location::{PlacementRefusal, ViewRefusal};
+pub use location::{PlacementRefusal, ViewRefusal, dangling_symlink};
 pub use runtime::{Accepted, ComponentSource, LoadedModule, PluginRuntime};
 pub use types::{
     ClassInfo, Discovered, Grant, HandlerError, Inspected, Operation, PluginInfo, ResourceView,

@@ -7,7 +7,10 @@
 //! * `work/`: the working copy an agent changes.
 //! * `base.manifest`: the original's state at creation, one line per entry
 //!   (`kind mode size digest path`, the digest BLAKE3, see `manifest.rs`;
-//!   manifest format 2); `base` is the sha256 of the manifest's text.
+//!   manifest format 3: a file's digest covers its data blocks and its
+//!   length, never reading a hole; format 2 manifests, whose digests
+//!   covered every byte, are still read and compared their way, see
+//!   `tree::rehash_like`); `base` is the sha256 of the manifest's text.
 //!   `diff` compares the working copy with it, `apply` first checks that
 //!   the original still matches it (else `Conflict`, nothing written).
 //! * `checkpoints/<n>/{tree/,stat,label}`: numbered snapshots, built as
@@ -194,7 +197,7 @@ impl Strategy for CopyOnWrite {
         refuse_interrupted(place)?;
         let (base, _) = read_manifest(&place.area)?;
         let work = open_working_copy(&place.area, WORK)?;
-        let now = tree::scan(&work, Mounts::Stay, true)?;
+        let now = scan_like(&work, Mounts::Stay, &base)?;
         Ok(compare(&base, &now))
     }
 
@@ -207,7 +210,7 @@ impl Strategy for CopyOnWrite {
         let original = DirFd::open(&place.original)?;
         refuse_conflicts(&original, &base)?;
         let work = open_working_copy(&place.area, WORK)?;
-        let now = tree::scan(&work, Mounts::Stay, true)?;
+        let now = scan_like(&work, Mounts::Stay, &base)?;
         let diff = compare(&base, &now);
         copy_back(&place.area, &original, &work, (&base, &now, &diff), &after)?;
         Ok(Applied::CopiedBack(diff))
@@ -394,13 +397,25 @@ pub(in crate::sandbox) fn refuse_conflicts(
     original: &DirFd,
     base: &Tree,
 ) -> Result<(), SandboxError> {
-    let changed = compare(base, &tree::scan(original, Mounts::Cross, true)?);
+    let changed = compare(base, &scan_like(original, Mounts::Cross, base)?);
     if changed == SandboxDiff::default() {
         return Ok(());
     }
     let mut paths: Vec<String> = [changed.added, changed.modified, changed.deleted].concat();
     paths.sort();
     Err(SandboxError::Conflict(paths))
+}
+
+/// Walk `root`, hashed, with file digests comparable to `base`'s (a
+/// manifest of format 2 or 3, see [`tree::rehash_like`]).
+pub(in crate::sandbox) fn scan_like(
+    root: &DirFd,
+    mounts: Mounts,
+    base: &Tree,
+) -> Result<Tree, SandboxError> {
+    let mut now = tree::scan(root, mounts, true)?;
+    tree::rehash_like(root, mounts, base, &mut now)?;
+    Ok(now)
 }
 
 /// What differs from `base` in `now` (kind, size, digest, or the mode a

@@ -24,6 +24,8 @@ mod overlay;
 mod seam;
 #[cfg(test)]
 mod test_support;
+#[cfg(test)]
+mod tests_sparse;
 mod transaction;
 
 pub use copy_on_write::CopyOnWrite;

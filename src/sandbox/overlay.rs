@@ -107,7 +107,7 @@ use crate::sandbox::copy_on_write::tree::{self, Tree, io_err};
 use crate::sandbox::copy_on_write::{
     checkpoint_dir, compare, copy_back, finish_interrupted_apply, finish_or_abandon_apply,
     make_checkpoint, manifest, open_working_copy, refuse_conflicts, refuse_interrupted,
-    refuse_unsuitable,
+    refuse_unsuitable, scan_like,
 };
 use crate::sandbox::fs_at::{DirFd, Mounts, mounts};
 use crate::sandbox::{Applied, CheckpointRef, SandboxDiff, SandboxError, SandboxPlace, Strategy};
@@ -415,12 +415,21 @@ fn merged_tree(
     lower: &Tree,
 ) -> Result<Tree, SandboxError> {
     match mode {
-        OverlayMode::Kernel => Ok(layer::merged(
-            lower,
-            &layer::scan(&DirFd::open(&place.area.join(UPPER))?, true)?,
-        )),
-        OverlayMode::UserSpace => {
-            tree::scan(&open_working_copy(&place.area, MERGED)?, Mounts::Stay, true)
+        OverlayMode::Kernel => {
+            let mut merged = layer::merged(
+                lower,
+                &layer::scan(&DirFd::open(&place.area.join(UPPER))?, true)?,
+            );
+            // Files the agent changed, hashed as a format 2 lower was.
+            // (Through the mount: overlayfs reports the lower's devices.)
+            let copy = DirFd::open(&place.area.join(MERGED))?;
+            tree::rehash_like(&copy, Mounts::Cross, lower, &mut merged)?;
+            Ok(merged)
         }
+        OverlayMode::UserSpace => scan_like(
+            &open_working_copy(&place.area, MERGED)?,
+            Mounts::Stay,
+            lower,
+        ),
     }
 }

@@ -488,3 +488,41 @@ fn a_damaged_host_index_is_started_again() {
     let text = test_git(&original, &["show", &format!("{}:README.md", point.0)]);
     assert_eq!(text, "after the damage\n");
 }
+
+/// Issue 37, item 6: git reads every byte of a file it records, holes
+/// included, so a 16 TiB sparse file in the working copy is refused by
+/// checkpoint and diff, naming it, at once (before, `git add -A` read it
+/// until its deadline); ignored, it is left out and the sandbox works.
+#[test]
+fn a_huge_sparse_file_is_refused_by_name_unless_git_ignores_it() {
+    use std::os::unix::fs::FileExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let original = repo(tmp.path());
+    let area = tmp.path().join("area");
+    let strategy = GitWorktree::default().with_deadline(std::time::Duration::from_secs(60));
+    let place = strategy.create(&original, &area).unwrap();
+    let huge = place.workdir.join("disk.img");
+    let file = std::fs::File::create(&huge).unwrap();
+    let len = (16u64 << 40) - 4096;
+    file.set_len(len).unwrap();
+    for at in [0, len / 2, len - 4] {
+        file.write_all_at(b"data", at).unwrap();
+    }
+    drop(file);
+    for refused in [
+        strategy.checkpoint(&place, "huge").map(drop),
+        strategy.diff(&place).map(drop),
+    ] {
+        let message = refused.unwrap_err().to_string();
+        assert!(
+            message.contains("disk.img (17592186040320 bytes)")
+                && message.contains("copy_on_write"),
+            "{message}"
+        );
+    }
+    write(&place.workdir, ".gitignore", b"*.log\n*.img\n");
+    strategy.checkpoint(&place, "ignored").unwrap();
+    let diff = strategy.diff(&place).unwrap();
+    assert_eq!(diff.modified, vec![".gitignore".to_owned()], "{diff:?}");
+    assert!(diff.added.is_empty(), "{diff:?}");
+}

@@ -38,9 +38,28 @@ fn an_existing_path_through_a_symlink_is_refused_even_when_it_points_inside() {
 #[test]
 fn a_final_symlink_names_the_link_itself_and_is_not_followed() {
     let (_tmp, parent, outside) = dirs();
+    symlink(&outside, parent.join("link")).unwrap();
+    let loc = contained("child 0", "link", &parent).unwrap();
+    assert_eq!(loc, parent.join("link").to_str().unwrap());
+}
+
+#[test]
+fn a_final_symlink_that_dangles_or_loops_is_told_apart() {
+    let (_tmp, parent, outside) = dirs();
     symlink(outside.join("later"), parent.join("dangling")).unwrap();
     let loc = contained("child 0", "dangling", &parent).unwrap();
-    assert_eq!(loc, parent.join("dangling").to_str().unwrap());
+    assert!(super::dangling_symlink(&loc).is_some());
+    symlink("loop", parent.join("loop")).unwrap();
+    assert!(super::dangling_symlink(parent.join("loop").to_str().unwrap()).is_some());
+    symlink(&outside, parent.join("link")).unwrap();
+    assert_eq!(
+        super::dangling_symlink(parent.join("link").to_str().unwrap()),
+        None
+    );
+    assert_eq!(
+        super::dangling_symlink(parent.join("sub").to_str().unwrap()),
+        None
+    );
 }
 
 #[test]

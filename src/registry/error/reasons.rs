@@ -175,6 +175,13 @@ pub enum ChildRefusal {
     /// A devcontainer's `config-path` is not a regular file inside its
     /// location.
     ConfigPath(String),
+    /// Its location is a symlink that resolves to nothing, and its type
+    /// is not a symlink's.
+    DanglingSymlink {
+        child_type: TypeName,
+        location: String,
+        reason: String,
+    },
 }
 
 impl fmt::Display for ChildRefusal {
@@ -198,6 +205,17 @@ impl fmt::Display for ChildRefusal {
                 f,
                 "{why}; a devcontainer's configuration must be a regular file inside its \
                  location"
+            ),
+            Self::DanglingSymlink {
+                child_type,
+                location,
+                reason,
+            } => write!(
+                f,
+                "its location {} is a symlink that resolves to nothing ({reason}) and a {child_type} \
+                 is not a symlink: a dangling link would lead wherever its target later appears, \
+                 outside the parent perhaps; point it at an existing entry or leave it out",
+                crate::text::quote(location)
             ),
         }
     }

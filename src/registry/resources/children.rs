@@ -5,7 +5,8 @@
 //! its name (`<parent name>/<suffix>`, or beside the parent for a suffix
 //! `../<part>`) must be a valid resource name,
 //! given once; a devcontainer's `config-path` names a regular file inside
-//! its location (checked on the real filesystem, stored absolute). (`plugin`
+//! its location (checked on the real filesystem, stored absolute); a
+//! child whose type is not `fs-symlink`'s is not at a dangling symlink. (`plugin`
 //! has already bounded the answer and checked that every location lies
 //! inside the parent's.)
 
@@ -35,6 +36,13 @@ fn child_name(parent: &ResourceName, suffix: &str) -> Result<ResourceName, NameE
         }
         _ => ResourceName::parse(&format!("{parent}/{suffix}")),
     }
+}
+
+/// `fs-symlink`: a child of that type (or a subtype) names a link itself,
+/// dangling or not, and is read as one.
+fn symlink_type() -> crate::model::TypeName {
+    crate::model::TypeName::parse("fs-symlink")
+        .unwrap_or_else(|e| unreachable!("a built-in name: {e}"))
 }
 
 impl Registry {
@@ -105,6 +113,18 @@ impl Registry {
         let kind = child_ty.kind();
         if kind == ResourceKind::Virtual && child.location.is_some() {
             return Err(ChildRefusal::VirtualWithLocation(child_ty.name.clone()));
+        }
+        // A child that is not a symlink must not stand on a dangling one:
+        // what appears at its target later, anywhere, is what it would name.
+        if let Some(location) = &child.location
+            && !child_ty.is_a(&symlink_type())
+            && let Some(reason) = crate::plugin::dangling_symlink(location)
+        {
+            return Err(ChildRefusal::DanglingSymlink {
+                child_type: child_ty.name.clone(),
+                location: location.clone(),
+                reason,
+            });
         }
         let name = match (&parent.name, &child.name) {
             (Some(parent_name), Some(suffix)) => {

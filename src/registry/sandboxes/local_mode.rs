@@ -19,9 +19,19 @@
 //! themselves. A pattern that is a handler's selector (`refs/heads/*`)
 //! finds what a directory of that shape holds, usually nothing.
 //!
+//! **Each rule lists what its type stands for** ([`Wanted`], decided by
+//! the caller from the rule's type): directories for a `*/` pattern or a
+//! directory type; for the built-in file types what their handler would
+//! call them — `fs-symlink` symlinks, `fs-hardlink` regular files with
+//! more than one link, `fs-file` regular files with one; for any other
+//! type, regular files. So a directory is claimed by one rule, not by
+//! `*/` and `*` both, and a symlink or hard link is not also an
+//! `fs-file`.
+//!
 //! **The copy is the agent's.** The walk goes through directory
 //! descriptors (`cap-std`), never following a symlink: a symlinked
-//! directory is an entry (matched by `*`, not by `*/`), not a way out.
+//! directory is a symlink entry (listed by an `fs-symlink` rule, never by
+//! `*/`), not a way out.
 //! At most [`MAX_ENTRIES`] entries are listed per rule; the rest is
 //! counted as truncated.
 
@@ -47,9 +57,59 @@ pub struct RuleEntries {
     pub truncated: bool,
 }
 
-/// What each of `rules` finds below `workdir`. A directory that cannot
-/// be read is an error; an entry that vanishes meanwhile is skipped.
-pub fn enumerate(rules: &AutoDiscovery, workdir: &Path) -> std::io::Result<Vec<RuleEntries>> {
+/// What kind of entry a rule lists (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wanted {
+    Dirs,
+    /// Regular files, whatever their link count.
+    Files,
+    /// Regular files with one link (`fs-file`).
+    SingleFiles,
+    /// Regular files with more than one link (`fs-hardlink`).
+    HardLinks,
+    Symlinks,
+}
+
+impl Wanted {
+    /// Does an entry of type `kind` with `links` links (asked only for a
+    /// regular file) belong to this rule?
+    fn takes(self, kind: &cap_std::fs::FileType, links: impl FnOnce() -> Option<u64>) -> bool {
+        match self {
+            Wanted::Dirs => kind.is_dir(),
+            Wanted::Symlinks => kind.is_symlink(),
+            Wanted::Files => kind.is_file(),
+            Wanted::SingleFiles => kind.is_file() && links() == Some(1),
+            Wanted::HardLinks => kind.is_file() && links().is_some_and(|n| n > 1),
+        }
+    }
+}
+
+/// What a rule of a type lists, `is_a` telling whether the type is (or
+/// inherits) a given one: the built-in directory and file types by what
+/// their handler would call an entry, any other type regular files.
+pub fn wanted_by(is_a: &dyn Fn(&TypeName) -> bool) -> Wanted {
+    let builtin = |name: &str| TypeName::parse(name).is_ok_and(|t| is_a(&t));
+    if builtin("fs-directory") {
+        Wanted::Dirs
+    } else if builtin("fs-symlink") {
+        Wanted::Symlinks
+    } else if builtin("fs-hardlink") {
+        Wanted::HardLinks
+    } else if builtin("fs-file") {
+        Wanted::SingleFiles
+    } else {
+        Wanted::Files
+    }
+}
+
+/// What each of `rules` finds below `workdir`, each rule listing the
+/// entries `wanted` says its type stands for. A directory that cannot be
+/// read is an error; an entry that vanishes meanwhile is skipped.
+pub fn enumerate(
+    rules: &AutoDiscovery,
+    workdir: &Path,
+    wanted: &dyn Fn(&crate::model::DiscoveryRule) -> Wanted,
+) -> std::io::Result<Vec<RuleEntries>> {
     // The working copy's root itself is not followed either: an agent
     // that replaced it by a symlink gets it refused, not listed.
     use rustix::fs::{Mode, OFlags};
@@ -61,7 +121,11 @@ pub fn enumerate(rules: &AutoDiscovery, workdir: &Path) -> std::io::Result<Vec<R
     )?));
     let mut out = Vec::new();
     for (n, rule) in rules.rules.iter().enumerate() {
-        let dirs_only = rule.pattern.ends_with('/');
+        let want = if rule.pattern.ends_with('/') {
+            Wanted::Dirs
+        } else {
+            wanted(rule)
+        };
         let segments: Vec<&str> = rule
             .pattern
             .trim_end_matches('/')
@@ -70,7 +134,7 @@ pub fn enumerate(rules: &AutoDiscovery, workdir: &Path) -> std::io::Result<Vec<R
             .collect();
         let mut found = Found::default();
         if !segments.is_empty() {
-            walk(&root, "", &segments, dirs_only, &mut found)?;
+            walk(&root, "", &segments, want, &mut found)?;
         }
         found.entries.sort();
         out.push(RuleEntries {
@@ -94,7 +158,7 @@ fn walk(
     dir: &Dir,
     prefix: &str,
     segments: &[&str],
-    dirs_only: bool,
+    want: Wanted,
     found: &mut Found,
 ) -> std::io::Result<()> {
     let (segment, rest) = (segments[0], &segments[1..]);
@@ -111,13 +175,20 @@ fn walk(
         let Ok(kind) = entry.file_type() else {
             continue;
         };
-        names.push((name, kind.is_dir()));
+        names.push((name, kind));
     }
-    names.sort();
-    for (name, is_dir) in names {
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, kind) in names {
         let path = format!("{prefix}{name}");
         if rest.is_empty() {
-            if dirs_only && !is_dir {
+            // `st_nlink` is a u32 on some targets, so the conversion stays.
+            #[allow(clippy::useless_conversion)]
+            let links = || {
+                rustix::fs::statat(dir, name.as_str(), rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+                    .ok()
+                    .map(|st| u64::from(st.st_nlink))
+            };
+            if !want.takes(&kind, links) {
                 continue;
             }
             if found.entries.len() == MAX_ENTRIES {
@@ -125,9 +196,9 @@ fn walk(
                 return Ok(());
             }
             found.entries.push(path);
-        } else if is_dir {
+        } else if kind.is_dir() {
             match open_dir_nofollow(dir, &name) {
-                Ok(sub) => walk(&sub, &format!("{path}/"), rest, dirs_only, found)?,
+                Ok(sub) => walk(&sub, &format!("{path}/"), rest, want, found)?,
                 // Gone, or swapped for something else, meanwhile.
                 Err(_) => continue,
             }
@@ -253,13 +324,58 @@ mod tests {
         std::fs::write(outside.path().join("secret.md"), "s").unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join("linked")).unwrap();
 
-        let found = enumerate(&rules(&["*/", "*.md", "*/*.md", "docs/*"]), root).unwrap();
+        let found = enumerate(&rules(&["*/", "*.md", "*/*.md", "docs/*"]), root, &by_type).unwrap();
         assert_eq!(found[0].entries, ["docs"]);
         assert_eq!(found[1].entries, ["README.md"]);
         // `linked/secret.md` is outside: the symlink is not a directory.
         assert_eq!(found[2].entries, ["docs/guide.md"]);
-        assert_eq!(found[3].entries, ["docs/guide.md", "docs/img"]);
+        // An `fs-file` rule lists files only: not the directory `docs/img`.
+        assert_eq!(found[3].entries, ["docs/guide.md"]);
         assert_eq!(found[3].rule, 4);
         assert!(found.iter().all(|r| !r.truncated));
+    }
+
+    /// The rule's type by its exact name (the built-in ones here).
+    fn by_type(rule: &DiscoveryRule) -> Wanted {
+        wanted_by(&|t| *t == rule.type_name)
+    }
+
+    /// Issue 37, item 7: fs-directory's rules (`*/` fs-directory, `*`
+    /// fs-file, `*` fs-symlink, `*` fs-hardlink) each list their own kind
+    /// of entry, so none is claimed twice; a type that is none of those
+    /// lists regular files for `*`.
+    #[test]
+    fn each_rule_lists_the_entries_its_type_stands_for_and_no_entry_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        std::fs::write(root.join("plain.txt"), "p").unwrap();
+        std::fs::write(root.join("shared.txt"), "s").unwrap();
+        std::fs::hard_link(root.join("shared.txt"), root.join("shared-too.txt")).unwrap();
+        std::os::unix::fs::symlink("sub", root.join("link")).unwrap();
+        let rule = |ty: &str, pattern: &str| DiscoveryRule {
+            type_name: TypeName::parse(ty).unwrap(),
+            pattern: pattern.to_owned(),
+        };
+        let rules = AutoDiscovery {
+            enabled: true,
+            rules: vec![
+                rule("fs-directory", "*/"),
+                rule("fs-file", "*"),
+                rule("fs-symlink", "*"),
+                rule("fs-hardlink", "*"),
+                rule("acme/note", "*"),
+            ],
+        };
+        let found = enumerate(&rules, root, &by_type).unwrap();
+        let lists: Vec<Vec<&str>> = found
+            .iter()
+            .map(|r| r.entries.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(lists[0], ["sub"]);
+        assert_eq!(lists[1], ["plain.txt"]);
+        assert_eq!(lists[2], ["link"]);
+        assert_eq!(lists[3], ["shared-too.txt", "shared.txt"]);
+        assert_eq!(lists[4], ["plain.txt", "shared-too.txt", "shared.txt"]);
     }
 }

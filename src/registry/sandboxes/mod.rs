@@ -90,7 +90,14 @@ impl Registry {
         let Ok(at) = place::place(&root, &row, resource.location.as_deref(), &*strategy) else {
             return Ok(None);
         };
-        crate::registry::sandboxes::local_mode::enumerate(rules, &at.workdir)
+        // Each rule lists what its type stands for.
+        let wanted = |rule: &crate::model::DiscoveryRule| {
+            let ty = types.resolve(&rule.type_name).ok();
+            crate::registry::sandboxes::local_mode::wanted_by(&|t| {
+                ty.as_ref().is_some_and(|ty| ty.is_a(t))
+            })
+        };
+        crate::registry::sandboxes::local_mode::enumerate(rules, &at.workdir, &wanted)
             .map(Some)
             .map_err(|source| RegistryError::ReadFile {
                 what: "the sandbox's working copy",

@@ -5,11 +5,16 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::tree::{Entry, Kind, Tree, io_err, is_plain_relative};
+use super::tree::{Entry, Kind, LEGACY_DIGEST, Tree, io_err, is_plain_relative};
 use crate::digest::sha256_hex;
 use crate::sandbox::SandboxError;
 
-const MANIFEST_HEADER: &str = "agents copy_on_write manifest 2";
+/// Format 3: file digests over the data blocks and the length
+/// (`contents::digest`), so holes are never read.
+const MANIFEST_HEADER: &str = "agents copy_on_write manifest 3";
+/// Format 2, still read: file digests over every byte, holes included
+/// (held as [`LEGACY_DIGEST`]`<digest>`, see [`super::tree::rehash_like`]).
+const MANIFEST_HEADER_2: &str = "agents copy_on_write manifest 2";
 
 /// `kind mode size digest path`, one line per entry after a header line;
 /// kind `d`/`f`/`l`, mode in octal, path last so it may hold spaces.
@@ -37,9 +42,11 @@ fn parse(text: &str, source: &Path) -> Result<Tree, SandboxError> {
         ))
     };
     let mut lines = text.lines();
-    if lines.next() != Some(MANIFEST_HEADER) {
-        return Err(bad("header"));
-    }
+    let legacy = match lines.next() {
+        Some(MANIFEST_HEADER) => false,
+        Some(MANIFEST_HEADER_2) => true,
+        _ => return Err(bad("header")),
+    };
     let mut tree = Tree::new();
     for line in lines {
         let fields: Vec<&str> = line.splitn(5, ' ').collect();
@@ -58,7 +65,11 @@ fn parse(text: &str, source: &Path) -> Result<Tree, SandboxError> {
                 kind,
                 mode,
                 size,
-                digest: digest.to_owned(),
+                digest: if legacy && kind == Kind::File {
+                    format!("{LEGACY_DIGEST}{digest}")
+                } else {
+                    digest.to_owned()
+                },
             },
         );
     }

@@ -351,6 +351,62 @@ pub(in crate::sandbox) fn hash_entries(
     Ok(())
 }
 
+/// How a file digest read from a manifest of format 2 is held in memory:
+/// `v2:` and the whole-file digest that format recorded
+/// (`contents::digest_v2`). See [`rehash_like`].
+pub(in crate::sandbox) const LEGACY_DIGEST: &str = "v2:";
+
+/// Make the file digests of `now` (a walk of `root`, hashed) comparable
+/// with those of `reference` (a manifest): a file whose reference entry is
+/// a file of the same size with a format 2 digest is hashed again the way
+/// format 2 did. A sandbox made before format 3 thus still diffs exactly
+/// (at format 2's cost: holes hashed as zeros); with a format 3 reference
+/// this does nothing.
+pub(in crate::sandbox) fn rehash_like(
+    root: &DirFd,
+    mounts: Mounts,
+    reference: &Tree,
+    now: &mut Tree,
+) -> Result<(), SandboxError> {
+    let mut at = Cursor::new(root, mounts);
+    for (rel, entry) in now.iter_mut() {
+        let legacy = reference.get(rel).is_some_and(|old| {
+            old.kind == Kind::File
+                && old.size == entry.size
+                && old.digest.starts_with(LEGACY_DIGEST)
+        });
+        if entry.kind != Kind::File || !legacy || entry.digest.starts_with(LEGACY_DIGEST) {
+            continue;
+        }
+        let (dir, name) = at.parent(rel)?;
+        let (file, opened) = dir.open_file(name)?;
+        let digest =
+            contents::digest_v2(&file, opened.size).map_err(io_err("read", &dir.child(name)))?;
+        entry.digest = format!("{LEGACY_DIGEST}{digest}");
+    }
+    Ok(())
+}
+
+/// The entry `name` of `dir` (stat `meta`), of `like`'s kind, hashed so
+/// that it compares with `like`: the format 2 way when `like` is a file
+/// recorded by a manifest of format 2 (see [`rehash_like`]).
+pub(in crate::sandbox) fn entry_like(
+    dir: &DirFd,
+    name: &OsStr,
+    meta: &Meta,
+    like: &Entry,
+) -> Result<Entry, SandboxError> {
+    let mut entry = entry_from(dir, name, like.kind, meta, true)?;
+    if like.kind == Kind::File && like.size == entry.size && like.digest.starts_with(LEGACY_DIGEST)
+    {
+        let (file, opened) = dir.open_file(name)?;
+        let digest =
+            contents::digest_v2(&file, opened.size).map_err(io_err("read", &dir.child(name)))?;
+        entry.digest = format!("{LEGACY_DIGEST}{digest}");
+    }
+    Ok(entry)
+}
+
 /// The digest a manifest records of some bytes (a symlink's target):
 /// BLAKE3, hex. Internal change detection only, never an identity shown
 /// to anyone, so the fastest well-kept hash there is.

@@ -6,8 +6,9 @@
 //! A sparse file is read as its data segments (`lseek` `SEEK_DATA` /
 //! `SEEK_HOLE`): a copy writes only those, at their offsets, and sets the
 //! length, so the holes stay holes (a 4 GiB file with a few data blocks is
-//! copied, and takes, a few blocks); a digest feeds the holes' zeros to the
-//! hasher without reading them. A filesystem that does not report holes
+//! copied, and takes, a few blocks); a digest (`digest`, manifest format
+//! 3) skips them, and a comparison (`same`) reads only where either file
+//! has data. A filesystem that does not report holes
 //! (`EINVAL`) is read whole, as one segment. Holes are kept exactly where
 //! the filesystem reports them at its own granularity (a block); a
 //! reflink shares the source's extents, holes included.
@@ -133,10 +134,53 @@ fn copy_range_buffered(src: &File, dst: &File, start: u64, end: u64) -> std::io:
     Ok(())
 }
 
-/// The BLAKE3 digest (hex) of `file`'s first `size` bytes (its size when
-/// it was opened): its data segments read, its holes hashed as the zeros
-/// they read as.
+/// Bytes per block of the sparse digest: a block the filesystem reports
+/// as a hole, or that reads as zeros, is not hashed at all.
+pub(in crate::sandbox) const DIGEST_BLOCK: u64 = 64 * 1024;
+
+/// The digest (BLAKE3, hex) of `file`'s first `size` bytes (its size when
+/// it was opened), as manifest format 3 records it: a function of the
+/// bytes alone, whatever the filesystem's holes, that never reads a hole.
+///
+/// The bytes are cut into [`DIGEST_BLOCK`]-sized blocks; the hasher is fed,
+/// for each block holding a byte that is not zero, its index (u64, little
+/// endian) and its bytes, and last the length (u64, little endian). A block
+/// in a hole is all zeros, so it is skipped unread: a 16 TiB file with a
+/// few data blocks costs those blocks. A block of written zeros is read
+/// and skipped too, so where the holes are does not change the digest.
 pub(in crate::sandbox) fn digest(file: &File, size: u64) -> std::io::Result<String> {
+    let mut hasher = blake3::Hasher::new();
+    let mut buf = vec![0u8; DIGEST_BLOCK as usize];
+    // The first block not yet hashed: segments that share a block hash it once.
+    let mut next = 0u64;
+    for (start, end) in data_segments(file, size)? {
+        let mut block = (start / DIGEST_BLOCK).max(next);
+        while block * DIGEST_BLOCK < end {
+            let at = block * DIGEST_BLOCK;
+            let want = usize::try_from((size - at).min(DIGEST_BLOCK)).unwrap_or(buf.len());
+            let n = read_full(file, &mut buf[..want], at)?;
+            if buf[..n].iter().any(|b| *b != 0) {
+                hasher.update(&block.to_le_bytes());
+                hasher.update(&buf[..n]);
+            }
+            block += 1;
+            if n < want {
+                // The file shrank: what it holds now is all there is.
+                hasher.update(&size.to_le_bytes());
+                return Ok(hasher.finalize().to_hex().to_string());
+            }
+        }
+        next = block;
+    }
+    hasher.update(&size.to_le_bytes());
+    Ok(hasher.finalize().to_hex().to_string())
+}
+
+/// The digest manifest format 2 recorded (BLAKE3 of all the bytes, holes
+/// hashed as the zeros they read as, without reading them): kept to diff
+/// a sandbox made before format 3 against its manifest. It costs the
+/// file's length, holes included.
+pub(in crate::sandbox) fn digest_v2(file: &File, size: u64) -> std::io::Result<String> {
     let mut hasher = blake3::Hasher::new();
     let zeros = vec![0u8; 128 * 1024];
     let mut buf = vec![0u8; 128 * 1024];
@@ -170,22 +214,49 @@ pub(in crate::sandbox) fn digest(file: &File, size: u64) -> std::io::Result<Stri
     Ok(hasher.finalize().to_hex().to_string())
 }
 
-/// Do two regular files hold the same bytes? Read both, stop at the
-/// first difference.
+/// Do two regular files hold the same bytes? Same length, then only the
+/// ranges where either has data are read (a hole in both is zeros in
+/// both), stopping at the first difference.
 pub(in crate::sandbox) fn same(a: &File, b: &File) -> std::io::Result<bool> {
-    let (mut ba, mut bb) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
-    let mut at = 0u64;
-    loop {
-        let na = read_full(a, &mut ba, at)?;
-        let nb = read_full(b, &mut bb, at)?;
-        if na != nb || ba[..na] != bb[..nb] {
-            return Ok(false);
-        }
-        if na == 0 {
-            return Ok(true);
-        }
-        at += na as u64;
+    let size = a.metadata()?.len();
+    if b.metadata()?.len() != size {
+        return Ok(false);
     }
+    let ranges = union(&data_segments(a, size)?, &data_segments(b, size)?);
+    let (mut ba, mut bb) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    for (start, end) in ranges {
+        let mut at = start;
+        while at < end {
+            let want = usize::try_from(end - at)
+                .unwrap_or(usize::MAX)
+                .min(ba.len());
+            let na = read_full(a, &mut ba[..want], at)?;
+            let nb = read_full(b, &mut bb[..want], at)?;
+            if na != nb || ba[..na] != bb[..nb] {
+                return Ok(false);
+            }
+            if na < want {
+                // Both shrank alike meanwhile: compare what they hold now.
+                return Ok(a.metadata()?.len() == b.metadata()?.len());
+            }
+            at += na as u64;
+        }
+    }
+    Ok(true)
+}
+
+/// The union of two sorted lists of disjoint `(start, end)` ranges, sorted.
+fn union(a: &[(u64, u64)], b: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut all: Vec<(u64, u64)> = a.iter().chain(b).copied().collect();
+    all.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(all.len());
+    for (start, end) in all {
+        match out.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => out.push((start, end)),
+        }
+    }
+    out
 }
 
 /// Fill `buf` from offset `at` unless the end comes first; how much was read.

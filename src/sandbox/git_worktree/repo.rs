@@ -188,6 +188,11 @@ impl<'a> Git<'a> {
         self.common.join("objects")
     }
 
+    /// The sandbox's work tree (empty before it has one).
+    pub fn work_tree(&self) -> &Path {
+        self.sandbox.as_ref().map_or(Path::new(""), |(w, _)| w)
+    }
+
     pub fn admin(&self) -> &Path {
         self.sandbox.as_ref().map_or(Path::new(""), |(_, a)| a)
     }

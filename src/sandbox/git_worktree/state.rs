@@ -98,6 +98,7 @@ fn tree_in(git: &Git<'_>, index: &Path, extra: &[(&str, &OsStr)]) -> Result<Stri
     // An index git cannot read (a crash cannot make one: git renames a
     // whole new index into place; something else writing into the area
     // can) is started again: every file is then read once.
+    refuse_sparse_giants(git, &env, &index.with_extension("sparse"))?;
     let tree = match index_whole_state(git, &env, &paths) {
         Err(SandboxError::Git { stderr, .. }) if stderr.contains("index file") => {
             let _ = std::fs::remove_file(index);
@@ -108,6 +109,89 @@ fn tree_in(git: &Git<'_>, index: &Path, extra: &[(&str, &OsStr)]) -> Result<Stri
     .and_then(|()| git.run_with(Side::Sandbox, &[OsStr::new("write-tree")], &env, None));
     let _ = std::fs::remove_file(&paths);
     Ok(tree?.trim().to_string())
+}
+
+/// Holes a file of the working copy may have before git is not handed it.
+pub(super) const MAX_HOLES: u64 = 1 << 30;
+
+/// Refuse when the working copy holds a file git would record whose holes
+/// pass [`MAX_HOLES`] (its length less what it takes on disk): git reads
+/// every byte of what it adds, holes included, so a 16 TiB sparse file
+/// would be read (and stored) for hours. Such a file is named, with the
+/// ways out: ignore it, or sandbox with `copy_on_write`, which keeps
+/// holes. A file git ignores, or inside a nested repository (recorded as
+/// a gitlink, never read), is left alone; only files are looked at, by
+/// their stat, and symlinks are not followed. `list` is a scratch file
+/// (beside the index, in the area) for the names asked about.
+fn refuse_sparse_giants(
+    git: &Git<'_>,
+    env: &[(&str, &OsStr)],
+    list: &Path,
+) -> Result<(), SandboxError> {
+    use std::os::unix::fs::MetadataExt;
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, u64)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let Ok(meta) = entry.path().symlink_metadata() else {
+                continue;
+            };
+            let path = entry.path();
+            if meta.is_dir() {
+                // `.git` and nested repositories are git's, not files it adds.
+                if entry.file_name() != ".git" && !path.join(".git").exists() {
+                    walk(root, &path, out);
+                }
+            } else if meta.is_file()
+                && meta.len().saturating_sub(meta.blocks() * 512) > MAX_HOLES
+                && let Some(rel) = path.strip_prefix(root).ok().and_then(Path::to_str)
+            {
+                out.push((rel.to_owned(), meta.len()));
+            }
+        }
+    }
+    let root = git.work_tree();
+    let mut found = Vec::new();
+    walk(root, root, &mut found);
+    if found.is_empty() {
+        return Ok(());
+    }
+    // Which of them git ignores (a tracked file never is).
+    let text: String = found.iter().map(|(p, _)| format!("{p}\0")).collect();
+    std::fs::write(list, text).map_err(|source| SandboxError::Io {
+        what: "cannot write",
+        path: list.to_path_buf(),
+        source,
+    })?;
+    let ignored = git.run_with(
+        Side::Sandbox,
+        &["check-ignore", "-z", "--stdin"].map(OsStr::new),
+        env,
+        Some(list),
+    );
+    let _ = std::fs::remove_file(list);
+    let ignored: Vec<String> = match ignored {
+        Ok(out) => out.split('\0').map(str::to_owned).collect(),
+        // `check-ignore` exits 1 when none is ignored.
+        Err(SandboxError::Git { stderr, .. }) if stderr.trim().is_empty() => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    let refused: Vec<String> = found
+        .into_iter()
+        .filter(|(p, _)| !ignored.contains(p))
+        .map(|(p, len)| format!("{p} ({len} bytes)"))
+        .collect();
+    if refused.is_empty() {
+        return Ok(());
+    }
+    Err(SandboxError::Unsuitable(format!(
+        "the working copy holds sparse files with more than {MAX_HOLES} bytes of holes: {}; git \
+         reads every byte of a file it records, holes included, so git_worktree does not hand \
+         it these: ignore them (.gitignore), remove them, or sandbox with copy_on_write, which \
+         keeps holes",
+        refused.join(", ")
+    )))
 }
 
 /// Copy `from` to `to` keeping its modification time, or leave no `to`.

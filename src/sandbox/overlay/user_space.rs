@@ -32,7 +32,7 @@ use std::path::Path;
 
 use crate::sandbox::SandboxError;
 use crate::sandbox::copy_on_write::tree::{self, Entry, Kind, Tree, io_err};
-use crate::sandbox::copy_on_write::{compare, manifest};
+use crate::sandbox::copy_on_write::{compare, manifest, scan_like};
 use crate::sandbox::fs_at::{Cursor, DirFd, FileKind, Mounts, mounts};
 use crate::sandbox::seam::{self, Moment};
 
@@ -51,7 +51,7 @@ pub(super) fn create(original: &DirFd, area: &DirFd, lower: &Tree) -> Result<(),
 /// Fill checkpoint directory `into` with what `merged` changed against
 /// `lower`.
 pub(super) fn checkpoint(merged: &DirFd, lower: &Tree, into: &Path) -> Result<(), SandboxError> {
-    let now = tree::scan(merged, Mounts::Stay, true)?;
+    let now = scan_like(merged, Mounts::Stay, lower)?;
     let diff = compare(lower, &now);
     let changes: Tree = diff
         .added
@@ -233,7 +233,8 @@ fn copy_if_same(
         Err(e) => return Err(e),
     }
     let copied = match dst_dir.stat(dst)? {
-        Some(meta) => tree::entry_from(dst_dir, dst, entry.kind, &meta, true)?,
+        // Hashed as `entry` was (a checkpoint of format 2 read the holes).
+        Some(meta) => tree::entry_like(dst_dir, dst, &meta, entry)?,
         None => return Ok(false),
     };
     if copied.same_as(entry) {
