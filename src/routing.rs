@@ -28,6 +28,7 @@ pub use crate::model::Priority;
 /// Where a tool runs: the host, or a registered execution environment (a
 /// `container-instance` or one of its subtypes).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Environment {
     Host,
@@ -120,6 +121,7 @@ pub struct Ambiguous {
 
 /// Which rule decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Level {
     /// The tool named its environment (`specific`), beating the chain.
@@ -162,6 +164,7 @@ impl Level {
 
 /// The router's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Route {
     pub environment: Environment,
     pub level: Level,
@@ -180,6 +183,7 @@ pub struct Route {
 
 /// Whether the devcontainer a route chose may be activated.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RouteTrust {
     /// Its person trusted this very configuration.
     pub trusted: bool,

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 /// Through which face a request came.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Face {
     Cli,
@@ -61,6 +62,7 @@ impl std::fmt::Display for Face {
 
 /// Who, through which face.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Actor {
     pub face: Face,
     /// The OS user, an MCP client's `name/version`, an embedder's label

@@ -139,6 +139,7 @@ macro_rules! display_and_serialize {
                 Self::parse(&text).map_err(serde::de::Error::custom)
             }
         }
+        string_schema!($t);
     )*};
 }
 display_and_serialize!(ModuleName, ClassName);
@@ -154,6 +155,7 @@ impl Serialize for HandlerRef {
         s.collect_str(self)
     }
 }
+string_schema!(HandlerRef);
 
 #[cfg(test)]
 mod tests {

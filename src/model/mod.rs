@@ -8,6 +8,25 @@
 //! the modules that own their rules (`spec`, `store`, `registry`) from
 //! these checked parts.
 
+/// The JSON Schema of a type serialised as its text (a name, an id, a
+/// handler reference): a string. Defined before the modules that use it.
+macro_rules! string_schema {
+    ($t:ty) => {
+        #[cfg(feature = "schema")]
+        impl schemars::JsonSchema for $t {
+            fn inline_schema() -> bool {
+                true
+            }
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($t).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({"type": "string"})
+            }
+        }
+    };
+}
+
 mod actor;
 mod handler;
 mod names;

@@ -503,6 +503,7 @@ macro_rules! text_impls {
                 Self::parse(&text).map_err(serde::de::Error::custom)
             }
         }
+        string_schema!($t);
     };
 }
 text_impls!(TypeName);

@@ -19,6 +19,7 @@ pub const DESCRIPTION_MAX: usize = 64 * 1024;
 /// What may be done with a resource, derived from its type's capabilities,
 /// its sandbox strategy and its `read_only` flag — never stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ResourceCapabilities {
     pub readable: bool,
     pub writable: bool,
@@ -59,6 +60,7 @@ impl ResourceCapabilities {
 
 /// A registered resource.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Resource {
     pub resource_id: ResourceId,
     pub name: Option<ResourceName>,
@@ -106,6 +108,7 @@ impl Resource {
 
 /// A parent → child edge of the DAG.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Link {
     pub parent_id: ResourceId,
     pub child_id: ResourceId,

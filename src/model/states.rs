@@ -47,6 +47,7 @@ impl Priority {
 
 /// Where a sandbox is in its life (see `migrations/sqlite/0005_sandboxes.sql`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SandboxState {
     /// The row exists, the files may be half made (a crash during create).
@@ -83,6 +84,7 @@ impl fmt::Display for SandboxState {
 
 /// A container resource's lifecycle state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ContainerState {
     Detected,

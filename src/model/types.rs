@@ -14,6 +14,7 @@ use std::fmt;
 
 /// `physical` or `virtual` (the spec's `ResourceKind` / `PhysVirt`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ResourceKind {
     Physical,
@@ -27,6 +28,7 @@ pub enum ResourceKind {
 /// — such a resource has no sandbox of its own and is isolated as part of
 /// its parent resource's sandbox.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SandboxStrategy {
     GitWorktree,
@@ -94,6 +96,7 @@ impl fmt::Display for ResourceKind {
 
 /// The value type of a registration argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ArgType {
     /// Any text.
@@ -123,6 +126,7 @@ impl ArgType {
 /// One registration argument of a type (`ResourceTypeArgument`): it becomes
 /// a `--name` flag of `agents resource add TYPE`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TypeArgument {
     pub name: String,
     #[serde(rename = "type")]
@@ -155,6 +159,7 @@ pub struct TypeCapabilitiesDecl {
 
 /// Effective capabilities of a type (`read`, `write`, `sandbox`, `checkpoint`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TypeCapabilities {
     pub read: bool,
     pub write: bool,
@@ -186,6 +191,7 @@ impl TypeCapabilities {
 /// (a glob relative to the resource's location, or a handler-defined
 /// selector such as `refs/heads/*` for git types).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DiscoveryRule {
     #[serde(rename = "type")]
     pub type_name: TypeName,
@@ -194,6 +200,7 @@ pub struct DiscoveryRule {
 
 /// Auto-discovery rules of a type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AutoDiscovery {
     pub enabled: bool,
     #[serde(default)]
@@ -204,6 +211,7 @@ pub struct AutoDiscovery {
 /// unifies, and which properties must be equal for two of them to be the
 /// same thing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Equivalence {
     /// The physical types this virtual type links (`fs-file ↔ git-tree-entry`).
     pub links: Vec<TypeName>,

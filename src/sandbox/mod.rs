@@ -81,6 +81,7 @@ pub struct CheckpointRef(pub String);
 /// What changed in a sandbox against the original, paths relative to the
 /// working copy (`/`-separated), each list sorted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SandboxDiff {
     pub added: Vec<String>,
     pub modified: Vec<String>,
@@ -92,6 +93,7 @@ pub struct SandboxDiff {
 
 /// What `apply` did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Applied {
     /// `git_worktree`: the sandbox's state is on this new branch of the

@@ -19,7 +19,6 @@ mod answer;
 mod reading;
 mod register;
 mod sandboxes;
-mod views;
 mod writing;
 
 pub use answer::{Done, Progress};
@@ -49,17 +48,14 @@ pub enum Access {
 /// A tool: its arguments' type, which is deserialised from the call's
 /// arguments once they fit the schema derived from it.
 pub trait Tool: DeserializeOwned + JsonSchema + 'static {
+    /// What it answers (the structured content): its output schema is
+    /// this type's ([`output_schema`]).
+    type View: JsonSchema;
     const NAME: &'static str;
     const ACCESS: Access;
     /// Annotations of a tool that is not [`Access::Read`].
     const DESTRUCTIVE: bool = false;
     const IDEMPOTENT: bool = true;
-
-    /// The schema of the structured content it answers (an object whose
-    /// shape is the CLI's view, documented there, unless said).
-    fn output() -> Value {
-        views::any_object()
-    }
 
     /// Call the library operation.
     fn call(self, registry: &mut Registry, progress: &mut Progress) -> Result<Done, Refusal>;
@@ -95,7 +91,7 @@ fn entry<T: Tool>() -> Entry {
         access: T::ACCESS,
         description,
         input,
-        output: T::output(),
+        output: output_schema::<T::View>(),
         destructive: T::DESTRUCTIVE,
         idempotent: T::IDEMPOTENT,
         listed_input: T::listed_input,
@@ -225,6 +221,47 @@ fn input_schema<T: JsonSchema>() -> (String, Value) {
     (description, schema)
 }
 
+/// The schema of what `V` serialises to (schemars' serialisation
+/// contract: a field serde skips when empty is not required; nested
+/// types in `$defs`), an object at the top as MCP wants (an enum of
+/// objects, `sandbox_apply`'s, is one too). The doc comments stay out:
+/// they are written for Rust readers, and every listing would carry them.
+fn output_schema<V: JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<V>().to_value();
+    undocumented(&mut schema);
+    if let Some(root) = schema.as_object_mut() {
+        root.remove("$schema");
+        root.remove("title");
+        root.insert("type".to_owned(), Value::from("object"));
+    }
+    schema
+}
+
+/// `schema` without its `description`s (the keyword's, not a property
+/// of that name's).
+fn undocumented(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            object.remove("description");
+            for (keyword, value) in object.iter_mut() {
+                match keyword.as_str() {
+                    "properties" | "$defs" => value
+                        .as_object_mut()
+                        .into_iter()
+                        .flat_map(|m| m.values_mut())
+                        .for_each(undocumented),
+                    _ => undocumented(value),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(undocumented),
+        _ => {}
+    }
+}
+
 fn not_null(schema: &mut Value) {
     let Some(object) = schema.as_object_mut() else {
         return;
@@ -283,6 +320,16 @@ fn absolute(text: &str) -> Result<std::path::PathBuf, Refusal> {
     }
 }
 
+/// A discovery's progress, reported as a tool's.
+fn discovery(
+    progress: &mut Progress,
+) -> impl FnMut(resource_host::registry::DiscoveryProgress) -> std::ops::ControlFlow<()> + '_ {
+    |p| {
+        let message = format!("{} visited, {} found", p.visited, p.found);
+        progress(p.visited as u64, None, message)
+    }
+}
+
 /// One resource in a line: name (type) at location.
 fn summary(r: &resource_host::model::Resource) -> String {
     let mut text = format!(
@@ -316,6 +363,21 @@ mod tests {
             assert_eq!(tool.input["type"], "object", "{}", tool.name);
             assert_eq!(tool.input["additionalProperties"], false, "{}", tool.name);
         }
+    }
+
+    #[test]
+    fn every_answer_s_schema_is_its_view_s_and_an_object() {
+        for tool in catalogue() {
+            assert_eq!(tool.output["type"], "object", "{}", tool.name);
+        }
+        let show = catalogue().into_iter().find(|t| t.name == "show_resource");
+        let output = show.unwrap().output;
+        assert_eq!(
+            output["properties"]["classification"]["$ref"],
+            "#/$defs/ResourceKind"
+        );
+        assert!(output["properties"]["container"].is_object());
+        assert!(output["properties"]["stale"].get("description").is_none());
     }
 
     #[test]

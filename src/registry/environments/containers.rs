@@ -53,6 +53,7 @@ impl ContainerTools {
 /// A container resource's lifecycle, as `resource show`, `start`, `stop`
 /// and `rebuild` give it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ContainerView {
     pub state: ContainerState,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 /// A resource tree for `agents resource tree`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TreeView {
     pub resource_id: ResourceId,
     pub name: Option<ResourceName>,

@@ -24,6 +24,7 @@ use std::path::PathBuf;
 /// One plugin module — added to the store, or built into the binary — as
 /// `agents plugin list|show` prints it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PluginView {
     pub module: ModuleName,
     /// Built into the binary (not in the plugin store).
@@ -47,6 +48,7 @@ pub struct PluginView {
 /// Where an installed plugin came from, as `plugin show` and `plugin
 /// list` say it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ProvenanceView {
     /// `HOST[:PORT]/REPOSITORY:TAG` (or `@sha256:…` when installed by
     /// digest; `oci-layout:DIR:TAG` from a layout directory).
@@ -89,6 +91,7 @@ impl From<ProvenanceRow> for ProvenanceView {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClassView {
     pub name: ClassName,
     pub description: String,

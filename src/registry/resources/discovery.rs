@@ -101,6 +101,7 @@ pub struct DiscoveryProgress {
 
 /// What `agents resource discover` changed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DiscoveryReport {
     pub resource: Resource,
     /// Resources found for the first time (at every level explored).

@@ -14,6 +14,7 @@ use std::path::{Component, Path};
 /// and the same facts as fields (what `-o json` is for; empty when the
 /// handler gives text only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Inspection {
     pub resource: String,
     pub handler: String,

@@ -39,6 +39,7 @@ pub struct ListOptions {
 
 /// A listing: the resources shown and how many matched.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ResourceList {
     /// How many resources matched, before `limit`.
     pub total: usize,

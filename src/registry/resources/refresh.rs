@@ -72,6 +72,7 @@ pub struct RefreshProgress {
 
 /// One resource a refresh brought up to date.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ChangedResource {
     pub resource_id: ResourceId,
     pub resource: String,
@@ -87,6 +88,7 @@ pub struct ChangedResource {
 
 /// One resource a refresh could not bring up to date.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct StaleResource {
     pub resource_id: ResourceId,
     pub resource: String,
@@ -95,6 +97,7 @@ pub struct StaleResource {
 
 /// What `agents resource refresh` did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RefreshReport {
     /// Resources whose hash was checked.
     pub checked: usize,

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 /// What a removal took (or, in a dry run, would take).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RemovalReport {
     pub dry_run: bool,
     /// The resource and the auto-discovered descendants no other parent keeps.

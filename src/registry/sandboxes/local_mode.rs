@@ -45,6 +45,7 @@ pub const MAX_ENTRIES: usize = 10_000;
 
 /// What one rule finds in a working copy.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RuleEntries {
     /// The rule's position, from 1 (as its placeholder `rule-<n>`).
     pub rule: usize,

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// A sandbox as the registry hands it out (and `-o json` prints it).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SandboxView {
     pub sandbox_id: SandboxId,
     pub resource_id: crate::model::ResourceId,
@@ -48,6 +49,7 @@ pub struct SandboxView {
 
 /// One checkpoint of a sandbox.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CheckpointView {
     pub number: i64,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -61,6 +61,7 @@ impl Person {
 
 /// Where a devcontainer stands for the person asking.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum TrustState {
     /// They trusted this very configuration.

@@ -77,3 +77,65 @@ impl Serialize for TypeView {
         out.end()
     }
 }
+
+/// The schema of what [`TypeView`]'s `Serialize` writes, field for field
+/// (hand-written because that is).
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for TypeView {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TypeView".into()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        use crate::model::{
+            AutoDiscovery, Equivalence, HandlerRef, ResourceKind, SandboxStrategy, TypeArgument,
+            TypeCapabilities, TypeName,
+        };
+        let properties = serde_json::json!({
+            "name": g.subschema_for::<TypeName>(),
+            "description": g.subschema_for::<String>(),
+            "resource_kind": g.subschema_for::<ResourceKind>(),
+            "sandbox_strategy": g.subschema_for::<SandboxStrategy>(),
+            "user_addable": g.subschema_for::<bool>(),
+            "built_in": g.subschema_for::<bool>(),
+            "cli_args": g.subschema_for::<Vec<TypeArgument>>(),
+            "parent_types": g.subschema_for::<Vec<TypeName>>(),
+            "child_types": g.subschema_for::<Vec<TypeName>>(),
+            "handler": g.subschema_for::<Option<HandlerRef>>(),
+            "capabilities": g.subschema_for::<TypeCapabilities>(),
+            "auto_discovery": g.subschema_for::<Option<AutoDiscovery>>(),
+            "equivalence": g.subschema_for::<Option<Equivalence>>(),
+            "inherits": g.subschema_for::<Option<TypeName>>(),
+            "source": g.subschema_for::<String>(),
+            "created_at": g.subschema_for::<String>(),
+            "updated_at": g.subschema_for::<String>(),
+        });
+        let required: Vec<&String> = properties
+            .as_object()
+            .into_iter()
+            .flat_map(|p| p.keys())
+            .collect();
+        schemars::json_schema!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+        })
+    }
+}
+
+#[cfg(all(test, feature = "schema"))]
+mod tests {
+    use crate::registry::Registry;
+
+    #[test]
+    fn a_type_view_s_schema_names_exactly_the_fields_it_writes() {
+        let registry = Registry::open_in_memory().unwrap();
+        let view = registry.show_type("git-checkout").unwrap();
+        let written = serde_json::to_value(&view).unwrap();
+        let written: Vec<&String> = written.as_object().unwrap().keys().collect();
+        let schema = schemars::schema_for!(super::TypeView).to_value();
+        let listed: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(written, listed);
+        assert_eq!(schema["required"].as_array().unwrap().len(), listed.len());
+    }
+}

@@ -1,15 +1,15 @@
 //! The admin tools (`--allow-admin`): types, plugins and import.
 
-use super::{Access, Done, Progress, Tool, absolute, views};
+use super::{Access, Done, Progress, Tool, absolute};
 use crate::cli::mcp::kinds::Refusal;
 use resource_host::model::ModuleName;
 use resource_host::registry::{
-    AddPluginOptions, ImportOptions, InstallPluginOptions, RegisterTypeOptions, Registry,
+    AddPluginOptions, ImportOptions, ImportReport, InstallPluginOptions, InstallView, PluginView,
+    RegisterTypeOptions, Registry, TypeView,
 };
 use resource_host::text::escape_line;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 fn module(text: &str) -> Result<ModuleName, Refusal> {
     ModuleName::parse(text).map_err(|e| Refusal::invalid(format!("module: {e}")))
@@ -26,13 +26,10 @@ pub struct TypeAdd {
 }
 
 impl Tool for TypeAdd {
+    type View = TypeView;
     const NAME: &'static str = "type_add";
     const ACCESS: Access = Access::Admin;
     const IDEMPOTENT: bool = false;
-
-    fn output() -> Value {
-        views::resource_type()
-    }
 
     fn call(self, registry: &mut Registry, _: &mut Progress) -> Result<Done, Refusal> {
         let path = absolute(&self.path)?;
@@ -53,6 +50,7 @@ pub struct TypeRemove {
 }
 
 impl Tool for TypeRemove {
+    type View = Removed;
     const NAME: &'static str = "type_remove";
     const ACCESS: Access = Access::Admin;
     const DESTRUCTIVE: bool = true;
@@ -60,8 +58,14 @@ impl Tool for TypeRemove {
     fn call(self, registry: &mut Registry, _: &mut Progress) -> Result<Done, Refusal> {
         registry.remove_type(&self.name)?;
         let text = format!("removed type {}", escape_line(&self.name));
-        Done::new(&json!({"removed": self.name}), text)
+        Done::new(&Removed { removed: self.name }, text)
     }
+}
+
+/// `type_remove`'s answer: the type's name.
+#[derive(Serialize, JsonSchema)]
+pub struct Removed {
+    removed: String,
 }
 
 /// Add a handler component (.wasm) to the plugin store.
@@ -77,6 +81,7 @@ pub struct PluginAdd {
 }
 
 impl Tool for PluginAdd {
+    type View = PluginView;
     const NAME: &'static str = "plugin_add";
     const ACCESS: Access = Access::Admin;
     const IDEMPOTENT: bool = false;
@@ -102,6 +107,7 @@ pub struct PluginInstall {
 }
 
 impl Tool for PluginInstall {
+    type View = InstallView;
     const NAME: &'static str = "plugin_install";
     const ACCESS: Access = Access::Admin;
     const IDEMPOTENT: bool = false;
@@ -135,6 +141,7 @@ pub struct PluginRemove {
 }
 
 impl Tool for PluginRemove {
+    type View = PluginView;
     const NAME: &'static str = "plugin_remove";
     const ACCESS: Access = Access::Admin;
     const DESTRUCTIVE: bool = true;
@@ -157,6 +164,7 @@ pub struct RegistryImport {
 }
 
 impl Tool for RegistryImport {
+    type View = ImportReport;
     const NAME: &'static str = "registry_import";
     const ACCESS: Access = Access::Admin;
 

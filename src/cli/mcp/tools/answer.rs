@@ -3,7 +3,7 @@
 
 use super::super::kinds::Refusal;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::ops::ControlFlow;
 
 /// A tool's answer: the view, and a line or two for people.
@@ -24,13 +24,6 @@ impl Done {
             text: text.into(),
             changed: Vec::new(),
         })
-    }
-
-    /// A list, wrapped as MCP wants an object.
-    pub(crate) fn list(field: &str, items: &impl Serialize, text: String) -> Result<Self, Refusal> {
-        let items = serde_json::to_value(items)
-            .map_err(|e| Refusal::internal(format!("the view could not be written: {e}")))?;
-        Self::new(&json!({ field: items }), text)
     }
 }
 

@@ -1,13 +1,17 @@
 //! The tools that change nothing: types, resources, trees, inspect and
 //! environment resolution.
 
-use super::{Access, Count, Done, Progress, Tool, key, summary, views};
+use super::{Access, Count, Done, Progress, Tool, key, summary};
 use crate::cli::mcp::kinds::Refusal;
-use resource_host::registry::{ListOptions, Registry, ResourceFilter, ToolRequest};
+use resource_host::model::Resource;
+use resource_host::registry::{
+    ContainerView, Inspection, ListOptions, Registry, ResourceFilter, ResourceList, ToolRequest,
+    TreeView, TypeView,
+};
+use resource_host::routing::Route;
 use resource_host::text::escape_line;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
 /// List the resource types (built-in and registered), optionally of one namespace.
 #[derive(Deserialize, JsonSchema)]
@@ -18,17 +22,21 @@ pub struct ListTypes {
 }
 
 impl Tool for ListTypes {
+    type View = Types;
     const NAME: &'static str = "list_types";
     const ACCESS: Access = Access::Read;
 
-    fn output() -> Value {
-        views::list_of("types", views::resource_type())
-    }
-
     fn call(self, registry: &mut Registry, _: &mut Progress) -> Result<Done, Refusal> {
         let types = registry.list_types(self.namespace.as_deref())?;
-        Done::list("types", &types, format!("{} types", types.len()))
+        let text = format!("{} types", types.len());
+        Done::new(&Types { types }, text)
     }
+}
+
+/// `list_types`' answer: the list, wrapped as MCP wants an object.
+#[derive(Serialize, JsonSchema)]
+pub struct Types {
+    types: Vec<TypeView>,
 }
 
 /// Show one resource type as resolved through inheritance: its arguments, parent and child types, handler and discovery rules.
@@ -40,12 +48,9 @@ pub struct ShowType {
 }
 
 impl Tool for ShowType {
+    type View = TypeView;
     const NAME: &'static str = "show_type";
     const ACCESS: Access = Access::Read;
-
-    fn output() -> Value {
-        views::resource_type()
-    }
 
     fn call(self, registry: &mut Registry, _: &mut Progress) -> Result<Done, Refusal> {
         let ty = registry.show_type(&self.name)?;
@@ -69,21 +74,9 @@ pub struct ListResources {
 }
 
 impl Tool for ListResources {
+    type View = ResourceList;
     const NAME: &'static str = "list_resources";
     const ACCESS: Access = Access::Read;
-
-    fn output() -> Value {
-        views::output(
-            &[
-                (
-                    "resources",
-                    serde_json::json!({"type": "array", "items": views::resource()}),
-                ),
-                ("total", serde_json::json!({"type": "integer"})),
-            ],
-            &["resources", "total"],
-        )
-    }
 
     fn call(self, registry: &mut Registry, _: &mut Progress) -> Result<Done, Refusal> {
         let options = ListOptions {
@@ -114,23 +107,22 @@ pub struct ShowResource {
 }
 
 impl Tool for ShowResource {
+    type View = WithContainer<Resource>;
     const NAME: &'static str = "show_resource";
     const ACCESS: Access = Access::Read;
-
-    fn output() -> Value {
-        views::resource()
-    }
 
     fn call(self, registry: &mut Registry, _: &mut Progress) -> Result<Done, Refusal> {
         let key = key("name_or_id", &self.name_or_id)?;
         let resource = registry.show_resource(&key)?;
         let container = registry.container_of(&key)?;
-        let mut done = Done::new(&resource, summary(&resource))?;
-        if let Some(c) = container {
-            done.value["container"] =
-                serde_json::to_value(c).map_err(|e| Refusal::internal(e.to_string()))?;
-        }
-        Ok(done)
+        let text = summary(&resource);
+        Done::new(
+            &WithContainer {
+                view: resource,
+                container,
+            },
+            text,
+        )
     }
 }
 
@@ -147,6 +139,7 @@ pub struct ResourceTree {
 }
 
 impl Tool for ResourceTree {
+    type View = TreeView;
     const NAME: &'static str = "resource_tree";
     const ACCESS: Access = Access::Read;
 
@@ -171,6 +164,7 @@ pub struct Inspect {
 }
 
 impl Tool for Inspect {
+    type View = Inspection;
     const NAME: &'static str = "inspect";
     const ACCESS: Access = Access::Read;
 
@@ -197,6 +191,7 @@ pub struct ResolveEnvironment {
 }
 
 impl Tool for ResolveEnvironment {
+    type View = WithContainer<Route>;
     const NAME: &'static str = "resolve_environment";
     const ACCESS: Access = Access::Read;
 
@@ -211,7 +206,11 @@ impl Tool for ResolveEnvironment {
         };
         if !self.activate.unwrap_or(false) {
             let route = registry.resolve_environment(&key, plan, &tool)?;
-            return Done::new(&route, "the route is in the structured content");
+            let view = WithContainer {
+                view: route,
+                container: None,
+            };
+            return Done::new(&view, "the route is in the structured content");
         }
         let (route, container) = match registry.enter_environment(&key, plan, &tool) {
             Err(err) if err.kind() == resource_host::registry::ErrorKind::NotTrusted => {
@@ -224,11 +223,21 @@ impl Tool for ResolveEnvironment {
             }
             other => other?,
         };
-        let mut done = Done::new(&route, "environment ready")?;
-        if let Some(c) = container {
-            done.value["container"] =
-                serde_json::to_value(c).map_err(|e| Refusal::internal(e.to_string()))?;
-        }
-        Ok(done)
+        Done::new(
+            &WithContainer {
+                view: route,
+                container,
+            },
+            "environment ready",
+        )
     }
+}
+
+/// A view and, when its resource has one, the container's state.
+#[derive(Serialize, JsonSchema)]
+pub struct WithContainer<V> {
+    #[serde(flatten)]
+    view: V,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    container: Option<ContainerView>,
 }

@@ -2,12 +2,10 @@
 //! because a registration's arguments are the type's `cli_args`, known
 //! only from the types registered now ([`registration`]).
 
-use super::{Access, Done, Progress, Tool, absolute, summary, views};
+use super::{Access, Done, Progress, Tool, absolute, discovery, summary};
 use crate::cli::mcp::kinds::Refusal;
-use resource_host::model::{ArgType, TypeArgument};
-use resource_host::registry::{
-    DiscoveryProgress, NewResource, RegisterOptions, RegistrationForm, Registry,
-};
+use resource_host::model::{ArgType, Resource, TypeArgument};
+use resource_host::registry::{NewResource, RegisterOptions, RegistrationForm, Registry};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -24,13 +22,10 @@ pub struct RegisterResource {
 }
 
 impl Tool for RegisterResource {
+    type View = Resource;
     const NAME: &'static str = "register_resource";
     const ACCESS: Access = Access::Write;
     const IDEMPOTENT: bool = false;
-
-    fn output() -> Value {
-        views::resource()
-    }
 
     /// One branch per type a person can add, from the types registered now.
     fn listed_input(registry: &Registry) -> Result<Option<Value>, Refusal> {
@@ -83,17 +78,10 @@ impl Tool for RegisterResource {
             read_only: false,
             base_dir: None,
         };
-        let mut on = |p: DiscoveryProgress| {
-            progress(
-                p.visited as u64,
-                None,
-                format!("{} visited, {} found", p.visited, p.found),
-            )
-        };
         let resource = registry.register_resource(
             request,
             RegisterOptions {
-                progress: Some(&mut on),
+                progress: Some(&mut discovery(progress)),
             },
         )?;
         let mut done = Done::new(&resource, format!("registered {}", summary(&resource)))?;

@@ -1,14 +1,14 @@
 //! The sandbox tools: create, list, show, checkpoint, roll back, diff,
 //! apply and destroy.
 
-use super::{Access, Done, Progress, Tool, key, views};
+use super::{Access, Done, Progress, Tool, key};
 use crate::cli::mcp::kinds::Refusal;
 use resource_host::model::{SandboxId, SandboxStrategy};
-use resource_host::registry::Registry;
+use resource_host::registry::{CheckpointView, Registry, SandboxView};
+use resource_host::sandbox::Applied;
 use resource_host::text::escape_line;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
 /// A sandbox argument (`id`), read.
 fn sandbox(text: &str) -> Result<SandboxId, Refusal> {
@@ -27,13 +27,10 @@ pub struct SandboxCreate {
 }
 
 impl Tool for SandboxCreate {
+    type View = SandboxView;
     const NAME: &'static str = "sandbox_create";
     const ACCESS: Access = Access::Write;
     const IDEMPOTENT: bool = false;
-
-    fn output() -> Value {
-        views::sandbox()
-    }
 
     fn call(self, registry: &mut Registry, _: &mut Progress) -> Result<Done, Refusal> {
         let strategy = match self.strategy {
@@ -66,19 +63,22 @@ pub struct SandboxList {
 }
 
 impl Tool for SandboxList {
+    type View = Sandboxes;
     const NAME: &'static str = "sandbox_list";
     const ACCESS: Access = Access::Read;
-
-    fn output() -> Value {
-        views::list_of("sandboxes", views::sandbox())
-    }
 
     fn call(self, registry: &mut Registry, _: &mut Progress) -> Result<Done, Refusal> {
         let resource = self.resource.map(|r| key("resource", &r)).transpose()?;
         let sandboxes = registry.list_sandboxes(resource.as_ref())?;
         let text = format!("{} sandboxes", sandboxes.len());
-        Done::list("sandboxes", &sandboxes, text)
+        Done::new(&Sandboxes { sandboxes }, text)
     }
+}
+
+/// `sandbox_list`'s answer: the list, wrapped as MCP wants an object.
+#[derive(Serialize, JsonSchema)]
+pub struct Sandboxes {
+    sandboxes: Vec<SandboxView>,
 }
 
 /// Show one sandbox: its working directory, state and checkpoints.
@@ -90,12 +90,9 @@ pub struct SandboxShow {
 }
 
 impl Tool for SandboxShow {
+    type View = SandboxView;
     const NAME: &'static str = "sandbox_show";
     const ACCESS: Access = Access::Read;
-
-    fn output() -> Value {
-        views::sandbox()
-    }
 
     fn call(self, registry: &mut Registry, _: &mut Progress) -> Result<Done, Refusal> {
         let sandbox = registry.show_sandbox(sandbox(&self.id)?)?;
@@ -119,6 +116,7 @@ pub struct SandboxCheckpoint {
 }
 
 impl Tool for SandboxCheckpoint {
+    type View = CheckpointView;
     const NAME: &'static str = "sandbox_checkpoint";
     const ACCESS: Access = Access::Write;
     const IDEMPOTENT: bool = false;
@@ -142,6 +140,7 @@ pub struct SandboxRollback {
 }
 
 impl Tool for SandboxRollback {
+    type View = CheckpointView;
     const NAME: &'static str = "sandbox_rollback";
     const ACCESS: Access = Access::Write;
     const DESTRUCTIVE: bool = true;
@@ -163,6 +162,7 @@ pub struct SandboxDiff {
 }
 
 impl Tool for SandboxDiff {
+    type View = resource_host::sandbox::SandboxDiff;
     const NAME: &'static str = "sandbox_diff";
     const ACCESS: Access = Access::Read;
 
@@ -181,6 +181,7 @@ pub struct SandboxApply {
 }
 
 impl Tool for SandboxApply {
+    type View = Applied;
     const NAME: &'static str = "sandbox_apply";
     const ACCESS: Access = Access::Write;
     const DESTRUCTIVE: bool = true;
@@ -202,6 +203,7 @@ pub struct SandboxDestroy {
 }
 
 impl Tool for SandboxDestroy {
+    type View = SandboxView;
     const NAME: &'static str = "sandbox_destroy";
     const ACCESS: Access = Access::Write;
     const DESTRUCTIVE: bool = true;

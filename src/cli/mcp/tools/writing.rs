@@ -1,16 +1,16 @@
 //! The tools that change registered resources: links, removal,
 //! discovery and refresh (registration is [`super::register`]).
 
-use super::{Access, Count, Done, Progress, Tool, key};
+use super::{Access, Count, Done, Progress, Tool, discovery, key};
 use crate::cli::mcp::kinds::Refusal;
-use resource_host::model::ResourceKey;
+use resource_host::model::{Link, ResourceKey};
 use resource_host::registry::{
-    Depth, DiscoverOptions, DiscoveryProgress, RefreshOptions, RefreshProgress, Registry,
-    RemoveOptions,
+    Depth, DiscoverOptions, DiscoveryReport, RefreshOptions, RefreshProgress, RefreshReport,
+    Registry, RemovalReport, RemoveOptions,
 };
 use resource_host::text::escape_line;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// Link a child under a parent (refused for a cycle, a duplicate or types that do not allow the link).
@@ -24,6 +24,7 @@ pub struct LinkChild {
 }
 
 impl Tool for LinkChild {
+    type View = Link;
     const NAME: &'static str = "link_child";
     const ACCESS: Access = Access::Write;
     const IDEMPOTENT: bool = false;
@@ -48,6 +49,7 @@ pub struct UnlinkChild {
 }
 
 impl Tool for UnlinkChild {
+    type View = Unlinked;
     const NAME: &'static str = "unlink_child";
     const ACCESS: Access = Access::Write;
     const DESTRUCTIVE: bool = true;
@@ -55,11 +57,32 @@ impl Tool for UnlinkChild {
     fn call(self, registry: &mut Registry, _: &mut Progress) -> Result<Done, Refusal> {
         let (parent, child) = (key("parent", &self.parent)?, key("child", &self.child)?);
         registry.unlink_child(&parent, &child)?;
-        let value = json!({"unlinked": {"parent": parent.to_string(), "child": child.to_string()}});
-        let mut done = Done::new(&value, format!("unlinked {parent} → {child}"))?;
-        done.changed = vec![parent.to_string(), child.to_string()];
+        let (parent, child) = (parent.to_string(), child.to_string());
+        let text = format!("unlinked {parent} → {child}");
+        let mut done = Done::new(
+            &Unlinked {
+                unlinked: Edge {
+                    parent: parent.clone(),
+                    child: child.clone(),
+                },
+            },
+            text,
+        )?;
+        done.changed = vec![parent, child];
         Ok(done)
     }
+}
+
+/// `unlink_child`'s answer: the link that went, as it was named.
+#[derive(Serialize, JsonSchema)]
+pub struct Unlinked {
+    unlinked: Edge,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Edge {
+    parent: String,
+    child: String,
 }
 
 /// Remove a resource and what it alone holds (its discovered children). dry_run says what would go; force first stops its containers and destroys its sandboxes.
@@ -75,6 +98,7 @@ pub struct RemoveResource {
 }
 
 impl Tool for RemoveResource {
+    type View = RemovalReport;
     const NAME: &'static str = "remove_resource";
     const ACCESS: Access = Access::Write;
     const DESTRUCTIVE: bool = true;
@@ -132,24 +156,18 @@ pub struct Discover {
 }
 
 impl Tool for Discover {
+    type View = DiscoveryReport;
     const NAME: &'static str = "discover";
     const ACCESS: Access = Access::Write;
 
     fn call(self, registry: &mut Registry, progress: &mut Progress) -> Result<Done, Refusal> {
         let key = key("name_or_id", &self.name_or_id)?;
         let depth = Depth::Levels(self.depth.map_or(1, |d| d.0));
-        let mut on = |p: DiscoveryProgress| {
-            progress(
-                p.visited as u64,
-                None,
-                format!("{} visited, {} found", p.visited, p.found),
-            )
-        };
         let report = registry.discover(
             &key,
             DiscoverOptions {
                 depth,
-                progress: Some(&mut on),
+                progress: Some(&mut discovery(progress)),
             },
         )?;
         let text = format!(
@@ -174,6 +192,7 @@ pub struct Refresh {
 }
 
 impl Tool for Refresh {
+    type View = RefreshReport;
     const NAME: &'static str = "refresh";
     const ACCESS: Access = Access::Write;
 

@@ -52,6 +52,7 @@ impl InstallPluginOptions {
 
 /// What an install added.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct InstallView {
     pub plugin: PluginView,
     /// Types it carried that were registered, replaced, or already there.

@@ -25,6 +25,7 @@ impl ImportOptions {
 
 /// What an import added, and what it found already there, identical.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ImportReport {
     /// Nothing was written (`--dry-run`): this is what would be.
     pub dry_run: bool,
@@ -48,6 +49,7 @@ pub struct ImportReport {
 /// How many items of one section were added, and how many were already
 /// there exactly as the document has them (left as they are).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Tally {
     pub added: usize,
     pub unchanged: usize,
