@@ -1,5 +1,5 @@
 //! Registering a big repository, each figure against git's own plumbing on
-//! it in the same run (issue 29). Run: `cargo bench --bench big_repo`
+//! it in the same run. Run: `cargo bench --bench big_repo`
 //! (`BENCH_ONLY=big|refs` runs one part, `BENCH_RUNS=N` fewer runs,
 //! `BENCH_KEEP=DIR` makes the repositories in DIR and reuses them there,
 //! `BENCH_AGENTS_BEFORE=/path/to/other/agents` adds another build's

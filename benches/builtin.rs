@@ -1,4 +1,4 @@
-//! Built-in handler figures (issue 9), each against its baseline measured
+//! Built-in handler figures, each against its baseline measured
 //! in the same run. Run: `cargo bench --bench builtin` (set `BENCH_FILES`
 //! for a smaller tree, e.g. `BENCH_FILES=2000`).
 //!

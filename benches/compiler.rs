@@ -1,5 +1,4 @@
-//! Winch (wasmtime's baseline compiler) against Cranelift (issue 29, item
-//! 4): what each costs to compile a component, to load it from the compile
+//! Winch (wasmtime's baseline compiler) against Cranelift: what each costs to compile a component, to load it from the compile
 //! cache, and what a warm call of the compiled code then takes.
 //! Run: `cargo bench --bench compiler` (`BENCH_RUNS=N` compiles per
 //! compiler and component, default 3).

@@ -1,4 +1,4 @@
-//! A chain-shaped `registry import` (issue 36 item 3): N resources, each
+//! A chain-shaped `registry import`: N resources, each
 //! the child of the one before, imported into an empty home through the
 //! library, for N = 2,000, 4,000 and 8,000 (`BENCH_SIZES=…` to choose).
 //! The threat model promises an import linear in its document, so each

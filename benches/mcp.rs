@@ -2,7 +2,7 @@
 //! (`Registry::show_resource`), a `tools/call` to a long-lived `agents
 //! mcp` server over its stdin/stdout (JSON-RPC written and read here,
 //! the initialize handshake first), and a whole `agents resource show -o
-//! json` process. Goal (issue 27): the MCP call ≤ 1 ms median and ≤ 3×
+//! json` process. Goal: the MCP call ≤ 1 ms median and ≤ 3×
 //! the library call. Run: `cargo bench --bench mcp`.
 
 use std::io::{BufRead, BufReader, Write};

@@ -1,7 +1,7 @@
 //! `resources/list` over MCP on a home of N registered resources
 //! (default 100,000; `BENCH_N` for fewer): the first page and every page
 //! after it, each a round trip to one long-lived `agents mcp` (JSON-RPC
-//! written and read here). Issue 36: a page used to read every row
+//! written and read here). A page used to read every row
 //! (0.28 s a page at 100k); a keyset page reads its own rows only.
 //!
 //! Run: `cargo bench --bench mcp_pages`. `AGENTS_BIN` measures another

@@ -1,5 +1,5 @@
 //! What installing a plugin from a registry costs against adding the
-//! same file (issue 39): the real `agents` binary, a fresh home per run,
+//! same file: the real `agents` binary, a fresh home per run,
 //! interleaved, median of `BENCH_INSTALL_RUNS` (default 9).
 //!
 //! 1. `agents plugin add python_package.wasm` (checks, compiles, writes);

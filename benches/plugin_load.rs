@@ -1,4 +1,4 @@
-//! What loading a plugin costs (issue 11), for a small component (the Rust
+//! What loading a plugin costs, for a small component (the Rust
 //! example, `python_package.wasm`) and a big one (a trivial Python handler
 //! built with componentize-py, ~18 MB: `benches/data/python-trivial/`).
 //! Run: `cargo bench --bench plugin_load`.

@@ -1,5 +1,5 @@
 //! `show_resource` from Python vs the same Rust library call, in one run
-//! (issue 28's goal: ≤ 2×). Run: `cargo bench --bench python`.
+//! (goal: ≤ 2×). Run: `cargo bench --bench python`.
 //!
 //! Builds the wheel with maturin in the profile this bench was built in
 //! (`release` for `cargo bench`, `dev` for `cargo bench --profile dev`:

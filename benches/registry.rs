@@ -1,4 +1,4 @@
-//! Registry benchmarks (issue 3), each against a baseline measured in the
+//! Registry benchmarks, each against a baseline measured in the
 //! same run. Run: `cargo bench --bench registry` (set `BENCH_N` for a
 //! smaller home, e.g. `BENCH_N=10000`).
 //!

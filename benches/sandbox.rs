@@ -1,4 +1,4 @@
-//! Sandbox benchmarks (issue 12), each against a baseline measured in the
+//! Sandbox benchmarks, each against a baseline measured in the
 //! same run. Run: `cargo bench --bench sandbox`.
 //!
 //! The fixture (`sandbox/fixture.rs`): 10,000 files in 100 directories,
@@ -70,7 +70,7 @@ fn main() {
     };
     let tmp = tempfile::tempdir().expect("temp dir");
     let tmp = std::fs::canonicalize(tmp.path()).expect("canonical temp dir");
-    println!("# sandbox benchmarks (issue 12), median of {runs} runs\n");
+    println!("# sandbox benchmarks, median of {runs} runs\n");
     println!("* temp dir: {}", tmp.display());
     println!(
         "* filesystem (type, device, mount): {}",

@@ -1,4 +1,4 @@
-//! Bounded work on data an agent controls (issue 36 item 3): a
+//! Bounded work on data an agent controls: a
 //! 100,000-deep chain of links — built fast, from a generated import
 //! document — is answered or refused with a clear error by every face
 //! (the CLI's `resource tree` and `resource graph` run as processes whose

@@ -126,7 +126,7 @@ fn a_child_location_through_a_symlink_is_refused_in_every_form() {
     }
 }
 
-/// Issue 37, item 8: a child at a dangling symlink is refused when the
+/// A child at a dangling symlink is refused when the
 /// handler answers it (before, it was registered, and resolved outside
 /// the parent once its target appeared); nothing is written, and the
 /// refusal names the component's module and class.
@@ -154,7 +154,7 @@ fn a_dangling_symlink_child_is_refused_at_discovery() {
     add(&env, "test/parent", "local/p", "loc", &[]).ok();
 }
 
-/// Issue 37, item 8: a component handling a subtype of a built-in type
+/// A component handling a subtype of a built-in type
 /// (which inherits the built-in's handler, discovery rules and children)
 /// is the one a refusal of its answer names, not the built-in fs handler.
 #[test]

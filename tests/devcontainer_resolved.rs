@@ -1,4 +1,4 @@
-//! What was shown is what runs (issue 35): the hostile configurations a
+//! What was shown is what runs: the hostile configurations a
 //! repository can write to get a different container than the one a
 //! person consented to, each through the real binary, the real Dev
 //! Containers CLI (0.89) and a stand-in engine that only logs. Each case:

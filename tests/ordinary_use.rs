@@ -1,4 +1,4 @@
-//! What a user hits in ordinary use (issue 24): each test is one of the
+//! What a user hits in ordinary use: each test is one of the
 //! small wrongs found by using the release binary as a new user would.
 
 use crate::common::{Env, git, git_repo};

@@ -1,4 +1,4 @@
-//! A path finds its resource (issue 26): wherever the CLI takes
+//! A path finds its resource: wherever the CLI takes
 //! NAME_OR_ID, a path — absolute, or `./…`, `../…`, `~/…` — names the
 //! resource located there; of several at one location the deepest in the
 //! DAG, or the one `--type` chooses; the library's

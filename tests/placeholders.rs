@@ -223,7 +223,7 @@ fn a_sandbox_of_a_handler_less_resource_enumerates_its_copy_by_the_rules() {
     env.run(&["sandbox", "destroy", id]).ok();
 }
 
-/// Issue 37, item 7: at sandbox creation each rule lists what its type
+/// At sandbox creation each rule lists what its type
 /// stands for — `*` for `fs-file` lists regular files (one link), not the
 /// directories, symlinks and hard links the `*/`, `fs-symlink` and
 /// `fs-hardlink` rules list — so no entry is claimed by two rules.

@@ -1,4 +1,4 @@
-//! Plugins through a real OCI registry (issue 39): Debian's
+//! Plugins through a real OCI registry: Debian's
 //! `docker-registry` (CNCF Distribution 2.8) started by
 //! `scripts/test-registry.sh start`, named by `AGENTS_TEST_REGISTRY`
 //! (open), `AGENTS_TEST_REGISTRY_AUTH` (htpasswd basic auth) and

@@ -1,4 +1,4 @@
-//! Provenance decides, not the DAG (issue 36 item 2): an agent — here a
+//! Provenance decides, not the DAG: an agent — here a
 //! library registry opened with the `mcp` face, as `agents mcp` opens one
 //! — cannot borrow a person's consent. Its look-alike name is refused; a
 //! devcontainer it links below a person's resource is listed apart by the

@@ -1,4 +1,4 @@
-//! Names that read like what they name (issue 26): a discovered name keeps
+//! Names that read like what they name: a discovered name keeps
 //! the file's name as it is and escapes only what cannot be shown or typed
 //! as `%XX`; `show` finds each by that name; names the old `_XX` encoding
 //! made are renamed once when a registry is opened (ids and links kept);

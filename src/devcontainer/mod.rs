@@ -1,6 +1,6 @@
 //! Devcontainers as a library: the one home of how a `devcontainer.json`
 //! becomes a running container, and of how that container is stopped,
-//! removed, asked about and rebuilt (issue 13, the lifecycle half). No
+//! removed, asked about and rebuilt. No
 //! registry, no CLI: the caller records states, ids and hashes.
 //!
 //! **Which tool.** [`detect`] looks on the `PATH` it is handed (the

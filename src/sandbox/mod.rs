@@ -1,6 +1,6 @@
 //! Sandboxes: let an agent change a copy of a resource's location,
 //! checkpoint it, roll it back, see what changed and apply it — the one
-//! home of how each `sandbox_strategy` isolates and undoes (issue 12).
+//! home of how each `sandbox_strategy` isolates and undoes.
 //!
 //! Host code only: handlers stay read-only. Each strategy is one
 //! implementation of [`Strategy`], working on paths alone; the registry

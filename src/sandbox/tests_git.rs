@@ -489,7 +489,7 @@ fn a_damaged_host_index_is_started_again() {
     assert_eq!(text, "after the damage\n");
 }
 
-/// Issue 37, item 6: git reads every byte of a file it records, holes
+/// Git reads every byte of a file it records, holes
 /// included, so a 16 TiB sparse file in the working copy is refused by
 /// checkpoint and diff, naming it, at once (before, `git add -A` read it
 /// until its deadline); ignored, it is left out and the sandbox works.

@@ -1,4 +1,4 @@
-//! Sparse files in a working copy (issue 37, item 6): a file as long as
+//! Sparse files in a working copy: a file as long as
 //! the filesystem allows (16 TiB where it can) with a few bytes of data at
 //! both ends and in the middle costs what its data costs, for create,
 //! checkpoint, diff, rollback and apply, in every strategy that copies or

@@ -1,6 +1,6 @@
 //! The `transaction_rollback` strategy: the one home of how a SQLite
 //! database file is sandboxed by holding one connection in one open
-//! transaction (issue 12).
+//! transaction.
 //!
 //! The sandbox is a live [`SqliteTransaction`], not files on disk, so it is
 //! not a [`Strategy`](super::Strategy) (there is no area or working copy

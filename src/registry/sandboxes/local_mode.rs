@@ -341,7 +341,7 @@ mod tests {
         wanted_by(&|t| *t == rule.type_name)
     }
 
-    /// Issue 37, item 7: fs-directory's rules (`*/` fs-directory, `*`
+    /// `fs-directory`'s rules (`*/` fs-directory, `*`
     /// fs-file, `*` fs-symlink, `*` fs-hardlink) each list their own kind
     /// of entry, so none is claimed twice; a type that is none of those
     /// lists regular files for `*`.
