@@ -272,3 +272,111 @@ auto_discovery:
     );
     env.run(&["sandbox", "destroy", id]).ok();
 }
+
+/// A rule whose type a plugin handles is enumerated through that handler:
+/// of what `*` matches in the copy (files and directories alike), only
+/// the entries the example plugin's `PythonPackageHandler.validate`
+/// accepts (a directory holding `pyproject.toml` or `setup.py`) are
+/// listed, while the `*/` rule for `fs-directory` lists every directory.
+#[test]
+fn a_sandbox_enumerates_a_plugin_types_rule_through_its_handler() {
+    let env = Env::new();
+    let wasm = common::wasm("python_package.wasm");
+    env.run(&["plugin", "add", wasm.to_str().unwrap()]).ok();
+    let yaml = "name: myteam/monorepo
+resource_kind: physical
+user_addable: true
+sandbox_strategy: copy_on_write
+cli_args:
+  - {name: path, type: path, required: true}
+child_types: [fs-directory, myteam/python-package]
+auto_discovery:
+  enabled: true
+  rules:
+    - {type: myteam/python-package, pattern: \"*\"}
+    - {type: fs-directory, pattern: \"*/\"}
+";
+    let file = env.write("monorepo.yaml", yaml);
+    env.run(&["resource", "type", "add", file.to_str().unwrap()])
+        .ok();
+    env.write(
+        "mono/tools/pyproject.toml",
+        "[project]\nname = \"tools\"\nversion = \"1.0\"\n",
+    );
+    env.write("mono/legacy/setup.py", "from setuptools import setup\n");
+    env.write("mono/docs/index.md", "# docs\n");
+    env.write("mono/README.md", "# mono\n");
+    env.add("myteam/monorepo", "local/mono", &env.path("mono"), &[])
+        .ok();
+    let made = env
+        .run(&["sandbox", "create", "local/mono", "-o", "json"])
+        .json();
+    let id = made["sandbox_id"].as_str().unwrap();
+    let shown = env.run(&["sandbox", "show", id, "-o", "json"]).json();
+    assert_eq!(
+        shown["enumerated"][0]["entries"],
+        serde_json::json!(["legacy", "tools"]),
+        "{shown}"
+    );
+    assert_eq!(
+        shown["enumerated"][1]["entries"],
+        serde_json::json!(["docs", "legacy", "tools"]),
+        "{shown}"
+    );
+    env.run(&["sandbox", "destroy", id]).ok();
+}
+
+/// A hostile handler on a rule's type costs one deadline, not one per
+/// entry: `test.faulty:Loop` spins in `validate`, so after its first
+/// timeout the rule lists nothing more and says it is truncated, and
+/// `sandbox show` answers.
+#[test]
+fn a_looping_handler_on_a_rules_type_stops_the_enumeration_not_the_sandbox() {
+    let env = common::faulty_home(&["Loop"]);
+    let yaml = "name: myteam/stack
+resource_kind: physical
+user_addable: true
+sandbox_strategy: copy_on_write
+cli_args:
+  - {name: path, type: path, required: true}
+child_types: [test/loop]
+auto_discovery:
+  enabled: true
+  rules:
+    - {type: test/loop, pattern: \"*\"}
+";
+    let file = env.write("stack.yaml", yaml);
+    env.run(&["resource", "type", "add", file.to_str().unwrap()])
+        .ok();
+    for n in 0..20 {
+        env.write(&format!("stack/entry-{n:02}"), "x\n");
+    }
+    env.add("myteam/stack", "local/stack", &env.path("stack"), &[])
+        .ok();
+    let made = env
+        .run(&[
+            "--handler-timeout",
+            "1",
+            "sandbox",
+            "create",
+            "local/stack",
+            "-o",
+            "json",
+        ])
+        .json();
+    let shown = env
+        .run(&[
+            "--handler-timeout",
+            "1",
+            "sandbox",
+            "show",
+            made["sandbox_id"].as_str().unwrap(),
+            "-o",
+            "json",
+        ])
+        .json();
+    assert_eq!(shown["enumerated"][0]["entries"], serde_json::json!([]));
+    // Truncated: it stopped asking after the first fault, rather than
+    // waiting out a deadline for every entry.
+    assert_eq!(shown["enumerated"][0]["truncated"], true, "{shown}");
+}

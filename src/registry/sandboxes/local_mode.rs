@@ -24,9 +24,13 @@
 //! directory type; for the built-in file types what their handler would
 //! call them — `fs-symlink` symlinks, `fs-hardlink` regular files with
 //! more than one link, `fs-file` regular files with one; for any other
-//! type, regular files. So a directory is claimed by one rule, not by
-//! `*/` and `*` both, and a symlink or hard link is not also an
-//! `fs-file`.
+//! type without a handler, regular files. So a directory is claimed by
+//! one rule, not by `*/` and `*` both, and a symlink or hard link is not
+//! also an `fs-file`. A rule whose type a plugin's handler handles lists
+//! every entry its pattern matches ([`Wanted::Any`]) and the caller keeps
+//! those that handler's `validate` accepts: the specification delegates
+//! the enumeration to the handlers, and only the built-ins' answer is
+//! known without asking (it is the one above).
 //!
 //! **The copy is the agent's.** The walk goes through directory
 //! descriptors (`cap-std`), never following a symlink: a symlinked
@@ -69,6 +73,9 @@ pub enum Wanted {
     /// Regular files with more than one link (`fs-hardlink`).
     HardLinks,
     Symlinks,
+    /// Every entry the pattern matches, whatever its kind: a type with a
+    /// handler of a plugin's, which the caller then asks about each entry.
+    Any,
 }
 
 impl Wanted {
@@ -81,6 +88,7 @@ impl Wanted {
             Wanted::Files => kind.is_file(),
             Wanted::SingleFiles => kind.is_file() && links() == Some(1),
             Wanted::HardLinks => kind.is_file() && links().is_some_and(|n| n > 1),
+            Wanted::Any => true,
         }
     }
 }
