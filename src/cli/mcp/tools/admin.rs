@@ -97,6 +97,9 @@ impl Tool for PluginAdd {
 }
 
 /// Install a plugin from an OCI registry (HOST[:PORT]/REPOSITORY:TAG or @sha256:DIGEST) or an OCI layout (oci-layout:DIR:TAG), with the types it carries; only with a publisher signature a trusted key verifies (installing unsigned code is a person's decision, `agents plugin install --allow-unsigned`).
+// The doc is the tool's description, word for word as agents read it:
+// `[:PORT]` is a reference's syntax, not a rustdoc link.
+#[allow(rustdoc::broken_intra_doc_links)]
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PluginInstall {
