@@ -154,6 +154,32 @@ fn a_dangling_symlink_child_is_refused_at_discovery() {
     add(&env, "test/parent", "local/p", "loc", &[]).ok();
 }
 
+/// A component that answers a child of a built-in type where there is
+/// none of that kind (a FIFO or a regular file called an `fs-directory`)
+/// is the one the refusal names first: the fs handler refusing to list
+/// it is the consequence, not the fault. Nothing is written.
+#[test]
+fn a_child_its_own_handler_refuses_is_blamed_on_the_component_that_answered_it() {
+    let env = symlink_home();
+    env.write("loc/type.txt", "fs-directory");
+    env.write("loc/file.txt", "not a directory\n");
+    crate::devcontainer_hostile::mkfifo(&env.path("loc/fifo"));
+    for at in ["fifo", "file.txt"] {
+        env.write("loc/where.txt", at);
+        let before = env.state();
+        let out = add(&env, "test/parent", "local/p", "loc", &[]);
+        let err = out.refused(&[
+            "handler test.faulty:ChildAt answered discover with local/p/child (fs-directory at",
+            "which the handler of its type refuses",
+        ]);
+        assert!(
+            err.find("test.faulty:ChildAt") < err.find("FsDirectoryHandler"),
+            "{err}"
+        );
+        assert_eq!(env.state(), before, "{at} changed the registry");
+    }
+}
+
 /// A component handling a subtype of a built-in type
 /// (which inherits the built-in's handler, discovery rules and children)
 /// is the one a refusal of its answer names, not the built-in fs handler.

@@ -155,7 +155,9 @@ impl ResourcesError {
             }
             E::DuplicateName { .. } | E::ConfusableName { .. } => K::Exists,
             E::BadSandboxStrategy { .. } | E::InspectPathRefused { .. } => K::InvalidArguments,
-            E::ChildRefused { .. } | E::DiscoveryTooLarge { .. } => K::HandlerFailed,
+            E::ChildRefused { .. } | E::ChildDisowned { .. } | E::DiscoveryTooLarge { .. } => {
+                K::HandlerFailed
+            }
             E::DiscoveredNameTaken { .. } | E::ChangedMeanwhile { .. } => K::Conflict,
             E::Watch { .. } | E::NotUserAddable { .. } => K::Refused,
             E::Cancelled { .. } | E::RefreshCancelled { .. } => K::Cancelled,

@@ -74,6 +74,17 @@ pub enum ResourcesError {
         reason: Box<ChildRefusal>,
     },
     #[error(
+        "handler {handler} answered discover with {child}, which the handler of its type \
+         refuses: {source}"
+    )]
+    ChildDisowned {
+        /// The component whose answer named the child.
+        handler: Box<HandlerRef>,
+        /// The child as answered (name, type, location).
+        child: String,
+        source: Box<crate::plugin::CallError>,
+    },
+    #[error(
         "handler {handler} discovered {name} (child {index}), but a resource of that name \
          already exists (id {id}) and was not discovered below {parent}; the handler's names \
          collide with it — rename or remove {name}, then run discovery again"

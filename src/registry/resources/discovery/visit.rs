@@ -7,7 +7,7 @@
 
 use super::matching::{AddedChild, FoundChild, KeptChild, match_children};
 use super::{Depth, DiscoveryProgress, Findings, Found, MAX_FOUND};
-use crate::model::ResourceId;
+use crate::model::{HandlerRef, ResourceId};
 use crate::registry::types::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, ResourcesError};
 use crate::store::ResourceRow;
@@ -34,6 +34,9 @@ struct Visit {
     stored: bool,
     /// Where what was found of it is kept in `Findings`.
     slot: Slot,
+    /// The handler whose answer named it (none for the root): a refusal
+    /// of it by its own type's handler is that answer's, and names it.
+    answered_by: Option<HandlerRef>,
 }
 
 #[derive(Clone, Copy)]
@@ -75,6 +78,7 @@ impl Registry {
             level: 0,
             stored: root_stored,
             slot: Slot::Root,
+            answered_by: None,
         }]);
         let mut visited = 0;
         while let Some(visit) = queue.pop_front() {
@@ -93,15 +97,18 @@ impl Registry {
             // hash only: its stored children are neither compared nor
             // touched.
             let discovers = ty.discovery().is_none_or(|a| a.enabled) && depth.allows(visit.level);
+            let disowned = |e| disowned(e, visit.answered_by.as_ref(), &visit.row);
             let children = if discovers {
-                let found = self.call_discover(&handler, &visit.row)?;
+                let found = self.call_discover(&handler, &visit.row).map_err(disowned)?;
                 self.child_rows(types, &ty, &visit.row, &handler.reference, found, &now)?
             } else {
                 Vec::new()
             };
             let hash = match (visit.slot, &root_hash) {
                 (Slot::Root, RootHash::Known(known)) => known.clone(),
-                _ => self.call_content_hash(&handler, &visit.row)?,
+                _ => self
+                    .call_content_hash(&handler, &visit.row)
+                    .map_err(disowned)?,
             };
             if discovers {
                 match visit.slot {
@@ -171,6 +178,7 @@ impl Registry {
                                 level,
                                 stored: true,
                                 slot: Slot::Kept(findings.kept.len()),
+                                answered_by: Some(handler.reference.clone()),
                             });
                         }
                         findings.kept.push(kept.refresh);
@@ -186,6 +194,7 @@ impl Registry {
                                 level,
                                 stored: false,
                                 slot: Slot::Added(findings.added.len()),
+                                answered_by: Some(handler.reference.clone()),
                             });
                         }
                         findings.added.push(Found {
@@ -210,6 +219,36 @@ impl Registry {
             }
         }
         Ok(findings)
+    }
+}
+
+/// A child's own handler refusing it (its `discover` or `content-hash`
+/// answering the handler's error — not a trap, which is that handler's
+/// own fault) is a refusal of the answer that named it: a component that
+/// says a FIFO is an `fs-directory` is the one to blame, not the fs
+/// handler that finds it is not.
+fn disowned(
+    e: RegistryError,
+    answered_by: Option<&HandlerRef>,
+    row: &ResourceRow,
+) -> RegistryError {
+    match (e, answered_by) {
+        (RegistryError::Handler(call), Some(handler))
+            if matches!(call.kind, crate::plugin::CallErrorKind::Handler(_)) =>
+        {
+            ResourcesError::ChildDisowned {
+                handler: Box::new(handler.clone()),
+                child: format!(
+                    "{} ({} at {})",
+                    row.label(),
+                    row.type_name,
+                    row.location.as_deref().unwrap_or("no location")
+                ),
+                source: call,
+            }
+            .into()
+        }
+        (e, _) => e,
     }
 }
 
