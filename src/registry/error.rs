@@ -36,6 +36,7 @@ pub use distribution::DistributionError;
 pub use environments::EnvironmentsError;
 pub use kind::ErrorKind;
 pub use links::LinksError;
+pub(crate) use links::link_refused;
 pub use plugins::PluginsError;
 use reasons::join;
 pub use reasons::{ChildRefusal, NoHandlerReason, NotAddable, SandboxRefusal, StrategyRefusal};

@@ -29,7 +29,7 @@
 use crate::model::{HandlerRef, PropertyMap, ResolvedType, Resource, ResourceId, ResourceKey};
 use crate::registry::resources::equivalence;
 use crate::registry::resources::lookup::{assemble, find_row, load_one};
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, ResourcesError};
 use crate::store::ResourceRow;
 use serde::Serialize;
