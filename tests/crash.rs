@@ -30,7 +30,7 @@ mod files;
 mod home;
 mod writes;
 
-pub use home::check_home;
+pub use home::{check_home, events_of};
 
 use crate::common::{Env, Run};
 use std::io::Write;

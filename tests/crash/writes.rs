@@ -4,7 +4,7 @@
 //! import of a whole exported document, plugin included (one transaction,
 //! the plugin file written just before it commits).
 
-use super::{Crasher, PACKAGE_TYPE, check_home, registry_probe};
+use super::{Crasher, PACKAGE_TYPE, check_home, events_of, registry_probe};
 use crate::common::{self, Env, wasm};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -70,6 +70,7 @@ fn a_killed_recursive_discovery_leaves_all_of_it_or_none() {
             }
         }
         let after = 1 + entries(&root);
+        let discovered = events_of(&env, "resource.discovered");
         let mut probe = registry_probe(&env);
         let ending = crasher.run(
             &env,
@@ -87,6 +88,14 @@ fn a_killed_recursive_discovery_leaves_all_of_it_or_none() {
             if ending.finished() {
                 assert_eq!(now, after);
             }
+            // The log and the registry agree: a discovery that changed the
+            // tree recorded its one event, one that did not recorded none.
+            let recorded = events_of(&env, "resource.discovered") - discovered;
+            assert_eq!(
+                recorded,
+                i64::from(now != before),
+                "{recorded} discovery events for {before} → {now} resources"
+            );
             assert_one_tree(&env);
             temps
         });
@@ -265,6 +274,8 @@ fn a_killed_import_leaves_the_whole_document_or_nothing() {
                 now == empty || now == full,
                 "{now:?}: neither nothing ({empty:?}) nor the document ({full:?})"
             );
+            // The import's event is there exactly when its rows are.
+            assert_eq!(events_of(&env, "registry.imported"), i64::from(now == full));
             if ending.finished() {
                 assert_eq!(now, full);
             }
