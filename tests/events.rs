@@ -411,3 +411,85 @@ fn export_with_events_carries_the_log_into_another_home() {
         .refused(&["events[0]"]);
     assert_eq!(backend() == "postgres", other.postgres.is_some());
 }
+
+#[test]
+fn sandboxes_plugins_discovery_refresh_and_settings_record_their_ops() {
+    let env = Env::new();
+    let dir = env.mkdir("proj");
+    env.write("proj/a.txt", "a");
+    env.add("fs-directory", "local/proj", &dir, &[]).ok();
+    // Discovery and refresh record what changed, and only then.
+    env.write("proj/b.txt", "b");
+    env.run(&["resource", "discover", "local/proj"]).ok();
+    env.run(&["resource", "discover", "local/proj"]).ok();
+    std::fs::remove_file(env.path("proj/a.txt")).unwrap();
+    env.run(&["resource", "refresh", "local/proj"]).ok();
+    // A sandbox's life.
+    let made = env
+        .run(&["sandbox", "create", "local/proj", "-o", "json"])
+        .json();
+    let id = made["sandbox_id"].as_str().unwrap().to_owned();
+    env.run(&["sandbox", "checkpoint", &id, "--label", "first"])
+        .ok();
+    std::fs::write(
+        std::path::Path::new(made["workdir"].as_str().unwrap()).join("c.txt"),
+        "c",
+    )
+    .unwrap();
+    env.run(&["sandbox", "rollback", &id]).ok();
+    env.run(&["sandbox", "apply", &id]).ok();
+    env.run(&["sandbox", "destroy", &id]).ok();
+    // A plugin added and removed; a project setting set and unset.
+    let plugin = crate::common::wasm("python_package.wasm");
+    env.run(&["plugin", "add", plugin.to_str().unwrap()]).ok();
+    env.run(&["resource", "type", "remove", "myteam/python-package"])
+        .ok();
+    env.run(&["plugin", "remove", "myteam.python"]).ok();
+    env.run(&[
+        "project",
+        "context",
+        "set",
+        "--execution-environment",
+        "host",
+        "--execution-env-priority",
+        "fallback",
+    ])
+    .ok();
+    env.run(&["project", "context", "unset"]).ok();
+    let all = events(&env, &[]);
+    assert_eq!(
+        ops(&all),
+        [
+            "resource.registered",
+            "resource.discovered",
+            "resource.refreshed",
+            "sandbox.created",
+            "sandbox.checkpointed",
+            "sandbox.rolled_back",
+            "sandbox.applied",
+            "sandbox.destroyed",
+            "plugin.added",
+            "type.added",
+            "type.removed",
+            "plugin.removed",
+            "settings.changed",
+            "settings.changed",
+        ]
+    );
+    assert_eq!(all[1]["changes"]["added"]["names"][0], "local/proj/b.txt");
+    assert_eq!(all[2]["changes"]["gone"]["names"][0], "local/proj/a.txt");
+    for e in &all[3..8] {
+        assert_eq!(e["kind"], "sandbox", "{e}");
+        assert_eq!(e["id"], id.as_str(), "{e}");
+        assert_eq!(e["name"], "local/proj", "{e}");
+    }
+    assert_eq!(all[4]["changes"]["label"], "first");
+    assert_eq!(all[8]["id"], "myteam.python");
+    assert_eq!(all[8]["changes"]["from"], Value::Null);
+    assert_eq!(all[9]["changes"]["source"], "plugin myteam.python");
+    assert_eq!(all[12]["id"], "environment");
+    assert_eq!(all[13]["changes"]["environment"]["after"], Value::Null);
+    // A sandbox's events are the resource's too.
+    let about = events(&env, &["--resource", "local/proj"]);
+    assert_eq!(about.len(), 8);
+}
