@@ -493,3 +493,51 @@ fn sandboxes_plugins_discovery_refresh_and_settings_record_their_ops() {
     let about = events(&env, &["--resource", "local/proj"]);
     assert_eq!(about.len(), 8);
 }
+
+#[test]
+fn trust_granted_and_revoked_are_recorded_against_the_devcontainer() {
+    let env = Env::new();
+    crate::devcontainer_hostile::repo(&env, r#"{"image": "debian:12"}"#, &[]);
+    let dc = crate::devcontainer_hostile::DC;
+    let before = last_seq(&env);
+    env.run(&["resource", "trust", dc, "--yes"]).ok();
+    env.run(&["resource", "untrust", dc]).ok();
+    let after = events(&env, &["--since", &before.to_string()]);
+    assert_eq!(ops(&after), ["trust.granted", "trust.revoked"]);
+    for e in &after {
+        assert_eq!(e["kind"], "trust", "{e}");
+        assert_eq!(e["name"], dc, "{e}");
+    }
+    assert!(after[0]["changes"]["digest"].is_string(), "{}", after[0]);
+    let about = events(&env, &["--resource", dc, "--type", "trust"]);
+    assert_eq!(about.len(), 2);
+}
+
+#[test]
+fn what_the_log_holds_is_escaped_before_the_terminal() {
+    let env = Env::new();
+    let dir = env.mkdir("x\u{1b}[31mred\u{7}");
+    env.add("fs-directory", "local/esc", &dir, &[]).ok();
+    let table = env.run(&["events"]).ok().to_owned();
+    assert!(table.contains("local/esc"), "{table}");
+    assert!(
+        !table.contains('\u{1b}') && !table.contains('\u{7}'),
+        "{table:?}"
+    );
+    let history = env
+        .run(&["resource", "history", "local/esc"])
+        .ok()
+        .to_owned();
+    assert!(
+        !history.contains('\u{1b}') && !history.contains('\u{7}'),
+        "{history:?}"
+    );
+    // The data keeps the location exactly.
+    let data = events(&env, &[]);
+    assert!(
+        data[0]["changes"]["location"]
+            .as_str()
+            .unwrap()
+            .contains('\u{1b}')
+    );
+}
