@@ -38,6 +38,7 @@ mod embedding;
 mod embedding_trust;
 mod environments;
 mod equivalence;
+mod events;
 mod exhaustion;
 mod git_neutral;
 mod load;

@@ -192,7 +192,8 @@ fn names_in_the_old_encoding_are_renamed_once_on_either_backend() {
     );
     // (And what the later migrations add, which they add again.)
     env.sql(
-        "DROP TABLE plugin_provenance;
+        "DROP TABLE events;
+         DROP TABLE plugin_provenance;
          DROP INDEX resources_name_skeleton;
          ALTER TABLE resources DROP COLUMN name_skeleton;
          ALTER TABLE resources DROP COLUMN registered_face;

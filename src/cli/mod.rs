@@ -9,6 +9,7 @@ mod add;
 mod authoring;
 mod distribution;
 mod environments;
+mod events;
 mod keeping;
 mod logger;
 mod mcp;
@@ -103,6 +104,12 @@ enum Verb {
     /// The registry itself: export, import (move or back up its data) and info.
     #[command(subcommand)]
     Registry(registry::RegistryCommand),
+    /// The event log: every change, who made it and through which face; prune it.
+    #[command(after_help = "Examples:\n  agents events --since 120\n  \
+        agents events --resource local/api-repo --below\n  \
+        agents events --actor mcp --op link.linked -o json\n  \
+        agents events prune --before 2026-09-01")]
+    Events(events::EventsArgs),
     /// Serve the registry to agent runtimes over the Model Context Protocol (stdio).
     Mcp(mcp::McpArgs),
     /// Print a shell completion script (e.g. `agents completions bash > /etc/bash_completion.d/agents`).
@@ -239,6 +246,7 @@ fn run(cli: Cli) -> Outcome {
         Verb::Project(cmd) => environments::run_project(&ctx, cmd),
         Verb::Plan(cmd) => environments::run_plan(&ctx, cmd),
         Verb::Env(cmd) => environments::run_env(&ctx, cmd),
+        Verb::Events(args) => events::run(&ctx, args),
         Verb::Mcp(args) => mcp::run(&ctx, args),
         Verb::Completions { shell } => completions(&ctx, shell),
     }

@@ -35,6 +35,9 @@ pub enum RegistryCommand {
         /// Embed each plugin component (base64), so the document alone can fill a new home.
         #[arg(long)]
         with_plugins: bool,
+        /// Carry the event log too (who changed what, when); without it the document has none.
+        #[arg(long)]
+        with_events: bool,
     },
     /// Import a document made by `registry export` into this home: all or nothing.
     #[command(after_help = "Examples:\n  \
@@ -50,6 +53,21 @@ pub enum RegistryCommand {
         /// Check and rehearse everything; write nothing.
         #[arg(long)]
         dry_run: bool,
+    },
+    /// Show or change a registry setting (events.keep: how long the event log keeps events).
+    #[command(after_help = "Examples:\n  agents registry settings events.keep\n  \
+        agents registry settings events.keep 90d      # events younger than 90 days\n  \
+        agents registry settings events.keep 100000   # the newest 100000 events\n  \
+        agents registry settings events.keep --unset  # keep everything")]
+    Settings {
+        /// The setting (events.keep).
+        key: String,
+        /// Its new value (without one: show it).
+        #[arg(conflicts_with = "unset")]
+        value: Option<String>,
+        /// Remove the setting (events.keep: keep every event).
+        #[arg(long)]
+        unset: bool,
     },
     /// Which backend, where, which schema version, how many of everything.
     #[command(after_help = "Examples:\n  agents registry info\n  agents registry info -o json")]
@@ -68,8 +86,10 @@ pub fn run(ctx: &Context, cmd: RegistryCommand) -> Outcome {
             out,
             format,
             with_plugins,
-        } => export(ctx, out.as_deref(), format, with_plugins),
+            with_events,
+        } => export(ctx, out.as_deref(), format, (with_plugins, with_events)),
         RegistryCommand::Import { file, dry_run } => import(ctx, &file, dry_run),
+        RegistryCommand::Settings { key, value, unset } => settings(ctx, &key, value, unset),
         RegistryCommand::Info => {
             let info = ctx.open()?.info()?;
             emit(ctx.format, &info, || show_info(&info))
@@ -93,10 +113,11 @@ fn export(
     ctx: &Context,
     out: Option<&Path>,
     format: Option<DocumentFormat>,
-    with_plugins: bool,
+    (with_plugins, with_events): (bool, bool),
 ) -> Outcome {
     let mut options = ExportOptions::default();
     options.with_plugins = with_plugins;
+    options.with_events = with_events;
     let document = ctx.open()?.export_document(options)?;
     // Without --format: a file's extension says, and on stdout (where
     // the document is the output) so does `-o yaml`.
@@ -245,4 +266,18 @@ fn show_info(info: &RegistryInfo) -> String {
             or_dash(info.builtin_catalogue.as_ref()),
         ),
     ])
+}
+
+/// `registry settings KEY [VALUE | --unset]`.
+fn settings(ctx: &Context, key: &str, value: Option<String>, unset: bool) -> Outcome {
+    let mut registry = ctx.open()?;
+    let now = if unset || value.is_some() {
+        registry.set_registry_setting(key, value.as_deref())?
+    } else {
+        registry.registry_setting(key)?
+    };
+    let view = serde_json::json!({ "key": key, "value": now });
+    emit(ctx.format, &view, || {
+        fields(&[(key, now.clone().unwrap_or_else(|| "(not set)".into()))])
+    })
 }

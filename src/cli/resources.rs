@@ -19,6 +19,7 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         ResourceCommand::Type(cmd) => types::run(ctx, cmd),
         ResourceCommand::Add { type_name, rest } => add::run(ctx, type_name, rest),
         ResourceCommand::List(args) => list::run(ctx, args),
+        ResourceCommand::History { key, limit } => super::events::history(ctx, &key, limit),
         ResourceCommand::Show { key, at_type } => show_one(ctx, &which::of_type(key, at_type)?),
         ResourceCommand::Start { key } => {
             let view = ctx.open()?.start_container(&key)?;

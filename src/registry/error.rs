@@ -152,6 +152,8 @@ pub enum RegistryError {
     Transfer(#[from] TransferError),
     #[error(transparent)]
     Distribution(#[from] DistributionError),
+    #[error(transparent)]
+    Events(#[from] crate::registry::events::EventsError),
 }
 
 impl From<crate::routing::RouteError> for RegistryError {

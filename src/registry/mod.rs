@@ -25,6 +25,7 @@
 //! | environments and containers | `environments/` | execution-environment settings, the router's inputs, the devcontainer lifecycle (`containers`) |
 //! | sandboxes | `sandboxes/` | create, list, show, checkpoint, rollback, diff, apply, destroy, transactions; local mode |
 //! | plugins | `plugins/` | add, list, show, remove, check, handlers, distribution through OCI registries |
+//! | events | `events/` | the event log: recording each change, events, history, retention |
 //! | transfer | `transfer/` | export, import, info, and the registry [`document`] |
 //! | trust | `trust/` | a person's trust in a devcontainer's configuration; provenance |
 //! | views | `views/` | the JSON/YAML views and their mapping to the spec's field names |
@@ -36,6 +37,7 @@
 pub mod args;
 mod environments;
 mod error;
+mod events;
 mod links;
 mod plugins;
 mod resources;
@@ -56,6 +58,9 @@ pub use error::{
     ChildRefusal, DistributionError, EnvironmentsError, ErrorKind, LinksError, NoHandlerReason,
     NotAddable, PluginsError, RegistryError, ResourcesError, SandboxRefusal, SandboxesError,
     StrategyRefusal, TransferError, TypesError,
+};
+pub use events::{
+    Event, EventOp, EventQuery, EventsError, HistoryEntry, KINDS as EVENT_KINDS, Keep, Since,
 };
 pub use links::TreeView;
 pub use links::graph::GraphOptions;

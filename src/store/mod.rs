@@ -43,6 +43,7 @@ use db::columns;
 mod db;
 mod environments;
 mod equivalence;
+mod events;
 mod links;
 mod location;
 mod machines;
@@ -60,6 +61,7 @@ mod types;
 
 pub use bulk::{Counts, LinkRow};
 pub use environments::{ContainerStateRow, SettingRow};
+pub use events::{EventRow, EventSelect, MAX_CHANGES_BYTES, NewEvent};
 pub use location::RegistryLocation;
 pub use plugins::{PluginRow, ProvenanceRow};
 pub use resources::{ResourceInserter, ResourceRow};
@@ -96,6 +98,7 @@ const SQLITE_MIGRATIONS: Migrations = migrations!("sqlite":
     "0009_readable_names",
     "0010_provenance",
     "0011_plugin_provenance",
+    "0012_events",
 );
 
 const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
@@ -110,6 +113,7 @@ const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
     "0009_readable_names",
     "0010_provenance",
     "0011_plugin_provenance",
+    "0012_events",
 );
 
 /// The step in Rust a migration has after its SQL, if any (same for both
@@ -420,6 +424,7 @@ impl Store {
                         tx: Tx::Sqlite(&tx),
                     },
                     machine,
+                    events: Default::default(),
                 });
                 if commit && out.is_ok() {
                     tx.commit().map_err(StoreError::from)?;
@@ -440,6 +445,7 @@ impl Store {
                         tx: Tx::Postgres(conn),
                     },
                     machine,
+                    events: Default::default(),
                 });
                 pg::finish(conn, commit && out.is_ok())?;
                 out
@@ -460,6 +466,9 @@ pub struct Writer<'c> {
     reader: Reader<'c>,
     /// What new resources with a location record as their machine.
     machine: Option<&'c str>,
+    /// Where this transaction's events are (`None`: no event yet; see
+    /// `events`).
+    events: std::cell::RefCell<Option<events::Cursor>>,
 }
 
 impl<'c> std::ops::Deref for Writer<'c> {
@@ -488,6 +497,12 @@ impl Writer<'_> {
              ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             args![key, value],
         )?;
+        Ok(())
+    }
+
+    pub fn delete_meta(&self, key: &str) -> Result<(), StoreError> {
+        self.tx
+            .execute("DELETE FROM registry_meta WHERE key = ?1", args![key])?;
         Ok(())
     }
 }

@@ -23,6 +23,7 @@ pub fn check_home(env: &Env) -> usize {
             .unwrap();
         assert_eq!(dangling, 0, "PRAGMA foreign_key_check");
     }
+    check_log(env);
     let home = env.home.path();
     let mut temps = 0;
     for dir in [home.join("plugins"), home.join("cache/components")] {
@@ -81,4 +82,25 @@ fn assert_sealed_truly(path: &Path, bytes: &[u8]) {
             path.display()
         );
     }
+}
+
+/// The event log is whole: its numbers gap-free from 1 (the crash suites
+/// never prune), each write's events one run of them.
+fn check_log(env: &Env) {
+    if env.postgres.is_none() && !env.db().exists() {
+        return;
+    }
+    let count = env.count("SELECT count(*) FROM events");
+    let max = env.count("SELECT COALESCE(MAX(seq), 0) FROM events");
+    assert_eq!(
+        count, max,
+        "the event log has gaps: {count} events up to {max}"
+    );
+    let bad_txn = env.count("SELECT count(*) FROM events WHERE txn > seq OR txn < 1");
+    assert_eq!(bad_txn, 0, "events whose write began after them");
+}
+
+/// How many events of `op` the log holds.
+pub fn events_of(env: &Env, op: &str) -> i64 {
+    env.count(&format!("SELECT count(*) FROM events WHERE op = '{op}'"))
 }

@@ -4,7 +4,7 @@
 //! import of a whole exported document, plugin included (one transaction,
 //! the plugin file written just before it commits).
 
-use super::{Crasher, PACKAGE_TYPE, check_home, registry_probe};
+use super::{Crasher, PACKAGE_TYPE, check_home, events_of, registry_probe};
 use crate::common::{self, Env, wasm};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -70,6 +70,7 @@ fn a_killed_recursive_discovery_leaves_all_of_it_or_none() {
             }
         }
         let after = 1 + entries(&root);
+        let discovered = events_of(&env, "resource.discovered");
         let mut probe = registry_probe(&env);
         let ending = crasher.run(
             &env,
@@ -87,6 +88,14 @@ fn a_killed_recursive_discovery_leaves_all_of_it_or_none() {
             if ending.finished() {
                 assert_eq!(now, after);
             }
+            // The log and the registry agree: a discovery that changed the
+            // tree recorded its one event, one that did not recorded none.
+            let recorded = events_of(&env, "resource.discovered") - discovered;
+            assert_eq!(
+                recorded,
+                i64::from(now != before),
+                "{recorded} discovery events for {before} → {now} resources"
+            );
             assert_one_tree(&env);
             temps
         });
@@ -96,6 +105,55 @@ fn a_killed_recursive_discovery_leaves_all_of_it_or_none() {
         .ok();
     assert_eq!(resources(), 1 + entries(&root));
     assert_one_tree(&env);
+}
+
+#[test]
+fn a_killed_registration_leaves_the_resource_and_its_event_or_neither() {
+    let env = Env::new();
+    let root = env.mkdir("big");
+    populate(&root, 30, 40);
+    env.run(&["resource", "list"]).ok();
+    let resources = || env.count("SELECT count(*) FROM resources");
+    let mut crasher = Crasher::new("registration");
+    let mut tree: Option<i64> = None;
+    let mut run = 0;
+    while crasher.more() {
+        run += 1;
+        let name = format!("local/r{run}");
+        let before = resources();
+        let registered = events_of(&env, "resource.registered");
+        let mut probe = registry_probe(&env);
+        let path = root.to_str().unwrap();
+        let ending = crasher.run(
+            &env,
+            &["resource", "add", "fs-directory", &name, "--path", path],
+            &mut probe,
+        );
+        drop(probe);
+        crasher.check(&ending, || {
+            let temps = check_home(&env);
+            let here = env.count(&format!(
+                "SELECT count(*) FROM resources WHERE namespaced_name = '{name}'"
+            ));
+            // The log and the registry agree: the resource (with its whole
+            // tree) and its one event, or neither.
+            let recorded = events_of(&env, "resource.registered") - registered;
+            assert_eq!(recorded, here, "{name}: {recorded} events, {here} rows");
+            // The tree the first run (never killed) registered, whole or
+            // not at all.
+            let now = resources();
+            let size = *tree.get_or_insert(now - before);
+            assert!(
+                now == before || now == before + size,
+                "{now} resources: neither the {before} before nor all {size} of {name}'s tree"
+            );
+            if ending.finished() {
+                assert_eq!(here, 1);
+            }
+            temps
+        });
+    }
+    crasher.report();
 }
 
 /// The toggled file names of each directory below `local/r`, from the
@@ -265,6 +323,8 @@ fn a_killed_import_leaves_the_whole_document_or_nothing() {
                 now == empty || now == full,
                 "{now:?}: neither nothing ({empty:?}) nor the document ({full:?})"
             );
+            // The import's event is there exactly when its rows are.
+            assert_eq!(events_of(&env, "registry.imported"), i64::from(now == full));
             if ending.finished() {
                 assert_eq!(now, full);
             }

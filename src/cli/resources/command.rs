@@ -62,6 +62,20 @@ pub enum ResourceCommand {
         #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
         key: ResourceKey,
     },
+    /// One resource's life from the event log, newest first, with its children's changes under
+    /// each operation.
+    #[command(
+        after_help = "A removed resource is found by the name it had.\n\nExamples:\n  \
+        agents resource history local/api-repo\n  \
+        agents resource history local/api-repo -o json"
+    )]
+    History {
+        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        key: ResourceKey,
+        /// At most N operations (default 1000).
+        #[arg(long, value_name = "N")]
+        limit: Option<u32>,
+    },
     /// Draw the resources below one resource.
     #[command(
         after_help = "Each line is the part of the name below its parent, the type, and \

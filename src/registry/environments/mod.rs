@@ -194,6 +194,7 @@ impl Registry {
     ) -> Result<SettingView, RegistryError> {
         check_scope(&scope)?;
         let now = self.now();
+        let rec = self.recorder();
         let cache = &self.types;
         self.store.write(|w| {
             let types = cache.get(w)?;
@@ -213,7 +214,20 @@ impl Registry {
                 priority,
                 updated_at: now.clone(),
             };
+            let before = w.setting(&row.scope)?;
             w.put_setting(&row)?;
+            let fact = |r: Option<&SettingRow>| {
+                serde_json::json!(r.map(|r| serde_json::json!({
+                    "resource": r.resource.map(|id| id.to_string()),
+                    "priority": r.priority.as_str(),
+                })))
+            };
+            let key = scope_key(&row.scope);
+            let fields = [(key.as_str(), fact(before.as_ref()), fact(Some(&row)))];
+            if let Some(changes) = crate::registry::events::diff(&fields) {
+                let op = crate::registry::events::EventOp::SettingsChanged;
+                rec.named(w, op, &key, row.resource, Some(changes))?;
+            }
             setting_view(w, &row)
         })
     }
@@ -243,7 +257,22 @@ impl Registry {
     /// Remove a setting; answers whether there was one.
     pub fn unset_environment(&mut self, scope: &SettingScope) -> Result<bool, RegistryError> {
         check_scope(scope)?;
-        self.store.write(|w| Ok(w.delete_setting(scope)?))
+        let rec = self.recorder();
+        self.store.write(|w| {
+            let before = w.setting(scope)?;
+            let gone = w.delete_setting(scope)?;
+            if let Some(before) = before.filter(|_| gone) {
+                let key = scope_key(scope);
+                let was = serde_json::json!({
+                    "resource": before.resource.map(|id| id.to_string()),
+                    "priority": before.priority.as_str(),
+                });
+                let changes = serde_json::json!({ key.as_str(): {"before": was, "after": null} });
+                let op = crate::registry::events::EventOp::SettingsChanged;
+                rec.named(w, op, &key, before.resource, Some(changes))?;
+            }
+            Ok(gone)
+        })
     }
 
     /// Where a tool acting on `key` runs (`plan`: the plan's name, else
@@ -351,5 +380,14 @@ impl Registry {
     /// is answered as it is, and nothing is asked of the engine.
     pub fn stop_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
         containers::stop_container(self, key)
+    }
+}
+
+/// How events name a setting: `environment` (the project's) or
+/// `environment.plan.NAME`.
+fn scope_key(scope: &SettingScope) -> String {
+    match scope {
+        SettingScope::Project => "environment".to_owned(),
+        SettingScope::Plan(name) => format!("environment.plan.{name}"),
     }
 }

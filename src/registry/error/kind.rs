@@ -111,6 +111,7 @@ impl RegistryError {
             E::Plugins(e) => e.kind(),
             E::Transfer(e) => e.kind(),
             E::Distribution(e) => e.kind(),
+            E::Events(e) => e.kind(),
             E::Store { .. } => K::Store,
             E::Spec { .. }
             | E::Inheritance { .. }

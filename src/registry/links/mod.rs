@@ -15,6 +15,7 @@ use super::link_refused as refused;
 use super::{LinksError, Registry, RegistryError};
 use crate::dag::{self, LinkFacts, TreeNode};
 use crate::model::{Link, ResolvedType, Resource, ResourceId, ResourceKey, ResourceName, TypeName};
+use crate::registry::events::EventOp;
 use crate::registry::resources::lookup::{find_row, load_resources};
 use crate::registry::type_set::TypeSet;
 use crate::store::{ResourceRow, Writer};
@@ -108,6 +109,7 @@ impl Registry {
         let now = self.now();
         let cache = &self.types;
         let actor = self.actor.clone();
+        let rec = self.recorder();
         self.store.write(|w| {
             let types = cache.get(w)?;
             let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
@@ -120,6 +122,7 @@ impl Registry {
             let link = dag::admit_link(p.id, c.id, &mut facts)?
                 .map_err(|refusal| refused(refusal, p.label(), c.label()))?;
             w.insert_link(link, false, &now, Some(&actor))?;
+            rec.link(w, EventOp::LinkLinked, &p, &c)?;
             Ok(Link {
                 parent_id: p.id,
                 child_id: c.id,
@@ -138,6 +141,7 @@ impl Registry {
     ) -> Result<(), RegistryError> {
         self.check_key_in_roots(parent, "unlinking")?;
         self.check_key_in_roots(child, "unlinking")?;
+        let rec = self.recorder();
         self.store.write(|w| {
             let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
             if !w.delete_link(p.id, c.id)? {
@@ -147,6 +151,7 @@ impl Registry {
                 }
                 .into());
             }
+            rec.link(w, EventOp::LinkUnlinked, &p, &c)?;
             Ok(())
         })
     }

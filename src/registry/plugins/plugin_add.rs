@@ -96,6 +96,7 @@ pub(crate) fn add_accepted(
         added_at: reg.now(),
     };
     let now = reg.now();
+    let rec = reg.recorder();
     let cache = &reg.types;
     let write = |w: &crate::store::Writer<'_>| {
         let old = w.plugin(&module)?;
@@ -137,6 +138,8 @@ pub(crate) fn add_accepted(
         let outcome =
             register_carried(w, &current, &module, &carried, (replace, spec.force), &now)?;
         w.set_plugin_provenance(&module, spec.provenance)?;
+        record_plugin(w, &rec, old.as_ref(), &row, spec.provenance)?;
+        record_carried(w, &rec, &module, &outcome)?;
         Ok::<_, RegistryError>((old, outcome))
     };
     if spec.rehearse {
@@ -159,4 +162,76 @@ pub(crate) fn add_accepted(
         }
     };
     Ok((reg.show_plugin(&module)?, outcome))
+}
+
+/// The event of a plugin added or replaced: its version, digest, source
+/// and where it was installed from (a replacement: what of those changed;
+/// an identical re-add records nothing).
+fn record_plugin(
+    w: &crate::store::Writer<'_>,
+    rec: &crate::registry::events::Recorder,
+    old: Option<&PluginRow>,
+    row: &PluginRow,
+    provenance: Option<&crate::store::ProvenanceRow>,
+) -> Result<(), RegistryError> {
+    use crate::registry::events::{EventOp, diff};
+    use serde_json::{Value, json};
+    let from = provenance.map(|p| {
+        json!({"registry": p.registry, "repository": p.repository, "tag": p.tag,
+               "manifest_digest": p.manifest_digest, "signer": p.signer})
+    });
+    let facts = |r: &PluginRow| -> [(&'static str, Value); 3] {
+        [
+            ("version", r.version.clone().into()),
+            ("sha256", r.sha256.clone().into()),
+            ("source", r.source.clone().into()),
+        ]
+    };
+    let module = row.module.to_string();
+    match old {
+        None => {
+            let mut changes: serde_json::Map<String, Value> = facts(row)
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect();
+            changes.insert("from".into(), from.unwrap_or(Value::Null));
+            rec.named(
+                w,
+                EventOp::PluginAdded,
+                &module,
+                None,
+                Some(Value::Object(changes)),
+            )?;
+        }
+        Some(old) => {
+            let fields: Vec<(&str, Value, Value)> = facts(old)
+                .into_iter()
+                .zip(facts(row))
+                .map(|((k, before), (_, after))| (k, before, after))
+                .collect();
+            if let Some(mut changes) = diff(&fields) {
+                changes["from"] = from.unwrap_or(Value::Null);
+                rec.named(w, EventOp::PluginReplaced, &module, None, Some(changes))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The events of the types a plugin brought: each added or replaced one.
+fn record_carried(
+    w: &crate::store::Writer<'_>,
+    rec: &crate::registry::events::Recorder,
+    module: &crate::model::ModuleName,
+    outcome: &CarriedOutcome,
+) -> Result<(), RegistryError> {
+    use crate::registry::events::EventOp;
+    let changes = || Some(serde_json::json!({"source": format!("plugin {module}")}));
+    for name in &outcome.added {
+        rec.named(w, EventOp::TypeAdded, name.as_str(), None, changes())?;
+    }
+    for name in &outcome.replaced {
+        rec.named(w, EventOp::TypeReplaced, name.as_str(), None, changes())?;
+    }
+    Ok(())
 }

@@ -306,6 +306,7 @@ pub(crate) fn remove_plugin(
     reg: &mut Registry,
     module: &ModuleName,
 ) -> Result<PluginView, RegistryError> {
+    let rec = reg.recorder();
     let removed = reg.store.write(|w| {
         let row = find_plugin(w, module)?;
         let types = w.types_using_module(module)?;
@@ -317,6 +318,9 @@ pub(crate) fn remove_plugin(
         }
         w.delete_plugin(module)?;
         w.drop_unused_plugin_component(&row.sha256)?;
+        let changes = serde_json::json!({"version": row.version, "sha256": row.sha256});
+        let op = crate::registry::events::EventOp::PluginRemoved;
+        rec.named(w, op, &row.module.to_string(), None, Some(changes))?;
         Ok(PluginView::new(row, Vec::new(), Vec::new(), None))
     })?;
     reg.forget_file_if_unused(&removed.sha256);

@@ -27,6 +27,7 @@
 //! (`agents resource discover NAME --depth N` or `--recursive`).
 
 use crate::model::{HandlerRef, PropertyMap, ResolvedType, Resource, ResourceId, ResourceKey};
+use crate::registry::events::{EventOp, Explored, MAX_LISTED};
 use crate::registry::resources::equivalence;
 use crate::registry::resources::lookup::{assemble, find_row, load_one};
 use crate::registry::type_set::TypeSet;
@@ -258,6 +259,7 @@ fn discover_once(
         }
     };
     let now = reg.now();
+    let rec = reg.recorder();
     let cache = &reg.types;
     let (ids, clock) = (&reg.ids, &reg.clock);
     reg.store.write(|w| {
@@ -281,6 +283,29 @@ fn discover_once(
             &now,
         )?;
         equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
+        let explored = Explored {
+            added: (
+                findings
+                    .added
+                    .iter()
+                    .map(|f| f.row.label())
+                    .take(MAX_LISTED)
+                    .collect(),
+                findings.added.len(),
+            ),
+            gone: (
+                removed.iter().map(|r| r.label()).take(MAX_LISTED).collect(),
+                removed.len(),
+            ),
+            updated: findings.kept.iter().filter(|k| k.changed()).count(),
+            properties_changed,
+            hash: findings
+                .root_rehashed
+                .as_ref()
+                .map(|(_, after)| (row.content_hash.clone(), after.clone())),
+            unstale: None,
+        };
+        rec.explored(w, EventOp::ResourceDiscovered, &row, explored)?;
         let fresh = find_row(w, &ResourceKey::Id(root_id))?;
         Ok(DiscoveryReport {
             resource: load_one(w, &types, fresh)?,

@@ -30,6 +30,7 @@
 
 use crate::model::{PropertyMap, ResolvedType, ResourceId, ResourceKey};
 use crate::registry::ResourcesError;
+use crate::registry::events::{EventOp, Explored, MAX_LISTED};
 use crate::registry::plugins::handlers::Handler;
 use crate::registry::resources::discovery::{
     ATTEMPTS, Depth, Findings, RootHash, RootUpdate, has_rules, write_findings,
@@ -173,8 +174,15 @@ impl Registry {
                     return Ok(Outcome::StillStale);
                 }
                 let now = self.now();
-                self.store
-                    .write(|w| w.set_stale(row.id, Some(&reason), &now))?;
+                let rec = self.recorder();
+                self.store.write(|w| {
+                    w.set_stale(row.id, Some(&reason), &now)?;
+                    let changes = serde_json::json!({
+                        "stale": {"before": row.stale, "after": reason},
+                    });
+                    let op = EventOp::ResourceRefreshed;
+                    rec.resource(w, op, &row, Some(changes))
+                })?;
                 log::info!("{} is stale: {reason}", row.label());
                 Ok(Outcome::Stale(StaleResource {
                     resource_id: row.id,
@@ -238,6 +246,7 @@ impl Registry {
             .map(|k| k.id)
             .collect();
         let now = self.now();
+        let rec = self.recorder();
         let cache = &self.types;
         let label = row.label();
         let (ids, clock) = (&self.ids, &self.clock);
@@ -261,6 +270,26 @@ impl Registry {
                 &now,
             )?;
             equivalence::reconcile(w, types, &|| ids.next_id(clock.now()), &now)?;
+            let explored = Explored {
+                added: (
+                    findings
+                        .added
+                        .iter()
+                        .map(|f| f.row.label())
+                        .take(MAX_LISTED)
+                        .collect(),
+                    findings.added.len(),
+                ),
+                gone: (
+                    removed.iter().map(|r| r.label()).take(MAX_LISTED).collect(),
+                    removed.len(),
+                ),
+                updated: findings.kept.iter().filter(|k| k.answer_changed()).count(),
+                properties_changed,
+                hash: (hash != row.content_hash).then(|| (row.content_hash.clone(), hash.clone())),
+                unstale: row.stale.clone(),
+            };
+            rec.explored(w, EventOp::ResourceRefreshed, row, explored)?;
             Ok::<_, RegistryError>(removed)
         })?;
         let added = findings
@@ -296,6 +325,7 @@ impl Registry {
             return Ok(Outcome::Unchanged);
         }
         let now = self.now();
+        let rec = self.recorder();
         let cache = &self.types;
         let label = row.label();
         let (ids, clock) = (&self.ids, &self.clock);
@@ -311,6 +341,23 @@ impl Registry {
                 &now,
             )?;
             equivalence::reconcile(w, types, &|| ids.next_id(clock.now()), &now)?;
+            let explored = Explored {
+                added: (
+                    findings
+                        .added
+                        .iter()
+                        .map(|f| f.row.label())
+                        .take(MAX_LISTED)
+                        .collect(),
+                    findings.added.len(),
+                ),
+                gone: (
+                    removed.iter().map(|r| r.label()).take(MAX_LISTED).collect(),
+                    removed.len(),
+                ),
+                ..Explored::default()
+            };
+            rec.explored(w, EventOp::ResourceRefreshed, row, explored)?;
             Ok::<_, RegistryError>(removed)
         })?;
         Ok(Outcome::Changed(

@@ -15,6 +15,7 @@ use crate::dag::AdmittedLink;
 use crate::model::{Resource, ResourceId, ResourceName, SandboxStrategy, TypeArgument, TypeName};
 use crate::registry::ResourcesError;
 use crate::registry::args::{self, CheckedArgs};
+use crate::registry::events::{EventOp, Recorder, listed};
 use crate::registry::link_refused as refused;
 use crate::registry::resources::discovery::{
     Depth, DiscoveryProgress, Findings, REGISTRATION_DEPTH, RootHash, insert_new, write_findings,
@@ -24,7 +25,7 @@ use crate::registry::resources::lookup::assemble;
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError};
 use crate::store::{ResourceInserter, ResourceRow, Writer};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -211,6 +212,7 @@ fn write_prepared(
     inserter: &mut ResourceInserter<'_>,
     p: &Prepared,
     now: &str,
+    rec: &Recorder,
 ) -> Result<(), RegistryError> {
     // A chosen name may not pass for an existing one (checked in the
     // transaction that takes it).
@@ -241,6 +243,15 @@ fn write_prepared(
         None,
         now,
     )?;
+    let found = p.found.added.iter().map(|f| f.row.label());
+    let mut changes = json!({
+        "type": p.row.type_name.as_str(),
+        "location": p.row.location,
+    });
+    if !p.found.added.is_empty() {
+        changes["discovered"] = listed(found, p.found.added.len());
+    }
+    rec.resource(w, EventOp::ResourceRegistered, &p.row, Some(changes))?;
     Ok(())
 }
 
@@ -277,11 +288,19 @@ pub(crate) fn register_resource(
     let at = Stamp::now(reg);
     let prepared = reg.prepare(&types, &at, request, progress)?;
     let now = reg.now();
+    let rec = reg.recorder();
     let cache = &reg.types;
     let (ids, clock) = (&reg.ids, &reg.clock);
     reg.store.write(|w| {
         let current = cache.get(w)?;
-        write_prepared(w, &current, &mut w.resource_inserter()?, &prepared, &now)?;
+        write_prepared(
+            w,
+            &current,
+            &mut w.resource_inserter()?,
+            &prepared,
+            &now,
+            &rec,
+        )?;
         equivalence::reconcile(w, &prepared.types, &|| ids.next_id(clock.now()), &now)?;
         let children = w.children_of(prepared.row.id)?;
         assemble(&prepared.types, prepared.row.clone(), Vec::new(), children)
@@ -301,13 +320,14 @@ pub(crate) fn register_resources(
         .map(|r| reg.prepare(&types, &at, r, &mut |_| ControlFlow::Continue(())))
         .collect::<Result<Vec<_>, _>>()?;
     let now = reg.now();
+    let rec = reg.recorder();
     let cache = &reg.types;
     let (ids, clock) = (&reg.ids, &reg.clock);
     reg.store.write(|w| {
         let current = cache.get(w)?;
         let mut inserter = w.resource_inserter()?;
         for p in &prepared {
-            write_prepared(w, &current, &mut inserter, p, &now)?;
+            write_prepared(w, &current, &mut inserter, p, &now, &rec)?;
         }
         equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
         Ok(prepared.iter().map(|p| p.row.id).collect())

@@ -5,11 +5,13 @@
 
 use crate::dag;
 use crate::model::{Resource, ResourceId, ResourceKey};
+use crate::registry::events::{EventOp, listed};
 use crate::registry::resources::lookup::{find_row, load_resources};
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError};
 use crate::store::Reader;
 use serde::Serialize;
+use serde_json::json;
 
 /// What a removal took (or, in a dry run, would take).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -164,9 +166,11 @@ pub(crate) fn remove_resource(
         return reg.store.read(|r| plan(r, &*cache.get(r)?));
     }
     let now = reg.now();
+    let rec = reg.recorder();
     let (id_source, clock) = (&reg.ids, &reg.clock);
     reg.store.write(|w| {
         let types = cache.get(w)?;
+        let root = find_row(w, key)?;
         let report = plan(w, &types)?;
         if !report.sandboxes.is_empty() {
             return Err(RegistryError::HasSandboxes {
@@ -182,6 +186,19 @@ pub(crate) fn remove_resource(
         }
         let ids: Vec<ResourceId> = report.removed.iter().map(|r| r.resource_id).collect();
         w.delete_resources(&ids)?;
+        let others = report.removed.iter().filter(|r| r.resource_id != root.id);
+        let mut changes = json!({
+            "type": root.type_name.as_str(),
+            "location": root.location,
+        });
+        if ids.len() > 1 {
+            changes["with"] = listed(others.map(|r| r.label()), ids.len() - 1);
+        }
+        if !report.unlinked.is_empty() {
+            let kept = report.unlinked.iter().map(|r| r.label());
+            changes["unlinked"] = listed(kept, report.unlinked.len());
+        }
+        rec.resource(w, EventOp::ResourceRemoved, &root, Some(changes))?;
         // Identities left with fewer than two members go too.
         crate::registry::resources::equivalence::reconcile(
             w,

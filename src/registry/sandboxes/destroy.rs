@@ -77,7 +77,13 @@ pub(in crate::registry) fn destroy_sandbox(
         reg.store.write(|w| w.update_sandbox(&row))?;
         return Err(err);
     }
-    reg.store.write(|w| w.delete_sandbox(id))?;
+    let rec = reg.recorder();
+    reg.store.write(|w| {
+        w.delete_sandbox(id)?;
+        let op = crate::registry::events::EventOp::SandboxDestroyed;
+        let changes = serde_json::json!({"strategy": row.strategy});
+        rec.sandbox(w, op, id, (row.resource, &shown.resource), Some(changes))
+    })?;
     let _ = std::fs::remove_file(lock_path(&root, id));
     let _ = std::fs::remove_file(session::session_path(&root, id));
     shown.state = SandboxState::Destroying;

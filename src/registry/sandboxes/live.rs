@@ -95,14 +95,25 @@ impl Registry {
         })
     }
 
-    /// Stamp the sandbox's row as changed now (after its strategy acted).
-    pub(super) fn touch(&mut self, row: &SandboxRow) -> Result<(), RegistryError> {
+    /// Stamp the sandbox's row as changed now (after its strategy
+    /// acted), recording `op` with `changes`.
+    pub(super) fn touch(
+        &mut self,
+        row: &SandboxRow,
+        resource: &Resource,
+        op: crate::registry::events::EventOp,
+        changes: serde_json::Value,
+    ) -> Result<(), RegistryError> {
         let now = self.now();
+        let rec = self.recorder();
+        let label = resource.label();
         Ok(self.store.write(|w| {
             w.update_sandbox(&SandboxRow {
                 updated_at: now,
                 ..row.clone()
-            })
+            })?;
+            let subject = (resource.resource_id, label.as_str());
+            rec.sandbox(w, op, row.id, subject, Some(changes))
         })?)
     }
 }

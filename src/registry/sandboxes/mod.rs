@@ -44,9 +44,11 @@ use super::{Registry, RegistryError, SandboxRefusal};
 use crate::model::SandboxState;
 use crate::model::{Resource, ResourceId, ResourceKey, ResourceKind, SandboxId, SandboxStrategy};
 use crate::registry::SandboxesError;
+use crate::registry::events::EventOp;
 use crate::registry::resources::lookup::{find_row, load_one};
 use crate::sandbox::{self, Applied, CheckpointRef, SandboxDiff};
 use crate::store::SandboxRow;
+use serde_json::json;
 use std::path::{Path, PathBuf};
 pub(super) use support::lock_file;
 use support::{check_label, create_area, lock, lock_path, pick_checkpoint};
@@ -220,7 +222,14 @@ pub(in crate::registry) fn create_sandbox(
     row.workdir = Some(place.workdir.to_string_lossy().into_owned());
     row.base = Some(place.base.clone());
     row.updated_at = reg.now();
-    reg.store.write(|w| w.update_sandbox(&row))?;
+    let rec = reg.recorder();
+    let label = resource.label();
+    reg.store.write(|w| {
+        w.update_sandbox(&row)?;
+        let changes = json!({"strategy": row.strategy, "location": location});
+        let subject = (resource.resource_id, label.as_str());
+        rec.sandbox(w, EventOp::SandboxCreated, id, subject, Some(changes))
+    })?;
     let mut made = view(row, resource.label(), Vec::new(), Some(&area));
     made.enumerated = reg.local_enumeration(&made)?;
     Ok(made)
@@ -309,12 +318,17 @@ pub(in crate::registry) fn checkpoint_sandbox(
         .checkpoint(&work.place, label.as_deref().unwrap_or(""))
         .map_err(|source| failed(&row, &resource.label(), "checkpoint", source))?;
     let now = reg.now();
+    let rec = reg.recorder();
+    let shown = resource.label();
     let number = reg.store.write(|w| {
         let number = w.insert_checkpoint(id, label.as_deref(), &made.0, &now)?;
         w.update_sandbox(&SandboxRow {
             updated_at: now.clone(),
             ..row.clone()
         })?;
+        let changes = json!({"checkpoint": number, "label": label});
+        let subject = (resource.resource_id, shown.as_str());
+        rec.sandbox(w, EventOp::SandboxCheckpointed, id, subject, Some(changes))?;
         Ok::<_, RegistryError>(number)
     })?;
     Ok(CheckpointView {
@@ -356,7 +370,8 @@ pub(in crate::registry) fn rollback_sandbox(
                 .rollback(&work.place, &CheckpointRef(target.reference.clone()))
         })
         .map_err(|source| failed(&row, &resource.label(), "rollback", source))?;
-    reg.touch(&row)?;
+    let changes = json!({"checkpoint": target.number, "label": target.label});
+    reg.touch(&row, &resource, EventOp::SandboxRolledBack, changes)?;
     Ok(target)
 }
 
@@ -393,7 +408,8 @@ pub(in crate::registry) fn apply_sandbox(
         .strategy
         .apply(&work.place)
         .map_err(|source| failed(&row, &resource.label(), "apply", source))?;
-    reg.touch(&row)?;
+    let changes = serde_json::to_value(&applied).unwrap_or_default();
+    reg.touch(&row, &resource, EventOp::SandboxApplied, changes)?;
     Ok(applied)
 }
 

@@ -15,6 +15,8 @@
 //! resources: every stored column, under the resource view's names
 //! links:     parent_id, child_id, auto_discovered, derived, created_at
 //! environment_settings: scope, plan, resource_id (null: the host), priority
+//! events:    (only with --with-events) seq, txn, at, op, kind, id, name,
+//!            related_id, changes, actor
 //! ```
 //!
 //! Nothing machine-local is carried: no sandboxes (their files live under
@@ -40,6 +42,7 @@
 
 mod base64;
 mod check;
+mod events;
 mod fields;
 mod rows;
 
@@ -49,6 +52,7 @@ use crate::model::{
     ClassName, ModuleName, PropertyMap, ResourceId, ResourceKind, ResourceName, SandboxStrategy,
     TypeName,
 };
+pub use events::EventEntry;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -74,6 +78,9 @@ pub struct RegistryDocument {
     pub resources: Vec<ResourceEntry>,
     pub links: Vec<LinkEntry>,
     pub environment_settings: Vec<SettingEntry>,
+    /// The event log (`--with-events`; absent: not exported).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<EventEntry>,
 }
 
 /// The document's top-level scalars (the sections are read one by one).
@@ -266,6 +273,10 @@ impl RegistryDocument {
         let resources = section(&mut map, "resources")?;
         let links = section(&mut map, "links")?;
         let environment_settings = section(&mut map, "environment_settings")?;
+        let events = match map.contains_key("events") {
+            true => section(&mut map, "events")?,
+            false => Vec::new(),
+        };
         let header: Header =
             serde_json::from_value(Value::Object(map)).map_err(|e| DocumentError::Invalid {
                 item: "(document)".to_owned(),
@@ -283,6 +294,7 @@ impl RegistryDocument {
             resources,
             links,
             environment_settings,
+            events,
         };
         document.check()?;
         Ok(document)

@@ -50,12 +50,17 @@ pub struct RegistryInfo {
 pub struct ExportOptions {
     /// Embed each plugin component (base64), not only its record.
     pub with_plugins: bool,
+    /// Carry the event log (`events`).
+    pub with_events: bool,
 }
 
 impl ExportOptions {
     /// Embed each plugin component.
     pub fn with_plugins() -> Self {
-        Self { with_plugins: true }
+        Self {
+            with_plugins: true,
+            ..Self::default()
+        }
     }
 }
 
@@ -64,7 +69,10 @@ pub(crate) fn export_document(
     reg: &Registry,
     options: ExportOptions,
 ) -> Result<RegistryDocument, RegistryError> {
-    let ExportOptions { with_plugins } = options;
+    let ExportOptions {
+        with_plugins,
+        with_events,
+    } = options;
     let files = match with_plugins {
         true => Some(reg.plugins.files("cannot embed the plugin components")?),
         false => None,
@@ -122,6 +130,10 @@ pub(crate) fn export_document(
             resources: r.resources(None)?.into_iter().map(Into::into).collect(),
             links: r.link_rows()?.into_iter().map(Into::into).collect(),
             environment_settings: r.settings()?.into_iter().map(Into::into).collect(),
+            events: match with_events {
+                true => all_events(r)?,
+                false => Vec::new(),
+            },
         })
     })
 }
@@ -158,4 +170,22 @@ pub(crate) fn info(reg: &Registry) -> Result<RegistryInfo, RegistryError> {
         builtin_catalogue,
         counts,
     })
+}
+
+/// Every event of the log, oldest first (read in pages).
+fn all_events(
+    r: &crate::store::Reader<'_>,
+) -> Result<Vec<crate::registry::transfer::document::EventEntry>, RegistryError> {
+    let mut out = Vec::new();
+    let mut select = crate::store::EventSelect {
+        limit: 10_000,
+        ..Default::default()
+    };
+    loop {
+        let page = r.events(&select)?;
+        let Some(last) = page.last() else { break };
+        select.after_seq = Some(last.seq);
+        out.extend(page.into_iter().map(Into::into));
+    }
+    Ok(out)
 }

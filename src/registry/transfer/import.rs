@@ -68,6 +68,7 @@ pub(crate) fn import_document(
     let (cache, plugins) = (&reg.types, &reg.plugins);
     let (ids, clock) = (&reg.ids, &reg.clock);
     let agent = Some(&reg.actor).filter(|a| a.face.is_agent());
+    let rec = reg.recorder();
     let import = |w: &Writer<'_>| {
         let current = cache.get(w)?;
         let mut plan = plan::plan(w, &current, document, &specs, &components, plugins)?;
@@ -111,6 +112,10 @@ pub(crate) fn import_document(
                 }
             }
         }
+        if plan_adds(&plan.report) {
+            append_events(w, &document.events)?;
+        }
+        record_import(w, &rec, &plan.report)?;
         plan.report.dry_run = dry_run;
         plan.report.same_builtin_catalogue =
             document.builtin_catalogue.as_deref() == Some(catalogue.as_str());
@@ -330,3 +335,68 @@ fn write_settings(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> 
 
 #[cfg(test)]
 mod tests;
+
+/// The event of an import that added anything: what it added, by section
+/// (an import that found everything already here records nothing).
+fn record_import(
+    w: &Writer<'_>,
+    rec: &crate::registry::events::Recorder,
+    report: &ImportReport,
+) -> Result<(), RegistryError> {
+    let r = report;
+    let sections = [
+        ("types", r.types),
+        ("plugins", r.plugins),
+        ("resources", r.resources),
+        ("links", r.links),
+        ("environment_settings", r.environment_settings),
+    ];
+    if !plan_adds(report) {
+        return Ok(());
+    }
+    let changes: serde_json::Map<String, serde_json::Value> = sections
+        .iter()
+        .map(|(k, t)| ((*k).to_owned(), serde_json::json!({"added": t.added})))
+        .collect();
+    let op = crate::registry::events::EventOp::RegistryImported;
+    rec.record(
+        w,
+        op,
+        crate::registry::events::Subject::default(),
+        Some(serde_json::Value::Object(changes)),
+    )?;
+    Ok(())
+}
+
+/// Does the import add anything? (One that does not, importing a document
+/// a second time, writes nothing, its events included.)
+fn plan_adds(r: &ImportReport) -> bool {
+    [
+        r.types,
+        r.plugins,
+        r.resources,
+        r.links,
+        r.environment_settings,
+    ]
+    .iter()
+    .any(|t| t.added > 0)
+}
+
+/// Append the document's events to the log under new numbers, after the
+/// last one here, keeping their order and which were one write.
+fn append_events(
+    w: &Writer<'_>,
+    events: &[crate::registry::transfer::document::EventEntry],
+) -> Result<(), RegistryError> {
+    let base = w.last_event_seq()?;
+    let Some(first) = events.first() else {
+        return Ok(());
+    };
+    let shift = base + 1 - first.seq;
+    for e in events {
+        // A write whose first event was not exported starts here.
+        let txn = (e.txn + shift).max(base + 1);
+        w.insert_event_row(&e.row(e.seq + shift, txn))?;
+    }
+    Ok(())
+}

@@ -420,9 +420,16 @@ impl Registry {
                 trusted_at: now.clone(),
             });
         }
+        let rec = self.recorder();
         self.store.write(|w| {
-            for row in &rows {
+            for (row, dc) in rows.iter().zip(&consent.summary.devcontainers) {
                 w.put_trust(row)?;
+                let changes = serde_json::json!({
+                    "person": row.user_name, "digest": row.digest, "machine": row.machine_id,
+                });
+                let op = crate::registry::events::EventOp::TrustGranted;
+                let name = dc.name.to_string();
+                rec.named(w, op, &name, Some(dc.resource_id), Some(changes))?;
             }
             Ok::<_, RegistryError>(())
         })?;
@@ -449,6 +456,7 @@ impl Registry {
         };
         let machine = self.machine_key();
         let cache = &self.types;
+        let rec = self.recorder();
         self.store.write(|w| {
             let types = cache.get(w)?;
             let mut taken = Vec::new();
@@ -459,6 +467,9 @@ impl Registry {
                 .chain(found.agent.into_iter().map(|(row, _)| row));
             for row in all {
                 if w.delete_trust(row.id, &machine, person.uid)? {
+                    let changes = serde_json::json!({"person": person.user, "machine": machine});
+                    let op = crate::registry::events::EventOp::TrustRevoked;
+                    rec.named(w, op, &row.label(), Some(row.id), Some(changes))?;
                     taken.push(row.label());
                 }
             }

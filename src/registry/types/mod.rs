@@ -14,10 +14,12 @@ use super::{Registry, RegistryError};
 use crate::builtin;
 use crate::dag;
 use crate::model::{ClassName, ResolvedType, TypeName, TypeSpec};
+use crate::registry::events::{EventOp, diff_documents};
 use crate::registry::type_set::TypeSet;
 use crate::registry::{PluginsError, TypesError};
 use crate::store::{Reader, Writer};
 use crate::typespec;
+use serde_json::json;
 use std::path::Path;
 
 /// The `registry_meta` key holding the fingerprint of the catalogue last
@@ -244,6 +246,7 @@ impl Registry {
         let RegisterTypeOptions { replace } = options;
         let spec = typespec::parse_type_file(text, source_name)?;
         let now = self.now();
+        let rec = self.recorder();
         let name = spec.name.clone();
         let cache = &self.types;
         self.store.write(|w| {
@@ -276,7 +279,25 @@ impl Registry {
             let row = w
                 .type_row(&name)?
                 .unwrap_or_else(|| unreachable!("just written"));
-            Ok(TypeView::new(resolved, &row))
+            let view = TypeView::new(resolved, &row);
+            match current.row(&name) {
+                Some(old) => {
+                    // The effective fields that changed (not the row's
+                    // timestamps).
+                    let before = TypeView::new(current.resolve(&name)?, old);
+                    let mut changes = diff_documents(&before, &view).unwrap_or(json!({}));
+                    if let Some(fields) = changes.as_object_mut() {
+                        fields.remove("created_at");
+                        fields.remove("updated_at");
+                    }
+                    rec.named(w, EventOp::TypeReplaced, name.as_str(), None, Some(changes))?;
+                }
+                None => {
+                    let changes = json!({"source": source_name});
+                    rec.named(w, EventOp::TypeAdded, name.as_str(), None, Some(changes))?;
+                }
+            }
+            Ok(view)
         })
     }
 
@@ -311,6 +332,7 @@ impl Registry {
     /// Remove a custom type no subtype, resource or other type depends on.
     pub fn remove_type(&mut self, name: &str) -> Result<(), RegistryError> {
         let cache = &self.types;
+        let rec = self.recorder();
         self.store.write(|w| {
             let types = cache.get(w)?;
             let resolved = types.find(name)?;
@@ -336,7 +358,10 @@ impl Registry {
                     by,
                 }));
             }
+            let source = types.row(&name).map(|row| row.source.clone());
             w.delete_type(&name)?;
+            let changes = json!({"source": source});
+            rec.named(w, EventOp::TypeRemoved, name.as_str(), None, Some(changes))?;
             Ok(())
         })
     }

@@ -50,6 +50,7 @@ pub(super) fn document(doc: &RegistryDocument) -> Result<(), DocumentError> {
     resources(doc)?;
     links(doc)?;
     settings(doc)?;
+    super::events::check(&doc.events)?;
     super::fields::check(doc)
 }
 

@@ -89,6 +89,18 @@ fn sample() -> RegistryDocument {
                 updated_at: "2026-01-01T00:00:00.000Z".into(),
             },
         ],
+        events: vec![super::EventEntry {
+            seq: 7,
+            txn: 7,
+            at: "2026-01-01T00:00:00.000Z".into(),
+            op: crate::registry::events::EventOp::LinkLinked,
+            kind: "link".into(),
+            id: Some(id(2).to_string()),
+            name: Some("local/r2".into()),
+            related_id: Some(id(1).to_string()),
+            changes: Some(serde_json::json!({"parent": {"name": "local/r1"}})),
+            actor: crate::model::Actor::new(crate::model::Face::Cli, "alice"),
+        }],
     }
 }
 
