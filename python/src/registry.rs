@@ -11,7 +11,7 @@
 //! One file: PyO3 takes one `#[pymethods]` block per class (without the
 //! `multiple-pymethods` feature and its `inventory` dependency). The
 //! methods of one shape — arguments in, one library call on a pooled
-//! registry, its view out — are one item each of the [`methods!`] table
+//! registry, its view out — are one item each of the `methods!` table
 //! at the end; the others are written out above it.
 
 use crate::args::{dashed, key, path_text, sandbox_id, strategy, type_args};
@@ -123,7 +123,7 @@ macro_rules! methods {
     };
 }
 
-/// What a [`methods!`] item answers: nothing for `call`, else a Python value.
+/// What a `methods!` item answers: nothing for `call`, else a Python value.
 macro_rules! answer {
     (call) => { () };
     ($how:ident) => { Py<PyAny> };

@@ -8,7 +8,7 @@
 //! are, in the same words for every tool; an argument given as `null` is
 //! refused (the schemas say absent, not null). `register_resource`'s
 //! per-type arguments are checked against the type's `cli_args`
-//! ([`super::tools::register`]), in the same words.
+//! (`tools::register`), in the same words.
 //!
 //! Every refusal is of kind `invalid_arguments`.
 

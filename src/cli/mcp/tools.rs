@@ -1,4 +1,4 @@
-//! The one home of the tools: each is one item of a [`tools!`] list,
+//! The one home of the tools: each is one item of a `tools!` list,
 //! which defines its arguments' type and its [`Tool`] impl. The item's
 //! doc comment is the tool's description, its fields (with their doc
 //! comments) are the input schema `tools/list` shows (derived by
@@ -97,7 +97,7 @@ pub enum Access {
 }
 
 /// A tool: its arguments' type, which is deserialised from the call's
-/// arguments ([`arguments::read`]). Implemented by [`tools!`].
+/// arguments ([`arguments::read`]). Implemented by `tools!`.
 pub trait Tool: DeserializeOwned + JsonSchema + 'static {
     /// What it answers (the structured content): its output schema is
     /// this type's ([`output_schema`]).
