@@ -24,9 +24,11 @@ pub fn read<T: DeserializeOwned>(
     args: Map<String, Value>,
 ) -> Result<T, Refusal> {
     if let Some((name, _)) = args.iter().find(|(_, v)| v.is_null()) {
-        return Err(Refusal::invalid(format!(
-            "{tool}: the argument {name:?} is given or left out, not null"
-        )));
+        let wanted = schema["properties"][name]["type"]
+            .as_str()
+            .unwrap_or("absent");
+        let wanted = words(wanted);
+        return Err(Refusal::invalid(must_be(tool, name, "", &wanted, "null")));
     }
     serde_path_to_error::deserialize(Value::Object(args)).map_err(|error| {
         let path = error.path().to_string();
@@ -37,11 +39,17 @@ pub fn read<T: DeserializeOwned>(
             format!("{tool} takes no argument {name:?}; the arguments it takes are: {known}")
         } else if let Some(name) = named("missing field `") {
             format!("{tool} needs the argument {name:?}; the arguments it takes are: {known}")
-        } else if let Some((given, wanted)) = ["invalid type: ", "invalid value: "]
-            .iter()
-            .find_map(|p| serde.strip_prefix(p)?.split_once(", expected "))
+        } else if let Some((given, wanted)) = serde
+            .strip_prefix("invalid type: ")
+            .and_then(|r| r.split_once(", expected "))
         {
-            must_be(tool, &path, "", wanted, given)
+            must_be(tool, &path, "", &words(wanted), &words(given))
+        } else if let Some((given, wanted)) = serde
+            .strip_prefix("invalid value: ")
+            .and_then(|r| r.split_once(", expected "))
+        {
+            let given = given.split('`').nth(1).unwrap_or(given);
+            must_be(tool, &path, "", &words(wanted), given)
         } else {
             format!("{tool}: the argument {path:?}: {serde}")
         })
@@ -51,6 +59,23 @@ pub fn read<T: DeserializeOwned>(
 /// `"{tool}: the argument "{path}"{context} must be {wanted}, not {given}"`.
 pub fn must_be(tool: &str, path: &str, context: &str, wanted: &str, given: &str) -> String {
     format!("{tool}: the argument {path:?}{context} must be {wanted}, not {given}")
+}
+
+/// A JSON Schema type, or serde's word for a value's type or for what it
+/// expected, in the words of a refusal (`a boolean (true or false)`, `a
+/// whole number`, `a list`, …); anything else as it is.
+pub fn words(serde: &str) -> String {
+    let kind = serde.trim_start_matches("a ").split(' ').next();
+    match kind.unwrap_or_default() {
+        "boolean" => "a boolean (true or false)",
+        "string" => "a string",
+        "integer" => "a whole number",
+        "floating" | "number" => "a number",
+        "map" | "object" => "an object",
+        "sequence" | "array" => "a list",
+        _ => serde,
+    }
+    .to_owned()
 }
 
 /// The names of an object schema's `properties`, for a refusal.
@@ -108,7 +133,10 @@ mod tests {
         );
         assert!(message.contains("\"dry_run\""), "{message}");
         assert!(message.contains("must be a boolean"), "{message}");
-        assert!(message.contains("not string \"yes\""), "{message}");
+        assert!(
+            message.contains("(true or false), not a string"),
+            "{message}"
+        );
         let message = refused("refresh", json!({"names": ["local/a", 7]}));
         assert!(message.contains("\"names[1]\""), "{message}");
         let message = refused("discover", json!({"name_or_id": "local/a", "depth": 0}));

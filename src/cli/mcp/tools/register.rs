@@ -5,7 +5,7 @@
 //! [`super::super::arguments`] uses for every tool.
 
 use super::absolute;
-use crate::cli::mcp::arguments::must_be;
+use crate::cli::mcp::arguments::{must_be, words};
 use crate::cli::mcp::kinds::Refusal;
 use resource_host::model::{ArgType, TypeArgument};
 use resource_host::registry::{RegistrationForm, Registry};
@@ -89,23 +89,19 @@ fn check(
             (ArgType::Path, Value::String(s)) => absolute(&s).map(|_| s)?,
             (ArgType::String, Value::String(s)) => s,
             (arg_type, value) => {
-                let wanted = match arg_type {
-                    ArgType::Boolean => "a boolean (true or false)".to_owned(),
-                    ArgType::Integer => "a whole number".to_owned(),
+                let (wanted, given) = match arg_type {
                     ArgType::Choice if value.is_string() => {
                         let choices: Vec<String> =
                             arg.choices.iter().map(|c| format!("{c:?}")).collect();
-                        format!("one of {}", choices.join(", "))
+                        (format!("one of {}", choices.join(", ")), value.to_string())
                     }
-                    _ => "a string".to_owned(),
+                    ArgType::Boolean => (words("boolean"), words(json_type(&value))),
+                    ArgType::Integer => (words("integer"), words(json_type(&value))),
+                    _ => (words("string"), words(json_type(&value))),
                 };
                 let path = format!("args.{flag}");
                 return Err(Refusal::invalid(must_be(
-                    TOOL,
-                    &path,
-                    &context,
-                    &wanted,
-                    &value.to_string(),
+                    TOOL, &path, &context, &wanted, &given,
                 )));
             }
         };
@@ -188,6 +184,19 @@ fn flag(a: &TypeArgument) -> Value {
         schema["default"] = default.clone();
     }
     schema
+}
+
+/// The JSON Schema type of `value` (`integer` for a whole number).
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }
 
 #[cfg(test)]
