@@ -10,9 +10,11 @@
 //! revision expression or a path outside.
 //!
 //! **The git CLI, fixed argv, no shell.** Each answer is one `git`
-//! invocation (a few for some), run with a cleared environment (no user
-//! or system config, no pager, no prompt, no optional locks, fsmonitor
-//! off), stdin closed, output bounded, and killed if the call's deadline
+//! invocation (a few for some; a commit or a tree is one line to the
+//! operation's `git cat-file --batch`, `batch.rs`), run with a cleared
+//! environment (no user or system config, no pager, no prompt, no
+//! optional locks, fsmonitor off), stdin closed, output bounded, and
+//! killed if the call's deadline
 //! passes while it runs (`kill_on_drop`: the call's future owns it). The
 //! CLI was chosen over gitoxide after measuring both (README, "The git
 //! capability"): comparable on these queries, and no large new dependency.
@@ -28,7 +30,8 @@
 //! What git answers and how its `-z` / `%x00` formatted output is read
 //! are pure data and functions in `answers.rs`, unit tested in `tests.rs`;
 //! running one git process is `process.rs`, the operation's snapshot
-//! `memo.rs`, and what a guest may name `checks.rs`.
+//! `memo.rs`, its batch process `batch.rs` (raw objects read in
+//! `raw.rs`), and what a guest may name `checks.rs`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
