@@ -15,6 +15,7 @@ mod plugin_support;
 mod bounds;
 mod builtin_fs;
 mod builtin_git;
+mod builtin_git_deep;
 mod cli_containment;
 mod cli_escapes;
 mod cli_faults;

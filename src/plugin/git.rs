@@ -10,9 +10,11 @@
 //! revision expression or a path outside.
 //!
 //! **The git CLI, fixed argv, no shell.** Each answer is one `git`
-//! invocation (a few for some), run with a cleared environment (no user
-//! or system config, no pager, no prompt, no optional locks, fsmonitor
-//! off), stdin closed, output bounded, and killed if the call's deadline
+//! invocation (a few for some; a commit or a tree is one line to the
+//! operation's `git cat-file --batch`, `batch.rs`), run with a cleared
+//! environment (no user or system config, no pager, no prompt, no
+//! optional locks, fsmonitor off), stdin closed, output bounded, and
+//! killed if the call's deadline
 //! passes while it runs (`kill_on_drop`: the call's future owns it). The
 //! CLI was chosen over gitoxide after measuring both (README, "The git
 //! capability"): comparable on these queries, and no large new dependency.
@@ -28,7 +30,8 @@
 //! What git answers and how its `-z` / `%x00` formatted output is read
 //! are pure data and functions in `answers.rs`, unit tested in `tests.rs`;
 //! running one git process is `process.rs`, the operation's snapshot
-//! `memo.rs`, and what a guest may name `checks.rs`.
+//! `memo.rs`, its batch process `batch.rs` (raw objects read in
+//! `raw.rs`), and what a guest may name `checks.rs`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -54,6 +57,9 @@ pub(crate) struct GitScope {
     repo: Option<Result<Repository, GitError>>,
     neutral: Option<Arc<Neutral>>,
     memo: Option<Arc<GitMemo>>,
+    /// The call's own batch processes, when there is no operation's memo
+    /// to keep them (`batch.rs`).
+    batch: BatchPool,
     /// Which `git` runs, and the `PATH` it is handed.
     tools: Arc<GitTools>,
 }
@@ -69,6 +75,7 @@ impl GitScope {
             repo: None,
             neutral: None,
             memo,
+            batch: BatchPool::default(),
             tools,
         }
     }
@@ -385,17 +392,63 @@ impl GitScope {
         Ok(parse_submodules(&config, &staged))
     }
 
+    /// `spec`'s object from the operation's batch process for this
+    /// repository (`batch.rs`); `None`: ask the one-shot way.
+    async fn batch_object(&mut self, spec: &str) -> Option<batch::Object> {
+        let repo = self.repository().await.ok()?;
+        let neutral = self.neutral().await.ok()?;
+        let pool = match &self.memo {
+            Some(memo) => &memo.batch,
+            None => &self.batch,
+        };
+        pool.object(&self.tools, &repo, &neutral, spec).await
+    }
+
+    /// Whether the repository changes commits' parents as git reads
+    /// them (a shallow clone's boundary, grafts): then only `git show`
+    /// says what a commit's parents are. Asked once per operation.
+    async fn grafted(&mut self) -> Result<bool, GitError> {
+        let repo = self.repository().await?;
+        let scope = format!("repo {}", repo.git_dir);
+        let memo = self.memo.as_deref();
+        if let Some(Ok(hit)) = memo.and_then(|m| m.get(&scope, "grafted")) {
+            return Ok(hit == "yes");
+        }
+        let grafted = repo::grafted(Path::new(&repo.git_dir));
+        if let Some(m) = memo {
+            m.put(
+                &scope,
+                "grafted",
+                &Ok(if grafted { "yes" } else { "no" }.into()),
+            );
+        }
+        Ok(grafted)
+    }
+
     pub async fn read_commit(&mut self, id: &str) -> Result<Commit, GitError> {
         self.remote_only_refs()?;
         check_id(id)?;
         let spec = format!("{id}^{{commit}}");
+        if !self.grafted().await?
+            && let Some(object) = self.batch_object(&spec).await
+            && object.kind == "commit"
+            && let Some(commit) = raw::commit_of_raw(&object.id, &object.content)
+        {
+            return Ok(commit);
+        }
+        self.read_commit_one_shot(&spec).await
+    }
+
+    /// [`GitScope::read_commit`] by one `git show` (`spec` checked).
+    async fn read_commit_one_shot(&mut self, spec: &str) -> Result<Commit, GitError> {
+        let id = spec.strip_suffix("^{commit}").unwrap_or(spec);
         let out = self
             .git(&[
                 "show",
                 "-s",
                 "--no-show-signature",
                 "--format=%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%ct%x00%s",
-                &spec,
+                spec,
                 "--",
             ])
             .await?;
@@ -406,10 +459,24 @@ impl GitScope {
         self.remote_only_refs()?;
         check_id(id)?;
         let spec = format!("{id}^{{tree}}");
+        if let Some(object) = self.batch_object(&spec).await
+            && object.kind == "tree"
+            && let Some((entries, listed)) =
+                raw::tree_of_raw(&object.content, object.id.len() / 2)
+            // Past the one-shot answer's bound, that answer's refusal.
+            && listed as u64 <= OUTPUT_LIMIT
+        {
+            return Ok(entries);
+        }
+        self.read_tree_one_shot(&spec).await
+    }
+
+    /// [`GitScope::read_tree`] by one `git ls-tree` (`spec` checked).
+    async fn read_tree_one_shot(&mut self, spec: &str) -> Result<Vec<TreeEntry>, GitError> {
         let repo = self.repository().await?;
         let neutral = self.neutral().await?;
         let mut argv = repo.dir_args();
-        argv.extend(["ls-tree", "-z", "--full-tree", &spec].map(str::to_owned));
+        argv.extend(["ls-tree", "-z", "--full-tree", spec].map(str::to_owned));
         let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
         let out = process::run_bytes(&self.tools, &repo.run_dir(), &argv, &neutral).await?;
         Ok(parse_tree(&out))
@@ -520,19 +587,24 @@ impl GitScope {
 }
 
 mod answers;
+mod batch;
 mod checks;
 mod memo;
 mod process;
+mod raw;
 mod remote;
 mod repo;
 
 use crate::git_env::{GitTools, Neutral};
 pub(crate) use answers::*;
+pub(crate) use batch::BatchPool;
 use checks::{check_branch, check_id, check_path};
 pub use memo::GitSnapshot;
 pub(crate) use memo::{GitMemo, MemoSlot};
 use process::{OUTPUT_LIMIT, classify, git_output, run, run_with};
 use repo::{list_config, locate, read_in_tree, repository_of};
 
+#[cfg(test)]
+mod batch_tests;
 #[cfg(test)]
 mod tests;

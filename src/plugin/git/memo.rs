@@ -15,6 +15,8 @@ const MEMO_LIMIT: usize = 64 * 1024 * 1024;
 #[derive(Debug, Default)]
 pub(crate) struct GitMemo {
     inner: Mutex<MemoInner>,
+    /// The operation's `git cat-file --batch` processes, ended with it.
+    pub(super) batch: super::BatchPool,
 }
 
 #[derive(Debug, Default)]

@@ -89,33 +89,14 @@ pub(super) async fn git_output_with_env(
     neutral: &Neutral,
     env: &[(&str, &str)],
 ) -> Result<GitOutput, GitError> {
-    let program = git.find().map_err(GitError::Failed)?;
-    let mut cmd = tokio::process::Command::new(program.path);
-    cmd.current_dir(dir)
-        .env_clear()
-        .args(neutral.args())
-        .args([
-            "-c",
-            "core.untrackedCache=false",
-            "-c",
-            "color.ui=false",
-            "--no-optional-locks",
-            "--no-pager",
-        ])
-        .args(args)
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    cmd.envs(program.hermetic());
-    // Reads only: take no optional locks, see the objects as they are.
-    for (key, value) in [("GIT_OPTIONAL_LOCKS", "0"), ("GIT_NO_REPLACE_OBJECTS", "1")] {
-        cmd.env(key, value);
-    }
+    let mut cmd = command(git, dir, args, neutral)?;
+    cmd.stdin(if input.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
     cmd.envs(env.iter().copied());
     let mut child = cmd
         .spawn()
@@ -169,6 +150,41 @@ pub(super) async fn git_output_with_env(
         stdout,
         stderr: String::from_utf8_lossy(&stderr).trim().to_owned(),
     })
+}
+
+/// The one way every git process of the host is made: the host's `git`
+/// (found through the absolute entries of the `PATH` that `git` was
+/// handed), `neutral`'s overrides and the fixed safety options before
+/// `args`, in `dir`, a hermetic environment (reads only: no optional
+/// locks, no replace objects), killed when dropped. Its pipes are the
+/// caller's to set.
+pub(super) fn command(
+    git: &GitTools,
+    dir: &Path,
+    args: &[&str],
+    neutral: &Neutral,
+) -> Result<tokio::process::Command, GitError> {
+    let program = git.find().map_err(GitError::Failed)?;
+    let mut cmd = tokio::process::Command::new(program.path);
+    cmd.current_dir(dir)
+        .env_clear()
+        .args(neutral.args())
+        .args([
+            "-c",
+            "core.untrackedCache=false",
+            "-c",
+            "color.ui=false",
+            "--no-optional-locks",
+            "--no-pager",
+        ])
+        .args(args)
+        .kill_on_drop(true);
+    cmd.envs(program.hermetic());
+    // Reads only: take no optional locks, see the objects as they are.
+    for (key, value) in [("GIT_OPTIONAL_LOCKS", "0"), ("GIT_NO_REPLACE_OBJECTS", "1")] {
+        cmd.env(key, value);
+    }
+    Ok(cmd)
 }
 
 /// What git's complaint means.

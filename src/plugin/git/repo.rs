@@ -221,3 +221,29 @@ pub(super) fn read_in_tree(tree: &Path, path: &str) -> Result<Option<Vec<u8>>, G
         .map_err(|e| GitError::Failed(format!("{path}: {e}")))?;
     Ok(Some(bytes))
 }
+
+/// Does git read some commits' parents other than their objects say —
+/// a shallow clone's boundary (`shallow`), grafts (`info/grafts`) — in
+/// the repository at `git_dir` or its common directory (a linked
+/// worktree's)? Anything there, even unreadable, counts: then the
+/// answer is git's own (`git show`), never the raw object's.
+pub(super) fn grafted(git_dir: &Path) -> bool {
+    use std::io::Read as _;
+    let mut dirs = vec![git_dir.to_path_buf()];
+    let mut named = String::new();
+    if let Ok(file) = std::fs::File::open(git_dir.join("commondir")) {
+        // A path: a few hundred bytes; more is not one.
+        if file.take(4096).read_to_string(&mut named).is_err() {
+            return true;
+        }
+        let named = named.trim_end_matches(['\n', '\r']);
+        if !named.is_empty() {
+            dirs.push(git_dir.join(named));
+        }
+    }
+    dirs.iter().any(|dir| {
+        ["shallow", "info/grafts"]
+            .iter()
+            .any(|f| std::fs::symlink_metadata(dir.join(f)).is_ok())
+    })
+}
