@@ -212,7 +212,7 @@ impl GitScope {
         answer
     }
 
-    /// One of the fixed questions ([`prefetch`]), answered once per
+    /// One of the fixed questions (`prefetch.rs`), answered once per
     /// operation.
     async fn ask(&mut self, question: &prefetch::Question) -> Result<String, GitError> {
         self.git_once(question.name, question.args).await
