@@ -25,7 +25,9 @@
 //! the host answers each of those from one [`GitMemo`] — a consistent
 //! snapshot, and a third of the processes. Only a fixed set of questions
 //! about the whole repository is kept (never one a guest parametrises),
-//! and the memo is bounded in bytes.
+//! and the memo is bounded in bytes. Questions that always come together
+//! are asked as one round, their processes side by side, when the first
+//! of them is asked (`prefetch.rs`).
 //!
 //! What git answers and how its `-z` / `%x00` formatted output is read
 //! are pure data and functions in `answers.rs`, unit tested in `tests.rs`;
@@ -217,6 +219,12 @@ impl GitScope {
         answer
     }
 
+    /// One of the fixed questions (`prefetch.rs`), answered once per
+    /// operation.
+    async fn ask(&mut self, question: &prefetch::Question) -> Result<String, GitError> {
+        self.git_once(question.name, question.args).await
+    }
+
     /// Run git on the repository (its git dir and, if any, work tree),
     /// neutralised.
     async fn git(&mut self, args: &[&str]) -> Result<String, GitError> {
@@ -236,17 +244,15 @@ impl GitScope {
                 commit: listing.head_commit,
             });
         }
+        self.prefetch(prefetch::HEAD_ROUND).await;
         let branch = self
-            .git_once("head-branch", &["symbolic-ref", "-q", "--short", "HEAD"])
+            .ask(&prefetch::HEAD_BRANCH)
             .await
             .ok()
             .map(|b| b.trim_end().to_owned())
             .filter(|b| !b.is_empty());
         let commit = self
-            .git_once(
-                "head-commit",
-                &["rev-parse", "-q", "--verify", "HEAD^{commit}"],
-            )
+            .ask(&prefetch::HEAD_COMMIT)
             .await
             .ok()
             .map(|c| c.trim_end().to_owned())
@@ -258,39 +264,15 @@ impl GitScope {
         if let Some(url) = self.remote.clone() {
             return Ok(self.listing(&url).await?.refs);
         }
-        // Full names only: the `:short` forms make git check every name
-        // for ambiguity, which costs ~60% more on a repository with a
-        // thousand refs. Short names are cut here instead. Peeled targets
-        // and upstreams are asked apart (`join_refs` says why).
-        let listing = self
-            .git_once(
-                "references",
-                &[
-                    "for-each-ref",
-                    "--format=%(refname)%00%(objectname)",
-                    "refs/",
-                ],
-            )
-            .await?;
+        self.prefetch(prefetch::LISTING_ROUND).await;
+        let listing = self.ask(&prefetch::REFERENCES).await?;
         // No refs at all: `show-ref` and `config` exit 1, an empty answer.
         let empty_on_exit_1 = |answer: Result<String, GitError>| match answer {
             Err(GitError::Failed(m)) if m.is_empty() => Ok(String::new()),
             other => other,
         };
-        let peeled = empty_on_exit_1(self.git_once("peeled", &["show-ref", "-d"]).await)?;
-        let configured = empty_on_exit_1(
-            self.git_once(
-                "upstream-config",
-                &[
-                    "config",
-                    "--null",
-                    "--name-only",
-                    "--get-regexp",
-                    r"^branch\..*\.merge$",
-                ],
-            )
-            .await,
-        )?;
+        let peeled = empty_on_exit_1(self.ask(&prefetch::PEELED).await)?;
+        let configured = empty_on_exit_1(self.ask(&prefetch::UPSTREAM_CONFIG).await)?;
         let branches = configured_upstreams(&configured);
         let upstreams = if branches.is_empty() {
             String::new()
@@ -314,19 +296,9 @@ impl GitScope {
         if self.remote.is_some() {
             return Ok(Vec::new());
         }
+        self.prefetch(prefetch::LISTING_ROUND).await;
         // No remotes: `git config` exits 1, which is an empty answer.
-        let out = match self
-            .git_once(
-                "remotes",
-                &[
-                    "config",
-                    "--null",
-                    "--get-regexp",
-                    r"^remote\..*\.(url|pushurl)$",
-                ],
-            )
-            .await
-        {
+        let out = match self.ask(&prefetch::REMOTES).await {
             Ok(out) => out,
             Err(GitError::Failed(m)) if m.is_empty() => String::new(),
             Err(e) => return Err(e),
@@ -338,20 +310,8 @@ impl GitScope {
         if self.remote.is_some() {
             return Ok(Vec::new());
         }
-        let out = match self
-            .git_once(
-                "stashes",
-                &[
-                    "reflog",
-                    "show",
-                    "--no-show-signature",
-                    "--format=%H%x00%gs%x00",
-                    "refs/stash",
-                    "--",
-                ],
-            )
-            .await
-        {
+        self.prefetch(prefetch::LISTING_ROUND).await;
+        let out = match self.ask(&prefetch::STASHES).await {
             Ok(out) => out,
             // No stash: an empty answer.
             Err(GitError::NotFound(_)) | Err(GitError::Failed(_)) => String::new(),
@@ -505,21 +465,21 @@ impl GitScope {
 
     pub async fn status(&mut self, path: Option<&str>) -> Result<Vec<PathStatus>, GitError> {
         self.remote_only_refs()?;
-        let mut args = vec![
-            "status",
-            "--porcelain=v1",
-            "-z",
-            "--untracked-files=all",
-            "--ignore-submodules=dirty",
-            "--",
-        ];
-        if let Some(path) = path {
-            check_path(path)?;
-            args.push(path);
-        }
         let out = match path {
-            None => self.git_once("status", &args).await?,
-            Some(_) => self.git(&args).await?,
+            None => {
+                // A bare repository has no status: its listing is not
+                // asked ahead either.
+                if self.repository().await.is_ok_and(|r| r.work_tree.is_some()) {
+                    self.prefetch(prefetch::STATUS_ROUND).await;
+                }
+                self.ask(&prefetch::STATUS).await?
+            }
+            Some(path) => {
+                check_path(path)?;
+                let mut args = prefetch::STATUS.args.to_vec();
+                args.push(path);
+                self.git(&args).await?
+            }
         };
         Ok(parse_status(&out))
     }
@@ -590,6 +550,7 @@ mod answers;
 mod batch;
 mod checks;
 mod memo;
+mod prefetch;
 mod process;
 mod raw;
 mod remote;

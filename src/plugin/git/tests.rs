@@ -223,3 +223,49 @@ fn the_branches_with_an_upstream_are_read_from_their_merge_keys() {
     let out = "branch.main.merge\0branch.feature/x.y.merge\0branch..merge\0";
     assert_eq!(configured_upstreams(out), ["main", "feature/x.y"]);
 }
+
+#[test]
+fn a_round_of_questions_is_asked_together_and_answers_the_rest_of_the_operation() {
+    let (_tmp, work, bare) = repos();
+    let memo = Some(Arc::new(GitMemo::default()));
+    // The status asks the repository's listing in the same round: a
+    // branch made after it is not in the operation's answers.
+    assert!(
+        block_on(scope_at(&work, memo.clone()).status(None))
+            .unwrap()
+            .is_empty()
+    );
+    test_git(&work, &["branch", "second"]);
+    test_git(
+        &work,
+        &["remote", "add", "origin", "https://example.com/r.git"],
+    );
+    let mut later = scope_at(&work, memo.clone());
+    assert_eq!(block_on(later.references()).unwrap().len(), 1);
+    assert!(block_on(later.remotes()).unwrap().is_empty());
+    assert!(block_on(later.stashes()).unwrap().is_empty());
+    // HEAD's branch and commit come as one round too.
+    let head = block_on(scope_at(&work, memo.clone()).head()).unwrap();
+    test_git(&work, &["commit", "-q", "--allow-empty", "-m", "two"]);
+    let again = block_on(scope_at(&work, memo).head()).unwrap();
+    assert_eq!(head.commit, again.commit);
+    assert!(head.branch.is_some());
+    // Without a memo nothing is kept: each question sees the repository
+    // as it is.
+    assert_eq!(
+        block_on(scope_at(&work, None).references()).unwrap().len(),
+        2
+    );
+    assert_eq!(block_on(scope_at(&work, None).remotes()).unwrap().len(), 1);
+    assert_ne!(
+        block_on(scope_at(&work, None).head()).unwrap().commit,
+        head.commit
+    );
+    // A bare repository: no status, and a listing as asked.
+    let memo = Some(Arc::new(GitMemo::default()));
+    assert!(block_on(scope_at(&bare, memo.clone()).status(None)).is_err());
+    assert_eq!(
+        block_on(scope_at(&bare, memo).references()).unwrap().len(),
+        1
+    );
+}

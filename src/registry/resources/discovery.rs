@@ -123,8 +123,9 @@ pub(crate) struct Found {
     pub parent: ResourceId,
     pub parent_label: Arc<str>,
     /// The handler that found it, and where in its answer (none: a
-    /// local-mode placeholder, which the rules made).
-    pub handler: Option<HandlerRef>,
+    /// local-mode placeholder, which the rules made); shared by the
+    /// children of one answer.
+    pub handler: Option<Arc<HandlerRef>>,
     pub index: usize,
 }
 
@@ -262,7 +263,7 @@ fn discover_once(
     let rec = reg.recorder();
     let cache = &reg.types;
     let (ids, clock) = (&reg.ids, &reg.clock);
-    reg.store.write(|w| {
+    let (resource, removed) = reg.store.write(|w| {
         let hash = match &findings.root_rehashed {
             Some((_, hash)) => hash.as_deref(),
             None => row.content_hash.as_deref(),
@@ -307,31 +308,37 @@ fn discover_once(
         };
         rec.explored(w, EventOp::ResourceDiscovered, &row, explored)?;
         let fresh = find_row(w, &ResourceKey::Id(root_id))?;
-        Ok(DiscoveryReport {
-            resource: load_one(w, &types, fresh)?,
-            added: added_resources(&types, &findings)?,
-            removed,
-            kept: findings.kept.len(),
-            updated: findings.kept.iter().filter(|k| k.changed()).count(),
-        })
+        Ok::<_, RegistryError>((load_one(w, &types, fresh)?, removed))
+    })?;
+    // Assembled once the write is done, from the findings themselves
+    // (moved, not copied): a wide tree's rows are held once, not twice.
+    let (kept, updated) = (
+        findings.kept.len(),
+        findings.kept.iter().filter(|k| k.changed()).count(),
+    );
+    Ok(DiscoveryReport {
+        resource,
+        added: added_resources(&types, findings.added)?,
+        removed,
+        kept,
+        updated,
     })
 }
 
 /// The resources an exploration added, as written: each row with its one
 /// link (to the resource it was found below) and the links of what was
 /// found below it — assembled from the findings, not read back.
-fn added_resources(types: &TypeSet, findings: &Findings) -> Result<Vec<Resource>, RegistryError> {
+fn added_resources(types: &TypeSet, found: Vec<Found>) -> Result<Vec<Resource>, RegistryError> {
     let mut below: HashMap<ResourceId, Vec<ResourceId>> = HashMap::new();
-    for found in &findings.added {
+    for found in &found {
         below.entry(found.parent).or_default().push(found.row.id);
     }
-    let mut added = findings
-        .added
-        .iter()
+    let mut added = found
+        .into_iter()
         .map(|found| {
             let mut children = below.remove(&found.row.id).unwrap_or_default();
             children.sort();
-            assemble(types, found.row.clone(), vec![found.parent], children)
+            assemble(types, found.row, vec![found.parent], children)
         })
         .collect::<Result<Vec<_>, _>>()?;
     added.sort_by_key(|r| r.resource_id);

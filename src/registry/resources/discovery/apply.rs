@@ -4,7 +4,7 @@
 
 use super::{Findings, Found};
 use crate::dag::AdmittedLink;
-use crate::model::{PropertyMap, Resource, ResourceId, TypeName};
+use crate::model::{HandlerRef, PropertyMap, Resource, ResourceId, TypeName};
 use crate::registry::link_refused as refused;
 use crate::registry::resources::removal::what_goes;
 use crate::registry::type_set::TypeSet;
@@ -205,7 +205,7 @@ pub(in crate::registry) fn insert_child(
             Some(handler),
         ) => Err(RegistryError::Resources(
             ResourcesError::DiscoveredNameTaken {
-                handler: Box::new(handler.clone()),
+                handler: Box::new(HandlerRef::clone(handler)),
                 index: found.index,
                 parent: found.parent_label.to_string(),
                 name,

@@ -169,6 +169,7 @@ impl Registry {
                 .collect();
             next.sort_by_key(|(index, _)| *index);
             let parent_label: Arc<str> = visit.row.label().into();
+            let found_by = Arc::new(handler.reference.clone());
             for (_, child) in next {
                 match child {
                     Next::Kept(kept) => {
@@ -201,7 +202,7 @@ impl Registry {
                             row,
                             parent: visit.row.id,
                             parent_label: parent_label.clone(),
-                            handler: Some(handler.reference.clone()),
+                            handler: Some(found_by.clone()),
                             index,
                         });
                     }
