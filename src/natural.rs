@@ -1,7 +1,9 @@
 //! Natural order: the one home of how names are sorted for people —
 //! digit runs compare as numbers, so `f1, f2, f10` (not `f1, f10, f2`).
 //! `resource list`, `resource tree`'s siblings and `resource graph`'s
-//! children are in this order.
+//! children are in this order. And the one glob names are matched by
+//! ([`glob_match`]: `resource list --name`, a sandbox's local-mode
+//! patterns).
 
 use std::cmp::Ordering;
 
@@ -63,6 +65,60 @@ fn by_value(a: &[u8], b: &[u8]) -> Ordering {
         .cmp(&vb.len())
         .then_with(|| va.cmp(vb))
         .then_with(|| za.cmp(&zb))
+}
+
+/// Does `name` match the glob `pattern` whole? `*` is any run of
+/// characters, `?` one; `\*`, `\?` and `\\` are those characters
+/// themselves (names may hold them); a `\` before anything else is itself.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Token {
+        Any,
+        One,
+        Char(char),
+    }
+    let mut p = Vec::with_capacity(pattern.len());
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        p.push(match c {
+            '*' => Token::Any,
+            '?' => Token::One,
+            '\\' => match chars.peek() {
+                Some(&next @ ('*' | '?' | '\\')) => {
+                    chars.next();
+                    Token::Char(next)
+                }
+                _ => Token::Char('\\'),
+            },
+            c => Token::Char(c),
+        });
+    }
+    let n: Vec<char> = name.chars().collect();
+    // The classic two-pointer match with one backtrack point: linear in
+    // practice, never exponential.
+    let (mut pi, mut ni) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        match p.get(pi) {
+            Some(Token::Any) => {
+                star = Some((pi, ni));
+                pi += 1;
+            }
+            Some(&t) if t == Token::One || t == Token::Char(n[ni]) => {
+                pi += 1;
+                ni += 1;
+            }
+            _ => match star {
+                Some((sp, sn)) => {
+                    pi = sp + 1;
+                    ni = sn + 1;
+                    star = Some((sp, sn + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|&t| t == Token::Any)
 }
 
 #[cfg(test)]

@@ -10,9 +10,10 @@
 //! ([`crate::credentials`]), so no handler — built-in or plugin — can have
 //! one stored, shown or exported.
 
-use super::contract::{ContractVersion, RawChild, RawInfo};
+use super::contract::{RawChild, RawInfo};
 use super::limits::AnswerBounds;
 use super::types::{ClassInfo, Discovered, HandlerError, Inspected, PluginInfo};
+use super::version::ContractVersion;
 use crate::model::{ClassName, HandlerRef, ModuleName, TypeName};
 pub use refusal::AnswerRefusal;
 use std::path::Path;
@@ -222,6 +223,7 @@ impl std::fmt::Display for ChildLabel {
     }
 }
 
+mod bounds;
 mod refusal;
 #[cfg(test)]
 mod tests;

@@ -34,9 +34,9 @@ pub enum PluginError {
     #[error(
         "the component does not export a handler of a contract this host serves ({}); \
          it exports: {}; rebuild it against this host's wit/ (agents serves {})",
-        super::contract::served_exports().join(", "),
+        super::version::served_exports().join(", "),
         if found.is_empty() { "nothing".to_owned() } else { found.join(", ") },
-        super::contract::CONTRACT_PACKAGE
+        super::version::CONTRACT_PACKAGE
     )]
     WrongWorld { found: Vec<String> },
     #[error("the component needs imports the sandbox does not provide: {0}")]

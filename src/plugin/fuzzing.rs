@@ -8,9 +8,9 @@
 //! a copy of the rules would prove nothing about them.
 
 use super::answer::{self, AnswerRefusal};
-use super::contract::ContractVersion;
 use super::limits::AnswerBounds;
 use super::types::{Discovered, HandlerError, Inspected, PluginInfo};
+use super::version::ContractVersion;
 
 pub use super::contract::{RawChild, RawInfo};
 

@@ -45,13 +45,13 @@ mod sandbox;
 mod seal;
 mod trust;
 mod types;
+mod version;
 
 pub use answer::AnswerRefusal;
 pub(crate) use atomic::write_atomic;
 pub use builtin::{builtin_component, builtin_components};
 pub use cache::LoadOrigin;
 pub use carried::{CarriedTypesError, TYPES_SECTION, carried_types, carry_types};
-pub use contract::{CONTRACT_PACKAGE, CONTRACT_VERSION, ContractVersion, served_exports};
 pub use engine::Compiler;
 pub use error::{CallError, CallErrorKind, PluginError};
 pub use files::{PluginFiles, StoredFile, read_verified};
@@ -62,3 +62,4 @@ pub use runtime::{Accepted, ComponentSource, LoadedModule, PluginRuntime};
 pub use types::{
     ClassInfo, Discovered, Grant, HandlerError, Inspected, Operation, PluginInfo, ResourceView,
 };
+pub use version::{CONTRACT_PACKAGE, CONTRACT_VERSION, ContractVersion, served_exports};

@@ -11,7 +11,7 @@
 
 use super::cache::WasmSource;
 use super::cache::{CompileCache, LoadOrigin};
-use super::contract::{Answer, Call, ContractVersion, HandlerPre};
+use super::contract::{Answer, Call, HandlerPre};
 use super::engine::{Compiler, EngineState};
 use super::engines::{Compiled, Engines};
 use super::error::{CallError, CallErrorKind, PluginError};
@@ -20,6 +20,7 @@ use super::git::{GitMemo, GitSnapshot, MemoSlot};
 use super::limits::Limits;
 use super::sandbox::Label;
 use super::types::{Operation, PluginInfo};
+use super::version::ContractVersion;
 use crate::digest::sha256_hex;
 use crate::git_env::GitTools;
 use crate::model::ModuleName;

@@ -7,7 +7,7 @@
 //! child's type name is a checked [`TypeName`] and its location lies
 //! inside the resource's location.
 
-use super::contract::ContractVersion;
+use super::version::ContractVersion;
 use crate::model::{ClassName, ModuleName, TypeName};
 use crate::text::{EXCERPT_CHARS, excerpt};
 use std::fmt;

@@ -38,6 +38,7 @@ pub use environments::EnvironmentsError;
 pub use events::EventsError;
 pub use kind::ErrorKind;
 pub use links::LinksError;
+pub(crate) use links::link_refused;
 pub use plugins::PluginsError;
 use reasons::join;
 pub use reasons::{ChildRefusal, NoHandlerReason, NotAddable, SandboxRefusal, StrategyRefusal};

@@ -19,7 +19,7 @@
 //!
 //! | concern | directory | operations |
 //! |---|---|---|
-//! | types | `types/` | bootstrap, register, list, show, explain, remove; the resolved-type cache (`type_set`) |
+//! | types | `types/` | bootstrap, register, list, show, explain, remove; the resolved-type cache (`type_set.rs`, beside the concerns: every concern reads it) |
 //! | resources | `resources/` | look up, list, which, labels, register, discover, refresh, watch, inspect, remove; identities (`equivalence`), the credential scrub |
 //! | links | `links/` | link, unlink, children, tree, graph |
 //! | environments and containers | `environments/` | execution-environment settings, the router's inputs, the devcontainer lifecycle (`containers`) |
@@ -47,6 +47,7 @@ mod roots;
 mod sandboxes;
 mod transfer;
 mod trust;
+mod type_set;
 mod types;
 mod views;
 
@@ -54,6 +55,7 @@ pub use environments::containers::{ContainerTools, ContainerView};
 pub use environments::{
     DEFAULT_PLAN, DEVCONTAINER_TYPE, ENVIRONMENT_TYPE, EnvironmentKey, SettingView, ToolRequest,
 };
+use error::link_refused;
 pub use error::{
     ChildRefusal, DistributionError, EnvironmentsError, ErrorKind, LinksError, NoHandlerReason,
     NotAddable, PluginsError, RegistryError, ResourcesError, SandboxRefusal, SandboxesError,
@@ -101,7 +103,19 @@ use crate::home::Home;
 use crate::plugin::{Limits, PluginFiles, PluginRuntime};
 use crate::store::Store;
 use plugins::handlers::Plugins;
-use types::type_set::TypeCache;
+use type_set::TypeCache;
+
+/// The `registry_meta` key saying the pass that removes stored
+/// credentials ran (its value: when). The pass is `resources`'; an open
+/// reads the key with the catalogue's (`types`), in one read.
+const CREDENTIALS_KEY: &str = "credentials_scrubbed";
+
+/// The built-in type a detected devcontainer is ([`DEVCONTAINER_TYPE`]),
+/// as a name: trust, environments and discovery all ask "is this one?".
+pub(crate) fn devcontainer_type() -> crate::model::TypeName {
+    crate::model::TypeName::parse(DEVCONTAINER_TYPE)
+        .unwrap_or_else(|e| unreachable!("a built-in name: {e}"))
+}
 
 /// The registry over one store.
 #[derive(Debug)]

@@ -49,7 +49,7 @@ fn link(c: &Columns<'_>) -> Result<LinkRow, StoreError> {
         auto_discovered: c.get(2)?,
         derived: c.get(3)?,
         created_at: c.get(4)?,
-        linked_by: super::resources::actor(c, 5)?,
+        linked_by: c.actor(5)?,
     })
 }
 

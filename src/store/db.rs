@@ -10,13 +10,15 @@
 //! spellings sit side by side in the one function that needs them.
 
 use super::StoreError;
-use super::columns::Columns;
 use postgres::types::ToSql;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
 mod values;
-pub(super) use values::{Arg, Cell, FromCell, RowCells, args};
+pub(super) use values::{Arg, Cell, FromCell, RowCells, args, id_list};
+
+pub(super) mod columns;
+use columns::Columns;
 
 /// Which SQL a statement must be spelled in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

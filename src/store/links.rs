@@ -6,7 +6,7 @@
 //! fast on a 100,000-link graph.
 
 use super::columns::Columns;
-use super::db::{Arg, args};
+use super::db::{Arg, args, id_list};
 use super::{Reader, StoreError, Writer};
 use crate::dag::AdmittedLink;
 use crate::model::{Actor, ResourceId, TypeName};
@@ -44,23 +44,6 @@ pub(super) fn edge(c: &Columns<'_>) -> Result<TreeEdge, StoreError> {
         parent: c.parsed(0, ResourceId::parse)?,
         child: c.parsed(1, ResourceId::parse)?,
     })
-}
-
-/// `ids` as a JSON array of strings, for `json_each` (one bound value
-/// however many ids: no statement per id, no limit on parameters).
-pub(super) fn id_list(ids: &[ResourceId]) -> String {
-    let mut text = String::with_capacity(ids.len() * 29 + 2);
-    text.push('[');
-    for (i, id) in ids.iter().enumerate() {
-        if i > 0 {
-            text.push(',');
-        }
-        text.push('"');
-        text.push_str(&id.to_string());
-        text.push('"');
-    }
-    text.push(']');
-    text
 }
 
 fn id(c: &Columns<'_>) -> Result<ResourceId, StoreError> {
@@ -376,7 +359,7 @@ impl Reader<'_> {
             Ok(LinkEnd {
                 other: c.parsed(0, ResourceId::parse)?,
                 auto_discovered: c.get(1)?,
-                linked_by: super::resources::actor(c, 2)?,
+                linked_by: c.actor(2)?,
             })
         })
     }

@@ -39,7 +39,7 @@
 //! a transaction the store opened, so there is no unguarded write path.
 
 mod bulk;
-mod columns;
+use db::columns;
 mod db;
 mod environments;
 mod equivalence;

@@ -1,10 +1,10 @@
 //! `resources` rows ↔ [`ResourceRow`].
 
 use super::columns::Columns;
-use super::db::{Arg, args};
+use super::db::{Arg, args, id_list};
 use super::{Reader, StoreError, Writer, to_json};
 use crate::model::{
-    Actor, Face, PropertyMap, ResourceId, ResourceKind, ResourceName, SandboxStrategy, TypeName,
+    Actor, PropertyMap, ResourceId, ResourceKind, ResourceName, SandboxStrategy, TypeName,
     resource_label,
 };
 
@@ -219,8 +219,7 @@ impl Reader<'_> {
             ),
             self.tx.json_set(1)
         );
-        self.tx
-            .rows(&sql, args![super::links::id_list(ids)], TABLE, 0, decode)
+        self.tx.rows(&sql, args![id_list(ids)], TABLE, 0, decode)
     }
 }
 
@@ -392,20 +391,6 @@ fn decode(c: &Columns<'_>) -> Result<ResourceRow, StoreError> {
         updated_at: c.get(12)?,
         discovered_at: c.get(13)?,
         stale: c.get(14)?,
-        registered_by: actor(c, 15)?,
+        registered_by: c.actor(15)?,
     })
-}
-
-/// The actor stored in columns `at` (face) and `at + 1` (name).
-pub(super) fn actor(c: &Columns<'_>, at: usize) -> Result<Option<Actor>, StoreError> {
-    let face: Option<String> = c.get(at)?;
-    let Some(face) = face else {
-        return Ok(None);
-    };
-    let name: Option<String> = c.get(at + 1)?;
-    let face = Face::parse(&face).ok_or_else(|| StoreError::Corrupt {
-        what: "resources".into(),
-        reason: format!("unknown face {face:?}"),
-    })?;
-    Ok(Some(Actor::new(face, name.unwrap_or_default())))
 }

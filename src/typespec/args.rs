@@ -12,9 +12,8 @@
 //! Uniqueness is per file. A subtype that repeats an inherited name is
 //! not a duplicate but an override; the resolver handles that.
 
-use super::SpecError;
 use super::raw::RawArg;
-use super::validate::Site;
+use super::{Site, SpecError};
 use crate::model::{ArgType, TypeArgument, kebab_problem};
 use serde_yaml::Value;
 

@@ -11,8 +11,7 @@
 //! `child_types` allows any). Each refusal names the type, the field and
 //! the type that declared the offending value.
 
-use super::InheritanceError;
-use super::resolve::lineage;
+use super::{InheritanceError, WALK_LIMIT};
 use crate::model::{
     ArgType, ResolvedType, ResourceKind, SandboxStrategy, Sourced, TypeName, TypeSpec,
 };
@@ -111,4 +110,21 @@ fn origin<T>(value: &Sourced<T>) -> String {
         Some(name) => format!("type \"{name}\""),
         None => "the default".to_owned(),
     }
+}
+
+/// `name` and the ancestors `lookup` can find, most specific first. Stops
+/// quietly at a missing parent, a repeat or the walk limit: callers use
+/// it to ask "is this a kind of that?", where an unresolvable chain
+/// simply answers no.
+fn lineage(name: &TypeName, lookup: &dyn Fn(&TypeName) -> Option<TypeSpec>) -> Vec<TypeName> {
+    let mut names = vec![name.clone()];
+    let mut current = lookup(name);
+    while let Some(parent) = current.and_then(|s| s.inherits) {
+        if names.contains(&parent) || names.len() > WALK_LIMIT {
+            break;
+        }
+        current = lookup(&parent);
+        names.push(parent);
+    }
+    names
 }

@@ -71,6 +71,11 @@
 //! kind rules hold for effective values, and every auto-discovery rule
 //! names a type the effective `child_types` allows (or a subtype of one).
 
+/// How far the walk goes before it stops looking for a cycle or a missing
+/// parent and reports the chain as too deep. Far beyond any legal chain,
+/// so a long cycle is still reported as a cycle.
+const WALK_LIMIT: usize = 64;
+
 mod args;
 mod coherence;
 mod load;
@@ -85,7 +90,25 @@ pub use resolve::MAX_CHAIN_DEPTH;
 
 use crate::model::{ResolvedType, TypeName, TypeSpec};
 use thiserror::Error;
-use validate::{Form, Site};
+use validate::Form;
+
+/// Where a refusal points: the source, and a path prefix for specs that
+/// sit inside a list (`[3].` in the catalogue).
+#[derive(Debug)]
+struct Site<'a> {
+    pub source_name: &'a str,
+    pub prefix: String,
+}
+
+impl Site<'_> {
+    pub fn refuse(&self, path: impl std::fmt::Display, reason: impl Into<String>) -> SpecError {
+        SpecError::Invalid {
+            source_name: self.source_name.to_owned(),
+            path: format!("{}{path}", self.prefix),
+            reason: reason.into(),
+        }
+    }
+}
 
 /// Why a type spec was refused: the source, the field path and the
 /// reason. `Display` is `<source>: <field path>: <reason>`.

@@ -8,18 +8,13 @@
 //! the merged result live in [`super::coherence`].
 
 use super::InheritanceError;
-use super::coherence;
+use super::{WALK_LIMIT, coherence};
 use crate::model::{
     ResolvedType, SandboxStrategy, Sourced, SourcedCapabilities, TypeArgument, TypeName, TypeSpec,
 };
 
 /// Most types a chain may hold: the type itself and four ancestors.
 pub const MAX_CHAIN_DEPTH: usize = 5;
-
-/// How far the walk goes before it stops looking for a cycle or a missing
-/// parent and reports the chain as too deep. Far beyond any legal chain,
-/// so a long cycle is still reported as a cycle.
-const WALK_LIMIT: usize = 64;
 
 pub(super) fn resolve(
     name: &TypeName,
@@ -196,26 +191,6 @@ fn merge_names(
         }
     }
     merged
-}
-
-/// `name` and the ancestors `lookup` can find, most specific first. Stops
-/// quietly at a missing parent, a repeat or the walk limit: callers use
-/// it to ask "is this a kind of that?", where an unresolvable chain
-/// simply answers no.
-pub(super) fn lineage(
-    name: &TypeName,
-    lookup: &dyn Fn(&TypeName) -> Option<TypeSpec>,
-) -> Vec<TypeName> {
-    let mut names = vec![name.clone()];
-    let mut current = lookup(name);
-    while let Some(parent) = current.and_then(|s| s.inherits) {
-        if names.contains(&parent) || names.len() > WALK_LIMIT {
-            break;
-        }
-        current = lookup(&parent);
-        names.push(parent);
-    }
-    names
 }
 
 /// Direct subtypes of `name` among `all` (rule 5's question), sorted.

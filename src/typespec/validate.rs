@@ -11,9 +11,9 @@
 //!
 //! Registration arguments have their own file ([`super::args`]).
 
-use super::SpecError;
 use super::args;
 use super::raw::{RawAutoDiscovery, RawEquivalence, RawHandler, RawRule, RawTypeSpec};
+use super::{Site, SpecError};
 use crate::model::{
     ArgType, AutoDiscovery, ClassName, DiscoveryRule, Equivalence, HandlerRef, ModuleName,
     ReplaceFlags, ResourceKind, SandboxStrategy, TypeCapabilitiesDecl, TypeName, TypeSpec,
@@ -25,24 +25,6 @@ use std::fmt::Display;
 pub(super) enum Form {
     Custom,
     Builtin,
-}
-
-/// Where a refusal points: the source, and a path prefix for specs that
-/// sit inside a list (`[3].` in the catalogue).
-#[derive(Debug)]
-pub(super) struct Site<'a> {
-    pub source_name: &'a str,
-    pub prefix: String,
-}
-
-impl Site<'_> {
-    pub fn refuse(&self, path: impl Display, reason: impl Into<String>) -> SpecError {
-        SpecError::Invalid {
-            source_name: self.source_name.to_owned(),
-            path: format!("{}{path}", self.prefix),
-            reason: reason.into(),
-        }
-    }
 }
 
 /// Check one raw spec and build the declared [`TypeSpec`].

@@ -12,10 +12,10 @@
 //! reason — until they trust it, and the next one up is chosen instead.
 //! So is one reached through a link an agent made (see [`candidates`]).
 
-use super::{DEVCONTAINER_TYPE, Detected, Environment, ResourceKey, ToolRequest, environment_of};
-use crate::model::{ResourceId, TypeName, resource_label};
+use super::{Detected, Environment, ResourceKey, ToolRequest, environment_of};
+use crate::model::{ResourceId, resource_label};
 use crate::registry::trust::TrustState;
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::registry::{EnvironmentsError, Registry, RegistryError};
 use crate::routing::{Ambiguous, Route, RouteInputs, RouteTrust};
 use crate::store::Reader;
@@ -57,7 +57,9 @@ impl Registry {
         self.store.read(|r| {
             let types = cache.get(r)?;
             Ok(match r.resource_by_id(id)? {
-                Some(row) => types.resolve(&row.type_name)?.is_a(&devcontainer_type()),
+                Some(row) => types
+                    .resolve(&row.type_name)?
+                    .is_a(&crate::registry::devcontainer_type()),
                 None => false,
             })
         })
@@ -138,10 +140,6 @@ pub(super) fn check_trust(
         });
     }
     Ok(())
-}
-
-fn devcontainer_type() -> TypeName {
-    TypeName::parse(DEVCONTAINER_TYPE).unwrap_or_else(|e| unreachable!("a built-in name: {e}"))
 }
 
 /// Whether a devcontainer may be activated: where it stands for the
@@ -240,7 +238,7 @@ pub(super) fn candidates(
     types: &TypeSet,
     start: ResourceId,
 ) -> Result<Vec<Candidate>, RegistryError> {
-    let dc = devcontainer_type();
+    let dc = crate::registry::devcontainer_type();
     let is_dc = |id: ResourceId| -> Result<bool, RegistryError> {
         Ok(match r.resource_by_id(id)? {
             Some(row) => types.resolve(&row.type_name)?.is_a(&dc),

@@ -16,7 +16,7 @@ use super::{Registry, RegistryError};
 use crate::model::SettingScope;
 use crate::model::{ResourceId, ResourceKey, TypeName, resource_label};
 use crate::registry::resources::lookup::find_row;
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::registry::{EnvironmentsError, ResourcesError};
 use crate::routing::{
     self, Detected, Environment, Priority, Route, RouteInputs, Setting, ToolPreference,

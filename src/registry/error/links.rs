@@ -8,7 +8,8 @@
 //! Each message is the one a person reads after `agents: error:`; the
 //! variants carry the fields an embedder matches on.
 
-use crate::dag::LinkTypeRefusal;
+use super::RegistryError;
+use crate::dag::{LinkRefusal, LinkTypeRefusal};
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -39,4 +40,20 @@ pub enum LinksError {
          from a resource further down"
     )]
     TreeTooDeep { resource: String, limit: u32 },
+}
+
+/// A link refusal in the registry's words, naming its ends by `parent`
+/// and `child`.
+pub(crate) fn link_refused(refusal: LinkRefusal, parent: String, child: String) -> RegistryError {
+    match refusal {
+        LinkRefusal::SelfLink => LinksError::SelfLink { resource: parent },
+        LinkRefusal::Duplicate => LinksError::DuplicateLink { parent, child },
+        LinkRefusal::Types(rule) => LinksError::IncompatibleLink {
+            parent,
+            child,
+            rule,
+        },
+        LinkRefusal::Cycle => LinksError::Cycle { parent, child },
+    }
+    .into()
 }

@@ -1,21 +1,23 @@
 //! DAG operations: link, unlink, children, tree.
 //!
 //! Whether a link may exist is [`dag::admit_link`]'s to say; this room
-//! answers its questions from the store inside the write ([`StoredLinks`])
-//! and words its refusal with the resources' labels ([`refused`]) — for
-//! `link_child` and for every link an import adds.
+//! answers its questions from the store inside the write ([`StoredLinks`]);
+//! the refusal is worded with the resources' labels by
+//! [`link_refused`](crate::registry::link_refused), for `link_child`
+//! and for every link an import adds.
 
 pub(super) mod graph;
 
 use crate::graph::GraphView;
 use graph::GraphOptions;
 
+use super::link_refused as refused;
 use super::{LinksError, Registry, RegistryError};
-use crate::dag::{self, LinkFacts, LinkRefusal, TreeNode};
+use crate::dag::{self, LinkFacts, TreeNode};
 use crate::model::{Link, ResolvedType, Resource, ResourceId, ResourceKey, ResourceName, TypeName};
 use crate::registry::recording::EventOp;
 use crate::registry::resources::lookup::{find_row, load_resources};
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::store::{ResourceRow, Writer};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -71,22 +73,6 @@ impl LinkFacts for StoredLinks<'_, '_> {
     fn reaches(&mut self, from: ResourceId, to: ResourceId) -> Result<bool, RegistryError> {
         Ok(self.w.reaches(from, to)?)
     }
-}
-
-/// A link refusal in the registry's words, naming its ends by `parent`
-/// and `child`.
-pub(super) fn refused(refusal: LinkRefusal, parent: String, child: String) -> RegistryError {
-    match refusal {
-        LinkRefusal::SelfLink => LinksError::SelfLink { resource: parent },
-        LinkRefusal::Duplicate => LinksError::DuplicateLink { parent, child },
-        LinkRefusal::Types(rule) => LinksError::IncompatibleLink {
-            parent,
-            child,
-            rule,
-        },
-        LinkRefusal::Cycle => LinksError::Cycle { parent, child },
-    }
-    .into()
 }
 
 /// The view of `node`; recursive, as serde is on the result: `unfold`

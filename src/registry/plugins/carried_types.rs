@@ -16,9 +16,8 @@
 
 use crate::model::{ModuleName, TypeName, TypeSpec};
 use crate::registry::RegistryError;
-use crate::registry::plugins::handlers;
-use crate::registry::types::type_set::TypeSet;
-use crate::registry::types::{check_replacement, check_type};
+use crate::registry::type_set::TypeSet;
+use crate::registry::types::{check_handler, check_replacement, check_type};
 use crate::registry::{PluginsError, TypesError};
 use crate::store::Writer;
 use crate::typespec;
@@ -122,7 +121,7 @@ pub(crate) fn register_carried(
     for (spec, _) in &changed {
         check_type(&next, spec)?;
         let resolved = next.resolve(&spec.name)?;
-        handlers::check_handler(w, &next, &resolved)?;
+        check_handler(w, &next, &resolved)?;
         if current.contains(&spec.name) {
             if force {
                 match check_replacement(w, current, &next, &spec.name) {

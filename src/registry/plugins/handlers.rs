@@ -11,13 +11,12 @@
 //! answers is checked (`plugin` bounds it, `children` applies the DAG and
 //! discovery rules) before anything is written.
 
-use crate::model::{ClassName, HandlerRef, ModuleName, ResolvedType};
+use crate::model::{HandlerRef, ModuleName, ResolvedType};
 use crate::plugin::{
     CallError, CallErrorKind, ComponentSource, Discovered, Grant, HandlerError, Inspected,
     LoadOrigin, LoadedModule, PluginFiles, PluginRuntime, ResourceView, builtin_component,
 };
 use crate::registry::PluginsError;
-use crate::registry::types::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, args};
 use crate::store::{PluginRow, Reader, ResourceRow};
 
@@ -227,56 +226,6 @@ fn view(row: &ResourceRow) -> ResourceView {
             .map(|(k, v)| (k.clone(), args::render(v)))
             .collect(),
     }
-}
-
-/// A type may name only a module that exists and a class it exports.
-pub(crate) fn check_handler(
-    r: &Reader<'_>,
-    next: &TypeSet,
-    ty: &ResolvedType,
-) -> Result<(), RegistryError> {
-    let Some(handler) = ty.handler_ref() else {
-        return Ok(());
-    };
-    let module = &handler.module;
-    let provides: Vec<ClassName> = if module.is_reserved() {
-        // The built-in modules export the classes the catalogue names.
-        let mut classes: Vec<ClassName> = next
-            .rows()
-            .filter(|row| row.spec.built_in)
-            .filter_map(|row| row.spec.handler.as_ref())
-            .filter(|h| &h.module == module)
-            .map(|h| h.class.clone())
-            .collect();
-        classes.sort();
-        classes.dedup();
-        if classes.is_empty() {
-            return Err(RegistryError::Plugins(PluginsError::NotABuiltinModule {
-                type_name: ty.name.clone(),
-                handler: handler.clone(),
-            }));
-        }
-        classes
-    } else {
-        match r.plugin(module)? {
-            Some(row) => row.class_names(),
-            None => {
-                return Err(RegistryError::Plugins(PluginsError::HandlerModuleMissing {
-                    type_name: ty.name.clone(),
-                    handler: handler.clone(),
-                    added: r.plugins()?.into_iter().map(|p| p.module).collect(),
-                }));
-            }
-        }
-    };
-    if !provides.contains(&handler.class) {
-        return Err(RegistryError::Plugins(PluginsError::HandlerClassMissing {
-            type_name: ty.name.clone(),
-            handler: handler.clone(),
-            provides,
-        }));
-    }
-    Ok(())
 }
 
 /// The plugin-store row of `module`.

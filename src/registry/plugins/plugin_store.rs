@@ -6,7 +6,7 @@
 //! comes from the plugin store — a row in `plugins` (module, version,
 //! classes, sha256) and a content-addressed file under `<home>/plugins`,
 //! verified against that sha256 on every load. A type may only name a
-//! module that exists and a class it exports (`handlers::check_handler`),
+//! module that exists and a class it exports (`types::check_handler`),
 //! so a registered type always resolves; a plugin cannot be removed while
 //! a type names it.
 

@@ -6,7 +6,7 @@
 //! ([`row_at`], `show ./src`).
 
 use crate::model::TypeName;
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::registry::{RegistryError, ResourcesError};
 use crate::store::{Reader, ResourceRow};
 use std::path::Path;

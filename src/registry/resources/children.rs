@@ -14,7 +14,7 @@ use crate::dag;
 use crate::model::{HandlerRef, NameError, PropertyMap, ResolvedType, ResourceKind, ResourceName};
 use crate::plugin::Discovered;
 use crate::registry::ResourcesError;
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::registry::{ChildRefusal, Registry, RegistryError};
 use crate::store::ResourceRow;
 use serde_json::Value;
@@ -137,7 +137,7 @@ impl Registry {
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
-        if child_ty.is_a(&crate::registry::trust::devcontainer_type())
+        if child_ty.is_a(&crate::registry::devcontainer_type())
             && let Some(Value::String(path)) = properties.get("config-path")
         {
             // The host decides where the configuration is: inside the

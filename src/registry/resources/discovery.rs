@@ -30,7 +30,7 @@ use crate::model::{HandlerRef, PropertyMap, ResolvedType, Resource, ResourceId, 
 use crate::registry::recording::{EventOp, Explored, MAX_LISTED};
 use crate::registry::resources::equivalence;
 use crate::registry::resources::lookup::{assemble, find_row, load_one};
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, ResourcesError};
 use crate::store::ResourceRow;
 use serde::Serialize;

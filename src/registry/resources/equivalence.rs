@@ -20,7 +20,7 @@
 
 use crate::model::{ResourceId, ResourceKind, ResourceName, TypeName};
 use crate::registry::RegistryError;
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::store::{ResourceRow, Writer};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};

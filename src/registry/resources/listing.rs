@@ -4,9 +4,8 @@
 //! so people are told what they do not see.
 
 use crate::model::{Resource, ResourceId, ResourceKey};
-use crate::natural::names_cmp;
+use crate::natural::{glob_match, names_cmp};
 use crate::registry::resources::lookup::find_row;
-use crate::registry::sandboxes::local_mode::glob_match;
 use crate::registry::{Registry, RegistryError, ResourceFilter};
 use serde::Serialize;
 use std::collections::HashSet;

@@ -4,7 +4,7 @@
 
 use crate::model::{Resource, ResourceCapabilities, ResourceId, ResourceKey};
 use crate::registry::ResourcesError;
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError};
 use crate::store::{Reader, ResourceRow};
 

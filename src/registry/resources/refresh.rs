@@ -37,7 +37,7 @@ use crate::registry::resources::discovery::{
 };
 use crate::registry::resources::equivalence;
 use crate::registry::resources::lookup::find_row;
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, args};
 use crate::store::ResourceRow;
 use serde::Serialize;

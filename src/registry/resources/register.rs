@@ -15,14 +15,14 @@ use crate::dag::AdmittedLink;
 use crate::model::{Resource, ResourceId, ResourceName, SandboxStrategy, TypeArgument, TypeName};
 use crate::registry::ResourcesError;
 use crate::registry::args::{self, CheckedArgs};
-use crate::registry::links::refused;
+use crate::registry::link_refused as refused;
 use crate::registry::recording::{EventOp, Recorder, listed};
 use crate::registry::resources::discovery::{
     Depth, DiscoveryProgress, Findings, REGISTRATION_DEPTH, RootHash, insert_new, write_findings,
 };
 use crate::registry::resources::equivalence;
 use crate::registry::resources::lookup::assemble;
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError};
 use crate::store::{ResourceInserter, ResourceRow, Writer};
 use serde_json::{Value, json};

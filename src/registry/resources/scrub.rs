@@ -15,10 +15,7 @@
 //! again, which is why every teammate's binary must be this one or newer.
 
 use crate::registry::resources::equivalence;
-use crate::registry::{Registry, RegistryError};
-
-/// The `registry_meta` key saying the pass ran (its value: when).
-pub(crate) const CREDENTIALS_KEY: &str = "credentials_scrubbed";
+use crate::registry::{CREDENTIALS_KEY, Registry, RegistryError};
 
 impl Registry {
     /// Remove the credentials stored rows hold (see the module doc),

@@ -40,6 +40,7 @@
 //! counted as truncated.
 
 use crate::model::{AutoDiscovery, TypeName};
+use crate::natural::glob_match;
 use cap_std::fs::Dir;
 use serde::Serialize;
 use std::path::Path;
@@ -220,60 +221,6 @@ fn walk(
 fn open_dir_nofollow(dir: &Dir, name: &str) -> std::io::Result<Dir> {
     let start = dir.try_clone()?.into_std_file();
     cap_primitives::fs::open_dir_nofollow(&start, Path::new(name)).map(Dir::from_std_file)
-}
-
-/// Does `name` match the glob `pattern` whole? `*` is any run of
-/// characters, `?` one; `\*`, `\?` and `\\` are those characters
-/// themselves (names may hold them); a `\` before anything else is itself.
-pub fn glob_match(pattern: &str, name: &str) -> bool {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Token {
-        Any,
-        One,
-        Char(char),
-    }
-    let mut p = Vec::with_capacity(pattern.len());
-    let mut chars = pattern.chars().peekable();
-    while let Some(c) = chars.next() {
-        p.push(match c {
-            '*' => Token::Any,
-            '?' => Token::One,
-            '\\' => match chars.peek() {
-                Some(&next @ ('*' | '?' | '\\')) => {
-                    chars.next();
-                    Token::Char(next)
-                }
-                _ => Token::Char('\\'),
-            },
-            c => Token::Char(c),
-        });
-    }
-    let n: Vec<char> = name.chars().collect();
-    // The classic two-pointer match with one backtrack point: linear in
-    // practice, never exponential.
-    let (mut pi, mut ni) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ni < n.len() {
-        match p.get(pi) {
-            Some(Token::Any) => {
-                star = Some((pi, ni));
-                pi += 1;
-            }
-            Some(&t) if t == Token::One || t == Token::Char(n[ni]) => {
-                pi += 1;
-                ni += 1;
-            }
-            _ => match star {
-                Some((sp, sn)) => {
-                    pi = sp + 1;
-                    ni = sn + 1;
-                    star = Some((sp, sn + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    p[pi..].iter().all(|&t| t == Token::Any)
 }
 
 #[cfg(test)]

@@ -97,7 +97,7 @@ fn resource_label(r: &crate::store::Reader<'_>, row: &SandboxRow) -> Result<Stri
 
 fn isolating_ancestors(
     r: &crate::store::Reader<'_>,
-    types: &crate::registry::types::type_set::TypeSet,
+    types: &crate::registry::type_set::TypeSet,
     resource: &Resource,
 ) -> Result<Vec<String>, RegistryError> {
     // Level by level up from its parents: the nearest resources whose own

@@ -32,11 +32,9 @@ pub use report::{ImportConflict, ImportOptions, ImportReport, MissingPlugin, Mis
 use crate::dag::{self, LinkFacts};
 use crate::model::{ResolvedType, ResourceId, ResourceKey, TypeName, TypeSpec};
 use crate::registry::environments::{check_scope, environment_of, not_an_environment};
-use crate::registry::links;
-use crate::registry::plugins::handlers;
 use crate::registry::resources::{equivalence, register};
 use crate::registry::transfer::document::RegistryDocument;
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, TransferError, types};
 use crate::store::{LinkRow, Writer};
 use crate::typespec;
@@ -186,7 +184,7 @@ fn write_rows(
         };
         types::check_type(&plan.next, &row.spec).map_err(refused)?;
         let resolved = plan.next.resolve(&row.spec.name).map_err(refused)?;
-        handlers::check_handler(w, &plan.next, &resolved).map_err(refused)?;
+        types::check_handler(w, &plan.next, &resolved).map_err(refused)?;
         w.insert_type_row(row)?;
     }
     let mut inserter = w.resource_inserter()?;
@@ -245,7 +243,8 @@ fn check_and_link(
     };
     if let Err((i, refusal)) = dag::admit_links(&pairs, &below, &mut facts)? {
         let (parent, child) = pairs[i];
-        let source = links::refused(refusal, labels[&parent].clone(), labels[&child].clone());
+        let source =
+            crate::registry::link_refused(refusal, labels[&parent].clone(), labels[&child].clone());
         return Err(TransferError::ImportRefused {
             item: "the document's links".to_owned(),
             source: Box::new(source),

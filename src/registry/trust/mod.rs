@@ -37,10 +37,10 @@ pub(super) mod provenance;
 
 use super::{Registry, RegistryError};
 use crate::devcontainer::{ABSENT, Checked, CoveredFile, Summary, ToolsOnPath};
-use crate::model::{Resource, ResourceId, ResourceKey, TypeName};
+use crate::model::{Resource, ResourceId, ResourceKey};
 use crate::registry::EnvironmentsError;
 use crate::registry::resources::lookup::{find_row, load_one};
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::store::{Reader, ResourceRow, TrustRow};
 use provenance::Origin;
 use serde::Serialize;
@@ -249,7 +249,7 @@ fn devcontainers_at(
 ) -> Result<Found, RegistryError> {
     let root = find_row(r, key)?;
     let below = provenance::below(r, root.id)?;
-    let dc = devcontainer_type();
+    let dc = crate::registry::devcontainer_type();
     let mut found = Found {
         root: root.clone(),
         person: Vec::new(),
@@ -297,11 +297,6 @@ fn changes(was: &[CoveredFile], now: &[CoveredFile]) -> Vec<String> {
         }
     }
     out
-}
-
-pub(super) fn devcontainer_type() -> TypeName {
-    TypeName::parse(super::DEVCONTAINER_TYPE)
-        .unwrap_or_else(|e| unreachable!("a built-in name: {e}"))
 }
 
 impl Registry {

@@ -9,18 +9,15 @@
 //! their required arguments, and every existing link involving the type's
 //! resources stays allowed.
 
-pub(super) mod type_set;
-
-use super::plugins::handlers;
 use super::views::TypeView;
 use super::{Registry, RegistryError};
 use crate::builtin;
 use crate::dag;
-use crate::model::{ResolvedType, TypeName, TypeSpec};
-use crate::registry::TypesError;
+use crate::model::{ClassName, ResolvedType, TypeName, TypeSpec};
 use crate::registry::recording::{EventOp, diff_documents};
-use crate::registry::types::type_set::TypeSet;
-use crate::store::Writer;
+use crate::registry::type_set::TypeSet;
+use crate::registry::{PluginsError, TypesError};
+use crate::store::{Reader, Writer};
 use crate::typespec;
 use serde_json::json;
 use std::path::Path;
@@ -86,6 +83,56 @@ pub(super) fn check_type(next: &TypeSet, spec: &TypeSpec) -> Result<(), Registry
     Ok(())
 }
 
+/// A type may name only a module that exists and a class it exports.
+pub(super) fn check_handler(
+    r: &Reader<'_>,
+    next: &TypeSet,
+    ty: &ResolvedType,
+) -> Result<(), RegistryError> {
+    let Some(handler) = ty.handler_ref() else {
+        return Ok(());
+    };
+    let module = &handler.module;
+    let provides: Vec<ClassName> = if module.is_reserved() {
+        // The built-in modules export the classes the catalogue names.
+        let mut classes: Vec<ClassName> = next
+            .rows()
+            .filter(|row| row.spec.built_in)
+            .filter_map(|row| row.spec.handler.as_ref())
+            .filter(|h| &h.module == module)
+            .map(|h| h.class.clone())
+            .collect();
+        classes.sort();
+        classes.dedup();
+        if classes.is_empty() {
+            return Err(RegistryError::Plugins(PluginsError::NotABuiltinModule {
+                type_name: ty.name.clone(),
+                handler: handler.clone(),
+            }));
+        }
+        classes
+    } else {
+        match r.plugin(module)? {
+            Some(row) => row.class_names(),
+            None => {
+                return Err(RegistryError::Plugins(PluginsError::HandlerModuleMissing {
+                    type_name: ty.name.clone(),
+                    handler: handler.clone(),
+                    added: r.plugins()?.into_iter().map(|p| p.module).collect(),
+                }));
+            }
+        }
+    };
+    if !provides.contains(&handler.class) {
+        return Err(RegistryError::Plugins(PluginsError::HandlerClassMissing {
+            type_name: ty.name.clone(),
+            handler: handler.clone(),
+            provides,
+        }));
+    }
+    Ok(())
+}
+
 /// What a replacement must not break in what is already registered.
 pub(super) fn check_replacement(
     w: &Writer<'_>,
@@ -146,10 +193,7 @@ impl Registry {
         let fingerprint = builtin::fingerprint();
         // (One read for both of what an open may have to do once.)
         let (catalogue, scrubbed) = self.store.read(|r| {
-            Ok::<_, RegistryError>((
-                r.meta(CATALOGUE_KEY)?,
-                r.meta(crate::registry::resources::scrub::CREDENTIALS_KEY)?,
-            ))
+            Ok::<_, RegistryError>((r.meta(CATALOGUE_KEY)?, r.meta(super::CREDENTIALS_KEY)?))
         })?;
         if scrubbed.is_none()
             && let Err(e) = self.scrub_stored_credentials()
@@ -227,7 +271,7 @@ impl Registry {
             let next = current.with(spec.clone(), source_name);
             check_type(&next, &spec)?;
             let resolved = next.resolve(&name)?;
-            handlers::check_handler(w, &next, &resolved)?;
+            check_handler(w, &next, &resolved)?;
             if current.contains(&name) {
                 check_replacement(w, &current, &next, &name)?;
             }

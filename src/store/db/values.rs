@@ -267,3 +267,20 @@ impl rusqlite::ToSql for Arg<'_> {
 
 #[cfg(test)]
 mod tests;
+
+/// `ids` as a JSON array of strings, for `json_each` (one bound value
+/// however many ids: no statement per id, no limit on parameters).
+pub(in crate::store) fn id_list(ids: &[crate::model::ResourceId]) -> String {
+    let mut text = String::with_capacity(ids.len() * 29 + 2);
+    text.push('[');
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push('"');
+        text.push_str(&id.to_string());
+        text.push('"');
+    }
+    text.push(']');
+    text
+}

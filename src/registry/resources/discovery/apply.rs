@@ -5,9 +5,9 @@
 use super::{Findings, Found};
 use crate::dag::AdmittedLink;
 use crate::model::{PropertyMap, Resource, ResourceId, TypeName};
-use crate::registry::links::refused;
+use crate::registry::link_refused as refused;
 use crate::registry::resources::removal::what_goes;
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::registry::{RegistryError, ResourcesError, TypesError};
 use crate::store::Writer;
 use crate::store::{ResourceInserter, ResourceRow, StoreError};

@@ -8,7 +8,7 @@
 use super::matching::{AddedChild, FoundChild, KeptChild, match_children};
 use super::{Depth, DiscoveryProgress, Findings, Found, MAX_FOUND};
 use crate::model::{HandlerRef, ResourceId};
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, ResourcesError};
 use crate::store::ResourceRow;
 use std::collections::VecDeque;

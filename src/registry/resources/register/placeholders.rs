@@ -7,7 +7,7 @@
 
 use crate::model::{ResolvedType, ResourceName};
 use crate::registry::resources::discovery::{Findings, Found, Refresh, identity};
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError};
 use crate::store::ResourceRow;
 use serde_json::Value;

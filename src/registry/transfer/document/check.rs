@@ -4,15 +4,12 @@
 //! components that are what their sha256 says. Each refusal names the
 //! item (`links[3]`, `plugins[0] (acme.py)`).
 
+use super::fields::{MAX_HASH, MAX_STALE};
 use super::{DocumentError, FORMAT, PluginEntry, RegistryDocument, SettingKind, VERSION, base64};
 use crate::dag::{self, LinkRefusal};
 use crate::digest::{is_sha256_hex, sha256_hex};
 use crate::model::{ResourceId, ResourceKind};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The longest `content_hash` and `stale` reason the store keeps.
-pub(super) const MAX_HASH: usize = 128;
-pub(super) const MAX_STALE: usize = 4096;
 
 fn invalid(item: impl Into<String>, reason: impl Into<String>) -> DocumentError {
     DocumentError::Invalid {

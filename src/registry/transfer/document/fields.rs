@@ -18,6 +18,10 @@ use crate::plugin::AnswerBounds;
 use crate::text::quote;
 use std::path::{Component, Path};
 
+/// The longest `content_hash` and `stale` reason the store keeps.
+pub(super) const MAX_HASH: usize = 128;
+pub(super) const MAX_STALE: usize = 4096;
+
 /// The longest location kept (Linux's `PATH_MAX`).
 pub(super) const LOCATION_MAX: usize = 4096;
 /// The longest `source` of a type or plugin, and a plugin's version.
@@ -156,10 +160,10 @@ fn resource(item: &str, r: &ResourceEntry, bounds: &AnswerBounds) -> Result<(), 
         text(item, "description", description, DESCRIPTION_MAX)?;
     }
     if let Some(stale) = &r.stale {
-        text(item, "stale", stale, super::check::MAX_STALE)?;
+        text(item, "stale", stale, MAX_STALE)?;
     }
     if let Some(hash) = &r.content_hash {
-        text(item, "content_hash", hash, super::check::MAX_HASH)?;
+        text(item, "content_hash", hash, MAX_HASH)?;
     }
     timestamp(item, "created_at", &r.created_at)?;
     timestamp(item, "updated_at", &r.updated_at)?;

@@ -9,7 +9,7 @@ use crate::model::{ResourceId, TypeName, TypeSpec, resource_label};
 use crate::plugin::PluginFiles;
 use crate::registry::TransferError;
 use crate::registry::transfer::document::{LinkEntry, PluginEntry, RegistryDocument, SettingEntry};
-use crate::registry::types::type_set::TypeSet;
+use crate::registry::type_set::TypeSet;
 use crate::registry::{Plugins, RegistryError};
 use crate::store::{LinkRow, Reader, ResourceRow, TypeRow};
 use std::collections::{BTreeMap, BTreeSet};

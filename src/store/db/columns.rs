@@ -4,19 +4,20 @@
 //! does not parse is a [`StoreError::Corrupt`] naming the table and the
 //! row's key, never a panic or a silently wrong value.
 
-use super::StoreError;
-use super::db::{Cell, FromCell, RowCells};
+use super::{Cell, FromCell, RowCells};
+use crate::model::{Actor, Face};
+use crate::store::StoreError;
 use std::fmt::Display;
 
 /// One row being decoded, with the name refusals give it (`resources[01J…]`).
-pub(super) struct Columns<'a> {
+pub(in crate::store) struct Columns<'a> {
     row: &'a dyn RowCells,
     what: String,
 }
 
 impl<'a> Columns<'a> {
     /// Name the row by `table` and the text of its key column `key`.
-    pub(super) fn new(row: &'a dyn RowCells, table: &str, key: usize) -> Self {
+    pub(in crate::store) fn new(row: &'a dyn RowCells, table: &str, key: usize) -> Self {
         let key = match row.cell(key) {
             Ok(Cell::Text(text)) => text,
             Ok(Cell::Int(n)) => n.to_string(),
@@ -72,5 +73,17 @@ impl<'a> Columns<'a> {
         i: usize,
     ) -> Result<Option<T>, StoreError> {
         self.parsed_opt(i, |text| serde_json::from_str(text))
+    }
+
+    /// The actor stored in columns `at` (face) and `at + 1` (name): who
+    /// registered a resource or made a link, and through which face.
+    pub fn actor(&self, at: usize) -> Result<Option<Actor>, StoreError> {
+        let Some(face) =
+            self.parsed_opt(at, |f| Face::parse(f).ok_or(format!("unknown face {f:?}")))?
+        else {
+            return Ok(None);
+        };
+        let name: Option<String> = self.get(at + 1)?;
+        Ok(Some(Actor::new(face, name.unwrap_or_default())))
     }
 }
