@@ -279,6 +279,10 @@ fn pruning_removes_only_older_events_and_never_reuses_a_number() {
     assert_eq!(seqs(&events(&env, &[])), [6]);
     env.run(&["events", "prune", "--before", "yesterday"])
         .usage(&["neither an event number nor a time"]);
+    env.run(&["events", "--op", "resource.exploded"])
+        .usage(&["not an event operation", "resource.registered"]);
+    env.run(&["events", "--type", "planet"])
+        .usage(&["not an event kind"]);
 }
 
 #[test]

@@ -15,7 +15,7 @@ use super::link_refused as refused;
 use super::{LinksError, Registry, RegistryError};
 use crate::dag::{self, LinkFacts, TreeNode};
 use crate::model::{Link, ResolvedType, Resource, ResourceId, ResourceKey, ResourceName, TypeName};
-use crate::registry::events::EventOp;
+use crate::registry::recording::EventOp;
 use crate::registry::resources::lookup::{find_row, load_resources};
 use crate::registry::type_set::TypeSet;
 use crate::store::{ResourceRow, Writer};

@@ -14,7 +14,7 @@ use super::{Registry, RegistryError};
 use crate::builtin;
 use crate::dag;
 use crate::model::{ClassName, ResolvedType, TypeName, TypeSpec};
-use crate::registry::events::{EventOp, diff_documents};
+use crate::registry::recording::{EventOp, diff_documents};
 use crate::registry::type_set::TypeSet;
 use crate::registry::{PluginsError, TypesError};
 use crate::store::{Reader, Writer};
