@@ -58,7 +58,8 @@ pub use error::{
     StrategyRefusal, TransferError, TypesError,
 };
 pub use events::{
-    Event, EventOp, EventQuery, EventsError, HistoryEntry, KINDS as EVENT_KINDS, Keep, Since,
+    Event, EventFollower, EventOp, EventQuery, EventsError, HistoryEntry, KINDS as EVENT_KINDS,
+    Keep, MAX_POLL as EVENTS_MAX_POLL, Since,
 };
 pub use links::TreeView;
 pub use links::graph::GraphOptions;

@@ -14,12 +14,14 @@
 //!
 //! The store's part (the sequence and the SQL) is `store::events`.
 
+mod follow;
 mod history;
 mod op;
 mod query;
 mod record;
 pub(crate) mod retention;
 
+pub use follow::{EventFollower, MAX_POLL};
 pub use history::HistoryEntry;
 pub use op::{EventOp, KINDS};
 pub use query::{Event, EventQuery, Since};
