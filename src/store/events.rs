@@ -30,6 +30,15 @@ pub(super) const LAST_SEQ_KEY: &str = "events.last_seq";
 /// this); a longer one is replaced by a note saying how long it was.
 pub const MAX_CHANGES_BYTES: usize = 8192;
 
+/// Where a write transaction's events are: the seq the last one took,
+/// the first one's, and the time none may be before (see `record`).
+#[derive(Debug)]
+pub(super) struct Cursor {
+    last: i64,
+    txn: i64,
+    floor: String,
+}
+
 /// An event to record (the seq is the store's to give).
 #[derive(Debug, Clone)]
 pub struct NewEvent<'a> {
@@ -210,13 +219,35 @@ impl Reader<'_> {
 impl Writer<'_> {
     /// Record `event` in this transaction; its seq.
     pub fn record(&self, event: &NewEvent<'_>) -> Result<i64, StoreError> {
-        let (seq, txn) = match self.events.get() {
-            Some((last, txn)) => (last + 1, txn),
+        let mut guard = self.events.borrow_mut();
+        let next = match guard.take() {
+            Some(mut cursor) => {
+                cursor.last += 1;
+                cursor
+            }
             None => {
-                let seq = self.last_event_seq()? + 1;
-                (seq, seq)
+                let last = self.last_event_seq()? + 1;
+                let floor: Option<String> = self.tx.row(
+                    "SELECT at FROM events ORDER BY seq DESC LIMIT 1",
+                    args![],
+                    "events",
+                    usize::MAX,
+                    |c| c.get(0),
+                )?;
+                Cursor {
+                    last,
+                    txn: last,
+                    floor: floor.unwrap_or_default(),
+                }
             }
         };
+        let cursor = guard.insert(next);
+        // Never before the event ahead of it: a write that waited for the
+        // lock is stamped no earlier than the one that held it.
+        if event.at > cursor.floor.as_str() {
+            cursor.floor = event.at.to_owned();
+        }
+        let (seq, txn, at) = (cursor.last, cursor.txn, cursor.floor.as_str());
         self.tx.execute(
             &format!(
                 "INSERT INTO events ({COLUMNS}) \
@@ -225,7 +256,7 @@ impl Writer<'_> {
             args![
                 seq,
                 txn,
-                event.at,
+                at,
                 event.op,
                 event.kind,
                 event.subject_id,
@@ -236,7 +267,6 @@ impl Writer<'_> {
                 event.actor.face.as_str(),
             ],
         )?;
-        self.events.set(Some((seq, txn)));
         Ok(seq)
     }
 

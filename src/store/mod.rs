@@ -476,9 +476,9 @@ pub struct Writer<'c> {
     reader: Reader<'c>,
     /// What new resources with a location record as their machine.
     machine: Option<&'c str>,
-    /// The last seq this transaction's events took and the first's
-    /// (`None`: no event yet; see `events`).
-    events: std::cell::Cell<Option<(i64, i64)>>,
+    /// Where this transaction's events are (`None`: no event yet; see
+    /// `events`).
+    events: std::cell::RefCell<Option<events::Cursor>>,
 }
 
 impl<'c> std::ops::Deref for Writer<'c> {

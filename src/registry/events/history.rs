@@ -74,7 +74,7 @@ pub(super) fn history(
             }
         }
         entries.extend(loose);
-        entries.sort_by(|a, b| b.event.seq.cmp(&a.event.seq));
+        entries.sort_by_key(|e| std::cmp::Reverse(e.event.seq));
         for entry in &mut entries {
             entry.children.sort_by_key(|e| e.seq);
         }

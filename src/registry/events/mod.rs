@@ -100,10 +100,7 @@ impl Registry {
     /// The registry setting `key` (`events.keep`), as stored.
     pub fn registry_setting(&self, key: &str) -> Result<Option<String>, RegistryError> {
         check_setting(key)?;
-        Ok(self
-            .store
-            .read(|r| retention::read(r))?
-            .map(|k| k.to_string()))
+        Ok(self.store.read(retention::read)?.map(|k| k.to_string()))
     }
 
     /// Set (or, with `None`, clear) the registry setting `key`; the
