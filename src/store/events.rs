@@ -323,3 +323,11 @@ impl Writer<'_> {
         Ok(removed)
     }
 }
+
+impl Writer<'_> {
+    /// The newest seq this transaction recorded (`None`: no event), which
+    /// its commit announces to followers (`store::follow`).
+    pub(super) fn last_recorded(&self) -> Option<i64> {
+        self.events.borrow().as_ref().map(|c| c.last)
+    }
+}

@@ -456,7 +456,7 @@ impl Store {
                 let out = f(&writer);
                 // A write that recorded events wakes the followers
                 // (`follow`) as it commits.
-                let recorded = writer.events.get().map(|(last, _)| last);
+                let recorded = writer.last_recorded();
                 pg::finish_notifying(conn, commit && out.is_ok(), recorded)?;
                 out
             }
