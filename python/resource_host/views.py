@@ -56,7 +56,20 @@ def _thawed(value: Any) -> Any:
 
 
 class _View:
-    """What both objects share: ``to_dict()`` and a short ``repr``."""
+    """What both objects share: built from the JSON view, ``to_dict()`` and a short ``repr``."""
+
+    @classmethod
+    def _from_view(cls, view: Dict[str, Any]) -> Any:
+        # Filled in place of __init__: a frozen dataclass's own __init__
+        # sets each field through object.__setattr__, which cost more than
+        # the registry call itself (show_resource is on an agent's hot path).
+        obj = object.__new__(cls)
+        plain, read, defaulted = _reads(cls)
+        fields = obj.__dict__
+        fields.update({name: view[name] for name in plain})
+        fields.update({name: how(view[name]) for name, how in read})
+        fields.update({name: how(view.get(name, default)) for name, how, default in defaulted})
+        return obj
 
     def to_dict(self) -> Dict[str, Any]:
         """The object as the JSON view gives it (plain dicts and lists)."""
@@ -64,6 +77,39 @@ class _View:
             f.name: _thawed(getattr(self, f.name))
             for f in dataclasses.fields(self)  # type: ignore[arg-type]
         }
+
+
+_Reads = Tuple[List[str], List[Tuple[str, Callable[[Any], Any]]], List[Tuple[str, Callable[[Any], Any], Any]]]
+_READS: Dict[type, _Reads] = {}
+
+
+def _reads(cls: type) -> _Reads:
+    """How ``cls``'s fields are read from the view: those taken as they are;
+    those read (timestamps parsed, lists and mappings frozen); and those with
+    a default, which the view may leave out."""
+    if cls not in _READS:
+        plain, read, defaulted = [], [], []
+        for f in dataclasses.fields(cls):
+            how = _READERS.get(f.type) or (_frozen if "[" in str(f.type) else _same)
+            if f.default is not dataclasses.MISSING:
+                defaulted.append((f.name, how, f.default))
+            elif how is _same:
+                plain.append(f.name)
+            else:
+                read.append((f.name, how))
+        _READS[cls] = (plain, read, defaulted)
+    return _READS[cls]
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+#: Readers by field type; other generic types (tuples, mappings) are frozen deep.
+_READERS: Dict[Any, Callable[[Any], Any]] = {
+    datetime: parse_timestamp, Tuple[str, ...]: tuple, Mapping[str, bool]: MappingProxyType,
+    Optional[str]: _same,
+}
 
 
 @dataclass(frozen=True, repr=False)
@@ -102,34 +148,6 @@ class Resource(_View):
     stale: Optional[str] = None
     #: The resources that are the same thing as this one (``show_resource`` only).
     equivalents: Tuple[str, ...] = ()
-
-    @classmethod
-    def _from_view(cls, view: Dict[str, Any]) -> "Resource":
-        # Filled in place of __init__: a frozen dataclass's own __init__
-        # sets each field through object.__setattr__, which cost more than
-        # the registry call itself (show_resource is on an agent's hot path).
-        obj = object.__new__(cls)
-        obj.__dict__.update(
-            resource_id=view["resource_id"],
-            name=view["name"],
-            resource_type_name=view["resource_type_name"],
-            classification=view["classification"],
-            description=view["description"],
-            location=view["location"],
-            sandbox_strategy=view["sandbox_strategy"],
-            content_hash=view["content_hash"],
-            parents=tuple(view["parents"]),
-            children=tuple(view["children"]),
-            properties=_frozen(view["properties"]),
-            capabilities=MappingProxyType(view["capabilities"]),
-            created_at=parse_timestamp(view["created_at"]),
-            updated_at=parse_timestamp(view["updated_at"]),
-            auto_discovered=view.get("auto_discovered", False),
-            read_only=view.get("read_only", False),
-            stale=view.get("stale"),
-            equivalents=tuple(view.get("equivalents", ())),
-        )
-        return obj
 
     @property
     def label(self) -> str:
@@ -175,28 +193,6 @@ class ResourceType(_View):
     source: str
     created_at: datetime
     updated_at: datetime
-
-    @classmethod
-    def _from_view(cls, view: Dict[str, Any]) -> "ResourceType":
-        return cls(
-            name=view["name"],
-            description=view["description"],
-            resource_kind=view["resource_kind"],
-            sandbox_strategy=view["sandbox_strategy"],
-            user_addable=view["user_addable"],
-            built_in=view["built_in"],
-            cli_args=_frozen(view["cli_args"]),
-            parent_types=tuple(view["parent_types"]),
-            child_types=tuple(view["child_types"]),
-            handler=view["handler"],
-            capabilities=_frozen(view["capabilities"]),
-            auto_discovery=_frozen(view["auto_discovery"]),
-            equivalence=_frozen(view["equivalence"]),
-            inherits=view["inherits"],
-            source=view["source"],
-            created_at=parse_timestamp(view["created_at"]),
-            updated_at=parse_timestamp(view["updated_at"]),
-        )
 
     def __repr__(self) -> str:
         kind = "built-in" if self.built_in else self.source

@@ -9,7 +9,10 @@
 //! stubtest holds the two together.
 //!
 //! One file: PyO3 takes one `#[pymethods]` block per class (without the
-//! `multiple-pymethods` feature and its `inventory` dependency).
+//! `multiple-pymethods` feature and its `inventory` dependency). The
+//! methods of one shape — arguments in, one library call on a pooled
+//! registry, its view out — are one item each of the `methods!` table
+//! at the end; the others are written out above it.
 
 use crate::args::{dashed, key, path_text, sandbox_id, strategy, type_args};
 use crate::convert::{Object, to_objects, to_py};
@@ -97,8 +100,38 @@ impl NativeRegistry {
     }
 }
 
-#[pymethods]
-impl NativeRegistry {
+/// The `#[pymethods]` block: the methods written out (in braces), then
+/// the table of those of one shape, each
+/// `/// doc  #[pyo3(signature = …)]  fn name(arg: Type, …) -> how = |r| call;`
+/// where `how` is `call` (answers `None`), `run` (the view as a dict) or
+/// `run_objects(Resource)` / `run_objects(ResourceType)` (the package's
+/// objects), and `call` the library operation on the pooled registry `r`
+/// (the arguments are moved into it).
+macro_rules! methods {
+    ({ $($written:tt)* } $(
+        $(#[$attr:meta])*
+        fn $name:ident($($arg:ident: $ty:ty),*) -> $how:ident $(($class:ident))? = |$r:ident| $call:expr;
+    )*) => {
+        #[pymethods]
+        impl NativeRegistry {
+            $($written)*
+            $(
+                $(#[$attr])*
+                fn $name(&self, py: Python<'_>, $($arg: $ty),*) -> PyResult<answer!($how)> {
+                    self.$how(py, $(Object::$class,)? move |$r| $call)
+                }
+            )*
+        }
+    };
+}
+
+/// What a `methods!` item answers: nothing for `call`, else a Python value.
+macro_rules! answer {
+    (call) => { () };
+    ($how:ident) => { Py<PyAny> };
+}
+
+methods! {{
     #[new]
     #[pyo3(signature = (home=None, registry=None, *, handler_timeout=None, actor=None, roots=None))]
     fn new(
@@ -141,54 +174,6 @@ impl NativeRegistry {
         let home = PyString::new(py, &self.pool.home().root().to_string_lossy()).repr()?;
         Ok(format!("<Registry home={home}>"))
     }
-
-    // ---- types ----
-
-    /// Register the built-in types (idempotent).
-    fn bootstrap_builtin_types(&self, py: Python<'_>) -> PyResult<()> {
-        self.call(py, |r| r.bootstrap_builtin_types())
-    }
-
-    /// Register the custom type defined in the YAML file at `config_path`.
-    ///
-    /// `replace=True` replaces a custom type of the same name (still
-    /// checked against the resources and types that rely on it).
-    #[pyo3(signature = (config_path, *, replace=false))]
-    fn register_type(
-        &self,
-        py: Python<'_>,
-        config_path: PathBuf,
-        replace: bool,
-    ) -> PyResult<Py<PyAny>> {
-        let options = if replace {
-            RegisterTypeOptions::replacing()
-        } else {
-            RegisterTypeOptions::default()
-        };
-        self.run_objects(py, Object::ResourceType, move |r| {
-            r.register_type(&config_path, options)
-        })
-    }
-
-    /// Every type, or those in `namespace` (`"builtin"` for the built-ins).
-    #[pyo3(signature = (namespace=None))]
-    fn list_types(&self, py: Python<'_>, namespace: Option<String>) -> PyResult<Py<PyAny>> {
-        self.run_objects(py, Object::ResourceType, |r| {
-            r.list_types(namespace.as_deref())
-        })
-    }
-
-    /// Remove a custom type no resource or other type relies on.
-    fn remove_type(&self, py: Python<'_>, name: String) -> PyResult<()> {
-        self.call(py, |r| r.remove_type(&name))
-    }
-
-    /// One type, effective (after inheritance).
-    fn show_type(&self, py: Python<'_>, name: String) -> PyResult<Py<PyAny>> {
-        self.run_objects(py, Object::ResourceType, |r| r.show_type(&name))
-    }
-
-    // ---- resources ----
 
     /// Register a resource of `type_name` and discover what lies below it.
     ///
@@ -245,47 +230,6 @@ impl NativeRegistry {
             )
         })?;
         to_objects(py, Object::Resource, &view)
-    }
-
-    /// Resources in registration order; of `type_name` or its subtypes (`exact`: that type only).
-    #[pyo3(signature = (type_name=None, *, exact=false))]
-    fn list_resources(
-        &self,
-        py: Python<'_>,
-        type_name: Option<String>,
-        exact: bool,
-    ) -> PyResult<Py<PyAny>> {
-        let filter = match (type_name, exact) {
-            (None, _) => ResourceFilter::All,
-            (Some(t), false) => ResourceFilter::TypeOrSubtype(t),
-            (Some(t), true) => ResourceFilter::ExactType(t),
-        };
-        self.run_objects(py, Object::Resource, move |r| r.list_resources(&filter))
-    }
-
-    /// One resource by namespaced name or ULID.
-    fn show_resource(&self, py: Python<'_>, name_or_id: String) -> PyResult<Py<PyAny>> {
-        self.run_objects(py, Object::Resource, |r| {
-            r.show_resource(&key(&name_or_id)?)
-        })
-    }
-
-    /// Remove a resource, its links and the discovered resources only it kept.
-    ///
-    /// `dry_run`: only report what would go. `force`: first destroy the
-    /// sandboxes and containers that would refuse it.
-    #[pyo3(signature = (name_or_id, *, dry_run=false, force=false))]
-    fn remove_resource(
-        &self,
-        py: Python<'_>,
-        name_or_id: String,
-        dry_run: bool,
-        force: bool,
-    ) -> PyResult<Py<PyAny>> {
-        let mut options = RemoveOptions::default();
-        options.dry_run = dry_run;
-        options.force = force;
-        self.run(py, move |r| r.remove_resource(&key(&name_or_id)?, options))
     }
 
     /// Run the type's discovery rules below a resource, one level (the specification's call).
@@ -349,52 +293,6 @@ impl NativeRegistry {
         to_py(py, &report)
     }
 
-    /// The handler's description of a resource, or of one file in it.
-    #[pyo3(signature = (name_or_id, file=None))]
-    fn inspect(
-        &self,
-        py: Python<'_>,
-        name_or_id: String,
-        file: Option<String>,
-    ) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| r.inspect(&key(&name_or_id)?, file.as_deref()))
-    }
-
-    // ---- links ----
-
-    /// Link `child` below `parent`; answers the link.
-    fn link_child(&self, py: Python<'_>, parent: String, child: String) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| r.link_child(&key(&parent)?, &key(&child)?))
-    }
-
-    /// Remove the link `parent` → `child` (both resources stay).
-    fn unlink_child(&self, py: Python<'_>, parent: String, child: String) -> PyResult<()> {
-        self.call(py, |r| r.unlink_child(&key(&parent)?, &key(&child)?))
-    }
-
-    /// The direct children of a resource.
-    fn get_children(&self, py: Python<'_>, name_or_id: String) -> PyResult<Py<PyAny>> {
-        self.run_objects(py, Object::Resource, |r| r.get_children(&key(&name_or_id)?))
-    }
-
-    /// The tree below a resource, `depth` links deep (all when `None`).
-    ///
-    /// With `type_filter`, only the paths to resources of that type (or
-    /// its subtypes). A tree deeper than 60 links is refused
-    /// (`InvalidArgumentsError` naming the bound): ask for `depth`.
-    #[pyo3(signature = (name_or_id, depth=None, type_filter=None))]
-    fn get_resource_tree(
-        &self,
-        py: Python<'_>,
-        name_or_id: String,
-        depth: Option<u32>,
-        type_filter: Option<String>,
-    ) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| {
-            r.get_resource_tree(&key(&name_or_id)?, depth, type_filter.as_deref())
-        })
-    }
-
     /// The DAG below a resource, as `agents resource graph` draws it.
     ///
     /// `format="json"`: the view (`root`, `nodes`, `edges`, `folded`);
@@ -437,51 +335,6 @@ impl NativeRegistry {
         }
     }
 
-    // ---- plugins ----
-
-    /// Add the WebAssembly component at `path` to the plugin store.
-    #[pyo3(signature = (path, *, module=None, replace=false))]
-    fn add_plugin(
-        &self,
-        py: Python<'_>,
-        path: PathBuf,
-        module: Option<String>,
-        replace: bool,
-    ) -> PyResult<Py<PyAny>> {
-        let mut options = AddPluginOptions::default();
-        options.replace = replace;
-        options.module = match module {
-            Some(m) => Some(ModuleName::parse(&m).map_err(|e| to_py_err(e.into()))?),
-            None => None,
-        };
-        self.run(py, move |r| r.add_plugin(&path, options))
-    }
-
-    /// Install a plugin (and the types it carries) from an OCI registry
-    /// (`HOST[:PORT]/REPOSITORY:TAG`, `…@sha256:DIGEST`) or an OCI layout
-    /// (`oci-layout:DIR:TAG`); refused without a publisher signature a
-    /// trusted key verifies unless `allow_unsigned`.
-    #[pyo3(signature = (reference, *, allow_unsigned=false, replace=false))]
-    fn install_plugin(
-        &self,
-        py: Python<'_>,
-        reference: String,
-        allow_unsigned: bool,
-        replace: bool,
-    ) -> PyResult<Py<PyAny>> {
-        let mut options = InstallPluginOptions::from(reference);
-        options.allow_unsigned = allow_unsigned;
-        options.replace = replace;
-        self.run(py, move |r| r.install_plugin(options))
-    }
-
-    /// The built-in modules, then the added ones.
-    fn list_plugins(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| r.list_plugins())
-    }
-
-    // ---- sandboxes ----
-
     /// Make a sandbox of a resource (`strategy`: else the resource's, else its type's).
     #[pyo3(signature = (name_or_id, strategy=None))]
     fn create_sandbox(
@@ -492,61 +345,6 @@ impl NativeRegistry {
     ) -> PyResult<Py<PyAny>> {
         let strategy = strategy.as_deref().map(self::strategy).transpose()?;
         self.run(py, move |r| r.create_sandbox(&key(&name_or_id)?, strategy))
-    }
-
-    /// Every sandbox, or one resource's, oldest first.
-    #[pyo3(signature = (name_or_id=None))]
-    fn list_sandboxes(&self, py: Python<'_>, name_or_id: Option<String>) -> PyResult<Py<PyAny>> {
-        self.run(py, move |r| {
-            let resource = name_or_id.as_deref().map(key).transpose()?;
-            r.list_sandboxes(resource.as_ref())
-        })
-    }
-
-    /// One sandbox and its checkpoints.
-    fn show_sandbox(&self, py: Python<'_>, sandbox_id: String) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| r.show_sandbox(self::sandbox_id(&sandbox_id)?))
-    }
-
-    /// Record the working copy's whole state as the next checkpoint.
-    #[pyo3(signature = (sandbox_id, label=None))]
-    fn checkpoint_sandbox(
-        &self,
-        py: Python<'_>,
-        sandbox_id: String,
-        label: Option<String>,
-    ) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| {
-            r.checkpoint_sandbox(self::sandbox_id(&sandbox_id)?, label.as_deref())
-        })
-    }
-
-    /// Bring the working copy back to a checkpoint (number or label; default the latest).
-    #[pyo3(signature = (sandbox_id, to=None))]
-    fn rollback_sandbox(
-        &self,
-        py: Python<'_>,
-        sandbox_id: String,
-        to: Option<String>,
-    ) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| {
-            r.rollback_sandbox(self::sandbox_id(&sandbox_id)?, to.as_deref())
-        })
-    }
-
-    /// What changed in the sandbox against the original.
-    fn diff_sandbox(&self, py: Python<'_>, sandbox_id: String) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| r.diff_sandbox(self::sandbox_id(&sandbox_id)?))
-    }
-
-    /// Promote the sandbox's changes to the original, all or nothing.
-    fn apply_sandbox(&self, py: Python<'_>, sandbox_id: String) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| r.apply_sandbox(self::sandbox_id(&sandbox_id)?))
-    }
-
-    /// Remove everything the sandbox made, and its rows.
-    fn destroy_sandbox(&self, py: Python<'_>, sandbox_id: String) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| r.destroy_sandbox(self::sandbox_id(&sandbox_id)?))
     }
 
     /// Hold a `transaction_rollback` sandbox: its connection, inside its transaction.
@@ -578,8 +376,6 @@ impl NativeRegistry {
         Ok(NativeTransaction::new(txn))
     }
 
-    // ---- environments ----
-
     /// Where a tool acting on a resource runs, and which level decided.
     ///
     /// `tool`: what the tool asks for — `required:container`,
@@ -600,19 +396,6 @@ impl NativeRegistry {
         self.run(py, move |r| {
             r.resolve_environment(&key(&name_or_id)?, plan.as_deref(), &tool)
         })
-    }
-
-    // ---- moving data ----
-
-    /// Everything worth moving, as one document (`with_plugins`: each component embedded).
-    #[pyo3(signature = (*, with_plugins=false))]
-    fn export_document(&self, py: Python<'_>, with_plugins: bool) -> PyResult<Py<PyAny>> {
-        let options = if with_plugins {
-            ExportOptions::with_plugins()
-        } else {
-            ExportOptions::default()
-        };
-        self.run(py, |r| r.export_document(options))
     }
 
     /// Import a document (a dict, or JSON/YAML text); `dry_run` checks and writes nothing.
@@ -638,11 +421,6 @@ impl NativeRegistry {
             let document = RegistryDocument::parse(&text)?;
             r.import_document(&document, options)
         })
-    }
-
-    /// Which backend, where, which schema, how much.
-    fn info(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.run(py, |r| r.info())
     }
 
     // ---- the event log ----
@@ -710,7 +488,156 @@ impl NativeRegistry {
             })
             .map_err(to_py_err)?;
         Ok(EventStream::new(registry, follower))
-    }
+    }}
+
+    // ---- types ----
+
+    /// Register the built-in types (idempotent).
+    fn bootstrap_builtin_types() -> call = |r| r.bootstrap_builtin_types();
+
+    /// Register the custom type defined in the YAML file at `config_path`.
+    ///
+    /// `replace=True` replaces a custom type of the same name (still
+    /// checked against the resources and types that rely on it).
+    #[pyo3(signature = (config_path, *, replace=false))]
+    fn register_type(config_path: PathBuf, replace: bool) -> run_objects(ResourceType) = |r| {
+        let mut options = RegisterTypeOptions::default();
+        options.replace = replace;
+        r.register_type(&config_path, options)
+    };
+
+    /// Every type, or those in `namespace` (`"builtin"` for the built-ins).
+    #[pyo3(signature = (namespace=None))]
+    fn list_types(namespace: Option<String>) -> run_objects(ResourceType) =
+        |r| r.list_types(namespace.as_deref());
+
+    /// Remove a custom type no resource or other type relies on.
+    fn remove_type(name: String) -> call = |r| r.remove_type(&name);
+
+    /// One type, effective (after inheritance).
+    fn show_type(name: String) -> run_objects(ResourceType) = |r| r.show_type(&name);
+
+    // ---- resources ----
+
+    /// Resources in registration order; of `type_name` or its subtypes (`exact`: that type only).
+    #[pyo3(signature = (type_name=None, *, exact=false))]
+    fn list_resources(type_name: Option<String>, exact: bool) -> run_objects(Resource) =
+        |r| r.list_resources(&match (type_name, exact) {
+            (None, _) => ResourceFilter::All,
+            (Some(t), false) => ResourceFilter::TypeOrSubtype(t),
+            (Some(t), true) => ResourceFilter::ExactType(t),
+        });
+
+    /// One resource by namespaced name or ULID.
+    fn show_resource(name_or_id: String) -> run_objects(Resource) =
+        |r| r.show_resource(&key(&name_or_id)?);
+
+    /// Remove a resource, its links and the discovered resources only it kept.
+    ///
+    /// `dry_run`: only report what would go. `force`: first destroy the
+    /// sandboxes and containers that would refuse it.
+    #[pyo3(signature = (name_or_id, *, dry_run=false, force=false))]
+    fn remove_resource(name_or_id: String, dry_run: bool, force: bool) -> run = |r| {
+        let mut options = RemoveOptions::default();
+        options.dry_run = dry_run;
+        options.force = force;
+        r.remove_resource(&key(&name_or_id)?, options)
+    };
+
+    /// The handler's description of a resource, or of one file in it.
+    #[pyo3(signature = (name_or_id, file=None))]
+    fn inspect(name_or_id: String, file: Option<String>) -> run =
+        |r| r.inspect(&key(&name_or_id)?, file.as_deref());
+
+    // ---- links ----
+
+    /// Link `child` below `parent`; answers the link.
+    fn link_child(parent: String, child: String) -> run =
+        |r| r.link_child(&key(&parent)?, &key(&child)?);
+
+    /// Remove the link `parent` → `child` (both resources stay).
+    fn unlink_child(parent: String, child: String) -> call =
+        |r| r.unlink_child(&key(&parent)?, &key(&child)?);
+
+    /// The direct children of a resource.
+    fn get_children(name_or_id: String) -> run_objects(Resource) =
+        |r| r.get_children(&key(&name_or_id)?);
+
+    /// The tree below a resource, `depth` links deep (all when `None`).
+    ///
+    /// With `type_filter`, only the paths to resources of that type (or
+    /// its subtypes). A tree deeper than 60 links is refused
+    /// (`InvalidArgumentsError` naming the bound): ask for `depth`.
+    #[pyo3(signature = (name_or_id, depth=None, type_filter=None))]
+    fn get_resource_tree(name_or_id: String, depth: Option<u32>, type_filter: Option<String>)
+        -> run = |r| r.get_resource_tree(&key(&name_or_id)?, depth, type_filter.as_deref());
+
+    // ---- plugins ----
+
+    /// Add the WebAssembly component at `path` to the plugin store.
+    #[pyo3(signature = (path, *, module=None, replace=false))]
+    fn add_plugin(path: PathBuf, module: Option<String>, replace: bool) -> run = |r| {
+        let mut options = AddPluginOptions::default();
+        options.replace = replace;
+        options.module = module.as_deref().map(ModuleName::parse).transpose()?;
+        r.add_plugin(&path, options)
+    };
+
+    /// Install a plugin (and the types it carries) from an OCI registry
+    /// (`HOST[:PORT]/REPOSITORY:TAG`, `…@sha256:DIGEST`) or an OCI layout
+    /// (`oci-layout:DIR:TAG`); refused without a publisher signature a
+    /// trusted key verifies unless `allow_unsigned`.
+    #[pyo3(signature = (reference, *, allow_unsigned=false, replace=false))]
+    fn install_plugin(reference: String, allow_unsigned: bool, replace: bool) -> run = |r| {
+        let mut options = InstallPluginOptions::from(reference);
+        options.allow_unsigned = allow_unsigned;
+        options.replace = replace;
+        r.install_plugin(options)
+    };
+
+    /// The built-in modules, then the added ones.
+    fn list_plugins() -> run = |r| r.list_plugins();
+
+    // ---- sandboxes ----
+
+    /// Every sandbox, or one resource's, oldest first.
+    #[pyo3(signature = (name_or_id=None))]
+    fn list_sandboxes(name_or_id: Option<String>) -> run =
+        |r| r.list_sandboxes(name_or_id.as_deref().map(key).transpose()?.as_ref());
+
+    /// One sandbox and its checkpoints.
+    fn show_sandbox(sandbox_id: String) -> run = |r| r.show_sandbox(self::sandbox_id(&sandbox_id)?);
+
+    /// Record the working copy's whole state as the next checkpoint.
+    #[pyo3(signature = (sandbox_id, label=None))]
+    fn checkpoint_sandbox(sandbox_id: String, label: Option<String>) -> run =
+        |r| r.checkpoint_sandbox(self::sandbox_id(&sandbox_id)?, label.as_deref());
+
+    /// Bring the working copy back to a checkpoint (number or label; default the latest).
+    #[pyo3(signature = (sandbox_id, to=None))]
+    fn rollback_sandbox(sandbox_id: String, to: Option<String>) -> run =
+        |r| r.rollback_sandbox(self::sandbox_id(&sandbox_id)?, to.as_deref());
+
+    /// What changed in the sandbox against the original.
+    fn diff_sandbox(sandbox_id: String) -> run = |r| r.diff_sandbox(self::sandbox_id(&sandbox_id)?);
+
+    /// Promote the sandbox's changes to the original, all or nothing.
+    fn apply_sandbox(sandbox_id: String) -> run = |r| r.apply_sandbox(self::sandbox_id(&sandbox_id)?);
+
+    /// Remove everything the sandbox made, and its rows.
+    fn destroy_sandbox(sandbox_id: String) -> run =
+        |r| r.destroy_sandbox(self::sandbox_id(&sandbox_id)?);
+
+    // ---- moving data ----
+
+    /// Everything worth moving, as one document (`with_plugins`: each component embedded).
+    #[pyo3(signature = (*, with_plugins=false))]
+    fn export_document(with_plugins: bool) -> run = |r| {
+        r.export_document(if with_plugins { ExportOptions::with_plugins() } else { ExportOptions::default() })
+    };
+
+    /// Which backend, where, which schema, how much.
+    fn info() -> run = |r| r.info();
 }
 
 /// `events(…)`'s arguments checked (the resource key is parsed on the

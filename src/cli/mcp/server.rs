@@ -2,7 +2,6 @@
 //! and subscriptions — over the [`Pool`] of registries.
 
 use super::Mode;
-use super::arguments;
 use super::kinds::Refusal;
 use super::pool::Pool;
 use super::resources::{self, Subscriptions};
@@ -131,7 +130,6 @@ impl Server {
                     ));
                 }
                 let tool = &tools[index];
-                arguments::check_call(registry, tool, &arguments)?;
                 tool.call(registry, arguments, &mut progress)
             })
             .await;

@@ -1,31 +1,82 @@
-//! The one home of the tools: each is its arguments' type, and that type
-//! is the whole definition. The struct's doc comment is the tool's
-//! description, its fields (with their doc comments) are the input schema
-//! `tools/list` shows (derived by schemars), and its [`Tool`] impl names
-//! the tool, says who may call it, what its answer's schema is, and calls
-//! the one library operation its CLI verb calls, answering the same JSON
-//! view. [`catalogue`] lists them in the order `tools/list` gives them.
+//! The one home of the tools: each is one item of a `tools!` list,
+//! which defines its arguments' type and its [`Tool`] impl. The item's
+//! doc comment is the tool's description, its fields (with their doc
+//! comments) are the input schema `tools/list` shows (derived by
+//! schemars), its head names the tool, who may call it and its answer's
+//! type (whose schema is the output schema), and its body calls the one
+//! library operation its CLI verb calls, answering the same JSON view.
+//! [`catalogue`] lists the files' lists in the order `tools/list` gives
+//! them.
 //!
 //! Inputs are strict (`deny_unknown_fields`: a misspelt argument is
 //! refused, not ignored) and an optional argument is absent, never `null`
-//! ([`input_schema`] says so in the schema; [`super::arguments`] checks
-//! every call against the schema listed, before it is deserialised here).
+//! ([`input_schema`] says so in the schema; [`super::arguments`] reads
+//! every call into the tool's type and words the refusals).
 //! `register_resource`'s arguments come from each type's `cli_args`, as
 //! `agents resource add TYPE`'s flags do: the one schema built by hand
 //! ([`register::registration`]).
 
+/// Tools, one item each, in the order `tools/list` gives them:
+///
+/// ```text
+/// /// The description.
+/// tool_name: ArgsType(Write, DESTRUCTIVE = true, IDEMPOTENT = false) -> View {
+///     /// An argument's description.
+///     field: Type,
+/// } |registry, args, progress| { /* the library call, answering Done */ }
+/// ```
+///
+/// `Read`, `Write` or `Admin` is its [`Access`]; `; listed path` names a
+/// `fn(&Registry) -> Result<Value, Refusal>` giving the input schema when
+/// it depends on the registry. Defines each arguments type and its
+/// [`Tool`] impl, and `entries()`: the list's [`Entry`]s.
+macro_rules! tools {
+    ($(
+        $(#[$attr:meta])*
+        $name:ident: $ty:ident($access:ident $(, $flag:ident = $value:literal)* $(; listed $listed:path)?)
+            -> $view:ty { $($(#[$field_attr:meta])* $field:ident: $field_ty:ty),* $(,)? }
+            |$registry:ident, $args:ident, $progress:tt| $body:block
+    )*) => {
+        use crate::cli::mcp::tools::{Access, Done, Entry, Progress, Tool, entry};
+        use resource_host::registry::Registry;
+        $(
+            $(#[$attr])*
+            #[derive(serde::Deserialize, schemars::JsonSchema)]
+            #[serde(deny_unknown_fields)]
+            pub struct $ty { $($(#[$field_attr])* $field: $field_ty),* }
+
+            impl Tool for $ty {
+                type View = $view;
+                const NAME: &'static str = stringify!($name);
+                const ACCESS: Access = Access::$access;
+                $(const $flag: bool = $value;)*
+                $(fn listed_input(r: &Registry) -> Result<Option<serde_json::Value>, Refusal> {
+                    $listed(r).map(Some)
+                })?
+                fn call(self, $registry: &mut Registry, $progress: &mut Progress) -> Result<Done, Refusal> {
+                    let $args = self;
+                    $body
+                }
+            }
+        )*
+
+        /// This file's tools, in the order `tools/list` gives them.
+        pub fn entries() -> Vec<Entry> {
+            vec![$(entry::<$ty>()),*]
+        }
+    };
+}
+
 mod admin;
 mod answer;
-mod reading;
 mod register;
+mod resources;
 mod sandboxes;
-mod writing;
 
 pub use answer::{Done, Progress};
-#[cfg(test)]
-pub use register::registration;
 
 use super::Mode;
+use super::arguments;
 use super::kinds::Refusal;
 use resource_host::model::ResourceKey;
 use resource_host::registry::Registry;
@@ -46,7 +97,7 @@ pub enum Access {
 }
 
 /// A tool: its arguments' type, which is deserialised from the call's
-/// arguments once they fit the schema derived from it.
+/// arguments ([`arguments::read`]). Implemented by `tools!`.
 pub trait Tool: DeserializeOwned + JsonSchema + 'static {
     /// What it answers (the structured content): its output schema is
     /// this type's ([`output_schema`]).
@@ -67,7 +118,7 @@ pub trait Tool: DeserializeOwned + JsonSchema + 'static {
     }
 }
 
-type Run = fn(&mut Registry, Map<String, Value>, &mut Progress) -> Result<Done, Refusal>;
+type Run = fn(&Entry, &mut Registry, Map<String, Value>, &mut Progress) -> Result<Done, Refusal>;
 
 /// One tool as the server keeps it: what `tools/list` shows, who may
 /// call it, and its call with the types erased.
@@ -82,6 +133,8 @@ pub struct Entry {
     idempotent: bool,
     listed_input: fn(&Registry) -> Result<Option<Value>, Refusal>,
     run: Run,
+    #[cfg(test)]
+    check: fn(&Entry, Map<String, Value>) -> Result<(), Refusal>,
 }
 
 fn entry<T: Tool>() -> Entry {
@@ -95,55 +148,15 @@ fn entry<T: Tool>() -> Entry {
         destructive: T::DESTRUCTIVE,
         idempotent: T::IDEMPOTENT,
         listed_input: T::listed_input,
-        run: run::<T>,
+        run: |entry, registry, args, progress| entry.read::<T>(args)?.call(registry, progress),
+        #[cfg(test)]
+        check: |entry, args| entry.read::<T>(args).map(drop),
     }
-}
-
-fn run<T: Tool>(
-    registry: &mut Registry,
-    args: Map<String, Value>,
-    progress: &mut Progress,
-) -> Result<Done, Refusal> {
-    let args: T = serde_json::from_value(Value::Object(args))
-        .map_err(|e| Refusal::invalid(format!("{}: {e}", T::NAME)))?;
-    args.call(registry, progress)
 }
 
 /// Every tool, in the order `tools/list` gives them.
 pub fn catalogue() -> Vec<Entry> {
-    use admin::*;
-    use reading::*;
-    use sandboxes::*;
-    use writing::*;
-    vec![
-        entry::<ListTypes>(),
-        entry::<ShowType>(),
-        entry::<ListResources>(),
-        entry::<ShowResource>(),
-        entry::<register::RegisterResource>(),
-        entry::<ResourceTree>(),
-        entry::<LinkChild>(),
-        entry::<UnlinkChild>(),
-        entry::<RemoveResource>(),
-        entry::<Discover>(),
-        entry::<Refresh>(),
-        entry::<Inspect>(),
-        entry::<ResolveEnvironment>(),
-        entry::<SandboxCreate>(),
-        entry::<SandboxList>(),
-        entry::<SandboxShow>(),
-        entry::<SandboxCheckpoint>(),
-        entry::<SandboxRollback>(),
-        entry::<SandboxDiff>(),
-        entry::<SandboxApply>(),
-        entry::<SandboxDestroy>(),
-        entry::<TypeAdd>(),
-        entry::<TypeRemove>(),
-        entry::<PluginAdd>(),
-        entry::<PluginInstall>(),
-        entry::<PluginRemove>(),
-        entry::<RegistryImport>(),
-    ]
+    [resources::entries(), sandboxes::entries(), admin::entries()].concat()
 }
 
 impl Entry {
@@ -160,20 +173,25 @@ impl Entry {
         Ok((self.listed_input)(registry)?.unwrap_or_else(|| self.input.clone()))
     }
 
-    /// The input schema derived from the arguments' type.
-    #[cfg(test)]
-    pub fn input_of_type(&self) -> &Value {
-        &self.input
+    /// `args` read as the tool's arguments `T`.
+    fn read<T: Tool>(&self, args: Map<String, Value>) -> Result<T, Refusal> {
+        arguments::read(self.name, &self.input, args)
     }
 
-    /// Run the tool on arguments that fit its schema.
+    /// Only check `args` against the tool's arguments' type.
+    #[cfg(test)]
+    pub fn check(&self, args: Map<String, Value>) -> Result<(), Refusal> {
+        (self.check)(self, args)
+    }
+
+    /// Read the arguments and run the tool.
     pub fn call(
         &self,
         registry: &mut Registry,
         args: Map<String, Value>,
         progress: &mut Progress,
     ) -> Result<Done, Refusal> {
-        (self.run)(registry, args, progress)
+        (self.run)(self, registry, args, progress)
     }
 
     pub fn to_tool(&self, input: Value) -> rmcp::model::Tool {
@@ -283,8 +301,32 @@ fn not_null(schema: &mut Value) {
 }
 
 /// A count of one or more (`depth`, `limit`).
-#[derive(Debug, Clone, Copy, serde::Deserialize)]
+#[derive(Debug, Clone, Copy)]
 pub struct Count(pub u32);
+
+impl<'de> serde::Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a whole number of at least 1")
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Count, E> {
+                match u32::try_from(n) {
+                    Ok(n) if n >= 1 => Ok(Count(n)),
+                    _ => Err(E::invalid_value(serde::de::Unexpected::Unsigned(n), &self)),
+                }
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Count, E> {
+                let unexpected = serde::de::Unexpected::Signed(n);
+                let n = u64::try_from(n).map_err(|_| E::invalid_value(unexpected, &self))?;
+                self.visit_u64(n)
+            }
+        }
+        d.deserialize_u64(Visitor)
+    }
+}
 
 impl JsonSchema for Count {
     fn inline_schema() -> bool {
@@ -382,7 +424,7 @@ mod tests {
 
     #[test]
     fn an_optional_argument_is_absent_not_null() {
-        let (_, input) = input_schema::<reading::ListResources>();
+        let (_, input) = input_schema::<resources::ListResources>();
         assert_eq!(input["properties"]["type"]["type"], "string");
         assert_eq!(input["properties"]["limit"]["type"], "integer");
         assert_eq!(input["properties"]["limit"]["minimum"], 1);

@@ -1,93 +1,117 @@
-//! `register_resource`: the one tool whose input schema is built by hand,
+//! `register_resource`'s arguments: the one input schema built by hand,
 //! because a registration's arguments are the type's `cli_args`, known
-//! only from the types registered now ([`registration`]).
+//! only from the types registered now ([`registration`]), and the check
+//! of a call's `args` against its type's ([`flags`]), in the words
+//! [`super::super::arguments`] uses for every tool.
 
-use super::{Access, Done, Progress, Tool, absolute, discovery, summary};
+use super::absolute;
+use crate::cli::mcp::arguments::must_be;
 use crate::cli::mcp::kinds::Refusal;
-use resource_host::model::{ArgType, Resource, TypeArgument};
-use resource_host::registry::{NewResource, RegisterOptions, RegistrationForm, Registry};
-use schemars::JsonSchema;
-use serde::Deserialize;
+use resource_host::model::{ArgType, TypeArgument};
+use resource_host::registry::{RegistrationForm, Registry};
 use serde_json::{Map, Value, json};
 
-/// Register a resource of a type with the type's arguments (as `agents resource add TYPE --flag value`); the handler discovers its children.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RegisterResource {
-    r#type: String,
-    name: Option<String>,
-    args: Option<Map<String, Value>>,
-    description: Option<String>,
-    sandbox_strategy: Option<String>,
+const TOOL: &str = "register_resource";
+
+/// The registration form of each type a person can add.
+fn forms(registry: &Registry) -> Result<Vec<RegistrationForm>, Refusal> {
+    let mut forms = Vec::new();
+    for ty in registry.list_types(None)? {
+        if ty.is_user_addable() {
+            forms.push(registry.registration_form(ty.name.as_str())?);
+        }
+    }
+    Ok(forms)
 }
 
-impl Tool for RegisterResource {
-    type View = Resource;
-    const NAME: &'static str = "register_resource";
-    const ACCESS: Access = Access::Write;
-    const IDEMPOTENT: bool = false;
+/// The input schema as listed now: one branch per type a person can add.
+pub fn listed(registry: &Registry) -> Result<Value, Refusal> {
+    Ok(registration(&forms(registry)?))
+}
 
-    /// One branch per type a person can add, from the types registered now.
-    fn listed_input(registry: &Registry) -> Result<Option<Value>, Refusal> {
-        let mut forms = Vec::new();
-        for ty in registry.list_types(None)? {
-            if ty.is_user_addable() {
-                forms.push(registry.registration_form(ty.name.as_str())?);
-            }
-        }
-        Ok(Some(registration(&forms)))
+/// A call's `args` as the flags `agents resource add TYPE` would take,
+/// checked against the type's arguments.
+pub fn flags(
+    registry: &Registry,
+    type_name: &str,
+    args: Map<String, Value>,
+) -> Result<Vec<(String, String)>, Refusal> {
+    match registry.registration_form(type_name) {
+        Ok(form) => check(&form, args),
+        Err(_) => Err(unknown_type(&forms(registry)?, type_name)),
     }
+}
 
-    fn call(self, registry: &mut Registry, progress: &mut Progress) -> Result<Done, Refusal> {
-        let form = registry.registration_form(&self.r#type)?;
-        let mut flags = Vec::new();
-        for (flag, value) in self.args.unwrap_or_default() {
-            let Some(arg) = form.args.iter().find(|a| a.name == flag) else {
-                let known: Vec<&str> = form.args.iter().map(|a| a.name.as_str()).collect();
-                return Err(Refusal::invalid(format!(
-                    "type {} takes no argument {flag:?}; its arguments: {}",
-                    self.r#type,
-                    if known.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        known.join(", ")
+/// The refusal of a `type` no person can add.
+fn unknown_type(forms: &[RegistrationForm], given: &str) -> Refusal {
+    let types: Vec<String> = forms
+        .iter()
+        .map(|f| format!("{:?}", f.type_name.as_str()))
+        .collect();
+    let wanted = format!("one of {}", types.join(", "));
+    Refusal::invalid(must_be(TOOL, "type", "", &wanted, &format!("{given:?}")))
+}
+
+/// `args` against `form`: every flag known and of its type, every
+/// required one given; answers each as text.
+fn check(
+    form: &RegistrationForm,
+    args: Map<String, Value>,
+) -> Result<Vec<(String, String)>, Refusal> {
+    let context = format!(" for type {}", form.type_name.as_str());
+    let mut names: Vec<&str> = form.args.iter().map(|a| a.name.as_str()).collect();
+    names.sort_unstable();
+    let known = if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    };
+    let refused = |what: &str, flag: &str| {
+        Refusal::invalid(format!(
+            "{TOOL} {what} \"args.{flag}\"{context}; the arguments it takes there are: {known}"
+        ))
+    };
+    if let Some(flag) = args.keys().find(|k| !names.contains(&k.as_str())) {
+        return Err(refused("takes no argument", flag));
+    }
+    let given =
+        |a: &&TypeArgument| a.required && a.default.is_none() && !args.contains_key(&a.name);
+    if let Some(missing) = form.args.iter().find(given) {
+        return Err(refused("needs the argument", &missing.name));
+    }
+    let mut flags = Vec::new();
+    for (flag, value) in args {
+        let arg = form.args.iter().find(|a| a.name == flag).expect("known");
+        let text = match (arg.arg_type, value) {
+            (ArgType::Boolean, Value::Bool(b)) => b.to_string(),
+            (ArgType::Integer, Value::Number(n)) if n.is_i64() || n.is_u64() => n.to_string(),
+            (ArgType::Choice, Value::String(s)) if arg.choices.contains(&s) => s,
+            (ArgType::Path, Value::String(s)) => absolute(&s).map(|_| s)?,
+            (ArgType::String, Value::String(s)) => s,
+            (arg_type, value) => {
+                let wanted = match arg_type {
+                    ArgType::Boolean => "a boolean (true or false)".to_owned(),
+                    ArgType::Integer => "a whole number".to_owned(),
+                    ArgType::Choice if value.is_string() => {
+                        let choices: Vec<String> =
+                            arg.choices.iter().map(|c| format!("{c:?}")).collect();
+                        format!("one of {}", choices.join(", "))
                     }
+                    _ => "a string".to_owned(),
+                };
+                let path = format!("args.{flag}");
+                return Err(Refusal::invalid(must_be(
+                    TOOL,
+                    &path,
+                    &context,
+                    &wanted,
+                    &value.to_string(),
                 )));
-            };
-            let text = match value {
-                Value::String(s) => s,
-                Value::Bool(b) => b.to_string(),
-                Value::Number(n) => n.to_string(),
-                _ => {
-                    return Err(Refusal::invalid(format!(
-                        "{flag} must be a string, number or boolean"
-                    )));
-                }
-            };
-            if arg.arg_type == ArgType::Path {
-                absolute(&text)?;
             }
-            flags.push((flag, text));
-        }
-        let request = NewResource {
-            type_name: self.r#type,
-            name: self.name,
-            args: flags,
-            description: self.description,
-            sandbox_strategy: self.sandbox_strategy,
-            read_only: false,
-            base_dir: None,
         };
-        let resource = registry.register_resource(
-            request,
-            RegisterOptions {
-                progress: Some(&mut discovery(progress)),
-            },
-        )?;
-        let mut done = Done::new(&resource, format!("registered {}", summary(&resource)))?;
-        done.changed = vec![resource.resource_id.to_string()];
-        Ok(done)
+        flags.push((flag, text));
     }
+    Ok(flags)
 }
 
 /// `register_resource`'s input: the common fields, and `args` whose
@@ -164,4 +188,92 @@ fn flag(a: &TypeArgument) -> Value {
         schema["default"] = default.clone();
     }
     schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use resource_host::model::{SandboxStrategy, TypeName};
+
+    fn flag(name: &str, arg_type: ArgType, required: bool) -> TypeArgument {
+        TypeArgument {
+            name: name.to_owned(),
+            arg_type,
+            required,
+            description: String::new(),
+            default: None,
+            choices: Vec::new(),
+        }
+    }
+
+    fn form(type_name: &str, args: Vec<TypeArgument>) -> RegistrationForm {
+        RegistrationForm {
+            type_name: TypeName::parse(type_name).unwrap(),
+            description: String::new(),
+            args,
+            sandbox_strategy: SandboxStrategy::None,
+        }
+    }
+
+    fn forms() -> [RegistrationForm; 2] {
+        [
+            form("fs-directory", vec![flag("path", ArgType::Path, true)]),
+            form(
+                "git-checkout",
+                vec![
+                    flag("path", ArgType::Path, true),
+                    flag("depth", ArgType::Integer, false),
+                    flag("bare", ArgType::Boolean, false),
+                ],
+            ),
+        ]
+    }
+
+    fn refused(form: usize, args: Value) -> String {
+        let args = args.as_object().unwrap().clone();
+        let refusal = check(&forms()[form], args).unwrap_err();
+        assert_eq!(refusal.kind, "invalid_arguments", "{}", refusal.message);
+        refusal.message
+    }
+
+    #[test]
+    fn registration_checks_each_type_s_own_arguments() {
+        let message = refused(0, json!({"path": "/a", "branch": "main"}));
+        assert!(
+            message.contains("\"args.branch\" for type fs-directory"),
+            "{message}"
+        );
+        assert!(message.contains("are: path"), "{message}");
+        let message = refused(1, json!({"path": "/a", "depth": "deep"}));
+        assert!(message.contains("\"args.depth\""), "{message}");
+        assert!(message.contains("whole number"), "{message}");
+        let message = refused(0, json!({}));
+        assert!(
+            message.contains("\"args.path\" for type fs-directory"),
+            "{message}"
+        );
+        let message = refused(0, json!({"path": 7}));
+        assert!(message.contains("must be a string"), "{message}");
+        let message = unknown_type(&forms(), "nope").message;
+        assert!(message.contains("\"fs-directory\""), "{message}");
+        let args = json!({"path": "/src/a", "depth": 2, "bare": false});
+        let flags = check(&forms()[1], args.as_object().unwrap().clone()).unwrap();
+        assert!(
+            flags.contains(&("depth".to_owned(), "2".to_owned())),
+            "{flags:?}"
+        );
+    }
+
+    #[test]
+    fn the_schema_has_one_branch_per_type() {
+        let schema = registration(&forms());
+        assert_eq!(
+            schema["properties"]["type"]["enum"],
+            json!(["fs-directory", "git-checkout"])
+        );
+        assert_eq!(
+            schema["anyOf"][1]["properties"]["args"]["required"],
+            json!(["path"])
+        );
+    }
 }
