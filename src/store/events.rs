@@ -325,9 +325,10 @@ impl Writer<'_> {
 }
 
 impl Writer<'_> {
-    /// The newest seq this transaction recorded (`None`: no event), which
-    /// its commit announces to followers (`store::follow`).
-    pub(super) fn last_recorded(&self) -> Option<i64> {
-        self.events.borrow().as_ref().map(|c| c.last)
+    /// The first and the newest seq this transaction recorded (`None`:
+    /// no event): its commit announces the newest to followers and marks
+    /// both as this process's (`store::follow`).
+    pub(super) fn recorded(&self) -> Option<(i64, i64)> {
+        self.events.borrow().as_ref().map(|c| (c.txn, c.last))
     }
 }

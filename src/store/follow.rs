@@ -17,6 +17,8 @@
 
 use super::{Backend, Store, location};
 use postgres::fallible_iterator::FallibleIterator;
+use std::collections::VecDeque;
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// The PostgreSQL channel a committed write's events are announced on.
@@ -86,6 +88,53 @@ impl EventSignal {
                 std::thread::sleep(timeout);
                 false
             }
+        }
+    }
+}
+
+/// The seq ranges this process committed, newest last (a few thousand:
+/// a follower far behind may take an old one of its own for a stranger's).
+static OWN: Mutex<VecDeque<(i64, i64)>> = Mutex::new(VecDeque::new());
+const OWN_KEPT: usize = 4096;
+
+/// Whether the event `seq` was written by this process (a transaction
+/// of one of its stores, committed) — so `agents mcp` can tell its
+/// subscribers of the other processes' changes without telling its own
+/// twice.
+pub fn written_here(seq: i64) -> bool {
+    OWN.lock()
+        .map(|own| {
+            own.iter()
+                .any(|(first, last)| (*first..=*last).contains(&seq))
+        })
+        .unwrap_or(false)
+}
+
+/// A transaction's events marked as this process's before its commit (so
+/// no follower in this process can see them unmarked); unmarked again
+/// unless [`Own::keep`] says the commit landed.
+pub(super) struct Own(Option<(i64, i64)>);
+
+impl Own {
+    pub(super) fn mark(range: Option<(i64, i64)>) -> Self {
+        if let (Some(range), Ok(mut own)) = (range, OWN.lock()) {
+            own.push_back(range);
+            while own.len() > OWN_KEPT {
+                own.pop_front();
+            }
+        }
+        Self(range)
+    }
+
+    pub(super) fn keep(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Own {
+    fn drop(&mut self) {
+        if let (Some(range), Ok(mut own)) = (self.0, OWN.lock()) {
+            own.retain(|r| *r != range);
         }
     }
 }

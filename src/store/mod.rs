@@ -63,7 +63,7 @@ mod types;
 pub use bulk::{Counts, LinkRow};
 pub use environments::{ContainerStateRow, SettingRow};
 pub use events::{EventRow, EventSelect, MAX_CHANGES_BYTES, NewEvent};
-pub use follow::EventSignal;
+pub use follow::{EventSignal, written_here};
 pub use location::RegistryLocation;
 pub use plugins::{PluginRow, ProvenanceRow};
 pub use resources::{ResourceInserter, ResourceRow};
@@ -425,15 +425,20 @@ impl Store {
                 // triggers reads the main schema, which a process racing to
                 // create a fresh home may hold.
                 record_written_types(&tx).map_err(StoreError::from)?;
-                let out = f(&Writer {
+                let writer = Writer {
                     reader: Reader {
                         tx: Tx::Sqlite(&tx),
                     },
                     machine,
                     events: Default::default(),
-                });
+                };
+                let out = f(&writer);
+                let recorded = writer.recorded();
+                drop(writer);
                 if commit && out.is_ok() {
+                    let own = follow::Own::mark(recorded);
                     tx.commit().map_err(StoreError::from)?;
+                    own.keep();
                 } else {
                     // `finish`, not `rollback`: SQLite may have rolled the
                     // whole transaction back itself (a full disk while it
@@ -456,8 +461,11 @@ impl Store {
                 let out = f(&writer);
                 // A write that recorded events wakes the followers
                 // (`follow`) as it commits.
-                let recorded = writer.last_recorded();
-                pg::finish_notifying(conn, commit && out.is_ok(), recorded)?;
+                let recorded = writer.recorded();
+                let commit = commit && out.is_ok();
+                let own = follow::Own::mark(recorded.filter(|_| commit));
+                pg::finish_notifying(conn, commit, recorded.map(|(_, last)| last))?;
+                own.keep();
                 out
             }
         }

@@ -29,6 +29,8 @@ pub struct EventFollower {
     last: i64,
     poll: Duration,
     signal: EventSignal,
+    /// Leave out the events this process wrote.
+    others_only: bool,
 }
 
 impl Registry {
@@ -65,11 +67,19 @@ impl Registry {
             last,
             poll: poll.min(MAX_POLL),
             signal: self.store.event_signal(),
+            others_only: false,
         })
     }
 }
 
 impl EventFollower {
+    /// Hand back only the events other processes wrote (`agents mcp`
+    /// tells its subscribers of its own changes as it makes them).
+    pub fn others_only(mut self) -> Self {
+        self.others_only = true;
+        self
+    }
+
     /// The last event number looked past.
     pub fn last_seq(&self) -> i64 {
         self.last
@@ -120,7 +130,7 @@ impl EventFollower {
             limit: Some(limit),
             ..self.query.clone()
         };
-        let batch = registry.events(&query)?;
+        let mut batch = registry.events(&query)?;
         let seen = batch.last().map_or(self.last, |e| e.seq);
         // A full batch may have more behind it: go on from its last.
         // Otherwise every match up to `newest` (and any later one the
@@ -130,6 +140,9 @@ impl EventFollower {
         } else {
             seen.max(newest)
         };
+        if self.others_only {
+            batch.retain(|e| !crate::store::written_here(e.seq));
+        }
         Ok(batch)
     }
 }
