@@ -1,7 +1,9 @@
 //! Crash safety: the real `agents` process SIGKILLed at random points of
-//! a large recursive discovery, a refresh after many changes, a batch
-//! registration (`registry import` of a whole document), a `plugin add`
-//! and a `copy_on_write` checkpoint — then the home is checked.
+//! a large recursive discovery, a refresh after many changes, a
+//! registration of a big tree, a batch registration (`registry import` of
+//! a whole document), a `plugin add` and a `copy_on_write` checkpoint —
+//! then the home is checked, and the event log against it (gap-free; each
+//! operation's events there exactly when its rows are).
 //!
 //! **Where a run is killed.** The first run of each operation is not
 //! killed: it measures how long the operation takes and when it starts

@@ -279,6 +279,10 @@ fn pruning_removes_only_older_events_and_never_reuses_a_number() {
     assert_eq!(seqs(&events(&env, &[])), [6]);
     env.run(&["events", "prune", "--before", "yesterday"])
         .usage(&["neither an event number nor a time"]);
+    env.run(&["events", "--op", "resource.exploded"])
+        .usage(&["not an event operation", "resource.registered"]);
+    env.run(&["events", "--type", "planet"])
+        .usage(&["not an event kind"]);
 }
 
 #[test]
@@ -410,4 +414,134 @@ fn export_with_events_carries_the_log_into_another_home() {
         .run(&["registry", "import", bad_file.to_str().unwrap()])
         .refused(&["events[0]"]);
     assert_eq!(backend() == "postgres", other.postgres.is_some());
+}
+
+#[test]
+fn sandboxes_plugins_discovery_refresh_and_settings_record_their_ops() {
+    let env = Env::new();
+    let dir = env.mkdir("proj");
+    env.write("proj/a.txt", "a");
+    env.add("fs-directory", "local/proj", &dir, &[]).ok();
+    // Discovery and refresh record what changed, and only then.
+    env.write("proj/b.txt", "b");
+    env.run(&["resource", "discover", "local/proj"]).ok();
+    env.run(&["resource", "discover", "local/proj"]).ok();
+    std::fs::remove_file(env.path("proj/a.txt")).unwrap();
+    env.run(&["resource", "refresh", "local/proj"]).ok();
+    // A sandbox's life.
+    let made = env
+        .run(&["sandbox", "create", "local/proj", "-o", "json"])
+        .json();
+    let id = made["sandbox_id"].as_str().unwrap().to_owned();
+    env.run(&["sandbox", "checkpoint", &id, "--label", "first"])
+        .ok();
+    std::fs::write(
+        std::path::Path::new(made["workdir"].as_str().unwrap()).join("c.txt"),
+        "c",
+    )
+    .unwrap();
+    env.run(&["sandbox", "rollback", &id]).ok();
+    env.run(&["sandbox", "apply", &id]).ok();
+    env.run(&["sandbox", "destroy", &id]).ok();
+    // A plugin added and removed; a project setting set and unset.
+    let plugin = crate::common::wasm("python_package.wasm");
+    env.run(&["plugin", "add", plugin.to_str().unwrap()]).ok();
+    env.run(&["resource", "type", "remove", "myteam/python-package"])
+        .ok();
+    env.run(&["plugin", "remove", "myteam.python"]).ok();
+    env.run(&[
+        "project",
+        "context",
+        "set",
+        "--execution-environment",
+        "host",
+        "--execution-env-priority",
+        "fallback",
+    ])
+    .ok();
+    env.run(&["project", "context", "unset"]).ok();
+    let all = events(&env, &[]);
+    assert_eq!(
+        ops(&all),
+        [
+            "resource.registered",
+            "resource.discovered",
+            "resource.refreshed",
+            "sandbox.created",
+            "sandbox.checkpointed",
+            "sandbox.rolled_back",
+            "sandbox.applied",
+            "sandbox.destroyed",
+            "plugin.added",
+            "type.added",
+            "type.removed",
+            "plugin.removed",
+            "settings.changed",
+            "settings.changed",
+        ]
+    );
+    assert_eq!(all[1]["changes"]["added"]["names"][0], "local/proj/b.txt");
+    assert_eq!(all[2]["changes"]["gone"]["names"][0], "local/proj/a.txt");
+    for e in &all[3..8] {
+        assert_eq!(e["kind"], "sandbox", "{e}");
+        assert_eq!(e["id"], id.as_str(), "{e}");
+        assert_eq!(e["name"], "local/proj", "{e}");
+    }
+    assert_eq!(all[4]["changes"]["label"], "first");
+    assert_eq!(all[8]["id"], "myteam.python");
+    assert_eq!(all[8]["changes"]["from"], Value::Null);
+    assert_eq!(all[9]["changes"]["source"], "plugin myteam.python");
+    assert_eq!(all[12]["id"], "environment");
+    assert_eq!(all[13]["changes"]["environment"]["after"], Value::Null);
+    // A sandbox's events are the resource's too.
+    let about = events(&env, &["--resource", "local/proj"]);
+    assert_eq!(about.len(), 8);
+}
+
+#[test]
+fn trust_granted_and_revoked_are_recorded_against_the_devcontainer() {
+    let env = Env::new();
+    crate::devcontainer_hostile::repo(&env, r#"{"image": "debian:12"}"#, &[]);
+    let dc = crate::devcontainer_hostile::DC;
+    let before = last_seq(&env);
+    env.run(&["resource", "trust", dc, "--yes"]).ok();
+    env.run(&["resource", "untrust", dc]).ok();
+    let after = events(&env, &["--since", &before.to_string()]);
+    assert_eq!(ops(&after), ["trust.granted", "trust.revoked"]);
+    for e in &after {
+        assert_eq!(e["kind"], "trust", "{e}");
+        assert_eq!(e["name"], dc, "{e}");
+    }
+    assert!(after[0]["changes"]["digest"].is_string(), "{}", after[0]);
+    let about = events(&env, &["--resource", dc, "--type", "trust"]);
+    assert_eq!(about.len(), 2);
+}
+
+#[test]
+fn what_the_log_holds_is_escaped_before_the_terminal() {
+    let env = Env::new();
+    let dir = env.mkdir("x\u{1b}[31mred\u{7}");
+    env.add("fs-directory", "local/esc", &dir, &[]).ok();
+    let table = env.run(&["events"]).ok().to_owned();
+    assert!(table.contains("local/esc"), "{table}");
+    assert!(
+        !table.contains('\u{1b}') && !table.contains('\u{7}'),
+        "{table:?}"
+    );
+    let history = env
+        .run(&["resource", "history", "local/esc"])
+        .ok()
+        .to_owned();
+    assert!(
+        !history.contains('\u{1b}') && !history.contains('\u{7}'),
+        "{history:?}"
+    );
+    // The data keeps the location exactly.
+    let data = events(&env, &[]);
+    assert!(
+        data[0]["changes"]["location"]
+            .as_str()
+            .unwrap()
+            .contains('\u{1b}')
+    );
 }

@@ -9,7 +9,9 @@ use super::output::{emit, table};
 use super::{Context, Outcome};
 use clap::{Args, Subcommand};
 use resource_host::model::ResourceKey;
-use resource_host::registry::{Event, EventQuery, HistoryEntry, Since};
+use resource_host::registry::{
+    EVENT_KINDS, Event, EventOp, EventQuery, EventsError, HistoryEntry, Since,
+};
 use resource_host::text::{escape_line, excerpt};
 
 /// The longest `changes` shown in a table cell (all of it in `-o json`).
@@ -36,13 +38,13 @@ pub struct QueryArgs {
     #[arg(long, requires = "resource")]
     below: bool,
     /// Only subjects of this kind: resource, link, type, plugin, sandbox, trust, settings, registry.
-    #[arg(long = "type", value_name = "KIND")]
+    #[arg(long = "type", value_name = "KIND", value_parser = kind_arg)]
     kind: Option<String>,
     /// Only this actor: a face (cli, mcp, python, library, watch), a name, or FACE:NAME.
     #[arg(long, value_name = "ACTOR")]
     actor: Option<String>,
     /// Only this operation (resource.registered, link.linked, …).
-    #[arg(long, value_name = "OP")]
+    #[arg(long, value_name = "OP", value_parser = op_arg)]
     op: Option<String>,
     /// At most N events (default 1000, at most 10000): the oldest after --since.
     /// With --follow: stop after N.
@@ -69,6 +71,29 @@ pub enum EventsCommand {
 
 fn since_arg(text: &str) -> Result<Since, String> {
     Since::parse(text).map_err(|e| e.to_string())
+}
+
+/// `--op`: one of the operations (a usage error otherwise).
+fn op_arg(text: &str) -> Result<String, String> {
+    match EventOp::parse(text) {
+        Some(op) => Ok(op.as_str().to_owned()),
+        None => Err(EventsError::BadOp {
+            value: text.to_owned(),
+        }
+        .to_string()),
+    }
+}
+
+/// `--type`: one of the kinds of subject (a usage error otherwise).
+fn kind_arg(text: &str) -> Result<String, String> {
+    if EVENT_KINDS.contains(&text) {
+        Ok(text.to_owned())
+    } else {
+        Err(EventsError::BadKind {
+            value: text.to_owned(),
+        }
+        .to_string())
+    }
 }
 
 pub fn run(ctx: &Context, args: EventsArgs) -> Outcome {

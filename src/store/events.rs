@@ -152,8 +152,13 @@ impl Reader<'_> {
             sql.push_str(&format!(" AND seq > ?{n}"));
         }
         if let Some(at) = &select.from_at {
+            // The second test is implied by the first; it lets the
+            // planner start at the first such event (through `events_at`)
+            // instead of reading the log from its start in seq order.
             let n = bind(&mut values, Arg::Text(at.clone().into()));
-            sql.push_str(&format!(" AND at >= ?{n}"));
+            sql.push_str(&format!(
+                " AND at >= ?{n} AND seq >= (SELECT MIN(seq) FROM events WHERE at >= ?{n})"
+            ));
         }
         let text = |n: usize| self.tx.text_arg(n);
         let mut subject = Vec::new();

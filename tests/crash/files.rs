@@ -3,7 +3,7 @@
 //! then the row) and a `copy_on_write` checkpoint (a snapshot built as
 //! `<n>.tmp` and renamed into place, then its row).
 
-use super::{Crasher, PACKAGE_TYPE, Probe, check_home, new_file_probe};
+use super::{Crasher, PACKAGE_TYPE, Probe, check_home, events_of, new_file_probe};
 use crate::common::{Env, wasm};
 use crate::sandboxes::tree;
 use std::collections::BTreeMap;
@@ -128,6 +128,12 @@ fn a_killed_checkpoint_leaves_the_earlier_checkpoints_usable() {
             if now.len() > before.len() {
                 states.insert(*now.last().unwrap(), expected.clone());
             }
+            // The log and the registry agree: one event per checkpoint row.
+            assert_eq!(
+                events_of(&env, "sandbox.checkpointed"),
+                now.len() as i64,
+                "checkpoint events for {now:?}"
+            );
             // Back to the latest checkpoint: exactly what it recorded.
             env.run(&["sandbox", "rollback", &id]).ok();
             let latest = now.last().expect("the first run is never killed");

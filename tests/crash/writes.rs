@@ -107,6 +107,55 @@ fn a_killed_recursive_discovery_leaves_all_of_it_or_none() {
     assert_one_tree(&env);
 }
 
+#[test]
+fn a_killed_registration_leaves_the_resource_and_its_event_or_neither() {
+    let env = Env::new();
+    let root = env.mkdir("big");
+    populate(&root, 30, 40);
+    env.run(&["resource", "list"]).ok();
+    let resources = || env.count("SELECT count(*) FROM resources");
+    let mut crasher = Crasher::new("registration");
+    let mut tree: Option<i64> = None;
+    let mut run = 0;
+    while crasher.more() {
+        run += 1;
+        let name = format!("local/r{run}");
+        let before = resources();
+        let registered = events_of(&env, "resource.registered");
+        let mut probe = registry_probe(&env);
+        let path = root.to_str().unwrap();
+        let ending = crasher.run(
+            &env,
+            &["resource", "add", "fs-directory", &name, "--path", path],
+            &mut probe,
+        );
+        drop(probe);
+        crasher.check(&ending, || {
+            let temps = check_home(&env);
+            let here = env.count(&format!(
+                "SELECT count(*) FROM resources WHERE namespaced_name = '{name}'"
+            ));
+            // The log and the registry agree: the resource (with its whole
+            // tree) and its one event, or neither.
+            let recorded = events_of(&env, "resource.registered") - registered;
+            assert_eq!(recorded, here, "{name}: {recorded} events, {here} rows");
+            // The tree the first run (never killed) registered, whole or
+            // not at all.
+            let now = resources();
+            let size = *tree.get_or_insert(now - before);
+            assert!(
+                now == before || now == before + size,
+                "{now} resources: neither the {before} before nor all {size} of {name}'s tree"
+            );
+            if ending.finished() {
+                assert_eq!(here, 1);
+            }
+            temps
+        });
+    }
+    crasher.report();
+}
+
 /// The toggled file names of each directory below `local/r`, from the
 /// registry.
 fn toggled(env: &Env) -> BTreeMap<String, BTreeSet<String>> {

@@ -28,6 +28,9 @@ pub use query::{Event, EventQuery, Since};
 pub(crate) use record::{Explored, MAX_LISTED, Recorder, Subject, diff, diff_documents, listed};
 pub use retention::Keep;
 
+#[cfg(test)]
+mod tests;
+
 use super::{Registry, RegistryError};
 use thiserror::Error;
 

@@ -139,6 +139,7 @@ pub(crate) fn add_accepted(
             register_carried(w, &current, &module, &carried, (replace, spec.force), &now)?;
         w.set_plugin_provenance(&module, spec.provenance)?;
         record_plugin(w, &rec, old.as_ref(), &row, spec.provenance)?;
+        record_carried(w, &rec, &module, &outcome)?;
         Ok::<_, RegistryError>((old, outcome))
     };
     if spec.rehearse {
@@ -213,6 +214,24 @@ fn record_plugin(
                 rec.named(w, EventOp::PluginReplaced, &module, None, Some(changes))?;
             }
         }
+    }
+    Ok(())
+}
+
+/// The events of the types a plugin brought: each added or replaced one.
+fn record_carried(
+    w: &crate::store::Writer<'_>,
+    rec: &crate::registry::events::Recorder,
+    module: &crate::model::ModuleName,
+    outcome: &CarriedOutcome,
+) -> Result<(), RegistryError> {
+    use crate::registry::events::EventOp;
+    let changes = || Some(serde_json::json!({"source": format!("plugin {module}")}));
+    for name in &outcome.added {
+        rec.named(w, EventOp::TypeAdded, name.as_str(), None, changes())?;
+    }
+    for name in &outcome.replaced {
+        rec.named(w, EventOp::TypeReplaced, name.as_str(), None, changes())?;
     }
     Ok(())
 }

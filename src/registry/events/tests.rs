@@ -1,0 +1,75 @@
+//! The log through the library: retention applied on write, once in
+//! `retention::EVERY` events, keeps what the setting says and nothing
+//! less; a dry run and a refusal record nothing.
+
+use crate::model::{ResourceKey, ResourceName};
+use crate::registry::{EventQuery, NewResource, Registry, RemoveOptions};
+
+fn dir(reg: &mut Registry, name: &str, path: &std::path::Path) {
+    std::fs::create_dir_all(path).unwrap();
+    reg.register_resource(
+        NewResource {
+            type_name: "fs-directory".into(),
+            name: Some(name.into()),
+            args: vec![("path".into(), path.display().to_string())],
+            ..NewResource::default()
+        },
+        Default::default(),
+    )
+    .unwrap();
+}
+
+fn key(name: &str) -> ResourceKey {
+    ResourceKey::Name(ResourceName::parse(name).unwrap())
+}
+
+fn all(reg: &Registry) -> Vec<i64> {
+    reg.events(&EventQuery {
+        limit: Some(10_000),
+        ..EventQuery::default()
+    })
+    .unwrap()
+    .iter()
+    .map(|e| e.seq)
+    .collect()
+}
+
+#[test]
+fn retention_on_write_keeps_the_newest_events_the_setting_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut reg = Registry::open_in_memory().unwrap();
+    dir(&mut reg, "local/a", &tmp.path().join("a"));
+    dir(&mut reg, "local/b", &tmp.path().join("b"));
+    reg.set_registry_setting("events.keep", Some("10")).unwrap();
+    // 3 events so far (two registrations, the setting), all kept.
+    assert_eq!(all(&reg), [1, 2, 3]);
+    while reg.last_event_seq().unwrap() < super::retention::EVERY - 1 {
+        reg.link_child(&key("local/a"), &key("local/b")).unwrap();
+        reg.unlink_child(&key("local/a"), &key("local/b")).unwrap();
+    }
+    // Not pruned yet: retention runs when an event's number is a
+    // multiple of EVERY.
+    assert_eq!(all(&reg).len() as i64, super::retention::EVERY - 1);
+    reg.link_child(&key("local/a"), &key("local/b")).unwrap();
+    let kept = all(&reg);
+    let last = super::retention::EVERY;
+    assert_eq!(kept, ((last - 9)..=last).collect::<Vec<_>>());
+    // The numbers go on.
+    reg.unlink_child(&key("local/a"), &key("local/b")).unwrap();
+    assert_eq!(reg.last_event_seq().unwrap(), last + 1);
+}
+
+#[test]
+fn a_dry_run_and_a_refusal_record_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut reg = Registry::open_in_memory().unwrap();
+    dir(&mut reg, "local/a", &tmp.path().join("a"));
+    dir(&mut reg, "local/b", &tmp.path().join("b"));
+    reg.link_child(&key("local/a"), &key("local/b")).unwrap();
+    let before = reg.last_event_seq().unwrap();
+    assert!(reg.link_child(&key("local/b"), &key("local/a")).is_err());
+    reg.remove_resource(&key("local/a"), RemoveOptions::dry_run())
+        .unwrap();
+    assert!(reg.set_registry_setting("events.keep", Some("0")).is_err());
+    assert_eq!(reg.last_event_seq().unwrap(), before);
+}
