@@ -567,4 +567,11 @@ fn a_subscriber_is_told_of_a_change_another_process_made() {
         "{seen}"
     );
     assert_eq!(seen["after_last"], 0, "{seen}");
+    // list_resources since the cursor: only the resource changed after it.
+    assert_eq!(
+        seen["changed_since"],
+        serde_json::json!(["local/watched"]),
+        "{seen}"
+    );
+    assert_eq!(seen["changed_total"], 1, "{seen}");
 }

@@ -59,7 +59,7 @@ pub use error::{
 };
 pub use events::{
     Event, EventFollower, EventOp, EventQuery, EventsError, HistoryEntry, KINDS as EVENT_KINDS,
-    Keep, MAX_POLL as EVENTS_MAX_POLL, Since,
+    Keep, MAX_LIMIT as EVENTS_MAX_LIMIT, MAX_POLL as EVENTS_MAX_POLL, Since,
 };
 pub use links::TreeView;
 pub use links::graph::GraphOptions;

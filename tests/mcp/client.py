@@ -604,6 +604,9 @@ async def others(agents, home, fixtures, mode):
 
     async with Client(server(agents, home), mode="legacy", message_handler=on_message) as client:
         await register(client, "fs-directory", "local/watched", directory)
+        os.makedirs(os.path.join(fixtures, "quiet"), exist_ok=True)
+        await register(client, "fs-directory", "local/quiet", os.path.join(fixtures, "quiet"))
+        cursor = ok(await call(client, "list_events", {}))["events"][-1]["seq"]
         uri = "agents://resource/local/watched"
         await client.subscribe_resource(uri)
         # The server's own write is told once, as its tool made it (none came
@@ -627,6 +630,10 @@ async def others(agents, home, fixtures, mode):
         seen["ops"] = [(e["op"], e["via"]) for e in events]
         after = ok(await call(client, "list_events", {"since": events[-1]["seq"]}))["events"]
         seen["after_last"] = len(after)
+        # Only what changed after the cursor: the refreshed one, not local/quiet.
+        since = ok(await call(client, "list_resources", {"since": cursor}))
+        seen["changed_since"] = sorted(r["name"] for r in since["resources"])
+        seen["changed_total"] = since["total"]
     print(json.dumps(seen))
 
 

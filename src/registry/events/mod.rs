@@ -24,7 +24,7 @@ pub(crate) mod retention;
 pub use follow::{EventFollower, MAX_POLL};
 pub use history::HistoryEntry;
 pub use op::{EventOp, KINDS};
-pub use query::{Event, EventQuery, Since};
+pub use query::{Event, EventQuery, MAX_LIMIT, Since};
 pub(crate) use record::{Explored, MAX_LISTED, Recorder, Subject, diff, diff_documents, listed};
 pub use retention::Keep;
 

@@ -49,3 +49,48 @@ tools! {
 pub struct Events {
     events: Vec<Event>,
 }
+
+/// The most events `list_resources`' `since` reads (ten pages of the
+/// log's largest); more changed since, and the agent is told to list
+/// without it.
+const MOST_SINCE: usize = 100_000;
+
+/// The ids of the resources changed after event `since` (a resource's
+/// own events, a link's two ends, a sandbox's resource), for
+/// `list_resources`' `since`.
+pub(super) fn changed_since(
+    registry: &Registry,
+    since: u64,
+) -> Result<std::collections::HashSet<String>, Refusal> {
+    let mut last = i64::try_from(since).map_err(|_| Refusal::invalid("since: too large"))?;
+    let mut ids = std::collections::HashSet::new();
+    let mut read = 0;
+    loop {
+        let page = registry.events(&EventQuery {
+            since: Some(Since::Seq(last)),
+            limit: Some(resource_host::registry::EVENTS_MAX_LIMIT),
+            ..EventQuery::default()
+        })?;
+        for e in &page {
+            if matches!(e.kind.as_str(), "resource" | "link") {
+                ids.extend(e.id.clone());
+            }
+            if matches!(e.kind.as_str(), "link" | "sandbox") {
+                ids.extend(e.related_id.clone());
+            }
+        }
+        read += page.len();
+        match page.last() {
+            Some(e) if page.len() as u32 == resource_host::registry::EVENTS_MAX_LIMIT => {
+                last = e.seq;
+                if read >= MOST_SINCE {
+                    return Err(Refusal::invalid(format!(
+                        "since: more than {MOST_SINCE} changes after event {since}; list without \
+                         since (or page through list_events)"
+                    )));
+                }
+            }
+            _ => return Ok(ids),
+        }
+    }
+}
