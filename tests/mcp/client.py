@@ -584,6 +584,8 @@ async def outputs(agents, home, fixtures, mode):
         installed = ok(await call(client, "plugin_install", {"reference": os.environ["AGENTS_TEST_PLUGIN"]}))
         seen["installed"] = installed["plugin"]["module"]
         ok(await call(client, "registry_import", {"path": os.path.join(fixtures, "export.json")}))
+        # Every change above, as events whose schema is the tool's.
+        ok(await call(client, "list_events", {"resource": "local/tree", "below": True}))
         missing = names - CHECKED
         assert not missing, f"tools whose answers this scenario does not check: {sorted(missing)}"
         seen["checked"] = sorted(CHECKED)
