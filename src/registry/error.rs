@@ -24,6 +24,7 @@ use thiserror::Error;
 
 mod distribution;
 mod environments;
+mod events;
 mod kind;
 mod links;
 mod plugins;
@@ -34,6 +35,7 @@ mod transfer;
 mod types;
 pub use distribution::DistributionError;
 pub use environments::EnvironmentsError;
+pub use events::EventsError;
 pub use kind::ErrorKind;
 pub use links::LinksError;
 pub use plugins::PluginsError;
@@ -152,7 +154,7 @@ pub enum RegistryError {
     #[error(transparent)]
     Distribution(#[from] DistributionError),
     #[error(transparent)]
-    Events(#[from] crate::registry::events::EventsError),
+    Events(#[from] EventsError),
 }
 
 impl From<crate::routing::RouteError> for RegistryError {

@@ -25,12 +25,13 @@
 //! | environments and containers | `environments/` | execution-environment settings, the router's inputs, the devcontainer lifecycle (`containers`) |
 //! | sandboxes | `sandboxes/` | create, list, show, checkpoint, rollback, diff, apply, destroy, transactions; local mode |
 //! | plugins | `plugins/` | add, list, show, remove, check, handlers, distribution through OCI registries |
-//! | events | `events/` | the event log: recording each change, events, history, retention |
+//! | events | `events/` | the event log read back: events, history, pruning and its setting |
 //! | transfer | `transfer/` | export, import, info, and the registry [`document`] |
 //! | trust | `trust/` | a person's trust in a devcontainer's configuration; provenance |
 //! | views | `views/` | the JSON/YAML views and their mapping to the spec's field names |
 //!
-//! Shared by every concern: `args` (registration arguments), `roots`
+//! Shared by every concern: `args` (registration arguments), `recording`
+//! (the event each write records, in its own transaction), `roots`
 //! (where a registry given roots may act, and the checks each operation
 //! makes) and `error`.
 
@@ -40,6 +41,7 @@ mod error;
 mod events;
 mod links;
 mod plugins;
+mod recording;
 mod resources;
 mod roots;
 mod sandboxes;

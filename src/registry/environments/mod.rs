@@ -224,8 +224,8 @@ impl Registry {
             };
             let key = scope_key(&row.scope);
             let fields = [(key.as_str(), fact(before.as_ref()), fact(Some(&row)))];
-            if let Some(changes) = crate::registry::events::diff(&fields) {
-                let op = crate::registry::events::EventOp::SettingsChanged;
+            if let Some(changes) = crate::registry::recording::diff(&fields) {
+                let op = crate::registry::recording::EventOp::SettingsChanged;
                 rec.named(w, op, &key, row.resource, Some(changes))?;
             }
             setting_view(w, &row)
@@ -268,7 +268,7 @@ impl Registry {
                     "priority": before.priority.as_str(),
                 });
                 let changes = serde_json::json!({ key.as_str(): {"before": was, "after": null} });
-                let op = crate::registry::events::EventOp::SettingsChanged;
+                let op = crate::registry::recording::EventOp::SettingsChanged;
                 rec.named(w, op, &key, before.resource, Some(changes))?;
             }
             Ok(gone)

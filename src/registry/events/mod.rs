@@ -2,8 +2,8 @@
 //! the transaction that makes it, with who made it and through which
 //! face — and the operations that read it back.
 //!
-//! **Recording** is the rooms' work: each write takes a [`Recorder`]
-//! (`record`) before its transaction and records one event per change
+//! **Recording** is every concern's work: each write takes a `Recorder`
+//! (`registry::recording`, shared at the registry's top) before its transaction and records one event per change
 //! inside it, so a refusal, a dry run or a crash leaves neither the change
 //! nor its event. **Reading**: [`Registry::events`] (a query; cheap to
 //! poll with `since: Seq(last)`), [`Registry::last_event_seq`] (one index
@@ -16,55 +16,21 @@
 
 mod follow;
 mod history;
-mod op;
 mod query;
-mod record;
-pub(crate) mod retention;
 
-pub use follow::{EventFollower, MAX_POLL};
+pub use crate::registry::error::EventsError;
+pub use crate::registry::recording::retention::Keep;
+pub use crate::registry::recording::{EventOp, KINDS};
 pub use history::HistoryEntry;
-pub use op::{EventOp, KINDS};
+pub use follow::{EventFollower, MAX_POLL};
 pub use query::{Event, EventQuery, MAX_LIMIT, Since};
-pub(crate) use record::{Explored, MAX_LISTED, Recorder, Subject, diff, diff_documents, listed};
-pub use retention::Keep;
+
+use crate::registry::recording::{EventOp as Op, diff, retention};
 
 #[cfg(test)]
 mod tests;
 
 use super::{Registry, RegistryError};
-use thiserror::Error;
-
-/// How a read or a setting of the log is refused.
-#[derive(Debug, Error)]
-pub enum EventsError {
-    #[error(
-        "{value:?} is neither an event number nor a time; give a number (agents events shows \
-         them), a date (2026-12-01) or a UTC time (2026-12-01T08:00:00Z)"
-    )]
-    BadSince { value: String },
-    #[error(
-        "{value:?} is not an event operation; the operations are: {}",
-        EventOp::ALL.iter().map(|op| op.as_str()).collect::<Vec<_>>().join(", ")
-    )]
-    BadOp { value: String },
-    #[error("{value:?} is not an event kind; the kinds are: {}", KINDS.join(", "))]
-    BadKind { value: String },
-    #[error(
-        "{value:?} is not a value for events.keep; give a number of days (90d) or of events \
-         (10000), at least 1"
-    )]
-    BadKeep { value: String },
-    #[error("{key:?} is not a registry setting; the settings are: events.keep")]
-    UnknownSetting { key: String },
-    #[error("an event limit must be between 1 and {max}, not {limit}")]
-    BadLimit { limit: u32, max: u32 },
-}
-
-impl EventsError {
-    pub fn kind(&self) -> super::ErrorKind {
-        super::ErrorKind::InvalidArguments
-    }
-}
 
 impl Registry {
     /// The events `query` asks for, oldest first (`since` an event
@@ -127,7 +93,7 @@ impl Registry {
                 None => w.delete_meta(retention::KEEP_KEY)?,
             }
             if let Some(changes) = diff(&[(key, before.clone().into(), after.clone().into())]) {
-                rec.named(w, EventOp::SettingsChanged, key, None, Some(changes))?;
+                rec.named(w, Op::SettingsChanged, key, None, Some(changes))?;
             }
             retention::apply(w, now)?;
             Ok::<_, RegistryError>(after)

@@ -4,8 +4,9 @@
 //! `below`, its descendants by id and by name at the time — so a child
 //! removed since is still found).
 
-use super::{EventOp, EventsError, KINDS};
 use crate::model::{Face, ResourceId, ResourceKey};
+use crate::registry::error::EventsError;
+use crate::registry::recording::{EventOp, KINDS};
 use crate::registry::resources::lookup::find_row;
 use crate::registry::{Registry, RegistryError};
 use crate::store::{EventRow, EventSelect};

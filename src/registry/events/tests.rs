@@ -43,16 +43,19 @@ fn retention_on_write_keeps_the_newest_events_the_setting_names() {
     reg.set_registry_setting("events.keep", Some("10")).unwrap();
     // 3 events so far (two registrations, the setting), all kept.
     assert_eq!(all(&reg), [1, 2, 3]);
-    while reg.last_event_seq().unwrap() < super::retention::EVERY - 1 {
+    while reg.last_event_seq().unwrap() < crate::registry::recording::retention::EVERY - 1 {
         reg.link_child(&key("local/a"), &key("local/b")).unwrap();
         reg.unlink_child(&key("local/a"), &key("local/b")).unwrap();
     }
     // Not pruned yet: retention runs when an event's number is a
     // multiple of EVERY.
-    assert_eq!(all(&reg).len() as i64, super::retention::EVERY - 1);
+    assert_eq!(
+        all(&reg).len() as i64,
+        crate::registry::recording::retention::EVERY - 1
+    );
     reg.link_child(&key("local/a"), &key("local/b")).unwrap();
     let kept = all(&reg);
-    let last = super::retention::EVERY;
+    let last = crate::registry::recording::retention::EVERY;
     assert_eq!(kept, ((last - 9)..=last).collect::<Vec<_>>());
     // The numbers go on.
     reg.unlink_child(&key("local/a"), &key("local/b")).unwrap();

@@ -13,7 +13,7 @@ use graph::GraphOptions;
 use super::{LinksError, Registry, RegistryError};
 use crate::dag::{self, LinkFacts, LinkRefusal, TreeNode};
 use crate::model::{Link, ResolvedType, Resource, ResourceId, ResourceKey, ResourceName, TypeName};
-use crate::registry::events::EventOp;
+use crate::registry::recording::EventOp;
 use crate::registry::resources::lookup::{find_row, load_resources};
 use crate::registry::types::type_set::TypeSet;
 use crate::store::{ResourceRow, Writer};

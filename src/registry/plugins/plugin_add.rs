@@ -169,12 +169,12 @@ pub(crate) fn add_accepted(
 /// an identical re-add records nothing).
 fn record_plugin(
     w: &crate::store::Writer<'_>,
-    rec: &crate::registry::events::Recorder,
+    rec: &crate::registry::recording::Recorder,
     old: Option<&PluginRow>,
     row: &PluginRow,
     provenance: Option<&crate::store::ProvenanceRow>,
 ) -> Result<(), RegistryError> {
-    use crate::registry::events::{EventOp, diff};
+    use crate::registry::recording::{EventOp, diff};
     use serde_json::{Value, json};
     let from = provenance.map(|p| {
         json!({"registry": p.registry, "repository": p.repository, "tag": p.tag,
@@ -221,11 +221,11 @@ fn record_plugin(
 /// The events of the types a plugin brought: each added or replaced one.
 fn record_carried(
     w: &crate::store::Writer<'_>,
-    rec: &crate::registry::events::Recorder,
+    rec: &crate::registry::recording::Recorder,
     module: &crate::model::ModuleName,
     outcome: &CarriedOutcome,
 ) -> Result<(), RegistryError> {
-    use crate::registry::events::EventOp;
+    use crate::registry::recording::EventOp;
     let changes = || Some(serde_json::json!({"source": format!("plugin {module}")}));
     for name in &outcome.added {
         rec.named(w, EventOp::TypeAdded, name.as_str(), None, changes())?;

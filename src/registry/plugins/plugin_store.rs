@@ -319,7 +319,7 @@ pub(crate) fn remove_plugin(
         w.delete_plugin(module)?;
         w.drop_unused_plugin_component(&row.sha256)?;
         let changes = serde_json::json!({"version": row.version, "sha256": row.sha256});
-        let op = crate::registry::events::EventOp::PluginRemoved;
+        let op = crate::registry::recording::EventOp::PluginRemoved;
         rec.named(w, op, &row.module.to_string(), None, Some(changes))?;
         Ok(PluginView::new(row, Vec::new(), Vec::new(), None))
     })?;

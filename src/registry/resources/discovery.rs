@@ -27,7 +27,7 @@
 //! (`agents resource discover NAME --depth N` or `--recursive`).
 
 use crate::model::{HandlerRef, PropertyMap, ResolvedType, Resource, ResourceId, ResourceKey};
-use crate::registry::events::{EventOp, Explored, MAX_LISTED};
+use crate::registry::recording::{EventOp, Explored, MAX_LISTED};
 use crate::registry::resources::equivalence;
 use crate::registry::resources::lookup::{assemble, find_row, load_one};
 use crate::registry::types::type_set::TypeSet;

@@ -30,8 +30,8 @@
 
 use crate::model::{PropertyMap, ResolvedType, ResourceId, ResourceKey};
 use crate::registry::ResourcesError;
-use crate::registry::events::{EventOp, Explored, MAX_LISTED};
 use crate::registry::plugins::handlers::Handler;
+use crate::registry::recording::{EventOp, Explored, MAX_LISTED};
 use crate::registry::resources::discovery::{
     ATTEMPTS, Depth, Findings, RootHash, RootUpdate, has_rules, write_findings,
 };

@@ -15,8 +15,8 @@ use crate::dag::AdmittedLink;
 use crate::model::{Resource, ResourceId, ResourceName, SandboxStrategy, TypeArgument, TypeName};
 use crate::registry::ResourcesError;
 use crate::registry::args::{self, CheckedArgs};
-use crate::registry::events::{EventOp, Recorder, listed};
 use crate::registry::links::refused;
+use crate::registry::recording::{EventOp, Recorder, listed};
 use crate::registry::resources::discovery::{
     Depth, DiscoveryProgress, Findings, REGISTRATION_DEPTH, RootHash, insert_new, write_findings,
 };

@@ -5,7 +5,7 @@
 
 use crate::dag;
 use crate::model::{Resource, ResourceId, ResourceKey};
-use crate::registry::events::{EventOp, listed};
+use crate::registry::recording::{EventOp, listed};
 use crate::registry::resources::lookup::{find_row, load_resources};
 use crate::registry::types::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError};

@@ -80,7 +80,7 @@ pub(in crate::registry) fn destroy_sandbox(
     let rec = reg.recorder();
     reg.store.write(|w| {
         w.delete_sandbox(id)?;
-        let op = crate::registry::events::EventOp::SandboxDestroyed;
+        let op = crate::registry::recording::EventOp::SandboxDestroyed;
         let changes = serde_json::json!({"strategy": row.strategy});
         rec.sandbox(w, op, id, (row.resource, &shown.resource), Some(changes))
     })?;

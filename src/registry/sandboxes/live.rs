@@ -101,7 +101,7 @@ impl Registry {
         &mut self,
         row: &SandboxRow,
         resource: &Resource,
-        op: crate::registry::events::EventOp,
+        op: crate::registry::recording::EventOp,
         changes: serde_json::Value,
     ) -> Result<(), RegistryError> {
         let now = self.now();

@@ -44,7 +44,7 @@ use super::{Registry, RegistryError, SandboxRefusal};
 use crate::model::SandboxState;
 use crate::model::{Resource, ResourceId, ResourceKey, ResourceKind, SandboxId, SandboxStrategy};
 use crate::registry::SandboxesError;
-use crate::registry::events::EventOp;
+use crate::registry::recording::EventOp;
 use crate::registry::resources::lookup::{find_row, load_one};
 use crate::sandbox::{self, Applied, CheckpointRef, SandboxDiff};
 use crate::store::SandboxRow;

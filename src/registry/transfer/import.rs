@@ -341,7 +341,7 @@ mod tests;
 /// (an import that found everything already here records nothing).
 fn record_import(
     w: &Writer<'_>,
-    rec: &crate::registry::events::Recorder,
+    rec: &crate::registry::recording::Recorder,
     report: &ImportReport,
 ) -> Result<(), RegistryError> {
     let r = report;
@@ -359,11 +359,11 @@ fn record_import(
         .iter()
         .map(|(k, t)| ((*k).to_owned(), serde_json::json!({"added": t.added})))
         .collect();
-    let op = crate::registry::events::EventOp::RegistryImported;
+    let op = crate::registry::recording::EventOp::RegistryImported;
     rec.record(
         w,
         op,
-        crate::registry::events::Subject::default(),
+        crate::registry::recording::Subject::default(),
         Some(serde_json::Value::Object(changes)),
     )?;
     Ok(())

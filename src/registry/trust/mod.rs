@@ -432,7 +432,7 @@ impl Registry {
                 let changes = serde_json::json!({
                     "person": row.user_name, "digest": row.digest, "machine": row.machine_id,
                 });
-                let op = crate::registry::events::EventOp::TrustGranted;
+                let op = crate::registry::recording::EventOp::TrustGranted;
                 let name = dc.name.to_string();
                 rec.named(w, op, &name, Some(dc.resource_id), Some(changes))?;
             }
@@ -473,7 +473,7 @@ impl Registry {
             for row in all {
                 if w.delete_trust(row.id, &machine, person.uid)? {
                     let changes = serde_json::json!({"person": person.user, "machine": machine});
-                    let op = crate::registry::events::EventOp::TrustRevoked;
+                    let op = crate::registry::recording::EventOp::TrustRevoked;
                     rec.named(w, op, &row.label(), Some(row.id), Some(changes))?;
                     taken.push(row.label());
                 }

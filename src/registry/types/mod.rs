@@ -18,7 +18,7 @@ use crate::builtin;
 use crate::dag;
 use crate::model::{ResolvedType, TypeName, TypeSpec};
 use crate::registry::TypesError;
-use crate::registry::events::{EventOp, diff_documents};
+use crate::registry::recording::{EventOp, diff_documents};
 use crate::registry::types::type_set::TypeSet;
 use crate::store::Writer;
 use crate::typespec;

@@ -7,7 +7,7 @@
 
 use super::DocumentError;
 use crate::model::Actor;
-use crate::registry::events::EventOp;
+use crate::registry::recording::EventOp;
 use crate::store::{EventRow, MAX_CHANGES_BYTES};
 use serde::{Deserialize, Serialize};
 

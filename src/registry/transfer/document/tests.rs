@@ -93,7 +93,7 @@ fn sample() -> RegistryDocument {
             seq: 7,
             txn: 7,
             at: "2026-01-01T00:00:00.000Z".into(),
-            op: crate::registry::events::EventOp::LinkLinked,
+            op: crate::registry::recording::EventOp::LinkLinked,
             kind: "link".into(),
             id: Some(id(2).to_string()),
             name: Some("local/r2".into()),

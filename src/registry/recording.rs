@@ -1,4 +1,8 @@
-//! Writing events: a [`Recorder`] is taken from the [`Registry`] before a
+//! Writing events (the event log, `registry::events`): shared by every
+//! concern that writes, so it lives at the registry's top — a concern
+//! records through it and never uses `events`, which reads the log.
+//!
+//! A [`Recorder`] is taken from the [`Registry`] before a
 //! write transaction (it holds the actor and the time, so the closure
 //! that writes borrows nothing else of the registry) and called inside
 //! it, once per change, next to the statement that makes the change.
@@ -6,11 +10,13 @@
 //! last seq once; one in [`retention::EVERY`] applies the retention
 //! setting).
 
-use super::op::EventOp;
-use super::retention;
+mod op;
+pub(crate) mod retention;
+
 use crate::model::{Actor, ResourceId};
 use crate::registry::Registry;
 use crate::store::{NewEvent, ResourceRow, StoreError, Writer};
+pub use op::{EventOp, KINDS};
 use serde_json::{Value, json};
 use std::time::SystemTime;
 

@@ -5,7 +5,7 @@
 //! the setting and prunes, inside the transaction that wrote it; `agents
 //! events prune --before` prunes at once.
 
-use super::EventsError;
+use crate::registry::error::EventsError;
 use crate::store::{StoreError, Writer};
 use std::time::{Duration, SystemTime};
 
