@@ -40,6 +40,7 @@ mod embedding_trust;
 mod environments;
 mod equivalence;
 mod events;
+mod events_follow;
 mod exhaustion;
 mod git_neutral;
 mod load;

@@ -544,3 +544,34 @@ fn notifications_before_a_stateless_session_are_ignored() {
         "{answers:?}"
     );
 }
+
+#[test]
+fn a_subscriber_is_told_of_a_change_another_process_made() {
+    let env = Env::new();
+    env.write("watched/old.txt", "old\n");
+    let Some(seen) = scenario(&env, "others", "legacy") else {
+        return;
+    };
+    // The CLI's refresh, heard through the log: once.
+    assert_eq!(
+        seen["updated"],
+        serde_json::json!(["agents://resource/local/watched"]),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["ops"],
+        serde_json::json!([
+            ["resource.registered", "mcp"],
+            ["resource.refreshed", "cli"]
+        ]),
+        "{seen}"
+    );
+    assert_eq!(seen["after_last"], 0, "{seen}");
+    // list_resources since the cursor: only the resource changed after it.
+    assert_eq!(
+        seen["changed_since"],
+        serde_json::json!(["local/watched"]),
+        "{seen}"
+    );
+    assert_eq!(seen["changed_total"], 1, "{seen}");
+}

@@ -12,13 +12,13 @@ from typing import Any, List, Literal, Mapping, Optional, Sequence, Union, final
 from typing_extensions import Self, disjoint_base
 
 from .views import (
-    Applied, CheckpointView, DiscoveryReport, GraphView, ImportReport, InfoView, InspectView,
+    Applied, CheckpointView, DiscoveryReport, Event, GraphView, ImportReport, InfoView, InspectView,
     InstallView, Progress, LinkView, PluginView, RefreshReport, RegistryDocument, RemovalReport,
     Resource, ResourceType, RouteView, SandboxDiff, SandboxView, StatementOutcome, TreeView,
     TxnChanges, TxnCheckpoint,
 )
 
-__all__ = ["Registry", "Transaction", "__version__"]
+__all__ = ["EventStream", "Registry", "Transaction", "__version__"]
 __version__: str
 
 _Path = Union[str, "os.PathLike[str]"]
@@ -98,6 +98,23 @@ class Registry:
     def export_document(self, *, with_plugins: bool = False) -> RegistryDocument: ...
     def import_document(self, document: Union[str, Mapping[str, Any]], *, dry_run: bool = False) -> ImportReport: ...
     def info(self) -> InfoView: ...
+    def events(
+        self,
+        since: Optional[Union[int, str]] = None,
+        resource: Optional[str] = None,
+        below: bool = False,
+        limit: Optional[int] = None,
+    ) -> List[Event]: ...
+    def follow_events(
+        self, since: Optional[Union[int, str]] = None, poll_interval: float = 0.2
+    ) -> EventStream: ...
+
+@final
+class EventStream:
+    def __iter__(self) -> EventStream: ...
+    def __next__(self) -> Event: ...
+    @property
+    def last_seq(self) -> int: ...
 
 @final
 class Transaction:

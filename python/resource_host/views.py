@@ -330,3 +330,18 @@ TxnCheckpoint = TypedDict("TxnCheckpoint", {"name": str, "label": Optional[str]}
 TableChanges = TypedDict("TableChanges", {"inserted": int, "updated": int, "deleted": int})
 #: ``Transaction.changes`` / ``apply``: rows per table, and schema changes.
 TxnChanges = TypedDict("TxnChanges", {"rows": Dict[str, TableChanges], "schema": List[Any]})
+
+_Event = TypedDict("_Event", {
+    "seq": int, "at": str, "op": str, "kind": str, "id": Optional[str], "name": Optional[str],
+    "changes": Optional[Dict[str, Any]], "actor": str, "via": str,
+})
+
+
+class Event(_Event, total=False):
+    """One recorded change (``agents events -o json``): its number, time,
+    operation, subject (``name`` as it was then), what changed, who and
+    through which face (``cli``, ``mcp``, ``python``, ``library``,
+    ``watch``)."""
+
+    #: The subject's name now, when it still exists under another one.
+    current_name: str

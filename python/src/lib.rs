@@ -19,6 +19,7 @@ use pyo3::prelude::*;
 mod args;
 mod convert;
 mod errors;
+mod events;
 mod open;
 mod progress;
 mod registry;
@@ -28,6 +29,7 @@ mod transaction;
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<registry::NativeRegistry>()?;
     m.add_class::<transaction::NativeTransaction>()?;
+    m.add_class::<events::EventStream>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

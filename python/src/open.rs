@@ -98,7 +98,8 @@ impl Pool {
         }
     }
 
-    fn open_one(&self) -> Result<Registry, RegistryError> {
+    /// A registry of its own (an `EventStream` keeps one).
+    pub fn open_one(&self) -> Result<Registry, RegistryError> {
         let mut options = front_end::options(self.location.clone(), self.limits.clone());
         options.actor = self.actor.clone();
         options.roots = self.roots.clone();

@@ -17,6 +17,7 @@
 use crate::args::{dashed, key, path_text, sandbox_id, strategy, type_args};
 use crate::convert::{Object, to_objects, to_py};
 use crate::errors::{invalid, to_py_err};
+use crate::events::EventStream;
 use crate::open::Pool;
 use crate::progress::Callback;
 use crate::transaction::NativeTransaction;
@@ -24,9 +25,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use resource_host::model::ModuleName;
 use resource_host::registry::{
-    AddPluginOptions, Depth, DiscoverOptions, ExportOptions, GraphOptions, ImportOptions,
-    InstallPluginOptions, NewResource, RefreshOptions, RegisterOptions, RegisterTypeOptions,
-    Registry, RegistryDocument, RegistryError, RemoveOptions, ResourceFilter, ToolRequest,
+    AddPluginOptions, Depth, DiscoverOptions, EventQuery, ExportOptions, GraphOptions,
+    ImportOptions, InstallPluginOptions, NewResource, RefreshOptions, RegisterOptions,
+    RegisterTypeOptions, Registry, RegistryDocument, RegistryError, RemoveOptions, ResourceFilter,
+    ToolRequest,
 };
 use serde::Serialize;
 use std::path::PathBuf;
@@ -419,6 +421,73 @@ methods! {{
             let document = RegistryDocument::parse(&text)?;
             r.import_document(&document, options)
         })
+    }
+
+    // ---- the event log ----
+
+    /// The recorded changes, oldest first, as `Event` dicts.
+    ///
+    /// `since`: an event number (the events after it: keep the last
+    /// `seq` seen) or a time (`"2026-12-01"`, `"2026-12-01T08:00:00Z"`:
+    /// those at or after it). `resource`: only the events about it (by
+    /// name or ULID; a removed one by its old name), `below` its
+    /// descendants' too. `limit`: at most this many (default 1000, at
+    /// most 10000).
+    #[pyo3(signature = (since=None, resource=None, below=false, limit=None))]
+    fn events(
+        &self,
+        py: Python<'_>,
+        since: Option<Bound<'_, PyAny>>,
+        resource: Option<String>,
+        below: bool,
+        limit: Option<u32>,
+    ) -> PyResult<Py<PyAny>> {
+        let query = event_query(since.as_ref(), resource, below, limit)?;
+        self.run(py, |r| {
+            let query = EventQuery {
+                resource: query.1.as_deref().map(key).transpose()?,
+                ..query.0
+            };
+            r.events(&query)
+        })
+    }
+
+    /// Follow the log: an `EventStream`, an iterator over each event as
+    /// it lands, from any process on this registry (`for e in
+    /// reg.follow_events(): …`; it never ends by itself).
+    ///
+    /// `since`: as for `events` (none: only what lands from now on).
+    /// `poll_interval`: seconds between two looks at a SQLite registry
+    /// (at most 0.2); a PostgreSQL one wakes the stream at once
+    /// (`LISTEN`).
+    #[pyo3(signature = (since=None, poll_interval=0.2))]
+    fn follow_events(
+        &self,
+        py: Python<'_>,
+        since: Option<Bound<'_, PyAny>>,
+        poll_interval: f64,
+    ) -> PyResult<EventStream> {
+        let since = crate::events::since(since.as_ref())?;
+        let poll = std::time::Duration::try_from_secs_f64(poll_interval)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| {
+                invalid(format!(
+                    "poll_interval {poll_interval} is not a number of seconds above 0"
+                ))
+            })?;
+        let (registry, follower) = py
+            .detach(|| {
+                let registry = self.pool.open_one()?;
+                let query = EventQuery {
+                    since,
+                    ..EventQuery::default()
+                };
+                let follower = registry.follow_events(query, poll)?;
+                Ok((registry, follower))
+            })
+            .map_err(to_py_err)?;
+        Ok(EventStream::new(registry, follower))
     }}
 
     // ---- types ----
@@ -569,4 +638,24 @@ methods! {{
 
     /// Which backend, where, which schema, how much.
     fn info() -> run = |r| r.info();
+}
+
+/// `events(…)`'s arguments checked (the resource key is parsed on the
+/// registry's side, as every other operation's).
+fn event_query(
+    since: Option<&Bound<'_, PyAny>>,
+    resource: Option<String>,
+    below: bool,
+    limit: Option<u32>,
+) -> PyResult<(EventQuery, Option<String>)> {
+    if below && resource.is_none() {
+        return Err(invalid("below=True needs a resource"));
+    }
+    let query = EventQuery {
+        since: crate::events::since(since)?,
+        below,
+        limit,
+        ..EventQuery::default()
+    };
+    Ok((query, resource))
 }

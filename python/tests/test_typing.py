@@ -21,6 +21,10 @@ def use(reg: Registry) -> str:
     box: SandboxView = reg.create_sandbox(res.resource_id)
     with reg.open_transaction(box["sandbox_id"]) as txn:
         txn.apply()
+    seqs = [e["seq"] for e in reg.events(since=0, resource="local/x", below=True, limit=10)]
+    for event in reg.follow_events(since=seqs[-1], poll_interval=0.1):
+        drawing += event["op"] + (event["name"] or "")
+        break
     try:
         reg.show_resource("local/y")
     except NotFoundError as e:

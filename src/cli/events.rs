@@ -3,6 +3,8 @@
 //! (names, actors — an MCP client chooses its own — and changes) is
 //! escaped before the terminal; `-o json|yaml` is the library's `Event`.
 
+mod follow;
+
 use super::output::{emit, table};
 use super::{Context, Outcome};
 use clap::{Args, Subcommand};
@@ -45,8 +47,13 @@ pub struct QueryArgs {
     #[arg(long, value_name = "OP", value_parser = op_arg)]
     op: Option<String>,
     /// At most N events (default 1000, at most 10000): the oldest after --since.
+    /// With --follow: stop after N.
     #[arg(long, value_name = "N")]
     limit: Option<u32>,
+    /// Keep printing each new event as it lands, from any process on this
+    /// registry (Ctrl-C ends it). Without --since: from now on.
+    #[arg(long, short = 'f')]
+    follow: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -103,6 +110,7 @@ pub fn run(ctx: &Context, args: EventsArgs) -> Outcome {
 }
 
 fn list(ctx: &Context, q: QueryArgs) -> Outcome {
+    let follow = q.follow;
     let query = EventQuery {
         since: q.since,
         resource: q.resource,
@@ -112,6 +120,9 @@ fn list(ctx: &Context, q: QueryArgs) -> Outcome {
         op: q.op,
         limit: q.limit,
     };
+    if follow {
+        return follow::run(ctx, query);
+    }
     let events = ctx.open()?.events(&query)?;
     emit(ctx.format, &events, || {
         let rows: Vec<Vec<String>> = events.iter().map(row).collect();
@@ -131,7 +142,7 @@ fn row(e: &Event) -> Vec<String> {
     ]
 }
 
-fn subject(e: &Event) -> String {
+pub(super) fn subject(e: &Event) -> String {
     let name = e
         .name
         .clone()
@@ -143,7 +154,7 @@ fn subject(e: &Event) -> String {
     }
 }
 
-fn by(e: &Event) -> String {
+pub(super) fn by(e: &Event) -> String {
     if e.actor.is_empty() {
         e.via.to_string()
     } else {
@@ -151,7 +162,7 @@ fn by(e: &Event) -> String {
     }
 }
 
-fn changes(e: &Event) -> String {
+pub(super) fn changes(e: &Event) -> String {
     e.changes
         .as_ref()
         .map(|c| excerpt(&c.to_string(), CHANGES_SHOWN).into_owned())

@@ -62,7 +62,8 @@ pub use error::{
     StrategyRefusal, TransferError, TypesError,
 };
 pub use events::{
-    Event, EventOp, EventQuery, EventsError, HistoryEntry, KINDS as EVENT_KINDS, Keep, Since,
+    Event, EventFollower, EventOp, EventQuery, EventsError, HistoryEntry, KINDS as EVENT_KINDS,
+    Keep, MAX_LIMIT as EVENTS_MAX_LIMIT, MAX_POLL as EVENTS_MAX_POLL, Since,
 };
 pub use links::TreeView;
 pub use links::graph::GraphOptions;

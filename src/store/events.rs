@@ -328,3 +328,12 @@ impl Writer<'_> {
         Ok(removed)
     }
 }
+
+impl Writer<'_> {
+    /// The first and the newest seq this transaction recorded (`None`:
+    /// no event): its commit announces the newest to followers and marks
+    /// both as this process's (`store::follow`).
+    pub(super) fn recorded(&self) -> Option<(i64, i64)> {
+        self.events.borrow().as_ref().map(|c| (c.txn, c.last))
+    }
+}

@@ -44,6 +44,7 @@ mod db;
 mod environments;
 mod equivalence;
 mod events;
+mod follow;
 mod links;
 mod location;
 mod machines;
@@ -62,6 +63,7 @@ mod types;
 pub use bulk::{Counts, LinkRow};
 pub use environments::{ContainerStateRow, SettingRow};
 pub use events::{EventRow, EventSelect, MAX_CHANGES_BYTES, NewEvent};
+pub use follow::{EventSignal, written_here};
 pub use location::RegistryLocation;
 pub use plugins::{PluginRow, ProvenanceRow};
 pub use resources::{ResourceInserter, ResourceRow};
@@ -225,6 +227,9 @@ enum Backend {
         conn: Box<PgConn>,
         /// The server, database and schema, without a password.
         shown: String,
+        /// The location as given: a follower's second connection
+        /// (`follow`) listens with it.
+        url: String,
     },
 }
 
@@ -288,6 +293,7 @@ impl Store {
             backend: Backend::Postgres {
                 conn: Box::new(conn),
                 shown,
+                url: url.to_owned(),
             },
             machine: None,
         })
@@ -419,15 +425,20 @@ impl Store {
                 // triggers reads the main schema, which a process racing to
                 // create a fresh home may hold.
                 record_written_types(&tx).map_err(StoreError::from)?;
-                let out = f(&Writer {
+                let writer = Writer {
                     reader: Reader {
                         tx: Tx::Sqlite(&tx),
                     },
                     machine,
                     events: Default::default(),
-                });
+                };
+                let out = f(&writer);
+                let recorded = writer.recorded();
+                drop(writer);
                 if commit && out.is_ok() {
+                    let own = follow::Own::mark(recorded);
                     tx.commit().map_err(StoreError::from)?;
+                    own.keep();
                 } else {
                     // `finish`, not `rollback`: SQLite may have rolled the
                     // whole transaction back itself (a full disk while it
@@ -440,14 +451,21 @@ impl Store {
             }
             Backend::Postgres { conn, .. } => {
                 pg::begin_write(conn)?;
-                let out = f(&Writer {
+                let writer = Writer {
                     reader: Reader {
                         tx: Tx::Postgres(conn),
                     },
                     machine,
                     events: Default::default(),
-                });
-                pg::finish(conn, commit && out.is_ok())?;
+                };
+                let out = f(&writer);
+                // A write that recorded events wakes the followers
+                // (`follow`) as it commits.
+                let recorded = writer.recorded();
+                let commit = commit && out.is_ok();
+                let own = follow::Own::mark(recorded.filter(|_| commit));
+                pg::finish_notifying(conn, commit, recorded.map(|(_, last)| last))?;
+                own.keep();
                 out
             }
         }

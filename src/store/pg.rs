@@ -47,6 +47,25 @@ pub(super) fn finish(conn: &PgConn, commit: bool) -> Result<(), StoreError> {
     conn.batch(if commit { "COMMIT" } else { "ROLLBACK" })
 }
 
+/// Commit or roll back like [`finish`]; a commit of a transaction that
+/// recorded events (`last_seq`, its newest) first queues `NOTIFY
+/// agents_events` with that number, which PostgreSQL delivers to the
+/// listeners (`super::follow`) when, and only if, the commit lands. One
+/// round trip either way.
+pub(super) fn finish_notifying(
+    conn: &PgConn,
+    commit: bool,
+    last_seq: Option<i64>,
+) -> Result<(), StoreError> {
+    match last_seq {
+        Some(seq) if commit => conn.batch(&format!(
+            "SELECT pg_notify('{}', '{seq}'); COMMIT",
+            super::follow::EVENTS_CHANNEL
+        )),
+        _ => finish(conn, commit),
+    }
+}
+
 /// The version the migrations table records (0: none, or no table yet).
 ///
 /// `fresh` asks the catalog itself, in this statement's snapshot: under

@@ -503,6 +503,7 @@ const scenarios = {
     await answer("plugin_remove", { module: added.module });
     const installed = await answer("plugin_install", { reference: process.env.AGENTS_TEST_PLUGIN });
     await answer("registry_import", { path: join(fixtures, "export.json") });
+    await answer("list_events", { resource: "local/tree", below: true });
     const missing = tools.map((t) => t.name).filter((name) => !answered.has(name));
     assert.deepEqual(missing, [], `tools whose answers this scenario does not check: ${missing}`);
     await client.close();

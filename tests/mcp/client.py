@@ -584,13 +584,62 @@ async def outputs(agents, home, fixtures, mode):
         installed = ok(await call(client, "plugin_install", {"reference": os.environ["AGENTS_TEST_PLUGIN"]}))
         seen["installed"] = installed["plugin"]["module"]
         ok(await call(client, "registry_import", {"path": os.path.join(fixtures, "export.json")}))
+        # Every change above, as events whose schema is the tool's.
+        ok(await call(client, "list_events", {"resource": "local/tree", "below": True}))
         missing = names - CHECKED
         assert not missing, f"tools whose answers this scenario does not check: {sorted(missing)}"
         seen["checked"] = sorted(CHECKED)
     print(json.dumps(seen))
 
 
-SCENARIOS = {f.__name__: f for f in [pages, tools, sandbox, resources, subscribe, watch, read_only, untrusted,
+async def others(agents, home, fixtures, mode):
+    """A change another process makes (the CLI) reaches a subscriber: the
+    server follows the event log; list_events answers it too."""
+    import subprocess
+    seen = {}
+    legacy = []
+    directory = os.path.join(fixtures, "watched")
+
+    async def on_message(message):
+        if getattr(message, "method", None) == "notifications/resources/updated":
+            legacy.append(message.params.uri)
+
+    async with Client(server(agents, home), mode="legacy", message_handler=on_message) as client:
+        await register(client, "fs-directory", "local/watched", directory)
+        os.makedirs(os.path.join(fixtures, "quiet"), exist_ok=True)
+        await register(client, "fs-directory", "local/quiet", os.path.join(fixtures, "quiet"))
+        cursor = ok(await call(client, "list_events", {}))["events"][-1]["seq"]
+        uri = "agents://resource/local/watched"
+        await client.subscribe_resource(uri)
+        # The server's own write is told once, as its tool made it (none came
+        # here: nothing was subscribed then), never again from the log.
+        with anyio.move_on_after(1):
+            while not legacy:
+                await anyio.sleep(0.05)
+        assert legacy == [], legacy
+        with open(os.path.join(directory, "new.txt"), "w") as f:
+            f.write("new\n")
+        done = subprocess.run([agents, "--home", home, "resource", "refresh", "local/watched"],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        with anyio.fail_after(5):
+            while not legacy:
+                await anyio.sleep(0.02)
+        # Told once.
+        await anyio.sleep(1)
+        seen["updated"] = list(legacy)
+        events = ok(await call(client, "list_events", {"resource": "local/watched"}))["events"]
+        seen["ops"] = [(e["op"], e["via"]) for e in events]
+        after = ok(await call(client, "list_events", {"since": events[-1]["seq"]}))["events"]
+        seen["after_last"] = len(after)
+        # Only what changed after the cursor: the refreshed one, not local/quiet.
+        since = ok(await call(client, "list_resources", {"since": cursor}))
+        seen["changed_since"] = sorted(r["name"] for r in since["resources"])
+        seen["changed_total"] = since["total"]
+    print(json.dumps(seen))
+
+
+SCENARIOS = {f.__name__: f for f in [others, pages, tools, sandbox, resources, subscribe, watch, read_only, untrusted,
                                      cancel, strict, roots, client_roots, outputs]}
 
 if __name__ == "__main__":

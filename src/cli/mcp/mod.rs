@@ -28,6 +28,7 @@
 //! a cancelled request stops before the registry is written.
 
 mod arguments;
+mod following;
 mod gate;
 mod kinds;
 mod pool;

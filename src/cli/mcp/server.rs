@@ -36,6 +36,11 @@ pub async fn serve(pool: Arc<Pool>, mode: Mode, watch: bool) -> std::io::Result<
         subscriptions: Arc::new(Subscriptions::default()),
     };
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    super::following::follow(
+        server.pool.clone(),
+        server.subscriptions.clone(),
+        stop.clone(),
+    );
     if watch {
         resources::watch(
             server.pool.clone(),

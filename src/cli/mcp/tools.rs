@@ -69,6 +69,7 @@ macro_rules! tools {
 
 mod admin;
 mod answer;
+mod events;
 mod register;
 mod resources;
 mod sandboxes;
@@ -156,7 +157,13 @@ fn entry<T: Tool>() -> Entry {
 
 /// Every tool, in the order `tools/list` gives them.
 pub fn catalogue() -> Vec<Entry> {
-    [resources::entries(), sandboxes::entries(), admin::entries()].concat()
+    [
+        resources::entries(),
+        events::entries(),
+        sandboxes::entries(),
+        admin::entries(),
+    ]
+    .concat()
 }
 
 impl Entry {

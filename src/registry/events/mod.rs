@@ -14,6 +14,7 @@
 //!
 //! The store's part (the sequence and the SQL) is `store::events`.
 
+mod follow;
 mod history;
 mod query;
 
@@ -21,7 +22,8 @@ pub use crate::registry::error::EventsError;
 pub use crate::registry::recording::retention::Keep;
 pub use crate::registry::recording::{EventOp, KINDS};
 pub use history::HistoryEntry;
-pub use query::{Event, EventQuery, Since};
+pub use follow::{EventFollower, MAX_POLL};
+pub use query::{Event, EventQuery, MAX_LIMIT, Since};
 
 use crate::registry::recording::{EventOp as Op, diff, retention};
 

@@ -46,15 +46,25 @@ tools! {
         under: Option<String>,
         /// At most this many (the total is in `total`).
         limit: Option<Count>,
+        /// Only the resources changed after this event number (list_events gives the numbers: keep the last seq seen).
+        since: Option<u64>,
     } |registry, args, _| {
+        let changed = args.since.map(|n| super::events::changed_since(registry, n)).transpose()?;
+        let limit = args.limit.map(|n| n.0 as usize);
         let options = ListOptions {
             filter: args.r#type.map_or(ResourceFilter::All, ResourceFilter::TypeOrSubtype),
             name: args.name,
             under: args.under.map(|u| key("under", &u)).transpose()?,
-            limit: args.limit.map(|n| n.0 as usize),
+            // With `since`, the limit applies to what changed.
+            limit: if changed.is_some() { None } else { limit },
             ..ListOptions::default()
         };
-        let list = registry.list(&options)?;
+        let mut list = registry.list(&options)?;
+        if let Some(changed) = changed {
+            list.resources.retain(|r| changed.contains(&r.resource_id.to_string()));
+            list.total = list.resources.len();
+            list.resources.truncate(limit.unwrap_or(usize::MAX));
+        }
         let text = match list.resources.len() {
             n if n == list.total => format!("{n} resources"),
             n => format!("{} resources ({n} shown)", list.total),
