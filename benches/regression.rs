@@ -8,7 +8,8 @@
 //! (`resource add fs-directory` + `discover --recursive`), so a build with
 //! a newer schema never upgrades the other's registry. Then, round after
 //! round, each figure is taken for the new binary, the previous one and
-//! the baseline in turn (so the machine's drift touches all alike), and
+//! the baseline in turn, which build goes first alternating by round (so
+//! the machine's drift and the caches touch all alike), and
 //! the medians are printed with the ratio new ÷ before; a ratio over 1.10
 //! is flagged. Whole process unless said:
 //!
@@ -340,7 +341,13 @@ fn main() {
                 v.push(d);
             }
         };
-        for (i, b) in builds.iter().enumerate() {
+        // Which build goes first alternates by round: the first command
+        // after the previous round's `cp -a` runs on colder caches (an
+        // A/A run with a fixed order put the first build 1.4–2.0× behind
+        // the very same binary).
+        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        for i in order {
+            let b = &builds[i];
             let t = time_command(b.command(&xdg, &["resource", "list", "-o", "json"]));
             push(list.side(i), t);
             let t =
