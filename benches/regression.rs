@@ -275,15 +275,25 @@ fn main() {
     make_tree(&tree, files);
     let tree_arg = tree.to_str().expect("utf-8 path");
 
+    // Both binaries run from copies made alike here: a binary the linker
+    // wrote ran measurably slower than a `cp` of itself (A/A runs, notes
+    // of 2026-12-03), so where each file came from must not differ.
+    let bin = tmp.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    let copy_of = |from: &Path, name: &str| {
+        let to = bin.join(name);
+        std::fs::copy(from, &to).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));
+        to
+    };
     let builds = [
         Build {
             label: "new",
-            program: PathBuf::from(NEW),
+            program: copy_of(Path::new(NEW), "agents-new"),
             home: tmp.join("home-new"),
         },
         Build {
             label: "before",
-            program: before_program,
+            program: copy_of(&before_program, "agents-before"),
             home: tmp.join("home-before"),
         },
     ];
@@ -402,9 +412,8 @@ fn main() {
     let load_after = uptime();
 
     println!(
-        "# no regression: new ({}) vs before ({}), one interleaved run\n",
-        builds[0].program.display(),
-        builds[1].program.display()
+        "# no regression: new ({NEW}) vs before ({}), one interleaved run\n",
+        before_program.display()
     );
     println!(
         "{resources} resources per home (a tree of {files} files); median of {runs} rounds; \
