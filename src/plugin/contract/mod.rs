@@ -168,7 +168,7 @@ pub(crate) enum Answer {
 #[derive(Clone)]
 pub(crate) enum HandlerPre {
     V0_1_0(v0_1_0::ResourceHandlerPre<CallState>),
-    V0_2_0(v0_2_0::Prepared),
+    V0_2_0(v0_2_0::ResourceHandlerPre<CallState>),
 }
 
 impl HandlerPre {
@@ -185,7 +185,9 @@ impl HandlerPre {
             ContractVersion::V0_1_0 => v0_1_0::ResourceHandlerPre::new(pre)
                 .map(Self::V0_1_0)
                 .map_err(wrong),
-            ContractVersion::V0_2_0 => v0_2_0::Prepared::new(pre).map(Self::V0_2_0).map_err(wrong),
+            ContractVersion::V0_2_0 => v0_2_0::ResourceHandlerPre::new(pre)
+                .map(Self::V0_2_0)
+                .map_err(wrong),
         }
     }
 

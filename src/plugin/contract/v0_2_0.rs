@@ -10,10 +10,8 @@ use crate::plugin::git as host_git;
 use crate::plugin::location::EntryStat;
 use crate::plugin::sandbox::CallState;
 use crate::plugin::types::{HandlerError, ResourceView};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use wasmtime::Store;
-use wasmtime::component::{ComponentExportIndex, HasSelf, InstancePre, Linker, TypedFunc};
+use wasmtime::component::{HasSelf, Linker};
 
 wasmtime::component::bindgen!({
     path: "wit/v0.2.0",
@@ -246,172 +244,13 @@ pub(super) fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<
     ResourceHandler::add_to_linker::<CallState, HasSelf<CallState>>(linker, |s| s)
 }
 
-/// A component of this version, prepared: the generated bindings (which
-/// type-check every export of an instance) and the index of each export,
-/// looked up once, so a call fetches only the function it runs.
-#[derive(Clone)]
-pub(crate) struct Prepared {
-    bindings: ResourceHandlerPre<CallState>,
-    exports: Exports,
-    /// Set once an instance of this component had all five exports
-    /// type-checked (the first call, at load: `describe`). An export's
-    /// type is the component's, the same in every instance, so later calls
-    /// skip the check (see `typed`).
-    checked: Arc<AtomicBool>,
-}
-
-#[derive(Clone, Copy)]
-struct Exports {
-    describe: ComponentExportIndex,
-    validate: ComponentExportIndex,
-    discover: ComponentExportIndex,
-    content_hash: ComponentExportIndex,
-    inspect: ComponentExportIndex,
-}
-
-impl Prepared {
-    /// Bind `pre` (refused when the handler's exports are missing).
-    pub fn new(pre: InstancePre<CallState>) -> wasmtime::Result<Self> {
-        let bindings = ResourceHandlerPre::new(pre)?;
-        let component = bindings.instance_pre().component();
-        let handler = component
-            .get_export_index(None, "cleveragents:resource/handler@0.2.0")
-            .ok_or_else(|| wasmtime::format_err!("no handler export"))?;
-        let export = |name: &str| {
-            component
-                .get_export_index(Some(&handler), name)
-                .ok_or_else(|| wasmtime::format_err!("no export {name:?}"))
-        };
-        let exports = Exports {
-            describe: export("describe")?,
-            validate: export("validate")?,
-            discover: export("discover")?,
-            content_hash: export("content-hash")?,
-            inspect: export("inspect")?,
-        };
-        Ok(Self {
-            bindings,
-            exports,
-            checked: Arc::default(),
-        })
-    }
-}
-
-/// The export `index` of `instance` as a function of `Params` to
-/// `Return`, unchecked: only called once `Prepared::checked` is set, that
-/// is once the generated bindings' `load` checked every export of this
-/// component against exactly these types (the types below are theirs).
-#[allow(unsafe_code)]
-fn typed<Params, Return>(
-    store: &mut Store<CallState>,
-    instance: &wasmtime::component::Instance,
-    index: &ComponentExportIndex,
-) -> wasmtime::Result<TypedFunc<Params, Return>>
-where
-    Params: wasmtime::component::ComponentNamedList + wasmtime::component::Lower,
-    Return: wasmtime::component::ComponentNamedList + wasmtime::component::Lift,
-{
-    // Debug builds (the test suite) check anyway: a signature below that
-    // drifted from the bindings' fails every test that calls it.
-    if cfg!(debug_assertions) {
-        return instance.get_typed_func::<Params, Return>(&mut *store, index);
-    }
-    let func = instance
-        .get_func(&mut *store, index)
-        .ok_or_else(|| wasmtime::format_err!("the handler export is gone"))?;
-    // SAFETY: `TypedFunc::new_unchecked` requires that the function has
-    // this signature. The export at `index` is the same function of the
-    // same component in every instance, and the bindings' `load` (run on
-    // an instance of this component before `checked` was set) type-checked
-    // it against the very `Params`/`Return` each caller below names (the
-    // signatures `bindgen!` generates for this WIT).
-    Ok(unsafe { TypedFunc::new_unchecked(func) })
-}
-
 /// Instantiate `pre` in `store` and run `call`.
 pub(super) async fn call(
-    pre: &Prepared,
+    pre: &ResourceHandlerPre<CallState>,
     store: &mut Store<CallState>,
     call: Call<'_>,
 ) -> wasmtime::Result<Answer> {
-    if !pre.checked.load(Ordering::Acquire) {
-        return call_checked(pre, store, call).await;
-    }
-    let instance = pre
-        .bindings
-        .instance_pre()
-        .instantiate_async(&mut *store)
-        .await?;
-    let e = &pre.exports;
-    Ok(match call {
-        Call::Describe => {
-            let f = typed::<(), (wit::PluginInfo,)>(store, &instance, &e.describe)?;
-            Answer::Info(info(f.call_async(&mut *store, ()).await?.0))
-        }
-        Call::Validate { class, args } => {
-            let args = properties_to_wit(args);
-            let f = typed::<(&str, &[wit::Property]), (WitResult<Vec<wit::Property>>,)>(
-                store,
-                &instance,
-                &e.validate,
-            )?;
-            let (answer,) = f.call_async(&mut *store, (class, &args)).await?;
-            Answer::Properties(answer.map(properties_from_wit).map_err(error))
-        }
-        Call::Discover { class, view } => {
-            let f = typed::<(&str, &wit::ResourceView), (WitResult<Vec<wit::Discovered>>,)>(
-                store,
-                &instance,
-                &e.discover,
-            )?;
-            let (answer,) = f
-                .call_async(&mut *store, (class, &view_to_wit(view)))
-                .await?;
-            Answer::Children(
-                answer
-                    .map(|children| children.into_iter().map(child).collect())
-                    .map_err(error),
-            )
-        }
-        Call::ContentHash { class, view } => {
-            let f = typed::<(&str, &wit::ResourceView), (WitResult<String>,)>(
-                store,
-                &instance,
-                &e.content_hash,
-            )?;
-            let (answer,) = f
-                .call_async(&mut *store, (class, &view_to_wit(view)))
-                .await?;
-            Answer::Text(answer.map_err(error))
-        }
-        Call::Inspect { class, view, file } => {
-            let f = typed::<(&str, &wit::ResourceView, Option<&str>), (WitResult<wit::Inspection>,)>(
-                store, &instance, &e.inspect,
-            )?;
-            let (answer,) = f
-                .call_async(&mut *store, (class, &view_to_wit(view), file))
-                .await?;
-            Answer::Inspection(
-                answer
-                    .map(|i| (i.text, properties_from_wit(i.fields)))
-                    .map_err(error),
-            )
-        }
-    })
-}
-
-/// What an operation answers, as the WIT has it.
-type WitResult<T> = Result<T, wit::HandlerError>;
-
-/// The first call of a component: through the generated bindings, which
-/// type-check all five exports; then later calls may skip the check.
-async fn call_checked(
-    pre: &Prepared,
-    store: &mut Store<CallState>,
-    call: Call<'_>,
-) -> wasmtime::Result<Answer> {
-    let instance = pre.bindings.instantiate_async(&mut *store).await?;
-    pre.checked.store(true, Ordering::Release);
+    let instance = pre.instantiate_async(&mut *store).await?;
     let h = instance.cleveragents_resource_handler();
     Ok(match call {
         Call::Describe => Answer::Info(info(h.call_describe(&mut *store).await?)),
