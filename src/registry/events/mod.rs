@@ -21,8 +21,8 @@ mod query;
 pub use crate::registry::error::EventsError;
 pub use crate::registry::recording::retention::Keep;
 pub use crate::registry::recording::{EventOp, KINDS};
-pub use history::HistoryEntry;
 pub use follow::{EventFollower, MAX_POLL};
+pub use history::HistoryEntry;
 pub use query::{Event, EventQuery, MAX_LIMIT, Since};
 
 use crate::registry::recording::{EventOp as Op, diff, retention};
