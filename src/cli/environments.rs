@@ -81,7 +81,7 @@ pub enum EnvCommand {
         agents env resolve local/api-repo --plan nightly --tool-env required:container"
     )]
     Resolve {
-        #[arg(value_name = "RESOURCE", value_parser = super::resources::key_arg)]
+        #[arg(value_name = "RESOURCE", value_parser = super::keys::key_arg)]
         key: ResourceKey,
         /// The plan whose setting applies (default: the default plan).
         #[arg(long, value_name = "NAME")]

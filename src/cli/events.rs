@@ -32,7 +32,7 @@ pub struct QueryArgs {
     #[arg(long, value_name = "SEQ|TIME", value_parser = since_arg)]
     since: Option<Since>,
     /// Only events about this resource (by name, ULID or path; a removed one by its old name).
-    #[arg(long, value_name = "NAME", value_parser = super::resources::key_arg)]
+    #[arg(long, value_name = "NAME", value_parser = super::keys::key_arg)]
     resource: Option<ResourceKey>,
     /// With --resource: its descendants' events too.
     #[arg(long, requires = "resource")]

@@ -11,6 +11,7 @@ mod distribution;
 mod environments;
 mod events;
 mod keeping;
+mod keys;
 mod logger;
 mod mcp;
 mod output;

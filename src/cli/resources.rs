@@ -20,7 +20,9 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         ResourceCommand::Add { type_name, rest } => add::run(ctx, type_name, rest),
         ResourceCommand::List(args) => list::run(ctx, args),
         ResourceCommand::History { key, limit } => super::events::history(ctx, &key, limit),
-        ResourceCommand::Show { key, at_type } => show_one(ctx, &which::of_type(key, at_type)?),
+        ResourceCommand::Show { key, at_type } => {
+            show_one(ctx, &super::keys::of_type(key, at_type)?)
+        }
         ResourceCommand::Start { key } => {
             let view = ctx.open()?.start_container(&key)?;
             lifecycle(ctx, "started", &view)
@@ -60,7 +62,7 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
             recursive,
             at_type,
             key,
-        } => discover(ctx, &which::of_type(key, at_type)?, depth, recursive),
+        } => discover(ctx, &super::keys::of_type(key, at_type)?, depth, recursive),
         ResourceCommand::Refresh { keys } => {
             let mut progress = output::Progress::new("refreshing");
             let report = ctx.open()?.refresh(
@@ -74,14 +76,14 @@ pub fn run(ctx: &Context, cmd: ResourceCommand) -> Outcome {
         }
         ResourceCommand::Watch { keys } => keeping::watch(ctx, &keys),
         ResourceCommand::Inspect { file, at_type, key } => {
-            inspect(ctx, &which::of_type(key, at_type)?, file.as_deref())
+            inspect(ctx, &super::keys::of_type(key, at_type)?, file.as_deref())
         }
         ResourceCommand::Remove {
             dry_run,
             force,
             at_type,
             key,
-        } => remove(ctx, &which::of_type(key, at_type)?, dry_run, force),
+        } => remove(ctx, &super::keys::of_type(key, at_type)?, dry_run, force),
     }
 }
 
@@ -265,4 +267,3 @@ pub(super) mod trust;
 mod which;
 pub use command::ResourceCommand;
 use text::{container_text, neighbours, removal, show};
-pub(super) use which::key_arg;

@@ -23,7 +23,7 @@ pub enum SandboxCommand {
         agents sandbox create local/config-dir --strategy overlay"
     )]
     Create {
-        #[arg(value_name = "RESOURCE", value_parser = super::resources::key_arg)]
+        #[arg(value_name = "RESOURCE", value_parser = super::keys::key_arg)]
         key: ResourceKey,
         /// Use this strategy instead of the resource's.
         #[arg(long, value_parser = parse_strategy)]
@@ -31,7 +31,7 @@ pub enum SandboxCommand {
     },
     /// List sandboxes (of one resource with --resource).
     List {
-        #[arg(long, value_name = "RESOURCE", value_parser = super::resources::key_arg)]
+        #[arg(long, value_name = "RESOURCE", value_parser = super::keys::key_arg)]
         resource: Option<ResourceKey>,
     },
     /// Show a sandbox and its checkpoints.

@@ -31,13 +31,15 @@
 //! | views | `views/` | the JSON/YAML views and their mapping to the spec's field names |
 //!
 //! Shared by every concern: `args` (registration arguments), `recording`
-//! (the event each write records, in its own transaction), `roots`
+//! (the event each write records, in its own transaction) and `event_op`
+//! (the operations it names), `roots`
 //! (where a registry given roots may act, and the checks each operation
 //! makes) and `error`.
 
 pub mod args;
 mod environments;
 mod error;
+mod event_op;
 mod events;
 mod links;
 mod plugins;

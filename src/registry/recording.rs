@@ -10,13 +10,12 @@
 //! last seq once; one in [`retention::EVERY`] applies the retention
 //! setting).
 
-mod op;
 pub(crate) mod retention;
 
+pub use super::event_op::{EventOp, KINDS};
 use crate::model::{Actor, ResourceId};
 use crate::registry::Registry;
 use crate::store::{NewEvent, ResourceRow, StoreError, Writer};
-pub use op::{EventOp, KINDS};
 use serde_json::{Value, json};
 use std::time::SystemTime;
 

@@ -170,7 +170,7 @@ const PENDING: usize = 256;
 /// The `subscriptions/listen` streams and what they may have missed.
 ///
 /// rmcp acknowledges a listen (and the client goes on, refreshing, say)
-/// before it hands the stream to [`Server::listen`](super::server), which
+/// before it hands the stream to `Server::listen`, which
 /// resolves the URIs before it can add the listener: a change told in that
 /// window would be lost. So each change is numbered and the last few kept;
 /// the acceptance marks where a listen starts, and adding the listener

@@ -2,7 +2,8 @@
 //! their arguments and the help each shows (running them is `resources`).
 
 use super::super::types::TypeCommand;
-use super::{graph, list, which};
+use super::{graph, list};
+use crate::cli::keys::key_arg;
 use clap::Subcommand;
 use resource_host::model::{ResourceKey, TypeName};
 
@@ -59,7 +60,7 @@ pub enum ResourceCommand {
         /// Of several resources at a path, the one of this type (or a subtype).
         #[arg(long = "type", value_name = "TYPE")]
         at_type: Option<TypeName>,
-        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        #[arg(value_name = "NAME_OR_ID", value_parser = key_arg)]
         key: ResourceKey,
     },
     /// One resource's life from the event log, newest first, with its children's changes under
@@ -70,7 +71,7 @@ pub enum ResourceCommand {
         agents resource history local/api-repo -o json"
     )]
     History {
-        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        #[arg(value_name = "NAME_OR_ID", value_parser = key_arg)]
         key: ResourceKey,
         /// At most N operations (default 1000).
         #[arg(long, value_name = "N")]
@@ -98,7 +99,7 @@ pub enum ResourceCommand {
         /// Whole names and every location on each line (the form before names were relative).
         #[arg(long)]
         full_names: bool,
-        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        #[arg(value_name = "NAME_OR_ID", value_parser = key_arg)]
         key: ResourceKey,
     },
     /// Draw the DAG below a resource: dot, Mermaid or SVG (-o json: nodes and edges).
@@ -123,7 +124,7 @@ pub enum ResourceCommand {
         /// What to draw: dot (default), mermaid or svg.
         #[arg(long, value_enum, default_value_t)]
         format: graph::GraphFormat,
-        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        #[arg(value_name = "NAME_OR_ID", value_parser = key_arg)]
         key: ResourceKey,
     },
     /// List the resources located at PATH or above it, nearest first.
@@ -143,9 +144,9 @@ pub enum ResourceCommand {
         Examples:\n  agents resource link-child local/api-repo local/some-subdir"
     )]
     LinkChild {
-        #[arg(value_parser = which::key_arg)]
+        #[arg(value_parser = key_arg)]
         parent: ResourceKey,
-        #[arg(value_parser = which::key_arg)]
+        #[arg(value_parser = key_arg)]
         child: ResourceKey,
     },
     /// Remove the link PARENT → CHILD (both resources stay).
@@ -153,9 +154,9 @@ pub enum ResourceCommand {
         after_help = "Examples:\n  agents resource unlink-child local/api-repo local/some-subdir"
     )]
     UnlinkChild {
-        #[arg(value_parser = which::key_arg)]
+        #[arg(value_parser = key_arg)]
         parent: ResourceKey,
-        #[arg(value_parser = which::key_arg)]
+        #[arg(value_parser = key_arg)]
         child: ResourceKey,
     },
     /// Run discovery again below a resource (its children, or deeper).
@@ -179,7 +180,7 @@ pub enum ResourceCommand {
         /// Of several resources at a path, the one of this type (or a subtype).
         #[arg(long = "type", value_name = "TYPE")]
         at_type: Option<TypeName>,
-        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        #[arg(value_name = "NAME_OR_ID", value_parser = key_arg)]
         key: ResourceKey,
     },
     /// Check resources for changes and bring what changed up to date.
@@ -196,7 +197,7 @@ pub enum ResourceCommand {
     Refresh {
         /// The resources to check (default: every resource you registered whose type has a
         /// handler), with what was explored below them.
-        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        #[arg(value_name = "NAME_OR_ID", value_parser = key_arg)]
         keys: Vec<ResourceKey>,
     },
     /// Keep resources in step with the filesystem while this runs.
@@ -211,7 +212,7 @@ pub enum ResourceCommand {
     )]
     Watch {
         /// The resources to watch (default: every resource you registered).
-        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        #[arg(value_name = "NAME_OR_ID", value_parser = key_arg)]
         keys: Vec<ResourceKey>,
     },
     /// Show the handler's description of a resource, or of one file in it.
@@ -224,7 +225,7 @@ pub enum ResourceCommand {
         /// Of several resources at a path, the one of this type (or a subtype).
         #[arg(long = "type", value_name = "TYPE")]
         at_type: Option<TypeName>,
-        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        #[arg(value_name = "NAME_OR_ID", value_parser = key_arg)]
         key: ResourceKey,
     },
     /// Build and start a devcontainer (what the router's first selection does).
@@ -234,7 +235,7 @@ pub enum ResourceCommand {
         agents resource start local/my-repo-devcontainer"
     )]
     Start {
-        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        #[arg(value_name = "NAME_OR_ID", value_parser = key_arg)]
         key: ResourceKey,
     },
     /// Trust a devcontainer's configuration (or each below a resource), after showing what activation does.
@@ -250,7 +251,7 @@ pub enum ResourceCommand {
         agents resource trust local/my-repo --yes"
     )]
     Trust {
-        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        #[arg(value_name = "NAME_OR_ID", value_parser = key_arg)]
         key: ResourceKey,
         /// Trust without asking (the summary is printed all the same).
         #[arg(long)]
@@ -259,13 +260,13 @@ pub enum ResourceCommand {
     /// Take back your trust in a devcontainer (or in each below a resource).
     #[command(after_help = "Examples:\n  agents resource untrust local/my-repo-devcontainer")]
     Untrust {
-        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        #[arg(value_name = "NAME_OR_ID", value_parser = key_arg)]
         key: ResourceKey,
     },
     /// Stop a running devcontainer (it stays until started again or rebuilt).
     #[command(after_help = "Examples:\n  agents resource stop local/my-repo-devcontainer")]
     Stop {
-        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        #[arg(value_name = "NAME_OR_ID", value_parser = key_arg)]
         key: ResourceKey,
     },
     /// Rebuild a devcontainer from its current devcontainer.json.
@@ -275,7 +276,7 @@ pub enum ResourceCommand {
         Examples:\n  agents resource rebuild local/my-repo-devcontainer"
     )]
     Rebuild {
-        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        #[arg(value_name = "NAME_OR_ID", value_parser = key_arg)]
         key: ResourceKey,
     },
     /// Remove a resource, its links, and the discovered resources only it kept.
@@ -297,7 +298,7 @@ pub enum ResourceCommand {
         /// Of several resources at a path, the one of this type (or a subtype).
         #[arg(long = "type", value_name = "TYPE")]
         at_type: Option<TypeName>,
-        #[arg(value_name = "NAME_OR_ID", value_parser = which::key_arg)]
+        #[arg(value_name = "NAME_OR_ID", value_parser = key_arg)]
         key: ResourceKey,
     },
 }

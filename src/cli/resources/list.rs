@@ -21,7 +21,7 @@ pub struct ListArgs {
     #[arg(long, value_name = "GLOB")]
     name: Option<String>,
     /// Only the resources below this one (its descendants).
-    #[arg(long, value_name = "NAME_OR_ID", value_parser = super::which::key_arg)]
+    #[arg(long, value_name = "NAME_OR_ID", value_parser = crate::cli::keys::key_arg)]
     under: Option<ResourceKey>,
     /// Show at most N (the footer on a terminal says how many matched).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]

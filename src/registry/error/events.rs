@@ -2,7 +2,7 @@
 //! that is neither a number nor a time, an unknown op or kind, a bad
 //! `events.keep`, an unknown registry setting, a limit out of range.
 
-use super::super::recording::{EventOp, KINDS};
+use super::super::event_op::{EventOp, KINDS};
 use thiserror::Error;
 
 /// How a read or a setting of the log is refused.
