@@ -128,7 +128,17 @@ async def concurrent(agents, home, fixtures):
 
 
 async def busy(agents, home, fixtures):
-    return await many(agents, home, "inspect", {"name_or_id": "local/dir"})
+    # A burst finds the slots taken only while the server is slower than
+    # the client sending it; on a machine loaded by something else the
+    # client can be the slower one, and every call gets a slot in time. So
+    # up to five bursts (each on a fresh server), until one meets `busy`:
+    # every burst must still answer or refuse each of its calls.
+    for _ in range(5):
+        seen = await many(agents, home, "inspect", {"name_or_id": "local/dir"})
+        assert seen["busy"] + seen["answered"] == CALLS, seen
+        if seen["busy"] > 0:
+            break
+    return seen
 
 
 SCENARIOS = {"deep_tree": deep_tree, "concurrent": concurrent, "busy": busy}
