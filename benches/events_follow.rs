@@ -3,7 +3,7 @@
 //! 200 ms) and on PostgreSQL (`LISTEN`/`NOTIFY`). Run:
 //!
 //! ```sh
-//! source /tmp/pg.env   # or: eval "$(scripts/test-postgres.sh start)"
+//! eval "$(scripts/test-postgres.sh start)"
 //! cargo bench --bench events_follow
 //! ```
 //!
