@@ -18,6 +18,10 @@
 //! * `resource show -o json` of the tree's root (vs `sqlite3`);
 //! * `resource refresh`, nothing changed (everything hashed again);
 //! * `resource inspect` of the tree's root (a handler call);
+//! * `resource add fs-directory` of a small directory (20 files; a new
+//!   one each round, registered with its two levels) and `resource
+//!   link-child` of the tree's root → it: the writes that record an event
+//!   each (issue 40: ≤ 1.1× with the log on);
 //! * `sandbox create --strategy copy_on_write` of the tree vs `cp -a`
 //!   (each sandbox destroyed, and each copy removed, untimed);
 //! * `tools/call show_resource` to a long-lived `agents mcp` of each
@@ -328,6 +332,13 @@ fn main() {
         c
     };
 
+    // One small directory per round for the registration row (both builds
+    // register the same ones, each in its own home).
+    let small = tmp.join("small");
+    for round in 0..=runs {
+        make_tree(&small.join(format!("r{round:03}")), 20);
+    }
+
     let pythons = pythons();
     let mut mcps: Vec<Mcp> = builds.iter().map(|b| Mcp::start(b, &xdg)).collect();
     for m in &mut mcps {
@@ -342,6 +353,8 @@ fn main() {
     let mut sandbox = Samples::default();
     let mut mcp = Samples::default();
     let mut python = Samples::default();
+    let mut register = Samples::default();
+    let mut link = Samples::default();
     let copy = tmp.join("copy");
     // Round 0 warms caches and is not counted.
     for round in 0..=runs {
@@ -367,6 +380,16 @@ fn main() {
             push(refresh.side(i), t);
             let t = time_command(b.command(&xdg, &["resource", "inspect", "local/tree"]));
             push(inspect.side(i), t);
+            let name = format!("local/small{round:03}");
+            let dir = small.join(format!("r{round:03}"));
+            let dir = dir.to_str().expect("utf-8 path");
+            let t = time_command(b.command(
+                &xdg,
+                &["resource", "add", "fs-directory", &name, "--path", dir],
+            ));
+            push(register.side(i), t);
+            let t = time_command(b.command(&xdg, &["resource", "link-child", "local/tree", &name]));
+            push(link.side(i), t);
 
             let start = Instant::now();
             let made = b.run(
@@ -453,6 +476,8 @@ fn main() {
     row("`resource show -o json`", show, "sqlite3");
     row("`resource refresh`, nothing changed", refresh, "");
     row("`resource inspect` (fs handler)", inspect, "");
+    row("`resource add fs-directory` (20 files)", register, "");
+    row("`resource link-child`", link, "");
     row("`sandbox create` copy_on_write", sandbox, "`cp -a`");
     row("MCP `tools/call show_resource`", mcp, "");
     row("Python `Registry.show_resource`", python, "");
