@@ -32,7 +32,8 @@
 //!   `target/bench-py-venv/bin/python`, which `cargo bench --bench python`
 //!   makes); skipped, saying so, without them.
 //!
-//! `BENCH_RUNS=N` rounds (default 11), `BENCH_FILES=N` files in the tree
+//! `BENCH_RUNS=N` rounds (default 12; an odd number is made even, so
+//! each build goes first equally often), `BENCH_FILES=N` files in the tree
 //! (default 5,000: directories of 100, 1 KiB each). Figures, not asserts.
 
 mod support;
@@ -44,6 +45,8 @@ use std::time::{Duration, Instant};
 use support::median;
 
 const NEW: &str = env!("CARGO_BIN_EXE_agents");
+/// Pairs of each whole-process command (one per build) per round.
+const PAIRS: usize = 4;
 /// MCP calls per binary per round.
 const MCP_BLOCK: usize = 50;
 /// Python calls per binary per round.
@@ -270,7 +273,7 @@ fn main() {
         );
         return;
     }
-    let runs = env_usize("BENCH_RUNS", 11).max(1);
+    let runs = env_usize("BENCH_RUNS", 12).max(2).next_multiple_of(2);
     let files = env_usize("BENCH_FILES", 5_000).max(1);
     let tmp = tempfile::tempdir().expect("temp dir");
     let tmp = std::fs::canonicalize(tmp.path()).expect("canonical temp dir");
@@ -336,7 +339,9 @@ fn main() {
     // register the same ones, each in its own home).
     let small = tmp.join("small");
     for round in 0..=runs {
-        make_tree(&small.join(format!("r{round:03}")), 20);
+        for pair in 0..PAIRS {
+            make_tree(&small.join(format!("r{round:03}-{pair}")), 20);
+        }
     }
 
     let pythons = pythons();
@@ -364,33 +369,76 @@ fn main() {
                 v.push(d);
             }
         };
-        // Which build goes first alternates by round: the first command
-        // after the previous round's `cp -a` runs on colder caches (an
-        // A/A run with a fixed order put the first build 1.4–2.0× behind
-        // the very same binary).
+        // Which build goes first alternates by round (an A/A run with a
+        // fixed order put the first build 1.4–2.0× behind the very same
+        // binary), and the light commands of both builds run before either
+        // copies the tree: a command timed just after the other build's
+        // `sandbox create` ran in its writeback (2026-12-03: with the copy
+        // inside each build's turn and an odd number of rounds, the build
+        // that went second more often read 1.2× slower on every write).
         let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        // Each command is timed in pairs, one build right after the other
+        // (the order alternating by pair), `PAIRS` times a round: a
+        // block of commands per build let the machine drift between the
+        // two builds' figures, and an A/A run of one binary against
+        // itself read up to 1.2× apart under load 2–3.
+        let pairs = |command: &[&str], samples: &mut Samples| {
+            for pair in 0..PAIRS {
+                let order = if pair % 2 == 0 {
+                    order
+                } else {
+                    [order[1], order[0]]
+                };
+                for i in order {
+                    let t = time_command(builds[i].command(&xdg, command));
+                    if keep {
+                        samples.side(i).push(t);
+                    }
+                }
+            }
+        };
+        pairs(&["resource", "list", "-o", "json"], &mut list);
+        pairs(&["resource", "show", "local/tree", "-o", "json"], &mut show);
+        pairs(&["resource", "refresh"], &mut refresh);
+        pairs(&["resource", "inspect", "local/tree"], &mut inspect);
+        for pair in 0..PAIRS {
+            let order = if pair % 2 == 0 {
+                order
+            } else {
+                [order[1], order[0]]
+            };
+            let name = format!("local/small{round:03}-{pair}");
+            let dir = small.join(format!("r{round:03}-{pair}"));
+            let dir = dir.to_str().expect("utf-8 path");
+            for i in order {
+                let add = ["resource", "add", "fs-directory", &name, "--path", dir];
+                push(
+                    register.side(i),
+                    time_command(builds[i].command(&xdg, &add)),
+                );
+            }
+            for i in order {
+                let command = ["resource", "link-child", "local/tree", &name];
+                push(
+                    link.side(i),
+                    time_command(builds[i].command(&xdg, &command)),
+                );
+            }
+        }
         for i in order {
             let b = &builds[i];
-            let t = time_command(b.command(&xdg, &["resource", "list", "-o", "json"]));
-            push(list.side(i), t);
-            let t =
-                time_command(b.command(&xdg, &["resource", "show", "local/tree", "-o", "json"]));
-            push(show.side(i), t);
-            let t = time_command(b.command(&xdg, &["resource", "refresh"]));
-            push(refresh.side(i), t);
-            let t = time_command(b.command(&xdg, &["resource", "inspect", "local/tree"]));
-            push(inspect.side(i), t);
-            let name = format!("local/small{round:03}");
-            let dir = small.join(format!("r{round:03}"));
-            let dir = dir.to_str().expect("utf-8 path");
-            let t = time_command(b.command(
-                &xdg,
-                &["resource", "add", "fs-directory", &name, "--path", dir],
-            ));
-            push(register.side(i), t);
-            let t = time_command(b.command(&xdg, &["resource", "link-child", "local/tree", &name]));
-            push(link.side(i), t);
+            let mut times = Vec::new();
+            mcps[i].show("local/tree", MCP_BLOCK, &mut times);
+            push(mcp.side(i), median(times));
 
+            if let Ok((new_py, before_py)) = &pythons {
+                let py = if i == 0 { new_py } else { before_py };
+                push(python.side(i), python_show(py, &b.home, "local/tree"));
+            }
+        }
+        for i in order {
+            let b = &builds[i];
+            settle();
             let start = Instant::now();
             let made = b.run(
                 &xdg,
@@ -408,18 +456,10 @@ fn main() {
             let made: Value = serde_json::from_str(&made).expect("sandbox json");
             let id = made["sandbox_id"].as_str().expect("sandbox id").to_owned();
             b.run(&xdg, &["sandbox", "destroy", &id]);
-
-            let mut times = Vec::new();
-            mcps[i].show("local/tree", MCP_BLOCK, &mut times);
-            push(mcp.side(i), median(times));
-
-            if let Ok((new_py, before_py)) = &pythons {
-                let py = if i == 0 { new_py } else { before_py };
-                push(python.side(i), python_show(py, &b.home, "local/tree"));
-            }
         }
         push(&mut list.baseline, time_command(sqlite(&list_sql)));
         push(&mut show.baseline, time_command(sqlite(&show_sql)));
+        settle();
         let start = Instant::now();
         let status = Command::new("cp")
             .arg("-a")
@@ -430,6 +470,7 @@ fn main() {
         assert!(status.success());
         push(&mut sandbox.baseline, start.elapsed());
         std::fs::remove_dir_all(&copy).expect("rm copy");
+        settle();
     }
     drop(mcps);
     let load_after = uptime();
@@ -501,6 +542,12 @@ fn fmt(d: Duration) -> String {
 }
 
 /// The load averages (`/proc/loadavg`'s first three).
+/// Write back what the copies left dirty (untimed), so the next timed
+/// command does not run in their writeback.
+fn settle() {
+    let _ = Command::new("sync").status();
+}
+
 fn uptime() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
