@@ -80,6 +80,15 @@ impl EventFollower {
         self
     }
 
+    /// Whether this process wrote `event` (a committed transaction of one
+    /// of its stores): `agents mcp` tells its own resource changes as its
+    /// tools make them, but a list's change whoever made it, so it
+    /// follows every event and asks this per purpose. Judged as
+    /// [`Self::others_only`] judges.
+    pub fn written_here(&self, event: &Event) -> bool {
+        crate::store::written_here(event.seq)
+    }
+
     /// The last event number looked past.
     pub fn last_seq(&self) -> i64 {
         self.last
