@@ -682,9 +682,14 @@ async def listed(agents, home, fixtures, mode):
                               timeout=120)
         assert done.returncode == 0, done.stderr
 
+    params = server(agents, home)
+    # The server waits after acknowledging a listen before it adds the
+    # listener (a debug-build seam): the registration below lands in that
+    # window, and is told when the listener is added.
+    params.env["AGENTS_TEST_MCP_LATE_LISTENER"] = "1"
     async with contextlib.AsyncExitStack() as stack:
         client = await stack.enter_async_context(
-            Client(server(agents, home), mode=mode, message_handler=on_message))
+            Client(params, mode=mode, message_handler=on_message))
         seen["protocol"] = client.protocol_version
         sub = None
         if client.protocol_version >= "2026-07-28":
