@@ -73,8 +73,9 @@ impl Registry {
 }
 
 impl EventFollower {
-    /// Hand back only the events other processes wrote (`agents mcp`
-    /// tells its subscribers of its own changes as it makes them).
+    /// Hand back only the events other processes wrote (for a follower
+    /// that hears of its own changes as it makes them; one that needs
+    /// both asks [`Self::written_here`] per event).
     pub fn others_only(mut self) -> Self {
         self.others_only = true;
         self
