@@ -547,11 +547,21 @@ fn notifications_before_a_stateless_session_are_ignored() {
 
 #[test]
 fn a_subscriber_is_told_of_a_change_another_process_made() {
-    let env = Env::new();
-    env.write("watched/old.txt", "old\n");
-    let Some(seen) = scenario(&env, "others", "legacy") else {
-        return;
-    };
+    for mode in ["legacy", "auto"] {
+        let env = Env::new();
+        env.write("watched/old.txt", "old\n");
+        let Some(seen) = scenario(&env, "others", mode) else {
+            return;
+        };
+        if mode == "auto" {
+            // A listen stream, not the handshake-era subscribe.
+            assert!(seen["protocol"].as_str() >= Some("2026-07-28"), "{seen}");
+        }
+        told_of_the_cli_refresh(&seen);
+    }
+}
+
+fn told_of_the_cli_refresh(seen: &serde_json::Value) {
     // The CLI's refresh, heard through the log: once.
     assert_eq!(
         seen["updated"],
@@ -574,4 +584,32 @@ fn a_subscriber_is_told_of_a_change_another_process_made() {
         "{seen}"
     );
     assert_eq!(seen["changed_total"], 1, "{seen}");
+}
+
+#[test]
+fn a_list_change_is_told_once_whoever_made_it() {
+    for mode in ["legacy", "auto"] {
+        let env = Env::new();
+        env.write("own/f.txt", "f\n");
+        env.write("cli/f.txt", "f\n");
+        env.write(
+            "acme-bare.yaml",
+            "name: acme/bare\nresource_kind: physical\nuser_addable: true\n",
+        );
+        let Some(seen) = scenario(&env, "listed", mode) else {
+            return;
+        };
+        if mode == "auto" {
+            // A listen stream that asked for both lists' changes.
+            assert!(seen["protocol"].as_str() >= Some("2026-07-28"), "{seen}");
+        }
+        // The server's own registration, the CLI's registration and its
+        // removal: one each (none for the CLI's refresh); the CLI's type:
+        // one tools/list_changed.
+        assert_eq!(
+            seen["told"],
+            serde_json::json!({"resources": 3, "tools": 1}),
+            "{mode}: {seen}"
+        );
+    }
 }

@@ -594,7 +594,9 @@ async def outputs(agents, home, fixtures, mode):
 
 async def others(agents, home, fixtures, mode):
     """A change another process makes (the CLI) reaches a subscriber: the
-    server follows the event log; list_events answers it too."""
+    server follows the event log; list_events answers it too. On the
+    handshake session a resources/subscribe, else a listen stream."""
+    import contextlib
     import subprocess
     seen = {}
     legacy = []
@@ -604,13 +606,21 @@ async def others(agents, home, fixtures, mode):
         if getattr(message, "method", None) == "notifications/resources/updated":
             legacy.append(message.params.uri)
 
-    async with Client(server(agents, home), mode="legacy", message_handler=on_message) as client:
+    async with contextlib.AsyncExitStack() as stack:
+        client = await stack.enter_async_context(
+            Client(server(agents, home), mode=mode, message_handler=on_message))
+        seen["protocol"] = client.protocol_version
         await register(client, "fs-directory", "local/watched", directory)
         os.makedirs(os.path.join(fixtures, "quiet"), exist_ok=True)
         await register(client, "fs-directory", "local/quiet", os.path.join(fixtures, "quiet"))
         cursor = ok(await call(client, "list_events", {}))["events"][-1]["seq"]
         uri = "agents://resource/local/watched"
-        await client.subscribe_resource(uri)
+        sub = None
+        if client.protocol_version >= "2026-07-28":
+            # The listen stream's notifications are teed to on_message too.
+            sub = await stack.enter_async_context(client.listen(resource_subscriptions=[uri]))
+        else:
+            await client.subscribe_resource(uri)
         # The server's own write is told once, as its tool made it (none came
         # here: nothing was subscribed then), never again from the log.
         with anyio.move_on_after(1):
@@ -625,6 +635,10 @@ async def others(agents, home, fixtures, mode):
         with anyio.fail_after(5):
             while not legacy:
                 await anyio.sleep(0.02)
+        if sub is not None:
+            with anyio.fail_after(5):
+                event = await sub.__anext__()
+            assert isinstance(event, ResourceUpdated) and event.uri == uri, event
         # Told once.
         await anyio.sleep(1)
         seen["updated"] = list(legacy)
@@ -639,7 +653,89 @@ async def others(agents, home, fixtures, mode):
     print(json.dumps(seen))
 
 
-SCENARIOS = {f.__name__: f for f in [others, pages, tools, sandbox, resources, subscribe, watch, read_only, untrusted,
+async def listed(agents, home, fixtures, mode):
+    """resources/list_changed and tools/list_changed, fed from the event log:
+    for the server's own registration (once, not twice), a CLI registration,
+    a CLI removal (a CLI refresh changes no list), and a CLI type; on the
+    handshake session, or on a listen stream that asked for them."""
+    import contextlib
+    import subprocess
+    from mcp.shared.subscriptions import ResourcesListChanged, ToolsListChanged
+    seen = {}
+    told = {"resources": 0, "tools": 0}
+    methods = {"notifications/resources/list_changed": "resources",
+               "notifications/tools/list_changed": "tools"}
+
+    async def on_message(message):
+        # Both protocols' notifications: a listen stream's are teed here too.
+        which = methods.get(getattr(message, "method", None))
+        if which:
+            told[which] += 1
+
+    async def told_at_least(which, count):
+        with anyio.fail_after(20):
+            while told[which] < count:
+                await anyio.sleep(0.02)
+
+    def cli(*args):
+        done = subprocess.run([agents, "--home", home, *args], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+
+    params = server(agents, home)
+    # The server waits after acknowledging a listen before it adds the
+    # listener (a debug-build seam): the registration below lands in that
+    # window, and is told when the listener is added.
+    params.env["AGENTS_TEST_MCP_LATE_LISTENER"] = "1"
+    async with contextlib.AsyncExitStack() as stack:
+        client = await stack.enter_async_context(
+            Client(params, mode=mode, message_handler=on_message))
+        seen["protocol"] = client.protocol_version
+        sub = None
+        if client.protocol_version >= "2026-07-28":
+            sub = await stack.enter_async_context(
+                client.listen(resources_list_changed=True, tools_list_changed=True))
+            assert sub.honored.resources_list_changed and sub.honored.tools_list_changed, sub.honored
+        # The server's own registration: told from the log, once.
+        await register(client, "fs-directory", "local/own", os.path.join(fixtures, "own"))
+        await told_at_least("resources", 1)
+        if sub is not None:
+            with anyio.fail_after(20):
+                event = await sub.__anext__()
+            assert isinstance(event, ResourcesListChanged), event
+        # Another process's registration.
+        cli("resource", "add", "fs-directory", "local/cli", "--path", os.path.join(fixtures, "cli"))
+        await told_at_least("resources", 2)
+        uris = [r.uri for r in (await client.list_resources()).resources]
+        assert "agents://resource/local/cli" in uris, uris
+        # A refresh changes no list; a removal does.
+        with open(os.path.join(fixtures, "cli", "new.txt"), "w") as f:
+            f.write("new\n")
+        cli("resource", "refresh", "local/cli")
+        cli("resource", "remove", "local/cli")
+        await told_at_least("resources", 3)
+        uris = [r.uri for r in (await client.list_resources()).resources]
+        assert "agents://resource/local/cli" not in uris, uris
+        # A new type changes register_resource's schema: tools/list.
+        cli("resource", "type", "add", os.path.join(fixtures, "acme-bare.yaml"))
+        await told_at_least("tools", 1)
+        if sub is not None:
+            kinds = set()
+            with anyio.fail_after(20):
+                while ToolsListChanged() not in kinds:
+                    kinds.add(await sub.__anext__())
+            assert kinds <= {ResourcesListChanged(), ToolsListChanged()}, kinds
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        branches = listed["register_resource"].input_schema["anyOf"]
+        assert any(b["properties"]["type"]["const"] == "acme/bare" for b in branches), branches
+        # The log is read in order: by the time the type's change was told,
+        # every change before it was, each once — one for each of the three
+        # registrations and removals, none for the refresh.
+        seen["told"] = dict(told)
+    print(json.dumps(seen))
+
+
+SCENARIOS = {f.__name__: f for f in [others, listed, pages, tools, sandbox, resources, subscribe, watch, read_only, untrusted,
                                      cancel, strict, roots, client_roots, outputs]}
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ mod pool;
 mod resources;
 mod roots;
 mod server;
+mod subscriptions;
 mod tools;
 
 use super::{Context, Outcome};

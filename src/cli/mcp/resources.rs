@@ -3,21 +3,19 @@
 //! page at a time (the resources a person registered; their children
 //! through the template), read as the `resource show -o json` view, and
 //! subscribed to: a change a tool, a refresh or the watcher (`--watch`)
-//! makes to a subscribed resource is told to its subscribers.
+//! makes to a subscribed resource is told to its subscribers
+//! ([`Subscriptions`]).
 
 use super::kinds::Refusal;
 use super::pool::Pool;
+use super::subscriptions::Subscriptions;
 use resource_host::model::{ResourceId, ResourceKey};
 use resource_host::registry::{WatchEvent, WatchOptions};
 use rmcp::model::{
     ListResourcesResult, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
-    ResourceUpdatedNotificationParam,
 };
-use rmcp::service::SubscriptionSink;
-use rmcp::{Peer, RoleServer};
-use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 const PREFIX: &str = "agents://resource/";
 
@@ -153,190 +151,6 @@ pub async fn resolve(pool: &Arc<Pool>, uri: &str) -> Result<ResourceId, Refusal>
     let key = key_or_refusal(uri)?;
     pool.with(move |registry| Ok(registry.show_resource(&key)?.resource_id))
         .await
-}
-
-/// A `subscriptions/listen` stream: its token, the (URI, id)s it
-/// accepted, and where its notifications go.
-type Listener = (u64, Vec<(String, ResourceId)>, SubscriptionSink);
-
-/// Changes kept for a listen that was acknowledged before it was added.
-const RECENT: usize = 1024;
-
-/// Listens acknowledged and not yet added, at most (older marks beyond it
-/// are kept, newer dropped: a dropped mark only makes a listen told of a
-/// little more than it asked for, never less).
-const PENDING: usize = 256;
-
-/// The `subscriptions/listen` streams and what they may have missed.
-///
-/// rmcp acknowledges a listen (and the client goes on, refreshing, say)
-/// before it hands the stream to `Server::listen`, which
-/// resolves the URIs before it can add the listener: a change told in that
-/// window would be lost. So each change is numbered and the last few kept;
-/// the acceptance marks where a listen starts, and adding the listener
-/// tells it every kept change since its mark — under one lock with the
-/// changes themselves, so each is told exactly once.
-#[derive(Default)]
-struct Listening {
-    listeners: Vec<Listener>,
-    /// (sequence, id) of the last [`RECENT`] changes.
-    recent: VecDeque<(u64, ResourceId)>,
-    /// The sequence of the last change.
-    seq: u64,
-    /// The sequence at each acceptance whose listener is not added yet.
-    pending: Vec<u64>,
-}
-
-/// Who is told about which resource.
-#[derive(Default)]
-pub struct Subscriptions {
-    /// `resources/subscribe` (the handshake-era protocol): URI, id, peer.
-    legacy: Mutex<Vec<(String, ResourceId, Peer<RoleServer>)>>,
-    /// `subscriptions/listen` (2026-07-28).
-    listening: Mutex<Listening>,
-    next: AtomicU64,
-}
-
-impl Subscriptions {
-    pub fn add_legacy(&self, uri: String, id: ResourceId, peer: Peer<RoleServer>) {
-        if let Ok(mut legacy) = self.legacy.lock() {
-            legacy.retain(|(u, _, _)| *u != uri);
-            legacy.push((uri, id, peer));
-        }
-    }
-
-    pub fn remove_legacy(&self, uri: &str) {
-        if let Ok(mut legacy) = self.legacy.lock() {
-            legacy.retain(|(u, _, _)| u != uri);
-        }
-    }
-
-    /// A listen is being accepted (and will be acknowledged): changes from
-    /// now on are told to it, even those before its listener is added.
-    pub fn accepting(&self) {
-        if let Ok(mut listening) = self.listening.lock()
-            && listening.pending.len() < PENDING
-        {
-            let seq = listening.seq;
-            listening.pending.push(seq);
-        }
-    }
-
-    /// Add a listener, and tell it what changed among `ids` since its
-    /// listen was accepted.
-    pub async fn add_listener(
-        &self,
-        ids: Vec<(String, ResourceId)>,
-        sink: SubscriptionSink,
-    ) -> u64 {
-        let token = self.next.fetch_add(1, Ordering::Relaxed);
-        let mut missed: Vec<String> = Vec::new();
-        if let Ok(mut listening) = self.listening.lock() {
-            // The earliest mark: never later than this listen's own (each
-            // listener takes away the latest, so its own or a later one).
-            let since = listening
-                .pending
-                .iter()
-                .copied()
-                .min()
-                .unwrap_or(listening.seq);
-            if let Some(latest) = (0..listening.pending.len()).max_by_key(|&i| listening.pending[i])
-            {
-                listening.pending.swap_remove(latest);
-            }
-            for (seq, changed) in &listening.recent {
-                if *seq <= since {
-                    continue;
-                }
-                for (uri, id) in &ids {
-                    if id == changed && !missed.contains(uri) {
-                        missed.push(uri.clone());
-                    }
-                }
-            }
-            listening.listeners.push((token, ids, sink.clone()));
-        }
-        for uri in missed {
-            let _ = sink.notify_resource_updated(uri).await;
-        }
-        token
-    }
-
-    pub fn remove_listener(&self, token: u64) {
-        if let Ok(mut listening) = self.listening.lock() {
-            listening.listeners.retain(|(t, _, _)| *t != token);
-        }
-    }
-
-    /// Tell the subscribers of the resources among `changed` (ids or
-    /// names, as a tool reported them).
-    pub async fn changed(&self, pool: &Arc<Pool>, changed: &[String]) {
-        if changed.is_empty() {
-            return;
-        }
-        let ids = match ids_of(pool, changed).await {
-            Ok(ids) => ids,
-            Err(_) => return,
-        };
-        let legacy: Vec<(String, Peer<RoleServer>)> = self
-            .legacy
-            .lock()
-            .map(|l| {
-                l.iter()
-                    .filter(|(_, id, _)| ids.contains(id))
-                    .map(|(u, _, p)| (u.clone(), p.clone()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        for (uri, peer) in legacy {
-            let _ = peer
-                .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
-                .await;
-        }
-        let listening: Vec<(String, SubscriptionSink)> = self
-            .listening
-            .lock()
-            .map(|mut listening| {
-                for id in &ids {
-                    listening.seq += 1;
-                    let seq = listening.seq;
-                    listening.recent.push_back((seq, *id));
-                }
-                while listening.recent.len() > RECENT {
-                    listening.recent.pop_front();
-                }
-                listening
-                    .listeners
-                    .iter()
-                    .flat_map(|(_, subscribed, sink)| {
-                        subscribed
-                            .iter()
-                            .filter(|(_, id)| ids.contains(id))
-                            .map(|(u, _)| (u.clone(), sink.clone()))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        for (uri, sink) in listening {
-            let _ = sink.notify_resource_updated(uri).await;
-        }
-    }
-}
-
-/// `changed` (ids or names) as ids; a name that no longer resolves (the
-/// resource was removed) is looked up no further.
-async fn ids_of(pool: &Arc<Pool>, changed: &[String]) -> Result<Vec<ResourceId>, Refusal> {
-    let changed = changed.to_vec();
-    pool.with(move |registry| {
-        Ok(changed
-            .iter()
-            .filter_map(|text| match text.parse::<ResourceKey>().ok()? {
-                ResourceKey::Id(id) => Some(id),
-                key => registry.show_resource(&key).ok().map(|r| r.resource_id),
-            })
-            .collect())
-    })
-    .await
 }
 
 /// `agents mcp --watch`: a thread watching every registered location

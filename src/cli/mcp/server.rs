@@ -4,7 +4,8 @@
 use super::Mode;
 use super::kinds::Refusal;
 use super::pool::Pool;
-use super::resources::{self, Subscriptions};
+use super::resources;
+use super::subscriptions::Subscriptions;
 use super::tools::{self, Access, Done, Entry, Progress};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -234,7 +235,9 @@ impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
+            .enable_tool_list_changed()
             .enable_resources()
+            .enable_resources_list_changed()
             .enable_resources_subscribe()
             .build();
         ServerConfig::new(capabilities)
@@ -248,6 +251,8 @@ impl ServerHandler for Server {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // Told of the lists' changes from now on (`following`).
+        self.subscriptions.add_session(context.peer.clone());
         // A first call may have asked already (it can arrive first).
         self.pool.scope().ask_once(context.peer);
     }
@@ -352,6 +357,9 @@ impl ServerHandler for Server {
             .collect();
         let mut accepted = SubscriptionFilter::new();
         accepted.resource_subscriptions = Some(uris);
+        // Both lists' changes are told (`following`), when asked for.
+        accepted.resources_list_changed = requested.resources_list_changed;
+        accepted.tools_list_changed = requested.tools_list_changed;
         // Acknowledged next, before `listen` adds the listener: mark where
         // this listen's changes start.
         self.subscriptions.accepting();

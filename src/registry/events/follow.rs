@@ -73,11 +73,21 @@ impl Registry {
 }
 
 impl EventFollower {
-    /// Hand back only the events other processes wrote (`agents mcp`
-    /// tells its subscribers of its own changes as it makes them).
+    /// Hand back only the events other processes wrote (for a follower
+    /// that hears of its own changes as it makes them; one that needs
+    /// both asks [`Self::written_here`] per event).
     pub fn others_only(mut self) -> Self {
         self.others_only = true;
         self
+    }
+
+    /// Whether this process wrote `event` (a committed transaction of one
+    /// of its stores): `agents mcp` tells its own resource changes as its
+    /// tools make them, but a list's change whoever made it, so it
+    /// follows every event and asks this per purpose. Judged as
+    /// [`Self::others_only`] judges.
+    pub fn written_here(&self, event: &Event) -> bool {
+        crate::store::written_here(event.seq)
     }
 
     /// The last event number looked past.

@@ -76,3 +76,23 @@ fn a_dry_run_and_a_refusal_record_nothing() {
     assert!(reg.set_registry_setting("events.keep", Some("0")).is_err());
     assert_eq!(reg.last_event_seq().unwrap(), before);
 }
+
+#[test]
+fn a_follower_knows_the_events_this_process_wrote() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut reg = Registry::open_in_memory().unwrap();
+    let poll = std::time::Duration::from_millis(10);
+    let mut every = reg.follow_events(EventQuery::default(), poll).unwrap();
+    let mut others = reg
+        .follow_events(EventQuery::default(), poll)
+        .unwrap()
+        .others_only();
+    dir(&mut reg, "local/a", &tmp.path().join("a"));
+    let wait = std::time::Duration::from_secs(5);
+    let batch = every.next_batch(&reg, wait).unwrap();
+    assert!(!batch.is_empty());
+    assert!(batch.iter().all(|e| every.written_here(e)), "{batch:?}");
+    // The same events, left out by a follower of the others' only.
+    assert_eq!(others.next_batch(&reg, poll).unwrap(), []);
+    assert_eq!(others.last_seq(), every.last_seq());
+}
