@@ -1,4 +1,4 @@
-//! `events` rows: the log of changes (issue 40). The store's part is the
+//! `events` rows: the log of changes. The store's part is the
 //! sequence and the SQL; what an event says (its op, its subject, its
 //! changes) is `registry::events`'s.
 //!

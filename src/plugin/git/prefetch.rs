@@ -2,8 +2,8 @@
 //! round, side by side, when an operation keeps a memo.
 //!
 //! A handler asks its questions one import call at a time, and each is one
-//! git process: registering a checkout ran ten of them one after another
-//! (issue 41). The questions that always come together — HEAD's branch
+//! git process: registering a checkout ran ten of them one after another.
+//! The questions that always come together — HEAD's branch
 //! and commit; the refs, their peeled targets, the configured upstreams,
 //! the remotes and the stash (a repository's listing); the work tree's
 //! status, which a checkout's hash asks right before its repository is

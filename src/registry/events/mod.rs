@@ -1,4 +1,4 @@
-//! The event log (issue 40): every change to the registry, recorded in
+//! The event log: every change to the registry, recorded in
 //! the transaction that makes it, with who made it and through which
 //! face — and the operations that read it back.
 //!
