@@ -423,7 +423,7 @@ pub(crate) fn refresh(
     } else {
         for row in &roots {
             reg.check_machine(row, "refresh")?;
-            reg.check_row_in_roots(row, "refresh")?;
+            reg.check_location_in_roots(row.location.as_deref(), "refresh")?;
         }
     }
     let mut report = RefreshReport::default();
