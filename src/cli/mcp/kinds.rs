@@ -70,4 +70,3 @@ impl From<Failure> for Refusal {
         }
     }
 }
-
