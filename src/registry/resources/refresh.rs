@@ -35,7 +35,7 @@ use crate::registry::recording::{EventOp, Explored};
 use crate::registry::resources::discovery::{
     ATTEMPTS, Depth, Findings, RootHash, RootUpdate, has_rules,
 };
-use crate::registry::resources::lookup::find_row;
+use crate::registry::resources::lookup::rows_named;
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, args};
 use crate::store::ResourceRow;
@@ -397,13 +397,7 @@ pub(crate) fn refresh(
 ) -> Result<RefreshReport, RegistryError> {
     let _git = reg.git_snapshot();
     let roots = reg.store.read(|r| {
-        let rows = if keys.is_empty() {
-            r.registered_resources()?
-        } else {
-            keys.iter()
-                .map(|k| find_row(r, k))
-                .collect::<Result<Vec<_>, _>>()?
-        };
+        let rows = rows_named(r, keys)?;
         let (_, parents) = r.all_links()?;
         Ok::<_, RegistryError>(parents_first(rows, &parents))
     })?;
