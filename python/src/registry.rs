@@ -442,13 +442,20 @@ methods! {{
         below: bool,
         limit: Option<u32>,
     ) -> PyResult<Py<PyAny>> {
-        let query = event_query(since.as_ref(), resource, below, limit)?;
-        self.run(py, |r| {
-            let query = EventQuery {
-                resource: query.1.as_deref().map(key).transpose()?,
-                ..query.0
-            };
-            r.events(&query)
+        if below && resource.is_none() {
+            return Err(invalid("below=True needs a resource"));
+        }
+        let since = crate::events::since(since.as_ref())?;
+        // The resource key is parsed on the registry's side, as every
+        // other operation's.
+        self.run(py, move |r| {
+            r.events(&EventQuery {
+                since,
+                resource: resource.as_deref().map(key).transpose()?,
+                below,
+                limit,
+                ..EventQuery::default()
+            })
         })
     }
 
@@ -638,24 +645,4 @@ methods! {{
 
     /// Which backend, where, which schema, how much.
     fn info() -> run = |r| r.info();
-}
-
-/// `events(…)`'s arguments checked (the resource key is parsed on the
-/// registry's side, as every other operation's).
-fn event_query(
-    since: Option<&Bound<'_, PyAny>>,
-    resource: Option<String>,
-    below: bool,
-    limit: Option<u32>,
-) -> PyResult<(EventQuery, Option<String>)> {
-    if below && resource.is_none() {
-        return Err(invalid("below=True needs a resource"));
-    }
-    let query = EventQuery {
-        since: crate::events::since(since)?,
-        below,
-        limit,
-        ..EventQuery::default()
-    };
-    Ok((query, resource))
 }

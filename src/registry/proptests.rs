@@ -26,7 +26,6 @@
 use super::*;
 use crate::model::{ResourceId, ResourceKey};
 use crate::registry::{LinksError, ResourcesError};
-use crate::store::ResourceRow;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use std::collections::{BTreeMap, BTreeSet};
@@ -94,18 +93,7 @@ fn op() -> impl Strategy<Value = Op> {
 /// Write an auto-discovered `g/sub` below `parent`, as discovery does.
 fn discover(r: &mut Registry, parent: ResourceId, n: usize) -> ResourceId {
     let id = r.ids.next_id(r.clock.now());
-    let row = ResourceRow::discovered_for_test(id, &format!("local/found-{n}"), "g/sub");
-    r.store
-        .write(|w| {
-            w.insert_resource(&row)?;
-            w.insert_link(
-                crate::dag::AdmittedLink::new_child(parent, id).unwrap(),
-                true,
-                "t",
-                None,
-            )
-        })
-        .unwrap();
+    super::tests::insert_discovered(r, parent, id, &format!("local/found-{n}"), "g/sub");
     id
 }
 

@@ -55,13 +55,15 @@ impl Registry {
         }
     }
 
-    /// [`Registry::check_in_roots`] for a row's location.
-    pub(super) fn check_row_in_roots(
+    /// [`Registry::check_in_roots`] for a resource's location, if it has
+    /// one (an operation on a sandbox is one on its resource's location:
+    /// the original it was made from and is applied to).
+    pub(super) fn check_location_in_roots(
         &self,
-        row: &ResourceRow,
+        location: Option<&str>,
         action: &'static str,
     ) -> Result<(), RegistryError> {
-        match &row.location {
+        match location {
             Some(location) if self.roots.is_some() => {
                 self.check_in_roots(Path::new(location), action)
             }
@@ -69,7 +71,7 @@ impl Registry {
         }
     }
 
-    /// [`Registry::check_row_in_roots`] for the resource `key` names.
+    /// [`Registry::check_location_in_roots`] for the resource `key` names.
     pub(super) fn check_key_in_roots(
         &self,
         key: &ResourceKey,
@@ -79,7 +81,7 @@ impl Registry {
             return Ok(());
         }
         let row = self.store.read(|r| find_row(r, key))?;
-        self.check_row_in_roots(&row, action)
+        self.check_location_in_roots(row.location.as_deref(), action)
     }
 
     /// A registration's location and every other path argument (each
@@ -103,21 +105,6 @@ impl Registry {
             }
         }
         Ok(())
-    }
-
-    /// An operation on a sandbox is one on its resource's location (the
-    /// original it was made from and is applied to).
-    pub(super) fn check_sandbox_in_roots(
-        &self,
-        original: Option<&str>,
-        operation: &'static str,
-    ) -> Result<(), RegistryError> {
-        match original {
-            Some(location) if self.roots.is_some() => {
-                self.check_in_roots(Path::new(location), operation)
-            }
-            _ => Ok(()),
-        }
     }
 
     /// Refuse `action` on the file `path` names unless the file it opens

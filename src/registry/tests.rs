@@ -61,22 +61,27 @@ fn at(home: &crate::home::Home, secs: u64) -> Registry {
 fn discovered_child(r: &mut Registry, parent: &str, n: u128) -> ResourceId {
     let parent = r.show_resource(&key(parent)).unwrap().resource_id;
     let id = ResourceId::from_ulid(ulid::Ulid(n));
+    insert_discovered(r, parent, id, &format!("local/auto{n}"), "fs-directory");
+    id
+}
+
+/// Write the auto-discovered `id`, `name` of `type_name`, below `parent`
+/// (as discovery does).
+pub(super) fn insert_discovered(
+    r: &mut Registry,
+    parent: ResourceId,
+    id: ResourceId,
+    name: &str,
+    type_name: &str,
+) {
+    let row = ResourceRow::discovered_for_test(id, name, type_name);
+    let link = crate::dag::AdmittedLink::new_child(parent, id).unwrap();
     r.store
         .write(|w| {
-            w.insert_resource(&ResourceRow::discovered_for_test(
-                id,
-                &format!("local/auto{n}"),
-                "fs-directory",
-            ))?;
-            w.insert_link(
-                crate::dag::AdmittedLink::new_child(parent, id).unwrap(),
-                true,
-                "t",
-                None,
-            )
+            w.insert_resource(&row)?;
+            w.insert_link(link, true, "t", None)
         })
         .unwrap();
-    id
 }
 
 /// Each body runs twice: on SQLite and on a fresh PostgreSQL schema

@@ -54,7 +54,7 @@ impl Refusal {
 
 impl From<RegistryError> for Refusal {
     fn from(err: RegistryError) -> Self {
-        Self::new(kind(&err), chain(&err))
+        Self::new(err.kind().as_str(), chain(&err))
     }
 }
 
@@ -64,14 +64,9 @@ impl From<Failure> for Refusal {
             Failure::Clap(err) => Self::invalid(err.to_string()),
             Failure::Usage(message) => Self::invalid(message),
             Failure::Refused(err) => match err.downcast_ref::<RegistryError>() {
-                Some(registry) => Self::new(kind(registry), chain(&*err)),
+                Some(registry) => Self::new(registry.kind().as_str(), chain(&*err)),
                 None => Self::new("failed", chain(&*err)),
             },
         }
     }
-}
-
-/// The kind of a registry refusal, as the library names it.
-pub fn kind(err: &RegistryError) -> &'static str {
-    err.kind().as_str()
 }

@@ -183,6 +183,14 @@ fn environment_type() -> TypeName {
     TypeName::parse(ENVIRONMENT_TYPE).unwrap_or_else(|e| unreachable!("a built-in name: {e}"))
 }
 
+/// A setting as its event records it (`null`: none).
+fn fact(row: Option<&SettingRow>) -> serde_json::Value {
+    serde_json::json!(row.map(|r| serde_json::json!({
+        "resource": r.resource.map(|id| id.to_string()),
+        "priority": r.priority.as_str(),
+    })))
+}
+
 impl Registry {
     /// Store the project's (or a plan's) execution environment. The
     /// resource must exist and be an execution environment.
@@ -216,12 +224,6 @@ impl Registry {
             };
             let before = w.setting(&row.scope)?;
             w.put_setting(&row)?;
-            let fact = |r: Option<&SettingRow>| {
-                serde_json::json!(r.map(|r| serde_json::json!({
-                    "resource": r.resource.map(|id| id.to_string()),
-                    "priority": r.priority.as_str(),
-                })))
-            };
             let key = scope_key(&row.scope);
             let fields = [(key.as_str(), fact(before.as_ref()), fact(Some(&row)))];
             if let Some(changes) = crate::registry::recording::diff(&fields) {
@@ -263,13 +265,10 @@ impl Registry {
             let gone = w.delete_setting(scope)?;
             if let Some(before) = before.filter(|_| gone) {
                 let key = scope_key(scope);
-                let was = serde_json::json!({
-                    "resource": before.resource.map(|id| id.to_string()),
-                    "priority": before.priority.as_str(),
-                });
-                let changes = serde_json::json!({ key.as_str(): {"before": was, "after": null} });
+                let fields = [(key.as_str(), fact(Some(&before)), fact(None))];
+                let changes = crate::registry::recording::diff(&fields);
                 let op = crate::registry::recording::EventOp::SettingsChanged;
-                rec.named(w, op, &key, before.resource, Some(changes))?;
+                rec.named(w, op, &key, before.resource, changes)?;
             }
             Ok(gone)
         })

@@ -28,7 +28,6 @@
 
 use crate::model::{HandlerRef, PropertyMap, ResolvedType, Resource, ResourceId, ResourceKey};
 use crate::registry::recording::{EventOp, Explored, MAX_LISTED};
-use crate::registry::resources::equivalence;
 use crate::registry::resources::lookup::{assemble, find_row, load_one};
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, ResourcesError};
@@ -167,6 +166,24 @@ impl Findings {
             && self.root_rehashed.is_none()
             && self.root_first_explored.is_none()
     }
+
+    /// The event's account of what was added below the explored resource
+    /// and what `removed` took; the rest of it is the caller's.
+    pub(crate) fn explored(&self, removed: &[Resource]) -> Explored {
+        let labels = self.added.iter().map(|f| f.row.label());
+        Explored {
+            added: (labels.take(MAX_LISTED).collect(), self.added.len()),
+            gone: (
+                removed
+                    .iter()
+                    .map(Resource::label)
+                    .take(MAX_LISTED)
+                    .collect(),
+                removed.len(),
+            ),
+            ..Explored::default()
+        }
+    }
 }
 
 /// Does a resource of `ty` live in local mode: rules to discover by, and
@@ -259,63 +276,42 @@ fn discover_once(
             (row, properties_changed, findings)
         }
     };
-    let now = reg.now();
-    let rec = reg.recorder();
-    let cache = &reg.types;
-    let (ids, clock) = (&reg.ids, &reg.clock);
-    let (resource, removed) = reg.store.write(|w| {
-        let hash = match &findings.root_rehashed {
-            Some((_, hash)) => hash.as_deref(),
-            None => row.content_hash.as_deref(),
-        };
-        let root = RootUpdate {
-            id: root_id,
-            changed: properties_changed.then_some((&row.properties, hash)),
-            clear_stale: false,
-        };
-        let removed = write_findings(
-            w,
-            &cache.get(w)?,
-            &types,
-            &findings.types,
-            || format!("the rediscovery of {label}"),
-            &findings,
-            Some(root),
-            &now,
-        )?;
-        equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
-        let explored = Explored {
-            added: (
-                findings
-                    .added
-                    .iter()
-                    .map(|f| f.row.label())
-                    .take(MAX_LISTED)
-                    .collect(),
-                findings.added.len(),
-            ),
-            gone: (
-                removed.iter().map(|r| r.label()).take(MAX_LISTED).collect(),
-                removed.len(),
-            ),
-            updated: findings.kept.iter().filter(|k| k.changed()).count(),
-            properties_changed,
-            hash: findings
-                .root_rehashed
-                .as_ref()
-                .map(|(_, after)| (row.content_hash.clone(), after.clone())),
-            unstale: None,
-        };
-        rec.explored(w, EventOp::ResourceDiscovered, &row, explored)?;
-        let fresh = find_row(w, &ResourceKey::Id(root_id))?;
-        Ok::<_, RegistryError>((load_one(w, &types, fresh)?, removed))
-    })?;
-    // Assembled once the write is done, from the findings themselves
-    // (moved, not copied): a wide tree's rows are held once, not twice.
+    let hash = match &findings.root_rehashed {
+        Some((_, hash)) => hash.as_deref(),
+        None => row.content_hash.as_deref(),
+    };
+    let root = RootUpdate {
+        id: root_id,
+        changed: properties_changed.then_some((&row.properties, hash)),
+        clear_stale: false,
+    };
     let (kept, updated) = (
         findings.kept.len(),
         findings.kept.iter().filter(|k| k.changed()).count(),
     );
+    let (resource, removed) = reg.write_exploration(
+        &types,
+        &findings.types,
+        || format!("the rediscovery of {label}"),
+        &findings,
+        root,
+        |w, rec, removed| {
+            let explored = Explored {
+                updated,
+                properties_changed,
+                hash: findings
+                    .root_rehashed
+                    .as_ref()
+                    .map(|(_, after)| (row.content_hash.clone(), after.clone())),
+                ..findings.explored(&removed)
+            };
+            rec.explored(w, EventOp::ResourceDiscovered, &row, explored)?;
+            let fresh = find_row(w, &ResourceKey::Id(root_id))?;
+            Ok((load_one(w, &types, fresh)?, removed))
+        },
+    )?;
+    // Assembled once the write is done, from the findings themselves
+    // (moved, not copied): a wide tree's rows are held once, not twice.
     Ok(DiscoveryReport {
         resource,
         added: added_resources(&types, findings.added)?,

@@ -46,7 +46,7 @@ pub(crate) fn inspect(
             ));
         }
     }
-    reg.check_row_in_roots(&row, "inspect")?;
+    reg.check_location_in_roots(row.location.as_deref(), "inspect")?;
     if let (Some(file), Some(location)) = (file, &row.location) {
         reg.check_inspected_file(Path::new(location), file)?;
     }

@@ -33,6 +33,18 @@ pub(crate) fn find_row(r: &Reader<'_>, key: &ResourceKey) -> Result<ResourceRow,
     })
 }
 
+/// The rows `keys` name, in their order; none named: every resource
+/// someone registered (what `refresh` and `watch` act on).
+pub(crate) fn rows_named(
+    r: &Reader<'_>,
+    keys: &[ResourceKey],
+) -> Result<Vec<ResourceRow>, RegistryError> {
+    if keys.is_empty() {
+        return Ok(r.registered_resources()?);
+    }
+    keys.iter().map(|k| find_row(r, k)).collect()
+}
+
 /// `row` with its links, assembled.
 pub(crate) fn load_one(
     r: &Reader<'_>,

@@ -31,12 +31,11 @@
 use crate::model::{PropertyMap, ResolvedType, ResourceId, ResourceKey};
 use crate::registry::ResourcesError;
 use crate::registry::plugins::handlers::Handler;
-use crate::registry::recording::{EventOp, Explored, MAX_LISTED};
+use crate::registry::recording::{EventOp, Explored};
 use crate::registry::resources::discovery::{
-    ATTEMPTS, Depth, Findings, RootHash, RootUpdate, has_rules, write_findings,
+    ATTEMPTS, Depth, Findings, RootHash, RootUpdate, has_rules,
 };
-use crate::registry::resources::equivalence;
-use crate::registry::resources::lookup::find_row;
+use crate::registry::resources::lookup::rows_named;
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, args};
 use crate::store::ResourceRow;
@@ -239,79 +238,16 @@ impl Registry {
         } else {
             Findings::default()
         };
-        let forced: HashSet<ResourceId> = findings
-            .kept
-            .iter()
-            .filter(|k| k.answer_changed())
-            .map(|k| k.id)
-            .collect();
-        let now = self.now();
-        let rec = self.recorder();
-        let cache = &self.types;
-        let label = row.label();
-        let (ids, clock) = (&self.ids, &self.clock);
-        let removed = self.store.write(|w| {
-            // `apply` wrote a changed root hash that `explore` saw; what
-            // this check found is written with the root.
-            let root = RootUpdate {
-                id: row.id,
-                changed: (properties_changed || hash != row.content_hash)
-                    .then_some((&properties, hash.as_deref())),
-                clear_stale: row.stale.is_some(),
-            };
-            let removed = write_findings(
-                w,
-                &cache.get(w)?,
-                types,
-                std::iter::once(&row.type_name).chain(&findings.types),
-                || format!("the refresh of {label}"),
-                &findings,
-                Some(root),
-                &now,
-            )?;
-            equivalence::reconcile(w, types, &|| ids.next_id(clock.now()), &now)?;
-            let explored = Explored {
-                added: (
-                    findings
-                        .added
-                        .iter()
-                        .map(|f| f.row.label())
-                        .take(MAX_LISTED)
-                        .collect(),
-                    findings.added.len(),
-                ),
-                gone: (
-                    removed.iter().map(|r| r.label()).take(MAX_LISTED).collect(),
-                    removed.len(),
-                ),
-                updated: findings.kept.iter().filter(|k| k.answer_changed()).count(),
-                properties_changed,
-                hash: (hash != row.content_hash).then(|| (row.content_hash.clone(), hash.clone())),
-                unstale: row.stale.clone(),
-            };
-            rec.explored(w, EventOp::ResourceRefreshed, row, explored)?;
-            Ok::<_, RegistryError>(removed)
-        })?;
-        let added = findings
-            .added
-            .iter()
-            .map(|f| f.row.label())
-            .collect::<Vec<_>>();
-        Ok(Outcome::Changed(
-            ChangedResource {
-                resource_id: row.id,
-                resource: label,
-                properties_changed,
-                added,
-                removed: removed.iter().map(|r| r.label()).collect(),
-                updated: findings.kept.iter().filter(|k| k.answer_changed()).count(),
-            },
-            forced,
-        ))
+        let root = RootUpdate {
+            id: row.id,
+            changed: (properties_changed || hash != row.content_hash)
+                .then_some((&properties, hash.as_deref())),
+            clear_stale: row.stale.is_some(),
+        };
+        let hash = (hash != row.content_hash).then(|| (row.content_hash.clone(), hash.clone()));
+        self.write_refresh(types, row, &findings, root, properties_changed, hash)
     }
-}
 
-impl Registry {
     /// Refresh a resource in local mode (no handler, rules): its
     /// placeholders brought in line with the rules as they are now.
     fn refresh_placeholders(
@@ -324,52 +260,60 @@ impl Registry {
         if findings.added.is_empty() && findings.vanished.is_empty() {
             return Ok(Outcome::Unchanged);
         }
-        let now = self.now();
-        let rec = self.recorder();
-        let cache = &self.types;
+        let root = RootUpdate {
+            id: row.id,
+            changed: None,
+            clear_stale: false,
+        };
+        self.write_refresh(types, row, &findings, root, false, None)
+    }
+
+    /// Write what a refresh of `row` found, `root` bringing `row` itself
+    /// up to date (its properties, its `hash` before and after when it
+    /// changed, its stale mark cleared), and record it: one transaction.
+    fn write_refresh(
+        &mut self,
+        types: &Arc<TypeSet>,
+        row: &ResourceRow,
+        findings: &Findings,
+        root: RootUpdate<'_>,
+        properties_changed: bool,
+        hash: Option<(Option<String>, Option<String>)>,
+    ) -> Result<Outcome, RegistryError> {
+        let changed = findings.kept.iter().filter(|k| k.answer_changed());
+        // Children whose answer changed are checked next, forced.
+        let forced: HashSet<ResourceId> = changed.clone().map(|k| k.id).collect();
+        let updated = changed.count();
+        let unstale = row.stale.clone().filter(|_| root.clear_stale);
         let label = row.label();
-        let (ids, clock) = (&self.ids, &self.clock);
-        let removed = self.store.write(|w| {
-            let removed = write_findings(
-                w,
-                &cache.get(w)?,
-                types,
-                std::iter::once(&row.type_name).chain(&findings.types),
-                || format!("the refresh of {label}"),
-                &findings,
-                None,
-                &now,
-            )?;
-            equivalence::reconcile(w, types, &|| ids.next_id(clock.now()), &now)?;
-            let explored = Explored {
-                added: (
-                    findings
-                        .added
-                        .iter()
-                        .map(|f| f.row.label())
-                        .take(MAX_LISTED)
-                        .collect(),
-                    findings.added.len(),
-                ),
-                gone: (
-                    removed.iter().map(|r| r.label()).take(MAX_LISTED).collect(),
-                    removed.len(),
-                ),
-                ..Explored::default()
-            };
-            rec.explored(w, EventOp::ResourceRefreshed, row, explored)?;
-            Ok::<_, RegistryError>(removed)
-        })?;
+        let removed = self.write_exploration(
+            types,
+            std::iter::once(&row.type_name).chain(&findings.types),
+            || format!("the refresh of {label}"),
+            findings,
+            root,
+            |w, rec, removed| {
+                let explored = Explored {
+                    updated,
+                    properties_changed,
+                    hash,
+                    unstale,
+                    ..findings.explored(&removed)
+                };
+                rec.explored(w, EventOp::ResourceRefreshed, row, explored)?;
+                Ok(removed)
+            },
+        )?;
         Ok(Outcome::Changed(
             ChangedResource {
                 resource_id: row.id,
                 resource: label,
-                properties_changed: false,
+                properties_changed,
                 added: findings.added.iter().map(|f| f.row.label()).collect(),
                 removed: removed.iter().map(|r| r.label()).collect(),
-                updated: 0,
+                updated,
             },
-            HashSet::new(),
+            forced,
         ))
     }
 
@@ -453,13 +397,7 @@ pub(crate) fn refresh(
 ) -> Result<RefreshReport, RegistryError> {
     let _git = reg.git_snapshot();
     let roots = reg.store.read(|r| {
-        let rows = if keys.is_empty() {
-            r.registered_resources()?
-        } else {
-            keys.iter()
-                .map(|k| find_row(r, k))
-                .collect::<Result<Vec<_>, _>>()?
-        };
+        let rows = rows_named(r, keys)?;
         let (_, parents) = r.all_links()?;
         Ok::<_, RegistryError>(parents_first(rows, &parents))
     })?;
@@ -479,7 +417,7 @@ pub(crate) fn refresh(
     } else {
         for row in &roots {
             reg.check_machine(row, "refresh")?;
-            reg.check_row_in_roots(row, "refresh")?;
+            reg.check_location_in_roots(row.location.as_deref(), "refresh")?;
         }
     }
     let mut report = RefreshReport::default();

@@ -287,21 +287,7 @@ pub(crate) fn register_resource(
     let types = reg.store.read(|r| reg.types.get(r))?;
     let at = Stamp::now(reg);
     let prepared = reg.prepare(&types, &at, request, progress)?;
-    let now = reg.now();
-    let rec = reg.recorder();
-    let cache = &reg.types;
-    let (ids, clock) = (&reg.ids, &reg.clock);
-    reg.store.write(|w| {
-        let current = cache.get(w)?;
-        write_prepared(
-            w,
-            &current,
-            &mut w.resource_inserter()?,
-            &prepared,
-            &now,
-            &rec,
-        )?;
-        equivalence::reconcile(w, &prepared.types, &|| ids.next_id(clock.now()), &now)?;
+    write_registrations(reg, &types, std::slice::from_ref(&prepared), |w| {
         let children = w.children_of(prepared.row.id)?;
         assemble(&prepared.types, prepared.row.clone(), Vec::new(), children)
     })
@@ -319,6 +305,19 @@ pub(crate) fn register_resources(
         .into_iter()
         .map(|r| reg.prepare(&types, &at, r, &mut |_| ControlFlow::Continue(())))
         .collect::<Result<Vec<_>, _>>()?;
+    write_registrations(reg, &types, &prepared, |_| {
+        Ok(prepared.iter().map(|p| p.row.id).collect())
+    })
+}
+
+/// Write `prepared` in one transaction, the identities reconciled, and
+/// answer what `finish` reads then.
+fn write_registrations<T>(
+    reg: &mut Registry,
+    types: &Arc<TypeSet>,
+    prepared: &[Prepared],
+    finish: impl FnOnce(&Writer<'_>) -> Result<T, RegistryError>,
+) -> Result<T, RegistryError> {
     let now = reg.now();
     let rec = reg.recorder();
     let cache = &reg.types;
@@ -326,10 +325,10 @@ pub(crate) fn register_resources(
     reg.store.write(|w| {
         let current = cache.get(w)?;
         let mut inserter = w.resource_inserter()?;
-        for p in &prepared {
+        for p in prepared {
             write_prepared(w, &current, &mut inserter, p, &now, &rec)?;
         }
-        equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
-        Ok(prepared.iter().map(|p| p.row.id).collect())
+        equivalence::reconcile(w, types, &|| ids.next_id(clock.now()), &now)?;
+        finish(w)
     })
 }

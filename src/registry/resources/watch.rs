@@ -83,15 +83,9 @@ impl Registry {
         watched: &mut HashMap<PathBuf, ResourceKey>,
         on_event: &mut dyn FnMut(WatchEvent),
     ) -> Result<(), RegistryError> {
-        let rows: Vec<ResourceRow> = self.store.read(|r| {
-            if keys.is_empty() {
-                Ok::<_, RegistryError>(r.registered_resources()?)
-            } else {
-                keys.iter()
-                    .map(|k| crate::registry::resources::lookup::find_row(r, k))
-                    .collect()
-            }
-        })?;
+        let rows = self
+            .store
+            .read(|r| crate::registry::resources::lookup::rows_named(r, keys))?;
         // With roots, only what lies inside them is watched (a watch
         // refreshes what it sees change).
         let rows: Vec<ResourceRow> = rows.into_iter().filter(|r| self.row_in_roots(r)).collect();

@@ -55,7 +55,7 @@ pub(in crate::registry) fn destroy_sandbox(
             Ok::<_, RegistryError>((row, location))
         })?;
     reg.check_machine_of(row.resource, || shown.resource.clone(), "its sandboxes")?;
-    reg.check_sandbox_in_roots(location.as_deref(), "destroy")?;
+    reg.check_location_in_roots(location.as_deref(), "destroy")?;
     let strategy = reg.implementation(row.strategy);
     let place = place::place(&root, &row, location.as_deref(), &*strategy)?;
     // A mount inside is refused before anything changes: the sandbox

@@ -36,7 +36,7 @@ impl Registry {
         })?;
         // Its files are on the machine of its resource.
         self.check_machine_of(resource.resource_id, || resource.label(), "its sandboxes")?;
-        self.check_sandbox_in_roots(resource.location.as_deref(), operation)?;
+        self.check_location_in_roots(resource.location.as_deref(), operation)?;
         Ok((row, resource))
     }
 

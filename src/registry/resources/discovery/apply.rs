@@ -6,9 +6,11 @@ use super::{Findings, Found};
 use crate::dag::AdmittedLink;
 use crate::model::{HandlerRef, PropertyMap, Resource, ResourceId, TypeName};
 use crate::registry::link_refused as refused;
+use crate::registry::recording::Recorder;
+use crate::registry::resources::equivalence;
 use crate::registry::resources::removal::what_goes;
 use crate::registry::type_set::TypeSet;
-use crate::registry::{RegistryError, ResourcesError, TypesError};
+use crate::registry::{Registry, RegistryError, ResourcesError, TypesError};
 use crate::store::Writer;
 use crate::store::{ResourceInserter, ResourceRow, StoreError};
 use std::collections::HashSet;
@@ -88,6 +90,42 @@ pub(in crate::registry) fn write_findings<'a>(
         }
     }
     Ok(removed)
+}
+
+impl Registry {
+    /// One transaction writing what an exploration of a stored resource
+    /// found (discovery and refresh): [`write_findings`], the identities
+    /// reconciled, then `finish` — the event, what to answer — with the
+    /// resources that went.
+    pub(in crate::registry) fn write_exploration<'a, T>(
+        &mut self,
+        types: &Arc<TypeSet>,
+        relied_on: impl IntoIterator<Item = &'a TypeName>,
+        what: impl FnOnce() -> String,
+        findings: &Findings,
+        root: RootUpdate<'_>,
+        finish: impl FnOnce(&Writer<'_>, &Recorder, Vec<Resource>) -> Result<T, RegistryError>,
+    ) -> Result<T, RegistryError> {
+        let now = self.now();
+        let rec = self.recorder();
+        let cache = &self.types;
+        let (ids, clock) = (&self.ids, &self.clock);
+        self.store.write(|w| {
+            let current = cache.get(w)?;
+            let removed = write_findings(
+                w,
+                &current,
+                types,
+                relied_on,
+                what,
+                findings,
+                Some(root),
+                &now,
+            )?;
+            equivalence::reconcile(w, types, &|| ids.next_id(clock.now()), &now)?;
+            finish(w, &rec, removed)
+        })
+    }
 }
 
 /// Write `findings` in the caller's transaction: vanished links first

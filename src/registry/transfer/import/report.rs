@@ -5,7 +5,7 @@
 use crate::model::{ModuleName, ResourceId, ResourceKind, ResourceName, TypeName};
 use crate::store::ResourceRow;
 use serde::Serialize;
-use std::fmt;
+use thiserror::Error;
 
 /// How [`Registry::import_document`](crate::registry::Registry::import_document)
 /// imports.
@@ -71,20 +71,25 @@ impl ImportReport {
 }
 
 /// Where the document and the registry disagree about the same thing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ImportConflict {
     /// A name the document gives one resource belongs to another here.
+    #[error("resource name {name} is {here} here but {document} in the document")]
     ResourceName {
         name: ResourceName,
         here: ResourceId,
         document: ResourceId,
     },
     /// The same resource (same id) is here with other values.
+    #[error("resource {resource} is here with other {}", fields.join(", "))]
     ResourceChanged {
         resource: String,
         fields: Vec<&'static str>,
     },
     /// The document says a resource is of one kind, its type here another.
+    #[error(
+        "resource {resource} is {document} in the document, but type {type_name} is {here} here"
+    )]
     ResourceKind {
         resource: String,
         type_name: TypeName,
@@ -92,108 +97,47 @@ pub enum ImportConflict {
         here: ResourceKind,
     },
     /// A type of that name is registered here with another spec.
+    #[error("type {name} is registered here with another spec (from {here_source})")]
     Type { name: TypeName, here_source: String },
     /// The module is added here with other bytes.
+    #[error(
+        "plugin {module} is sha256 {} here but {} in the document",
+        short(here),
+        short(document)
+    )]
     Plugin {
         module: ModuleName,
         here: String,
         document: String,
     },
     /// The link is here with other flags.
+    #[error("link {parent} → {child} is here with other {}", fields.join(", "))]
     Link {
         parent: String,
         child: String,
         fields: Vec<&'static str>,
     },
     /// The setting is here with another value.
+    #[error("the {setting} environment setting is here with another value")]
     Setting { setting: String },
-}
-
-impl fmt::Display for ImportConflict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::ResourceName {
-                name,
-                here,
-                document,
-            } => write!(
-                f,
-                "resource name {name} is {here} here but {document} in the document"
-            ),
-            Self::ResourceChanged { resource, fields } => write!(
-                f,
-                "resource {resource} is here with other {}",
-                fields.join(", ")
-            ),
-            Self::ResourceKind {
-                resource,
-                type_name,
-                document,
-                here,
-            } => write!(
-                f,
-                "resource {resource} is {document} in the document, but type {type_name} is \
-                 {here} here"
-            ),
-            Self::Type { name, here_source } => write!(
-                f,
-                "type {name} is registered here with another spec (from {here_source})"
-            ),
-            Self::Plugin {
-                module,
-                here,
-                document,
-            } => write!(
-                f,
-                "plugin {module} is sha256 {} here but {} in the document",
-                short(here),
-                short(document)
-            ),
-            Self::Link {
-                parent,
-                child,
-                fields,
-            } => write!(
-                f,
-                "link {parent} → {child} is here with other {}",
-                fields.join(", ")
-            ),
-            Self::Setting { setting } => {
-                write!(
-                    f,
-                    "the {setting} environment setting is here with another value"
-                )
-            }
-        }
-    }
 }
 
 /// A plugin the document names by hash whose file the target's plugin
 /// store does not hold (and the document does not carry).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{module} (sha256 {sha256})")]
 pub struct MissingPlugin {
     pub module: ModuleName,
     pub sha256: String,
 }
 
-impl fmt::Display for MissingPlugin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (sha256 {})", self.module, self.sha256)
-    }
-}
-
 /// A type some of the document's resources have that neither the
 /// registry nor the document defines.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{type_name} ({resources} resource(s))")]
 pub struct MissingType {
     pub type_name: TypeName,
     pub resources: usize,
-}
-
-impl fmt::Display for MissingType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({} resource(s))", self.type_name, self.resources)
-    }
 }
 
 fn short(sha: &str) -> &str {
