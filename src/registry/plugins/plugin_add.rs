@@ -36,32 +36,24 @@ pub(crate) struct AddSpec<'a> {
     pub rehearse: bool,
 }
 
-impl Registry {
-    /// Add the component at `path` to the plugin store (`agents plugin add`).
-    /// It must be a component of a contract version this host serves whose
-    /// `describe()` answers; it is registered under
-    /// [`AddPluginOptions::module`] if given, else under the module name it
-    /// reports. An added module is refused unless
-    /// [`replace`](AddPluginOptions::replace); a replacement must still
-    /// export every class a type uses.
-    pub fn add_plugin(
-        &mut self,
-        path: &Path,
-        options: AddPluginOptions,
-    ) -> Result<PluginView, RegistryError> {
-        let AddPluginOptions { module, replace } = options;
-        self.check_read_in_roots(path, "reading a plugin file")?;
-        let acceptance = accept(&self.plugins.runtime, path, module.as_ref())?;
-        let spec = AddSpec {
-            source: path.display().to_string(),
-            replace,
-            force: false,
-            provenance: None,
-            rehearse: false,
-        };
-        let (view, _) = add_accepted(self, acceptance, &spec)?;
-        Ok(view)
-    }
+/// The work of [`Registry::add_plugin`].
+pub(crate) fn add_plugin(
+    reg: &mut Registry,
+    path: &Path,
+    options: AddPluginOptions,
+) -> Result<PluginView, RegistryError> {
+    let AddPluginOptions { module, replace } = options;
+    reg.check_read_in_roots(path, "reading a plugin file")?;
+    let acceptance = accept(&reg.plugins.runtime, path, module.as_ref())?;
+    let spec = AddSpec {
+        source: path.display().to_string(),
+        replace,
+        force: false,
+        provenance: None,
+        rehearse: false,
+    };
+    let (view, _) = add_accepted(reg, acceptance, &spec)?;
+    Ok(view)
 }
 
 /// Write an accepted component (see the module doc); answers its view

@@ -274,51 +274,55 @@ pub(crate) fn verify_component(row: &PluginRow, bytes: &[u8]) -> Result<(), Regi
     })
 }
 
-impl Registry {
-    /// The built-in modules (when the registry can run handlers), then the
-    /// added ones.
-    pub fn list_plugins(&self) -> Result<Vec<PluginView>, RegistryError> {
-        let mut views = Vec::new();
-        for (module, bytes) in builtin_components() {
-            views.push(self.builtin_view(&module, bytes)?);
-        }
-        let stored = self.store.read(|r| {
-            r.plugins()?
-                .into_iter()
-                .map(|row| view(r, row))
-                .collect::<Result<Vec<_>, RegistryError>>()
-        })?;
-        views.extend(stored);
-        Ok(views)
+/// The work of [`Registry::list_plugins`].
+pub(crate) fn list_plugins(reg: &Registry) -> Result<Vec<PluginView>, RegistryError> {
+    let mut views = Vec::new();
+    for (module, bytes) in builtin_components() {
+        views.push(reg.builtin_view(&module, bytes)?);
     }
+    let stored = reg.store.read(|r| {
+        r.plugins()?
+            .into_iter()
+            .map(|row| view(r, row))
+            .collect::<Result<Vec<_>, RegistryError>>()
+    })?;
+    views.extend(stored);
+    Ok(views)
+}
 
-    pub fn show_plugin(&self, module: &ModuleName) -> Result<PluginView, RegistryError> {
-        if let Some(bytes) = builtin_component(module) {
-            return self.builtin_view(module, bytes);
-        }
-        self.store.read(|r| view(r, find_plugin(r, module)?))
+/// The work of [`Registry::show_plugin`].
+pub(crate) fn show_plugin(
+    reg: &Registry,
+    module: &ModuleName,
+) -> Result<PluginView, RegistryError> {
+    if let Some(bytes) = builtin_component(module) {
+        return reg.builtin_view(module, bytes);
     }
+    reg.store.read(|r| view(r, find_plugin(r, module)?))
+}
 
-    /// Remove a module no type uses; its file goes when no module shares it.
-    pub fn remove_plugin(&mut self, module: &ModuleName) -> Result<PluginView, RegistryError> {
-        let rec = self.recorder();
-        let removed = self.store.write(|w| {
-            let row = find_plugin(w, module)?;
-            let types = w.types_using_module(module)?;
-            if !types.is_empty() {
-                return Err(RegistryError::Plugins(PluginsError::PluginInUse {
-                    module: module.clone(),
-                    types,
-                }));
-            }
-            w.delete_plugin(module)?;
-            w.drop_unused_plugin_component(&row.sha256)?;
-            let changes = serde_json::json!({"version": row.version, "sha256": row.sha256});
-            let op = crate::registry::recording::EventOp::PluginRemoved;
-            rec.named(w, op, &row.module.to_string(), None, Some(changes))?;
-            Ok(PluginView::new(row, Vec::new(), Vec::new(), None))
-        })?;
-        self.forget_file_if_unused(&removed.sha256);
-        Ok(removed)
-    }
+/// The work of [`Registry::remove_plugin`].
+pub(crate) fn remove_plugin(
+    reg: &mut Registry,
+    module: &ModuleName,
+) -> Result<PluginView, RegistryError> {
+    let rec = reg.recorder();
+    let removed = reg.store.write(|w| {
+        let row = find_plugin(w, module)?;
+        let types = w.types_using_module(module)?;
+        if !types.is_empty() {
+            return Err(RegistryError::Plugins(PluginsError::PluginInUse {
+                module: module.clone(),
+                types,
+            }));
+        }
+        w.delete_plugin(module)?;
+        w.drop_unused_plugin_component(&row.sha256)?;
+        let changes = serde_json::json!({"version": row.version, "sha256": row.sha256});
+        let op = crate::registry::recording::EventOp::PluginRemoved;
+        rec.named(w, op, &row.module.to_string(), None, Some(changes))?;
+        Ok(PluginView::new(row, Vec::new(), Vec::new(), None))
+    })?;
+    reg.forget_file_if_unused(&removed.sha256);
+    Ok(removed)
 }

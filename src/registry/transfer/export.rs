@@ -64,40 +64,37 @@ impl ExportOptions {
     }
 }
 
-impl Registry {
-    /// Everything worth moving, as one document (see
-    /// [`document`]); [`ExportOptions::with_plugins`]
-    /// embeds each plugin component (base64), so the document alone can
-    /// fill a new home.
-    pub fn export_document(
-        &self,
-        options: ExportOptions,
-    ) -> Result<RegistryDocument, RegistryError> {
-        let ExportOptions {
-            with_plugins,
-            with_events,
-        } = options;
-        let files = match with_plugins {
-            true => Some(self.plugins.files("cannot embed the plugin components")?),
-            false => None,
-        };
-        let exported_at = self.now();
-        self.store.read(|r| {
-            let types = r
-                .types()?
-                .into_iter()
-                .filter(|row| !row.spec.built_in)
-                .map(|row| TypeEntry {
-                    name: row.spec.name.clone(),
-                    spec: render_type_file(&row.spec),
-                    source: row.source,
-                    created_at: row.created_at,
-                    updated_at: row.updated_at,
-                })
-                .collect();
-            let mut plugins = Vec::new();
-            for row in r.plugins()? {
-                let bytes = match files {
+/// The work of [`Registry::export_document`].
+pub(crate) fn export_document(
+    reg: &Registry,
+    options: ExportOptions,
+) -> Result<RegistryDocument, RegistryError> {
+    let ExportOptions {
+        with_plugins,
+        with_events,
+    } = options;
+    let files = match with_plugins {
+        true => Some(reg.plugins.files("cannot embed the plugin components")?),
+        false => None,
+    };
+    let exported_at = reg.now();
+    reg.store.read(|r| {
+        let types = r
+            .types()?
+            .into_iter()
+            .filter(|row| !row.spec.built_in)
+            .map(|row| TypeEntry {
+                name: row.spec.name.clone(),
+                spec: render_type_file(&row.spec),
+                source: row.source,
+                created_at: row.created_at,
+                updated_at: row.updated_at,
+            })
+            .collect();
+        let mut plugins = Vec::new();
+        for row in r.plugins()? {
+            let bytes =
+                match files {
                     // This machine's copy, else the registry's (a plugin
                     // added on another machine), verified either way.
                     Some(files) if !files.path_of(&row.sha256).is_ok_and(|p| p.exists()) => {
@@ -118,62 +115,61 @@ impl Registry {
                     })?),
                     None => None,
                 };
-                let provenance = r.plugin_provenance(&row.module)?;
-                plugins.push(PluginEntry::from_row(row, provenance, bytes.as_deref()));
-            }
-            Ok(RegistryDocument {
-                format: crate::registry::transfer::document::FORMAT.to_owned(),
-                version: VERSION,
-                schema_version: r.schema_version()?,
-                exported_at,
-                produced_by: concat!("agents ", env!("CARGO_PKG_VERSION")).to_owned(),
-                builtin_catalogue: r.meta(CATALOGUE_KEY)?,
-                types,
-                plugins,
-                resources: r.resources(None)?,
-                links: r.link_rows()?,
-                environment_settings: r.settings()?.into_iter().map(Into::into).collect(),
-                events: match with_events {
-                    true => all_events(r)?,
-                    false => Vec::new(),
-                },
-            })
+            let provenance = r.plugin_provenance(&row.module)?;
+            plugins.push(PluginEntry::from_row(row, provenance, bytes.as_deref()));
+        }
+        Ok(RegistryDocument {
+            format: crate::registry::transfer::document::FORMAT.to_owned(),
+            version: VERSION,
+            schema_version: r.schema_version()?,
+            exported_at,
+            produced_by: concat!("agents ", env!("CARGO_PKG_VERSION")).to_owned(),
+            builtin_catalogue: r.meta(CATALOGUE_KEY)?,
+            types,
+            plugins,
+            resources: r.resources(None)?,
+            links: r.link_rows()?,
+            environment_settings: r.settings()?.into_iter().map(Into::into).collect(),
+            events: match with_events {
+                true => all_events(r)?,
+                false => Vec::new(),
+            },
         })
-    }
+    })
+}
 
-    /// Which backend, where, which schema, how much (`agents registry info`).
-    pub fn info(&self) -> Result<RegistryInfo, RegistryError> {
-        let (schema_version, builtin_catalogue, counts, server_bytes) = self.store.read(|r| {
-            Ok::<_, RegistryError>((
-                r.schema_version()?,
-                r.meta(CATALOGUE_KEY)?,
-                r.counts()?,
-                r.server_bytes()?,
-            ))
-        })?;
-        let database = self.store.path().map(ToOwned::to_owned);
-        let size = |path: PathBuf| std::fs::metadata(path).ok().map(|m| m.len());
-        let wal = |db: &PathBuf| {
-            let mut name = db.clone().into_os_string();
-            name.push("-wal");
-            PathBuf::from(name)
-        };
-        Ok(RegistryInfo {
-            backend: self.store.backend(),
-            location: self.store.describe(),
-            size_bytes: database
-                .clone()
-                .and_then(size)
-                .or(server_bytes.and_then(|n| u64::try_from(n).ok())),
-            wal_bytes: database.as_ref().map(wal).and_then(size),
-            database,
-            schema_version,
-            supported_schema_version: SCHEMA_VERSION,
-            document_version: VERSION,
-            builtin_catalogue,
-            counts,
-        })
-    }
+/// The work of [`Registry::info`].
+pub(crate) fn info(reg: &Registry) -> Result<RegistryInfo, RegistryError> {
+    let (schema_version, builtin_catalogue, counts, server_bytes) = reg.store.read(|r| {
+        Ok::<_, RegistryError>((
+            r.schema_version()?,
+            r.meta(CATALOGUE_KEY)?,
+            r.counts()?,
+            r.server_bytes()?,
+        ))
+    })?;
+    let database = reg.store.path().map(ToOwned::to_owned);
+    let size = |path: PathBuf| std::fs::metadata(path).ok().map(|m| m.len());
+    let wal = |db: &PathBuf| {
+        let mut name = db.clone().into_os_string();
+        name.push("-wal");
+        PathBuf::from(name)
+    };
+    Ok(RegistryInfo {
+        backend: reg.store.backend(),
+        location: reg.store.describe(),
+        size_bytes: database
+            .clone()
+            .and_then(size)
+            .or(server_bytes.and_then(|n| u64::try_from(n).ok())),
+        wal_bytes: database.as_ref().map(wal).and_then(size),
+        database,
+        schema_version,
+        supported_schema_version: SCHEMA_VERSION,
+        document_version: VERSION,
+        builtin_catalogue,
+        counts,
+    })
 }
 
 /// Every event of the log, oldest first (read in pages).

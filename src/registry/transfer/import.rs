@@ -43,98 +43,95 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-impl Registry {
-    /// Import `document` (see [`document`] for the format and the `import`
-    /// room for what is checked); [`ImportOptions::dry_run`] checks and
-    /// rehearses everything and writes nothing.
-    pub fn import_document(
-        &mut self,
-        document: &RegistryDocument,
-        options: ImportOptions,
-    ) -> Result<ImportReport, RegistryError> {
-        let dry_run = options.dry_run;
-        document.check()?;
-        for entry in &document.resources {
-            if let Some(location) = &entry.location {
-                self.check_in_roots(std::path::Path::new(location), "import")?;
-            }
+/// The work of [`Registry::import_document`].
+pub(crate) fn import_document(
+    reg: &mut Registry,
+    document: &RegistryDocument,
+    options: ImportOptions,
+) -> Result<ImportReport, RegistryError> {
+    let dry_run = options.dry_run;
+    document.check()?;
+    for entry in &document.resources {
+        if let Some(location) = &entry.location {
+            reg.check_in_roots(std::path::Path::new(location), "import")?;
         }
-        let specs = parse_specs(document)?;
-        let components = document
-            .plugins
-            .iter()
-            .map(|p| p.component())
-            .collect::<Result<Vec<_>, _>>()?;
-        let catalogue = crate::builtin::fingerprint();
-        let now = self.now();
-        let written: RefCell<Vec<String>> = RefCell::default();
-        let (cache, plugins) = (&self.types, &self.plugins);
-        let (ids, clock) = (&self.ids, &self.clock);
-        let agent = Some(&self.actor).filter(|a| a.face.is_agent());
-        let rec = self.recorder();
-        let import = |w: &Writer<'_>| {
-            let current = cache.get(w)?;
-            let mut plan = plan::plan(w, &current, document, &specs, &components, plugins)?;
-            write_rows(w, &plan, agent)?;
-            // Every new plugin's bytes go in the registry as well (from the
-            // document, else this machine's verified copy).
-            for (entry, bytes) in &plan.plugins {
-                match bytes {
-                    Some(bytes) => w.put_plugin_component(&entry.sha256, bytes)?,
-                    None if w.has_plugin_component(&entry.sha256)? => {}
-                    None => {
-                        let files = plugins.files("cannot import plugins")?;
-                        let bytes = files.read(&entry.sha256).map_err(|source| {
-                            RegistryError::PluginLoad {
+    }
+    let specs = parse_specs(document)?;
+    let components = document
+        .plugins
+        .iter()
+        .map(|p| p.component())
+        .collect::<Result<Vec<_>, _>>()?;
+    let catalogue = crate::builtin::fingerprint();
+    let now = reg.now();
+    let written: RefCell<Vec<String>> = RefCell::default();
+    let (cache, plugins) = (&reg.types, &reg.plugins);
+    let (ids, clock) = (&reg.ids, &reg.clock);
+    let agent = Some(&reg.actor).filter(|a| a.face.is_agent());
+    let rec = reg.recorder();
+    let import = |w: &Writer<'_>| {
+        let current = cache.get(w)?;
+        let mut plan = plan::plan(w, &current, document, &specs, &components, plugins)?;
+        write_rows(w, &plan, agent)?;
+        // Every new plugin's bytes go in the registry as well (from the
+        // document, else this machine's verified copy).
+        for (entry, bytes) in &plan.plugins {
+            match bytes {
+                Some(bytes) => w.put_plugin_component(&entry.sha256, bytes)?,
+                None if w.has_plugin_component(&entry.sha256)? => {}
+                None => {
+                    let files = plugins.files("cannot import plugins")?;
+                    let bytes =
+                        files
+                            .read(&entry.sha256)
+                            .map_err(|source| RegistryError::PluginLoad {
                                 module: entry.module.clone(),
                                 source,
-                            }
-                        })?;
-                        w.put_plugin_component(&entry.sha256, &bytes)?;
-                    }
+                            })?;
+                    w.put_plugin_component(&entry.sha256, &bytes)?;
                 }
-            }
-            check_and_link(w, &plan, document, agent)?;
-            write_settings(w, &plan)?;
-            equivalence::reconcile(w, &plan.next, &|| ids.next_id(clock.now()), &now)?;
-            if !dry_run {
-                for (entry, bytes) in &plan.plugins {
-                    let (Some(bytes), Some(files)) = (bytes, plugins.files.as_ref()) else {
-                        continue;
-                    };
-                    let fresh = !files.path_of(&entry.sha256).is_ok_and(|p| p.exists());
-                    files
-                        .import(bytes)
-                        .map_err(|source| RegistryError::PluginLoad {
-                            module: entry.module.clone(),
-                            source,
-                        })?;
-                    if fresh {
-                        written.borrow_mut().push(entry.sha256.clone());
-                    }
-                }
-            }
-            if plan_adds(&plan.report) {
-                append_events(w, &document.events)?;
-            }
-            record_import(w, &rec, &plan.report)?;
-            plan.report.dry_run = dry_run;
-            plan.report.same_builtin_catalogue =
-                document.builtin_catalogue.as_deref() == Some(catalogue.as_str());
-            Ok(plan.report)
-        };
-        let result = if dry_run {
-            self.store.rehearse(import)
-        } else {
-            self.store.write(import)
-        };
-        if result.is_err() {
-            for sha256 in written.into_inner() {
-                self.forget_file_if_unused(&sha256);
             }
         }
-        result
+        check_and_link(w, &plan, document, agent)?;
+        write_settings(w, &plan)?;
+        equivalence::reconcile(w, &plan.next, &|| ids.next_id(clock.now()), &now)?;
+        if !dry_run {
+            for (entry, bytes) in &plan.plugins {
+                let (Some(bytes), Some(files)) = (bytes, plugins.files.as_ref()) else {
+                    continue;
+                };
+                let fresh = !files.path_of(&entry.sha256).is_ok_and(|p| p.exists());
+                files
+                    .import(bytes)
+                    .map_err(|source| RegistryError::PluginLoad {
+                        module: entry.module.clone(),
+                        source,
+                    })?;
+                if fresh {
+                    written.borrow_mut().push(entry.sha256.clone());
+                }
+            }
+        }
+        if plan_adds(&plan.report) {
+            append_events(w, &document.events)?;
+        }
+        record_import(w, &rec, &plan.report)?;
+        plan.report.dry_run = dry_run;
+        plan.report.same_builtin_catalogue =
+            document.builtin_catalogue.as_deref() == Some(catalogue.as_str());
+        Ok(plan.report)
+    };
+    let result = if dry_run {
+        reg.store.rehearse(import)
+    } else {
+        reg.store.write(import)
+    };
+    if result.is_err() {
+        for sha256 in written.into_inner() {
+            reg.forget_file_if_unused(&sha256);
+        }
     }
+    result
 }
 
 /// Every type's spec, read as `type add` reads a file; a refusal names
