@@ -402,4 +402,48 @@ impl Registry {
     pub fn destroy_sandbox(&mut self, id: SandboxId) -> Result<SandboxView, RegistryError> {
         destroy_sandbox(self, id)
     }
+
+    /// Hold a `transaction_rollback` sandbox: its one connection, inside
+    /// its transaction, for as long as the caller keeps it (dropping it
+    /// rolls back; `apply` commits). Refused for other strategies and for
+    /// a read-only resource (whose original is never written). The
+    /// session is bounded by `limits` (`SessionLimits::default()`: the
+    /// default bounds); its lock (see `session.rs`) is held by the
+    /// transaction until it ends, so `destroy` refuses meanwhile.
+    pub fn open_transaction(
+        &self,
+        id: SandboxId,
+        limits: sandbox::SessionLimits,
+    ) -> Result<sandbox::SqliteTransaction, RegistryError> {
+        let root = self.sandboxes_root()?;
+        let session = session::claim(&root, id, "open a session on")?;
+        let (row, resource) = self.active(id, "open")?;
+        if row.strategy != SandboxStrategy::TransactionRollback {
+            return Err(failed(
+                &row,
+                &resource.label(),
+                "open a transaction",
+                sandbox::SandboxError::NotSupported(format!(
+                    "a {} sandbox has no transaction to hold; only transaction_rollback \
+                 sandboxes do",
+                    row.strategy.as_str()
+                )),
+            ));
+        }
+        if resource.read_only {
+            return Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
+                operation: "open",
+                resource: resource.label(),
+                strategy: row.strategy,
+                reason: SandboxRefusal::ReadOnly,
+            }));
+        }
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
+        let wait = sandbox::TRANSACTION_BUSY_TIMEOUT;
+        let mut tx = sandbox::SqliteTransaction::open_with(&place.original, wait, limits)
+            .map_err(|source| failed(&row, &resource.label(), "open", source))?;
+        tx.hold(session);
+        Ok(tx)
+    }
 }
