@@ -13,10 +13,14 @@ use super::db::{Tx, args};
 use super::{Reader, StoreError, TypeRow, Writer, schema_version, to_json};
 use crate::model::{Actor, ResourceId, ResourceKind, SandboxStrategy, TypeName};
 
-/// One `resource_links` row, every column.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One `resource_links` row, every column; also a registry document's
+/// link item (`registry::transfer::document`), both flags as stored.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LinkRow {
+    #[serde(rename = "parent_id")]
     pub parent: ResourceId,
+    #[serde(rename = "child_id")]
     pub child: ResourceId,
     /// Made by discovery (or by the registry), not by `link-child`.
     pub auto_discovered: bool,
@@ -24,7 +28,9 @@ pub struct LinkRow {
     /// `registry::equivalence`).
     pub derived: bool,
     pub created_at: String,
-    /// Who made it by hand (`None`: discovery, or before schema 10).
+    /// Who made it by hand, through which face (`None`: discovery, or
+    /// before schema 10; absent in a document).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub linked_by: Option<Actor>,
 }
 

@@ -9,12 +9,18 @@ use crate::model::{
 };
 
 /// A resource as stored: everything but its links and the capabilities
-/// derived from its type.
-#[derive(Debug, Clone, PartialEq)]
+/// derived from its type. It is also a registry document's resource item
+/// (`registry::transfer::document`), every column under the resource
+/// view's names, so what an export reads is what an import writes.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ResourceRow {
+    #[serde(rename = "resource_id")]
     pub id: ResourceId,
     pub name: Option<ResourceName>,
+    #[serde(rename = "resource_type_name")]
     pub type_name: TypeName,
+    #[serde(rename = "classification")]
     pub kind: ResourceKind,
     pub location: Option<String>,
     pub description: Option<String>,
@@ -29,7 +35,9 @@ pub struct ResourceRow {
     pub discovered_at: Option<String>,
     /// Why the last refresh could not bring it up to date.
     pub stale: Option<String>,
-    /// Who registered it, through which face (`None`: before schema 10).
+    /// Who registered it, through which face (`None`: before schema 10;
+    /// absent in a document).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registered_by: Option<Actor>,
 }
 

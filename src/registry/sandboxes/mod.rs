@@ -36,7 +36,6 @@ pub mod local_mode;
 pub(in crate::registry) use destroy::destroy_sandbox;
 mod place;
 mod session;
-pub(in crate::registry) use session::open_transaction;
 mod support;
 mod views;
 
@@ -70,6 +69,23 @@ impl Registry {
         let home = self.home.as_ref()?;
         Some(place::area_of(&home.join("sandboxes"), id))
     }
+
+    /// `row`'s view as listed and shown: its resource's label, its
+    /// checkpoints and its area.
+    fn stored_view(
+        &self,
+        r: &crate::store::Reader<'_>,
+        row: SandboxRow,
+    ) -> Result<SandboxView, RegistryError> {
+        let found = r.resource_by_id(row.resource)?;
+        let label = crate::model::resource_label(
+            found.as_ref().and_then(|f| f.name.as_ref()),
+            row.resource,
+        );
+        let checkpoints = r.checkpoints(row.id)?.into_iter().map(Into::into).collect();
+        let area = self.derived_area(row.id);
+        Ok(view(row, label, checkpoints, area.as_deref()))
+    }
 }
 
 fn failed(
@@ -85,14 +101,6 @@ fn failed(
         operation,
         source: Box::new(source),
     })
-}
-
-fn resource_label(r: &crate::store::Reader<'_>, row: &SandboxRow) -> Result<String, RegistryError> {
-    let found = r.resource_by_id(row.resource)?;
-    Ok(crate::model::resource_label(
-        found.as_ref().and_then(|f| f.name.as_ref()),
-        row.resource,
-    ))
 }
 
 fn isolating_ancestors(
@@ -131,288 +139,6 @@ fn isolating_ancestors(
     Ok(Vec::new())
 }
 
-/// The work of [`Registry::create_sandbox`].
-pub(in crate::registry) fn create_sandbox(
-    reg: &mut Registry,
-    key: &ResourceKey,
-    strategy: Option<SandboxStrategy>,
-) -> Result<SandboxView, RegistryError> {
-    let root = reg.sandboxes_root()?;
-    let cache = &reg.types;
-    let (resource, chosen) = reg.store.read(|r| {
-        let types = cache.get(r)?;
-        let resource = load_one(r, &types, find_row(r, key)?)?;
-        let ty = types.resolve(&resource.resource_type_name)?;
-        let chosen = match strategy {
-            Some(s) => crate::registry::resources::register::check_strategy(
-                &ty,
-                resource.name.as_ref(),
-                s.as_str(),
-            )?,
-            None => resource.sandbox_strategy.unwrap_or(ty.sandbox_strategy()),
-        };
-        let caps = ty.type_capabilities();
-        let refuse = |reason| {
-            RegistryError::Sandboxes(SandboxesError::SandboxRefused {
-                operation: "create",
-                resource: resource.label(),
-                strategy: chosen,
-                reason,
-            })
-        };
-        if resource.kind == ResourceKind::Virtual {
-            return Err(refuse(SandboxRefusal::Virtual));
-        }
-        if resource.location.is_none() {
-            return Err(refuse(SandboxRefusal::NoLocation));
-        }
-        if chosen == SandboxStrategy::Inherit {
-            let parents = isolating_ancestors(r, &types, &resource)?;
-            return Err(refuse(SandboxRefusal::Inherits { parents }));
-        }
-        if chosen != SandboxStrategy::None && !caps.sandbox {
-            return Err(refuse(SandboxRefusal::TypeNotSandboxable {
-                type_name: ty.name.clone(),
-            }));
-        }
-        Ok((resource, chosen))
-    })?;
-    reg.check_machine_of(resource.resource_id, || resource.label(), "a sandbox")?;
-    let location = resource.location.clone().unwrap_or_default();
-    reg.check_in_roots(Path::new(&location), "a sandbox")?;
-    let id = SandboxId::from_ulid(reg.ids.next_id(reg.clock.now()).ulid());
-    let area = place::area_of(&root, id);
-    let now = reg.now();
-    let mut row = SandboxRow {
-        id,
-        resource: resource.resource_id,
-        strategy: chosen,
-        state: SandboxState::Creating,
-        original: location.clone(),
-        area: area.to_string_lossy().into_owned(),
-        workdir: None,
-        base: None,
-        last_error: None,
-        created_at: now.clone(),
-        updated_at: now,
-    };
-    reg.store.write(|w| w.insert_sandbox(&row))?;
-    let _lock = lock(&root, id, "create")?;
-    let made = create_area(&area).and_then(|()| {
-        reg.implementation(chosen)
-            .create(Path::new(&location), &area)
-            .map_err(|source| failed(&row, &resource.label(), "create", source))
-    });
-    let place = match made {
-        Ok(place) => place,
-        Err(err) => {
-            // Nothing half made stays behind: the strategy's partial
-            // files (a worktree, a copy) and the row.
-            let strategy = reg.implementation(chosen);
-            if let Ok(partial) = place::place(&root, &row, Some(&location), &*strategy) {
-                let _ = strategy.destroy(&partial);
-            }
-            let _ = std::fs::remove_dir_all(&area);
-            reg.store.write(|w| w.delete_sandbox(id))?;
-            let _ = std::fs::remove_file(lock_path(&root, id));
-            return Err(err);
-        }
-    };
-    row.state = SandboxState::Active;
-    row.workdir = Some(place.workdir.to_string_lossy().into_owned());
-    row.base = Some(place.base.clone());
-    row.updated_at = reg.now();
-    let rec = reg.recorder();
-    let label = resource.label();
-    reg.store.write(|w| {
-        w.update_sandbox(&row)?;
-        let changes = json!({"strategy": row.strategy, "location": location});
-        let subject = (resource.resource_id, label.as_str());
-        rec.sandbox(w, EventOp::SandboxCreated, id, subject, Some(changes))
-    })?;
-    let mut made = view(row, resource.label(), Vec::new(), Some(&area));
-    made.enumerated = reg.local_enumeration(&made)?;
-    Ok(made)
-}
-
-/// The work of [`Registry::list_sandboxes`].
-pub(in crate::registry) fn list_sandboxes(
-    reg: &Registry,
-    resource: Option<&ResourceKey>,
-) -> Result<Vec<SandboxView>, RegistryError> {
-    reg.store.read(|r| {
-        let only = resource.map(|key| find_row(r, key)).transpose()?;
-        let rows = r.sandboxes(only.map(|row| row.id))?;
-        let mut views = Vec::with_capacity(rows.len());
-        for row in rows {
-            let label = resource_label(r, &row)?;
-            let checkpoints = r.checkpoints(row.id)?;
-            let area = reg.derived_area(row.id);
-            views.push(view(
-                row,
-                label,
-                checkpoints.into_iter().map(Into::into).collect(),
-                area.as_deref(),
-            ));
-        }
-        Ok(views)
-    })
-}
-
-/// The work of [`Registry::show_sandbox`].
-pub(in crate::registry) fn show_sandbox(
-    reg: &Registry,
-    id: SandboxId,
-) -> Result<SandboxView, RegistryError> {
-    let mut shown =
-        reg.store.read(|r| {
-            let row = r.sandbox(id)?.ok_or(RegistryError::Sandboxes(
-                SandboxesError::SandboxNotFound { id },
-            ))?;
-            let label = resource_label(r, &row)?;
-            let checkpoints = r.checkpoints(id)?;
-            let area = reg.derived_area(id);
-            Ok::<_, RegistryError>(view(
-                row,
-                label,
-                checkpoints.into_iter().map(Into::into).collect(),
-                area.as_deref(),
-            ))
-        })?;
-    shown.enumerated = reg.local_enumeration(&shown)?;
-    Ok(shown)
-}
-
-/// The work of [`Registry::checkpoint_sandbox`].
-pub(in crate::registry) fn checkpoint_sandbox(
-    reg: &mut Registry,
-    id: SandboxId,
-    label: Option<&str>,
-) -> Result<CheckpointView, RegistryError> {
-    if let Some(label) = label {
-        check_label(label)?;
-    }
-    let label = label.map(str::to_owned);
-    let (row, resource) = reg.active(id, "checkpoint")?;
-    let refuse = |reason| {
-        RegistryError::Sandboxes(SandboxesError::SandboxRefused {
-            operation: "checkpoint",
-            resource: resource.label(),
-            strategy: row.strategy,
-            reason,
-        })
-    };
-    if resource.read_only {
-        return Err(refuse(SandboxRefusal::ReadOnly));
-    }
-    let ty = resource.resource_type_name.clone();
-    if row.strategy != SandboxStrategy::None && !reg.type_checkpointable(&ty)? {
-        return Err(refuse(SandboxRefusal::TypeNotCheckpointable {
-            type_name: ty,
-        }));
-    }
-    let work = reg.at_work(&row, &resource, "checkpoint")?;
-    let _lock = lock(&work.root, id, "checkpoint")?;
-    let made = work
-        .strategy
-        .checkpoint(&work.place, label.as_deref().unwrap_or(""))
-        .map_err(|source| failed(&row, &resource.label(), "checkpoint", source))?;
-    let now = reg.now();
-    let rec = reg.recorder();
-    let shown = resource.label();
-    let number = reg.store.write(|w| {
-        let number = w.insert_checkpoint(id, label.as_deref(), &made.0, &now)?;
-        w.update_sandbox(&SandboxRow {
-            updated_at: now.clone(),
-            ..row.clone()
-        })?;
-        let changes = json!({"checkpoint": number, "label": label});
-        let subject = (resource.resource_id, shown.as_str());
-        rec.sandbox(w, EventOp::SandboxCheckpointed, id, subject, Some(changes))?;
-        Ok::<_, RegistryError>(number)
-    })?;
-    Ok(CheckpointView {
-        number,
-        label,
-        reference: made.0,
-        created_at: now,
-    })
-}
-
-/// The work of [`Registry::rollback_sandbox`].
-pub(in crate::registry) fn rollback_sandbox(
-    reg: &mut Registry,
-    id: SandboxId,
-    to: Option<&str>,
-) -> Result<CheckpointView, RegistryError> {
-    let (row, resource) = reg.active(id, "roll back")?;
-    if row.strategy == SandboxStrategy::None {
-        return Err(failed(
-            &row,
-            &resource.label(),
-            "rollback",
-            sandbox::SandboxError::NotSupported(sandbox::NO_ISOLATION.to_owned()),
-        ));
-    }
-    let work = reg.at_work(&row, &resource, "roll back")?;
-    let checkpoints: Vec<CheckpointView> = reg
-        .store
-        .read(|r| r.checkpoints(id))?
-        .into_iter()
-        .map(Into::into)
-        .collect();
-    let target = pick_checkpoint(id, &checkpoints, to)?;
-    let _lock = lock(&work.root, id, "roll back")?;
-    work.strategy
-        .refuse_mounts(&work.place)
-        .and_then(|()| {
-            work.strategy
-                .rollback(&work.place, &CheckpointRef(target.reference.clone()))
-        })
-        .map_err(|source| failed(&row, &resource.label(), "rollback", source))?;
-    let changes = json!({"checkpoint": target.number, "label": target.label});
-    reg.touch(&row, &resource, EventOp::SandboxRolledBack, changes)?;
-    Ok(target)
-}
-
-/// The work of [`Registry::diff_sandbox`].
-pub(in crate::registry) fn diff_sandbox(
-    reg: &Registry,
-    id: SandboxId,
-) -> Result<SandboxDiff, RegistryError> {
-    let (row, resource) = reg.active(id, "diff")?;
-    let work = reg.at_work(&row, &resource, "diff")?;
-    let _lock = lock(&work.root, id, "diff")?;
-    work.strategy
-        .diff(&work.place)
-        .map_err(|source| failed(&row, &resource.label(), "diff", source))
-}
-
-/// The work of [`Registry::apply_sandbox`].
-pub(in crate::registry) fn apply_sandbox(
-    reg: &mut Registry,
-    id: SandboxId,
-) -> Result<Applied, RegistryError> {
-    let (row, resource) = reg.active(id, "apply")?;
-    if resource.read_only {
-        return Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
-            operation: "apply",
-            resource: resource.label(),
-            strategy: row.strategy,
-            reason: SandboxRefusal::ReadOnly,
-        }));
-    }
-    let work = reg.at_work(&row, &resource, "apply")?;
-    let _lock = lock(&work.root, id, "apply")?;
-    let applied = work
-        .strategy
-        .apply(&work.place)
-        .map_err(|source| failed(&row, &resource.label(), "apply", source))?;
-    let changes = serde_json::to_value(&applied).unwrap_or_default();
-    reg.touch(&row, &resource, EventOp::SandboxApplied, changes)?;
-    Ok(applied)
-}
-
 impl Registry {
     /// Make a sandbox of a resource with its strategy — `strategy` if
     /// given, else the resource's own override, else its type's.
@@ -421,7 +147,102 @@ impl Registry {
         key: &ResourceKey,
         strategy: Option<SandboxStrategy>,
     ) -> Result<SandboxView, RegistryError> {
-        create_sandbox(self, key, strategy)
+        let root = self.sandboxes_root()?;
+        let cache = &self.types;
+        let (resource, chosen) = self.store.read(|r| {
+            let types = cache.get(r)?;
+            let resource = load_one(r, &types, find_row(r, key)?)?;
+            let ty = types.resolve(&resource.resource_type_name)?;
+            let chosen = match strategy {
+                Some(s) => crate::registry::resources::register::check_strategy(
+                    &ty,
+                    resource.name.as_ref(),
+                    s.as_str(),
+                )?,
+                None => resource.sandbox_strategy.unwrap_or(ty.sandbox_strategy()),
+            };
+            let caps = ty.type_capabilities();
+            let refuse = |reason| {
+                RegistryError::Sandboxes(SandboxesError::SandboxRefused {
+                    operation: "create",
+                    resource: resource.label(),
+                    strategy: chosen,
+                    reason,
+                })
+            };
+            if resource.kind == ResourceKind::Virtual {
+                return Err(refuse(SandboxRefusal::Virtual));
+            }
+            if resource.location.is_none() {
+                return Err(refuse(SandboxRefusal::NoLocation));
+            }
+            if chosen == SandboxStrategy::Inherit {
+                let parents = isolating_ancestors(r, &types, &resource)?;
+                return Err(refuse(SandboxRefusal::Inherits { parents }));
+            }
+            if chosen != SandboxStrategy::None && !caps.sandbox {
+                return Err(refuse(SandboxRefusal::TypeNotSandboxable {
+                    type_name: ty.name.clone(),
+                }));
+            }
+            Ok((resource, chosen))
+        })?;
+        self.check_machine_of(resource.resource_id, || resource.label(), "a sandbox")?;
+        let location = resource.location.clone().unwrap_or_default();
+        self.check_in_roots(Path::new(&location), "a sandbox")?;
+        let id = SandboxId::from_ulid(self.ids.next_id(self.clock.now()).ulid());
+        let area = place::area_of(&root, id);
+        let now = self.now();
+        let mut row = SandboxRow {
+            id,
+            resource: resource.resource_id,
+            strategy: chosen,
+            state: SandboxState::Creating,
+            original: location.clone(),
+            area: area.to_string_lossy().into_owned(),
+            workdir: None,
+            base: None,
+            last_error: None,
+            created_at: now.clone(),
+            updated_at: now,
+        };
+        self.store.write(|w| w.insert_sandbox(&row))?;
+        let _lock = lock(&root, id, "create")?;
+        let made = create_area(&area).and_then(|()| {
+            self.implementation(chosen)
+                .create(Path::new(&location), &area)
+                .map_err(|source| failed(&row, &resource.label(), "create", source))
+        });
+        let place = match made {
+            Ok(place) => place,
+            Err(err) => {
+                // Nothing half made stays behind: the strategy's partial
+                // files (a worktree, a copy) and the row.
+                let strategy = self.implementation(chosen);
+                if let Ok(partial) = place::place(&root, &row, Some(&location), &*strategy) {
+                    let _ = strategy.destroy(&partial);
+                }
+                let _ = std::fs::remove_dir_all(&area);
+                self.store.write(|w| w.delete_sandbox(id))?;
+                let _ = std::fs::remove_file(lock_path(&root, id));
+                return Err(err);
+            }
+        };
+        row.state = SandboxState::Active;
+        row.workdir = Some(place.workdir.to_string_lossy().into_owned());
+        row.base = Some(place.base.clone());
+        row.updated_at = self.now();
+        let rec = self.recorder();
+        let label = resource.label();
+        self.store.write(|w| {
+            w.update_sandbox(&row)?;
+            let changes = json!({"strategy": row.strategy, "location": location});
+            let subject = (resource.resource_id, label.as_str());
+            rec.sandbox(w, EventOp::SandboxCreated, id, subject, Some(changes))
+        })?;
+        let mut made = view(row, resource.label(), Vec::new(), Some(&area));
+        made.enumerated = self.local_enumeration(&made)?;
+        Ok(made)
     }
 
     /// Every sandbox, or those of one resource, oldest first.
@@ -429,11 +250,24 @@ impl Registry {
         &self,
         resource: Option<&ResourceKey>,
     ) -> Result<Vec<SandboxView>, RegistryError> {
-        list_sandboxes(self, resource)
+        self.store.read(|r| {
+            let only = resource.map(|key| find_row(r, key)).transpose()?;
+            let rows = r.sandboxes(only.map(|row| row.id))?;
+            rows.into_iter()
+                .map(|row| self.stored_view(r, row))
+                .collect()
+        })
     }
 
     pub fn show_sandbox(&self, id: SandboxId) -> Result<SandboxView, RegistryError> {
-        show_sandbox(self, id)
+        let mut shown = self.store.read(|r| {
+            let row = r.sandbox(id)?.ok_or(RegistryError::Sandboxes(
+                SandboxesError::SandboxNotFound { id },
+            ))?;
+            self.stored_view(r, row)
+        })?;
+        shown.enumerated = self.local_enumeration(&shown)?;
+        Ok(shown)
     }
 
     /// Record the working copy's whole state as the next checkpoint.
@@ -442,7 +276,54 @@ impl Registry {
         id: SandboxId,
         label: Option<&str>,
     ) -> Result<CheckpointView, RegistryError> {
-        checkpoint_sandbox(self, id, label)
+        if let Some(label) = label {
+            check_label(label)?;
+        }
+        let label = label.map(str::to_owned);
+        let (row, resource) = self.active(id, "checkpoint")?;
+        let refuse = |reason| {
+            RegistryError::Sandboxes(SandboxesError::SandboxRefused {
+                operation: "checkpoint",
+                resource: resource.label(),
+                strategy: row.strategy,
+                reason,
+            })
+        };
+        if resource.read_only {
+            return Err(refuse(SandboxRefusal::ReadOnly));
+        }
+        let ty = resource.resource_type_name.clone();
+        if row.strategy != SandboxStrategy::None && !self.type_checkpointable(&ty)? {
+            return Err(refuse(SandboxRefusal::TypeNotCheckpointable {
+                type_name: ty,
+            }));
+        }
+        let work = self.at_work(&row, &resource, "checkpoint")?;
+        let _lock = lock(&work.root, id, "checkpoint")?;
+        let made = work
+            .strategy
+            .checkpoint(&work.place, label.as_deref().unwrap_or(""))
+            .map_err(|source| failed(&row, &resource.label(), "checkpoint", source))?;
+        let now = self.now();
+        let rec = self.recorder();
+        let shown = resource.label();
+        let number = self.store.write(|w| {
+            let number = w.insert_checkpoint(id, label.as_deref(), &made.0, &now)?;
+            w.update_sandbox(&SandboxRow {
+                updated_at: now.clone(),
+                ..row.clone()
+            })?;
+            let changes = json!({"checkpoint": number, "label": label});
+            let subject = (resource.resource_id, shown.as_str());
+            rec.sandbox(w, EventOp::SandboxCheckpointed, id, subject, Some(changes))?;
+            Ok::<_, RegistryError>(number)
+        })?;
+        Ok(CheckpointView {
+            number,
+            label,
+            reference: made.0,
+            created_at: now,
+        })
     }
 
     /// Bring the working copy back to a checkpoint: `to` is its number or
@@ -452,18 +333,67 @@ impl Registry {
         id: SandboxId,
         to: Option<&str>,
     ) -> Result<CheckpointView, RegistryError> {
-        rollback_sandbox(self, id, to)
+        let (row, resource) = self.active(id, "roll back")?;
+        if row.strategy == SandboxStrategy::None {
+            return Err(failed(
+                &row,
+                &resource.label(),
+                "rollback",
+                sandbox::SandboxError::NotSupported(sandbox::NO_ISOLATION.to_owned()),
+            ));
+        }
+        let work = self.at_work(&row, &resource, "roll back")?;
+        let checkpoints: Vec<CheckpointView> = self
+            .store
+            .read(|r| r.checkpoints(id))?
+            .into_iter()
+            .map(Into::into)
+            .collect();
+        let target = pick_checkpoint(id, &checkpoints, to)?;
+        let _lock = lock(&work.root, id, "roll back")?;
+        work.strategy
+            .refuse_mounts(&work.place)
+            .and_then(|()| {
+                work.strategy
+                    .rollback(&work.place, &CheckpointRef(target.reference.clone()))
+            })
+            .map_err(|source| failed(&row, &resource.label(), "rollback", source))?;
+        let changes = json!({"checkpoint": target.number, "label": target.label});
+        self.touch(&row, &resource, EventOp::SandboxRolledBack, changes)?;
+        Ok(target)
     }
 
     /// What changed in the sandbox against the original.
     pub fn diff_sandbox(&self, id: SandboxId) -> Result<SandboxDiff, RegistryError> {
-        diff_sandbox(self, id)
+        let (row, resource) = self.active(id, "diff")?;
+        let work = self.at_work(&row, &resource, "diff")?;
+        let _lock = lock(&work.root, id, "diff")?;
+        work.strategy
+            .diff(&work.place)
+            .map_err(|source| failed(&row, &resource.label(), "diff", source))
     }
 
     /// Promote the sandbox's changes to the original (a branch for git, a
     /// copy-back refused on conflicts for directories) — all or nothing.
     pub fn apply_sandbox(&mut self, id: SandboxId) -> Result<Applied, RegistryError> {
-        apply_sandbox(self, id)
+        let (row, resource) = self.active(id, "apply")?;
+        if resource.read_only {
+            return Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
+                operation: "apply",
+                resource: resource.label(),
+                strategy: row.strategy,
+                reason: SandboxRefusal::ReadOnly,
+            }));
+        }
+        let work = self.at_work(&row, &resource, "apply")?;
+        let _lock = lock(&work.root, id, "apply")?;
+        let applied = work
+            .strategy
+            .apply(&work.place)
+            .map_err(|source| failed(&row, &resource.label(), "apply", source))?;
+        let changes = serde_json::to_value(&applied).unwrap_or_default();
+        self.touch(&row, &resource, EventOp::SandboxApplied, changes)?;
+        Ok(applied)
     }
 
     /// Remove everything the sandbox made (its area, worktree, refs) and
@@ -485,6 +415,35 @@ impl Registry {
         id: SandboxId,
         limits: sandbox::SessionLimits,
     ) -> Result<sandbox::SqliteTransaction, RegistryError> {
-        open_transaction(self, id, limits)
+        let root = self.sandboxes_root()?;
+        let session = session::claim(&root, id, "open a session on")?;
+        let (row, resource) = self.active(id, "open")?;
+        if row.strategy != SandboxStrategy::TransactionRollback {
+            return Err(failed(
+                &row,
+                &resource.label(),
+                "open a transaction",
+                sandbox::SandboxError::NotSupported(format!(
+                    "a {} sandbox has no transaction to hold; only transaction_rollback \
+                 sandboxes do",
+                    row.strategy.as_str()
+                )),
+            ));
+        }
+        if resource.read_only {
+            return Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
+                operation: "open",
+                resource: resource.label(),
+                strategy: row.strategy,
+                reason: SandboxRefusal::ReadOnly,
+            }));
+        }
+        let strategy = self.implementation(row.strategy);
+        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
+        let wait = sandbox::TRANSACTION_BUSY_TIMEOUT;
+        let mut tx = sandbox::SqliteTransaction::open_with(&place.original, wait, limits)
+            .map_err(|source| failed(&row, &resource.label(), "open", source))?;
+        tx.hold(session);
+        Ok(tx)
     }
 }

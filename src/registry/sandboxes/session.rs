@@ -14,11 +14,9 @@
 //! gone, so no session can start halfway through. A second session is
 //! refused the same way, at once, rather than after SQLite's busy timeout.
 
-use super::failed;
-use crate::model::{SandboxId, SandboxStrategy};
+use crate::model::SandboxId;
+use crate::registry::RegistryError;
 use crate::registry::SandboxesError;
-use crate::registry::{Registry, RegistryError, SandboxRefusal};
-use crate::sandbox;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -43,42 +41,4 @@ pub(super) fn claim(
             })
         },
     )
-}
-
-/// The work of [`Registry::open_transaction`].
-pub(in crate::registry) fn open_transaction(
-    reg: &Registry,
-    id: SandboxId,
-    limits: sandbox::SessionLimits,
-) -> Result<sandbox::SqliteTransaction, RegistryError> {
-    let root = reg.sandboxes_root()?;
-    let session = claim(&root, id, "open a session on")?;
-    let (row, resource) = reg.active(id, "open")?;
-    if row.strategy != SandboxStrategy::TransactionRollback {
-        return Err(failed(
-            &row,
-            &resource.label(),
-            "open a transaction",
-            sandbox::SandboxError::NotSupported(format!(
-                "a {} sandbox has no transaction to hold; only transaction_rollback \
-                 sandboxes do",
-                row.strategy.as_str()
-            )),
-        ));
-    }
-    if resource.read_only {
-        return Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
-            operation: "open",
-            resource: resource.label(),
-            strategy: row.strategy,
-            reason: SandboxRefusal::ReadOnly,
-        }));
-    }
-    let strategy = reg.implementation(row.strategy);
-    let place = super::place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
-    let wait = sandbox::TRANSACTION_BUSY_TIMEOUT;
-    let mut tx = sandbox::SqliteTransaction::open_with(&place.original, wait, limits)
-        .map_err(|source| failed(&row, &resource.label(), "open", source))?;
-    tx.hold(session);
-    Ok(tx)
 }

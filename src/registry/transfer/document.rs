@@ -46,12 +46,8 @@ mod events;
 mod fields;
 mod rows;
 
-use crate::model::Actor;
-use crate::model::Priority;
-use crate::model::{
-    ClassName, ModuleName, PropertyMap, ResourceId, ResourceKind, ResourceName, SandboxStrategy,
-    TypeName,
-};
+use crate::model::{ClassName, ModuleName, Priority, ResourceId, TypeName};
+pub(crate) use crate::store::{LinkRow, ResourceRow};
 pub use events::EventEntry;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -75,8 +71,10 @@ pub struct RegistryDocument {
     pub builtin_catalogue: Option<String>,
     pub types: Vec<TypeEntry>,
     pub plugins: Vec<PluginEntry>,
-    pub resources: Vec<ResourceEntry>,
-    pub links: Vec<LinkEntry>,
+    /// Every stored column, under the resource view's names.
+    pub resources: Vec<ResourceRow>,
+    /// Both flags as stored.
+    pub links: Vec<LinkRow>,
     pub environment_settings: Vec<SettingEntry>,
     /// The event log (`--with-events`; absent: not exported).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -148,45 +146,6 @@ pub struct ProvenanceEntry {
 pub struct ClassEntry {
     pub name: ClassName,
     pub description: String,
-}
-
-/// One resource, every stored column.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ResourceEntry {
-    pub resource_id: ResourceId,
-    pub name: Option<ResourceName>,
-    pub resource_type_name: TypeName,
-    pub classification: ResourceKind,
-    pub location: Option<String>,
-    pub description: Option<String>,
-    pub read_only: bool,
-    pub auto_discovered: bool,
-    pub sandbox_strategy: Option<SandboxStrategy>,
-    pub content_hash: Option<String>,
-    pub properties: PropertyMap,
-    pub created_at: String,
-    pub updated_at: String,
-    pub discovered_at: Option<String>,
-    pub stale: Option<String>,
-    /// Who registered it, through which face (absent: not recorded).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub registered_by: Option<Actor>,
-}
-
-/// One link, both flags as stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LinkEntry {
-    pub parent_id: ResourceId,
-    pub child_id: ResourceId,
-    pub auto_discovered: bool,
-    pub derived: bool,
-    pub created_at: String,
-    /// Who made it by hand, through which face (absent: discovery did, or
-    /// not recorded).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub linked_by: Option<Actor>,
 }
 
 /// Whose execution-environment setting.

@@ -127,8 +127,8 @@ pub(crate) fn export_document(
             builtin_catalogue: r.meta(CATALOGUE_KEY)?,
             types,
             plugins,
-            resources: r.resources(None)?.into_iter().map(Into::into).collect(),
-            links: r.link_rows()?.into_iter().map(Into::into).collect(),
+            resources: r.resources(None)?,
+            links: r.link_rows()?,
             environment_settings: r.settings()?.into_iter().map(Into::into).collect(),
             events: match with_events {
                 true => all_events(r)?,

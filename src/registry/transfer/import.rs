@@ -36,7 +36,7 @@ use crate::registry::resources::{equivalence, register};
 use crate::registry::transfer::document::RegistryDocument;
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, TransferError, types};
-use crate::store::{LinkRow, Writer};
+use crate::store::Writer;
 use crate::typespec;
 use plan::Plan;
 use std::cell::RefCell;
@@ -220,14 +220,8 @@ fn check_and_link(
     agent: Option<&crate::model::Actor>,
 ) -> Result<(), RegistryError> {
     let labels = plan::labels(document);
-    let pairs: Vec<(ResourceId, ResourceId)> = plan
-        .links
-        .iter()
-        .map(|entry| {
-            let row = LinkRow::from(*entry);
-            (row.parent, row.child)
-        })
-        .collect();
+    let pairs: Vec<(ResourceId, ResourceId)> =
+        plan.links.iter().map(|l| (l.parent, l.child)).collect();
     let mut children: Vec<ResourceId> = pairs.iter().map(|(_, c)| *c).collect();
     children.sort();
     children.dedup();
@@ -252,7 +246,7 @@ fn check_and_link(
         .into());
     }
     for entry in &plan.links {
-        let mut row = LinkRow::from(*entry);
+        let mut row = (*entry).clone();
         // Every link an agent imports is the agent's, discovery's flag or
         // not: a document cannot claim the files put it there.
         if let Some(agent) = agent {

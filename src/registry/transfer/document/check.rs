@@ -75,10 +75,7 @@ fn unique(
 
 fn resources(doc: &RegistryDocument) -> Result<(), DocumentError> {
     unique(
-        doc.resources
-            .iter()
-            .map(|r| r.resource_id.to_string())
-            .enumerate(),
+        doc.resources.iter().map(|r| r.id.to_string()).enumerate(),
         "resources",
         "resource id",
     )?;
@@ -91,14 +88,14 @@ fn resources(doc: &RegistryDocument) -> Result<(), DocumentError> {
         "resource name",
     )?;
     for (i, r) in doc.resources.iter().enumerate() {
-        let item = || format!("resources[{i}] ({})", r.resource_id);
+        let item = || format!("resources[{i}] ({})", r.id);
         if r.content_hash.as_ref().is_some_and(|h| h.len() > MAX_HASH) {
             return Err(invalid(
                 item(),
                 format!("content_hash is longer than {MAX_HASH} bytes"),
             ));
         }
-        if r.classification == ResourceKind::Virtual && r.location.is_some() {
+        if r.kind == ResourceKind::Virtual && r.location.is_some() {
             return Err(invalid(item(), "a virtual resource has no location"));
         }
         if let Some(why) = r.registered_by.as_ref().and_then(actor_refused) {
@@ -130,14 +127,14 @@ fn actor_refused(actor: &crate::model::Actor) -> Option<String> {
 }
 
 fn links(doc: &RegistryDocument) -> Result<(), DocumentError> {
-    let ids: BTreeSet<ResourceId> = doc.resources.iter().map(|r| r.resource_id).collect();
+    let ids: BTreeSet<ResourceId> = doc.resources.iter().map(|r| r.id).collect();
     let mut seen: BTreeMap<(ResourceId, ResourceId), usize> = BTreeMap::new();
     for (i, l) in doc.links.iter().enumerate() {
-        let item = format!("links[{i}] ({} → {})", l.parent_id, l.child_id);
+        let item = format!("links[{i}] ({} → {})", l.parent, l.child);
         if let Some(why) = l.linked_by.as_ref().and_then(actor_refused) {
             return Err(invalid(item, format!("linked_by: {why}")));
         }
-        for end in [l.parent_id, l.child_id] {
+        for end in [l.parent, l.child] {
             if !ids.contains(&end) {
                 return Err(invalid(
                     item,
@@ -145,8 +142,8 @@ fn links(doc: &RegistryDocument) -> Result<(), DocumentError> {
                 ));
             }
         }
-        let first = seen.get(&(l.parent_id, l.child_id)).copied();
-        if let Err(refusal) = dag::check_ends(l.parent_id, l.child_id, first.is_some()) {
+        let first = seen.get(&(l.parent, l.child)).copied();
+        if let Err(refusal) = dag::check_ends(l.parent, l.child, first.is_some()) {
             let reason = match (refusal, first) {
                 (LinkRefusal::Duplicate, Some(first)) => {
                     format!("the same link is at links[{first}]")
@@ -155,13 +152,13 @@ fn links(doc: &RegistryDocument) -> Result<(), DocumentError> {
             };
             return Err(invalid(item, reason));
         }
-        seen.insert((l.parent_id, l.child_id), i);
+        seen.insert((l.parent, l.child), i);
     }
     Ok(())
 }
 
 fn settings(doc: &RegistryDocument) -> Result<(), DocumentError> {
-    let ids: BTreeSet<ResourceId> = doc.resources.iter().map(|r| r.resource_id).collect();
+    let ids: BTreeSet<ResourceId> = doc.resources.iter().map(|r| r.id).collect();
     for (i, s) in doc.environment_settings.iter().enumerate() {
         let item = format!("environment_settings[{i}]");
         match (s.scope, &s.plan) {

@@ -12,7 +12,7 @@
 //!   is — [`AnswerBounds`]'s counts and sizes) and holds no NUL byte,
 //!   which a PostgreSQL registry could not store and no terminal shows.
 
-use super::{DocumentError, RegistryDocument, ResourceEntry};
+use super::{DocumentError, RegistryDocument, ResourceRow};
 use crate::model::DESCRIPTION_MAX;
 use crate::plugin::AnswerBounds;
 use crate::text::quote;
@@ -128,7 +128,7 @@ pub(super) fn check(doc: &RegistryDocument) -> Result<(), DocumentError> {
         }
     }
     for (i, r) in doc.resources.iter().enumerate() {
-        resource(&format!("resources[{i}] ({})", r.resource_id), r, &bounds)?;
+        resource(&format!("resources[{i}] ({})", r.id), r, &bounds)?;
     }
     for (i, l) in doc.links.iter().enumerate() {
         timestamp(&format!("links[{i}]"), "created_at", &l.created_at)?;
@@ -143,7 +143,7 @@ pub(super) fn check(doc: &RegistryDocument) -> Result<(), DocumentError> {
     Ok(())
 }
 
-fn resource(item: &str, r: &ResourceEntry, bounds: &AnswerBounds) -> Result<(), DocumentError> {
+fn resource(item: &str, r: &ResourceRow, bounds: &AnswerBounds) -> Result<(), DocumentError> {
     if let Some(location) = &r.location
         && let Some(why) = location_fault(location)
     {

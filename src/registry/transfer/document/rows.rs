@@ -1,13 +1,13 @@
 //! Between the document's items and the store's rows: one field to one
 //! column, nothing computed, so what an export reads is what an import
-//! writes.
+//! writes. (Resources and links are the store's rows themselves.)
 
 use super::{
-    ClassEntry, DocumentError, LinkEntry, PluginEntry, ProvenanceEntry, ResourceEntry,
-    SettingEntry, SettingKind, base64, check,
+    ClassEntry, DocumentError, PluginEntry, ProvenanceEntry, SettingEntry, SettingKind, base64,
+    check,
 };
 use crate::model::SettingScope;
-use crate::store::{LinkRow, PluginRow, ProvenanceRow, ResourceRow, SettingRow};
+use crate::store::{PluginRow, ProvenanceRow, SettingRow};
 
 impl PluginEntry {
     pub(in crate::registry) fn from_row(
@@ -78,78 +78,6 @@ impl PluginEntry {
     /// `size_bytes` (`None`: not embedded).
     pub fn component(&self) -> Result<Option<Vec<u8>>, DocumentError> {
         check::component(self)
-    }
-}
-
-impl From<ResourceRow> for ResourceEntry {
-    fn from(row: ResourceRow) -> Self {
-        Self {
-            resource_id: row.id,
-            name: row.name,
-            resource_type_name: row.type_name,
-            classification: row.kind,
-            location: row.location,
-            description: row.description,
-            read_only: row.read_only,
-            auto_discovered: row.auto_discovered,
-            sandbox_strategy: row.sandbox_strategy,
-            content_hash: row.content_hash,
-            properties: row.properties,
-            created_at: row.created_at,
-            updated_at: row.updated_at,
-            discovered_at: row.discovered_at,
-            stale: row.stale,
-            registered_by: row.registered_by,
-        }
-    }
-}
-
-impl From<&ResourceEntry> for ResourceRow {
-    fn from(e: &ResourceEntry) -> Self {
-        Self {
-            id: e.resource_id,
-            name: e.name.clone(),
-            type_name: e.resource_type_name.clone(),
-            kind: e.classification,
-            location: e.location.clone(),
-            description: e.description.clone(),
-            read_only: e.read_only,
-            auto_discovered: e.auto_discovered,
-            sandbox_strategy: e.sandbox_strategy,
-            content_hash: e.content_hash.clone(),
-            properties: e.properties.clone(),
-            created_at: e.created_at.clone(),
-            updated_at: e.updated_at.clone(),
-            discovered_at: e.discovered_at.clone(),
-            stale: e.stale.clone(),
-            registered_by: e.registered_by.clone(),
-        }
-    }
-}
-
-impl From<LinkRow> for LinkEntry {
-    fn from(row: LinkRow) -> Self {
-        Self {
-            parent_id: row.parent,
-            child_id: row.child,
-            auto_discovered: row.auto_discovered,
-            derived: row.derived,
-            created_at: row.created_at,
-            linked_by: row.linked_by,
-        }
-    }
-}
-
-impl From<&LinkEntry> for LinkRow {
-    fn from(e: &LinkEntry) -> Self {
-        Self {
-            parent: e.parent_id,
-            child: e.child_id,
-            auto_discovered: e.auto_discovered,
-            derived: e.derived,
-            created_at: e.created_at.clone(),
-            linked_by: e.linked_by.clone(),
-        }
     }
 }
 

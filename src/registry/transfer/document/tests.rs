@@ -1,16 +1,17 @@
 use super::*;
 use crate::digest::sha256_hex;
+use crate::model::{ResourceKind, ResourceName, SandboxStrategy};
 
 fn id(n: u128) -> ResourceId {
     ResourceId::from_ulid(ulid::Ulid(n))
 }
 
-fn resource(n: u128, name: &str) -> ResourceEntry {
-    ResourceEntry {
-        resource_id: id(n),
+fn resource(n: u128, name: &str) -> ResourceRow {
+    ResourceRow {
+        id: id(n),
         name: Some(ResourceName::parse(name).unwrap()),
-        resource_type_name: TypeName::parse("fs-directory").unwrap(),
-        classification: ResourceKind::Physical,
+        type_name: TypeName::parse("fs-directory").unwrap(),
+        kind: ResourceKind::Physical,
         location: Some(format!("/tmp/{n}")),
         description: None,
         read_only: false,
@@ -62,9 +63,9 @@ fn sample() -> RegistryDocument {
             component_base64: Some(base64::encode(component)),
         }],
         resources: vec![resource(1, "local/a"), resource(2, "local/b")],
-        links: vec![LinkEntry {
-            parent_id: id(1),
-            child_id: id(2),
+        links: vec![LinkRow {
+            parent: id(1),
+            child: id(2),
             auto_discovered: false,
             derived: false,
             created_at: "2026-01-01T00:00:00.000Z".into(),

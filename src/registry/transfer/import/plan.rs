@@ -8,7 +8,7 @@ use super::report::{ImportConflict, ImportReport, MissingPlugin, MissingType, di
 use crate::model::{ResourceId, TypeName, TypeSpec, resource_label};
 use crate::plugin::PluginFiles;
 use crate::registry::TransferError;
-use crate::registry::transfer::document::{LinkEntry, PluginEntry, RegistryDocument, SettingEntry};
+use crate::registry::transfer::document::{PluginEntry, RegistryDocument, SettingEntry};
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Plugins, RegistryError};
 use crate::store::{LinkRow, Reader, ResourceRow, TypeRow};
@@ -23,7 +23,7 @@ pub(super) struct Plan<'d> {
     /// The registry's types with the new ones: what the rules consult.
     pub next: TypeSet,
     pub resources: Vec<ResourceRow>,
-    pub links: Vec<&'d LinkEntry>,
+    pub links: Vec<&'d LinkRow>,
     pub settings: Vec<&'d SettingEntry>,
     /// The tallies so far (what is unchanged, what will be added).
     pub report: ImportReport,
@@ -94,7 +94,7 @@ pub(super) fn plan<'d>(
     let mut new_resources = Vec::new();
     let mut missing_types: BTreeMap<TypeName, usize> = BTreeMap::new();
     for entry in &doc.resources {
-        let mut row = ResourceRow::from(entry);
+        let mut row = entry.clone();
         // A document made before credentials were kept out (or by hand)
         // may hold one: it is removed, never stored (and counted).
         let scrubbed = crate::credentials::scrub_properties(&mut row.properties);
@@ -143,10 +143,9 @@ pub(super) fn plan<'d>(
 
     let labels = labels(doc);
     let mut new_links = Vec::new();
-    for entry in &doc.links {
-        let row = LinkRow::from(entry);
+    for row in &doc.links {
         match r.link_row(row.parent, row.child)? {
-            Some(here) if here == row => report.links.unchanged += 1,
+            Some(here) if here == *row => report.links.unchanged += 1,
             Some(here) => conflicts.push(ImportConflict::Link {
                 parent: labels[&row.parent].clone(),
                 child: labels[&row.child].clone(),
@@ -165,7 +164,7 @@ pub(super) fn plan<'d>(
             }),
             None => {
                 report.links.added += 1;
-                new_links.push(entry);
+                new_links.push(row);
             }
         }
     }
@@ -236,12 +235,7 @@ fn holds(files: &PluginFiles, entry: &PluginEntry) -> Result<bool, RegistryError
 pub(super) fn labels(doc: &RegistryDocument) -> BTreeMap<ResourceId, String> {
     doc.resources
         .iter()
-        .map(|r| {
-            (
-                r.resource_id,
-                resource_label(r.name.as_ref(), r.resource_id),
-            )
-        })
+        .map(|r| (r.id, resource_label(r.name.as_ref(), r.id)))
         .collect()
 }
 

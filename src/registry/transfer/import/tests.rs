@@ -169,13 +169,13 @@ fn a_link_that_would_close_a_cycle_is_refused_and_nothing_is_written() {
             .iter()
             .find(|r| r.name.as_ref().is_some_and(|n| n.as_str() == name))
             .unwrap()
-            .resource_id
+            .id
     };
     let (a, b) = (id_of("local/a"), id_of("local/b"));
     let mut reversed = doc.clone();
-    reversed.links = vec![crate::registry::transfer::document::LinkEntry {
-        parent_id: b,
-        child_id: a,
+    reversed.links = vec![crate::store::LinkRow {
+        parent: b,
+        child: a,
         auto_discovered: false,
         derived: false,
         created_at: "2026-01-01T00:00:00.000Z".into(),
@@ -209,8 +209,8 @@ fn a_resource_of_a_type_nobody_has_is_refused_naming_the_type() {
     let dir = tempfile::tempdir().unwrap();
     let mut doc = exported(&source(dir.path()));
     doc.types.clear();
-    doc.resources[0].resource_type_name = "acme/gone".parse().unwrap();
-    doc.resources[1].resource_type_name = "acme/gone".parse().unwrap();
+    doc.resources[0].type_name = "acme/gone".parse().unwrap();
+    doc.resources[1].type_name = "acme/gone".parse().unwrap();
     let mut target = Registry::open_in_memory().unwrap();
     let err = target
         .import_document(&doc, ImportOptions::default())
@@ -292,25 +292,24 @@ fn a_link_the_types_do_not_allow_is_refused_naming_the_rule() {
         doc.resources
             .iter()
             .find(|r| {
-                r.resource_type_name.as_str() == type_name
+                r.type_name.as_str() == type_name
                     && r.name.as_ref().is_some_and(|n| n.as_str() == name)
             })
             .unwrap_or_else(|| panic!("no {type_name} {name}"))
-            .resource_id
+            .id
     };
     let (file, b) = (
         find("fs-file", "local/a/file.txt"),
         find("fs-directory", "local/b"),
     );
-    doc.links
-        .push(crate::registry::transfer::document::LinkEntry {
-            parent_id: file,
-            child_id: b,
-            auto_discovered: false,
-            derived: false,
-            created_at: "2026-01-01T00:00:00.000Z".into(),
-            linked_by: None,
-        });
+    doc.links.push(crate::store::LinkRow {
+        parent: file,
+        child: b,
+        auto_discovered: false,
+        derived: false,
+        created_at: "2026-01-01T00:00:00.000Z".into(),
+        linked_by: None,
+    });
     let mut target = Registry::open_in_memory().unwrap();
     let err = target
         .import_document(&doc, ImportOptions::default())
