@@ -72,8 +72,9 @@ pub fn follow(pool: Arc<Pool>, subscriptions: Arc<Subscriptions>, stop: Arc<Atom
 }
 
 /// The ids of the resources an event changed: a resource's own, a link's
-/// two ends, a sandbox's resource.
-fn resources_of(event: &Event) -> Vec<String> {
+/// two ends, a sandbox's resource (also what `list_resources`' `since`
+/// counts as changed).
+pub(super) fn resources_of(event: &Event) -> Vec<String> {
     let own = matches!(event.kind.as_str(), "resource" | "link")
         .then(|| event.id.clone())
         .flatten();
