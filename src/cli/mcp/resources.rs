@@ -4,18 +4,15 @@
 //! through the template), read as the `resource show -o json` view, and
 //! subscribed to: a change a tool, a refresh or the watcher (`--watch`)
 //! makes to a subscribed resource is told to its subscribers
-//! ([`Subscriptions`]).
+//! ([`super::subscriptions`]).
 
 use super::kinds::Refusal;
 use super::pool::Pool;
-use super::subscriptions::Subscriptions;
 use resource_host::model::{ResourceId, ResourceKey};
-use resource_host::registry::{WatchEvent, WatchOptions};
 use rmcp::model::{
     ListResourcesResult, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
 };
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 const PREFIX: &str = "agents://resource/";
 
@@ -151,40 +148,6 @@ pub async fn resolve(pool: &Arc<Pool>, uri: &str) -> Result<ResourceId, Refusal>
     let key = key_or_refusal(uri)?;
     pool.with(move |registry| Ok(registry.show_resource(&key)?.resource_id))
         .await
-}
-
-/// `agents mcp --watch`: a thread watching every registered location
-/// (as `agents resource watch` does); each refresh it makes is told to
-/// the subscribers of what it changed. Stops when `stop` is set.
-pub fn watch(pool: Arc<Pool>, subscriptions: Arc<Subscriptions>, stop: Arc<AtomicBool>) {
-    let runtime = tokio::runtime::Handle::current();
-    let (send, mut receive) = tokio::sync::mpsc::unbounded_channel::<Vec<String>>();
-    let forwarding = pool.clone();
-    runtime.spawn(async move {
-        while let Some(changed) = receive.recv().await {
-            subscriptions.changed(&forwarding, &changed).await;
-        }
-    });
-    std::thread::spawn(move || {
-        let watched = pool.with_blocking(|registry| {
-            let mut on_event = |event: WatchEvent| {
-                if let WatchEvent::Refreshed { report, .. } = event {
-                    let ids: Vec<String> = report
-                        .changed
-                        .iter()
-                        .map(|c| c.resource_id.to_string())
-                        .chain(report.stale.iter().map(|s| s.resource_id.to_string()))
-                        .collect();
-                    let _ = send.send(ids);
-                }
-            };
-            registry.watch(&[], WatchOptions::default(), &stop, &mut on_event)?;
-            Ok(())
-        });
-        if let Err(refusal) = watched {
-            log::warn!("not watching: {}", refusal.message);
-        }
-    });
 }
 
 #[cfg(test)]

@@ -36,19 +36,7 @@ pub async fn serve(pool: Arc<Pool>, mode: Mode, watch: bool) -> std::io::Result<
         mode,
         subscriptions: Arc::new(Subscriptions::default()),
     };
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    super::following::follow(
-        server.pool.clone(),
-        server.subscriptions.clone(),
-        stop.clone(),
-    );
-    if watch {
-        resources::watch(
-            server.pool.clone(),
-            server.subscriptions.clone(),
-            stop.clone(),
-        );
-    }
+    let stop = super::following::start(&server.pool, &server.subscriptions, watch);
     let running = server
         .serve(super::gate::Gate::new(rmcp::transport::IntoTransport::<
             RoleServer,

@@ -220,9 +220,9 @@ tools! {
             progress(p.checked as u64, None, message)
         };
         let report = registry.refresh(&keys, RefreshOptions { progress: Some(&mut on) })?;
-        let mut done = Done::new(&report, String::new())?;
-        done.changed = changed_ids(&done.value);
-        done.text = format!("refreshed: {} changed", done.changed.len());
+        let changed = crate::cli::mcp::following::refreshed(&report);
+        let mut done = Done::new(&report, format!("refreshed: {} changed", changed.len()))?;
+        done.changed = changed;
         Ok(done)
     }
 
@@ -300,20 +300,4 @@ pub struct Unlinked {
 struct Edge {
     parent: String,
     child: String,
-}
-
-/// The ids a refresh report names as changed (updated, added, removed,
-/// stale), wherever in the report they are.
-fn changed_ids(report: &Value) -> Vec<String> {
-    let mut ids = Vec::new();
-    for field in ["updated", "added", "removed", "stale", "changed"] {
-        for item in report[field].as_array().into_iter().flatten() {
-            for key in ["resource_id", "id"] {
-                if let Some(id) = item[key].as_str() {
-                    ids.push(id.to_owned());
-                }
-            }
-        }
-    }
-    ids
 }
