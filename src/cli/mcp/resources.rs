@@ -34,13 +34,19 @@ pub fn uri_of(key: &str) -> String {
 
 /// The resource a URI names, if it is one of ours.
 pub fn key_of(uri: &str) -> Option<ResourceKey> {
-    let rest = uri.strip_prefix(PREFIX)?;
-    let bytes = rest.as_bytes();
+    let bytes = percent_decoded(uri.strip_prefix(PREFIX)?)?;
+    String::from_utf8(bytes).ok()?.parse().ok()
+}
+
+/// `text` with each `%XX` as its byte (a resource's URI, a client's
+/// `file://` root); `None` when a `%` is not followed by two hex digits.
+pub fn percent_decoded(text: &str) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = rest.get(i + 1..i + 3)?;
+            let hex = text.get(i + 1..i + 3)?;
             out.push(u8::from_str_radix(hex, 16).ok()?);
             i += 3;
         } else {
@@ -48,7 +54,7 @@ pub fn key_of(uri: &str) -> Option<ResourceKey> {
             i += 1;
         }
     }
-    String::from_utf8(out).ok()?.parse().ok()
+    Some(out)
 }
 
 pub fn template() -> ResourceTemplate {
