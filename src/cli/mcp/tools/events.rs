@@ -1,6 +1,6 @@
 //! The event log's tool: what changed, and by whom (`agents events`).
 
-use super::{Count, key};
+use super::{Count, parsed};
 use crate::cli::mcp::following::resources_of;
 use crate::cli::mcp::kinds::Refusal;
 use resource_host::registry::{Event, EventQuery, Since};
@@ -29,7 +29,7 @@ tools! {
             .transpose()?;
         let query = EventQuery {
             since: since.map(Since::Seq),
-            resource: args.resource.map(|r| key("resource", &r)).transpose()?,
+            resource: args.resource.map(|r| parsed("resource", &r)).transpose()?,
             below,
             limit: args.limit.map(|n| n.0),
             ..EventQuery::default()
