@@ -16,6 +16,9 @@ use std::sync::Arc;
 
 const PREFIX: &str = "agents://resource/";
 
+/// What a resource reads as: the show view.
+const JSON: &str = "application/json";
+
 /// Resources per `resources/list` page.
 const PAGE: usize = 100;
 
@@ -65,7 +68,7 @@ pub fn template() -> ResourceTemplate {
          `agents resource show -o json` prints."
             .to_owned(),
     );
-    template.mime_type = Some("application/json".to_owned());
+    template.mime_type = Some(JSON.to_owned());
     template
 }
 
@@ -107,7 +110,7 @@ pub async fn list(
                 let mut item = Resource::new(uri_of(&key), r.label());
                 item.title = Some(format!("{} ({})", r.label(), r.resource_type_name.as_str()));
                 item.description = r.description.clone().or_else(|| r.location.clone());
-                item.mime_type = Some("application/json".to_owned());
+                item.mime_type = Some(JSON.to_owned());
                 item
             })
             .collect();
@@ -118,31 +121,15 @@ pub async fn list(
     .await
 }
 
-/// `resources/read`: the show view, as JSON text.
+/// `resources/read`: `show_resource`'s view, as JSON text.
 pub async fn read(pool: &Arc<Pool>, uri: &str) -> Result<ReadResourceResult, Refusal> {
     let key = key_or_refusal(uri)?;
     let uri = uri.to_owned();
     pool.with(move |registry| {
-        let resource = registry.show_resource(&key)?;
-        let mut value =
-            serde_json::to_value(&resource).map_err(|e| Refusal::internal(e.to_string()))?;
-        if let Some(c) = registry.container_of(&key)? {
-            value["container"] =
-                serde_json::to_value(c).map_err(|e| Refusal::internal(e.to_string()))?;
-        }
-        let text =
-            serde_json::to_string_pretty(&value).map_err(|e| Refusal::internal(e.to_string()))?;
-        let contents = match ResourceContents::text(text, uri) {
-            ResourceContents::TextResourceContents {
-                uri, text, meta, ..
-            } => ResourceContents::TextResourceContents {
-                uri,
-                text,
-                meta,
-                mime_type: Some("application/json".to_owned()),
-            },
-            other => other,
-        };
+        let written = |e: serde_json::Error| Refusal::internal(e.to_string());
+        let value = serde_json::to_value(super::tools::shown(registry, &key)?).map_err(written)?;
+        let text = serde_json::to_string_pretty(&value).map_err(written)?;
+        let contents = ResourceContents::text(text, uri).with_mime_type(JSON);
         Ok(ReadResourceResult::new(vec![contents]))
     })
     .await

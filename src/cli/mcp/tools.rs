@@ -75,6 +75,7 @@ mod resources;
 mod sandboxes;
 
 pub use answer::{Done, Progress};
+pub use resources::shown;
 
 use super::Mode;
 use super::arguments;

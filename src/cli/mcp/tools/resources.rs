@@ -77,11 +77,9 @@ tools! {
         /// A resource's name (local/api-repo) or its id (a ULID).
         name_or_id: String,
     } |registry, args, _| {
-        let key = parsed("name_or_id", &args.name_or_id)?;
-        let view = registry.show_resource(&key)?;
-        let container = registry.container_of(&key)?;
-        let text = summary(&view);
-        Done::new(&WithContainer { view, container }, text)
+        let shown = shown(registry, &parsed("name_or_id", &args.name_or_id)?)?;
+        let text = summary(&shown.view);
+        Done::new(&shown, text)
     }
 
     /// Register a resource of a type with the type's arguments (as `agents resource add TYPE --flag value`); the handler discovers its children.
@@ -288,6 +286,13 @@ pub struct WithContainer<V> {
     view: V,
     #[serde(skip_serializing_if = "Option::is_none")]
     container: Option<ContainerView>,
+}
+
+/// `show_resource`'s view, which `resources/read` answers too.
+pub fn shown(registry: &Registry, key: &ResourceKey) -> Result<WithContainer<Resource>, Refusal> {
+    let view = registry.show_resource(key)?;
+    let container = registry.container_of(key)?;
+    Ok(WithContainer { view, container })
 }
 
 /// `unlink_child`'s answer: the link that went, as it was named.
