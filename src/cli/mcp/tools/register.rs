@@ -5,7 +5,7 @@
 //! [`super::super::arguments`] uses for every tool.
 
 use super::absolute;
-use crate::cli::mcp::arguments::{must_be, words};
+use crate::cli::mcp::arguments::{known, must_be, words};
 use crate::cli::mcp::kinds::Refusal;
 use resource_host::model::{ArgType, TypeArgument};
 use resource_host::registry::{RegistrationForm, Registry};
@@ -61,11 +61,7 @@ fn check(
     let context = format!(" for type {}", form.type_name.as_str());
     let mut names: Vec<&str> = form.args.iter().map(|a| a.name.as_str()).collect();
     names.sort_unstable();
-    let known = if names.is_empty() {
-        "none".to_owned()
-    } else {
-        names.join(", ")
-    };
+    let known = known(names.iter().copied());
     let refused = |what: &str, flag: &str| {
         Refusal::invalid(format!(
             "{TOOL} {what} \"args.{flag}\"{context}; the arguments it takes there are: {known}"
