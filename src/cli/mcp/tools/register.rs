@@ -5,6 +5,7 @@
 //! [`super::super::arguments`] uses for every tool.
 
 use super::absolute;
+use crate::cli::add::addable_forms;
 use crate::cli::mcp::arguments::{known, must_be, words};
 use crate::cli::mcp::kinds::Refusal;
 use resource_host::model::{ArgType, TypeArgument};
@@ -13,20 +14,9 @@ use serde_json::{Map, Value, json};
 
 const TOOL: &str = "register_resource";
 
-/// The registration form of each type a person can add.
-fn forms(registry: &Registry) -> Result<Vec<RegistrationForm>, Refusal> {
-    let mut forms = Vec::new();
-    for ty in registry.list_types(None)? {
-        if ty.is_user_addable() {
-            forms.push(registry.registration_form(ty.name.as_str())?);
-        }
-    }
-    Ok(forms)
-}
-
 /// The input schema as listed now: one branch per type a person can add.
 pub fn listed(registry: &Registry) -> Result<Value, Refusal> {
-    Ok(registration(&forms(registry)?))
+    Ok(registration(&addable_forms(registry)?))
 }
 
 /// A call's `args` as the flags `agents resource add TYPE` would take,
@@ -38,7 +28,7 @@ pub fn flags(
 ) -> Result<Vec<(String, String)>, Refusal> {
     match registry.registration_form(type_name) {
         Ok(form) => check(&form, args),
-        Err(_) => Err(unknown_type(&forms(registry)?, type_name)),
+        Err(_) => Err(unknown_type(&addable_forms(registry)?, type_name)),
     }
 }
 
