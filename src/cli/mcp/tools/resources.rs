@@ -3,11 +3,12 @@
 
 use super::{Count, discovery, parsed, register, summary};
 use crate::cli::mcp::kinds::Refusal;
+use crate::cli::output::WithContainer;
 use resource_host::model::{Link, Resource, ResourceKey};
 use resource_host::registry::{
-    ContainerView, Depth, DiscoverOptions, DiscoveryReport, Inspection, ListOptions, NewResource,
-    RefreshOptions, RefreshProgress, RefreshReport, RegisterOptions, RemovalReport, RemoveOptions,
-    ResourceFilter, ResourceList, ToolRequest, TreeView, TypeView,
+    Depth, DiscoverOptions, DiscoveryReport, Inspection, ListOptions, NewResource, RefreshOptions,
+    RefreshProgress, RefreshReport, RegisterOptions, RemovalReport, RemoveOptions, ResourceFilter,
+    ResourceList, ToolRequest, TreeView, TypeView,
 };
 use resource_host::routing::Route;
 use resource_host::text::escape_line;
@@ -277,15 +278,6 @@ tools! {
 #[derive(Serialize, JsonSchema)]
 pub struct Types {
     types: Vec<TypeView>,
-}
-
-/// A view and, when its resource has one, the container's state.
-#[derive(Serialize, JsonSchema)]
-pub struct WithContainer<V> {
-    #[serde(flatten)]
-    view: V,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    container: Option<ContainerView>,
 }
 
 /// `show_resource`'s view, which `resources/read` answers too.
