@@ -19,8 +19,20 @@ use super::{Context, Failure, Outcome};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Arg, ArgAction, ArgMatches, Command, ValueHint};
 use resource_host::model::{ArgType, SandboxStrategy, TypeArgument};
-use resource_host::registry::{NewResource, RegistrationForm};
+use resource_host::registry::{NewResource, RegistrationForm, Registry};
 use resource_host::text::escape_line;
+
+/// The form of each type a person can add: what `resource add` completes
+/// and `register_resource`'s input schema offers (MCP).
+pub fn addable_forms(registry: &Registry) -> Result<Vec<RegistrationForm>, Failure> {
+    let mut forms = Vec::new();
+    for ty in registry.list_types(None)? {
+        if ty.is_user_addable() {
+            forms.push(registry.registration_form(ty.name.as_str())?);
+        }
+    }
+    Ok(forms)
+}
 
 /// Run `add TYPE REST…`.
 pub fn run(ctx: &Context, type_name: String, rest: Vec<String>) -> Outcome {

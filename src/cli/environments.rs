@@ -148,15 +148,8 @@ pub fn run_env(ctx: &Context, cmd: EnvCommand) -> Outcome {
         return emit(ctx.format, &route, || route_text(&route));
     }
     let (route, container) = registry.enter_environment(&key, plan.as_deref(), &tool)?;
-    #[derive(serde::Serialize)]
-    struct Entered<'a> {
-        #[serde(flatten)]
-        route: &'a Route,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        container: Option<resource_host::registry::ContainerView>,
-    }
-    let shown = Entered {
-        route: &route,
+    let shown = super::output::WithContainer {
+        view: &route,
         container: container.clone(),
     };
     emit(ctx.format, &shown, || {

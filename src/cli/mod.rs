@@ -262,12 +262,7 @@ fn completions(ctx: &Context, shell: clap_complete::Shell) -> Outcome {
         Ok(home) if ctx.registry.is_some() || home.database().exists() => ctx.open()?,
         _ => Registry::open_in_memory()?,
     };
-    let mut forms = Vec::new();
-    for ty in registry.list_types(None)? {
-        if ty.is_user_addable() {
-            forms.push(registry.registration_form(ty.name.as_str())?);
-        }
-    }
+    let forms = add::addable_forms(&registry)?;
     let mut cmd = <Cli as clap::CommandFactory>::command().mut_subcommand("resource", |r| {
         r.mut_subcommand("add", |add| {
             Command::new("add")

@@ -12,6 +12,17 @@ use std::ops::ControlFlow;
 /// Lines a discovery or refresh report lists for people (all in `-o json`).
 pub const LISTED: usize = 40;
 
+/// A view and, when its resource has one, its container's state beside
+/// it: what `resource show` and `env resolve --activate` print and the
+/// MCP tools `show_resource` and `resolve_environment` answer.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct WithContainer<V> {
+    #[serde(flatten)]
+    pub view: V,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container: Option<resource_host::registry::ContainerView>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Table,

@@ -7,10 +7,10 @@
 use super::add;
 use super::keeping;
 use super::output::LISTED;
-use super::output::{self, emit};
+use super::output::{self, WithContainer, emit};
 use super::types;
 use super::{Context, Outcome};
-use resource_host::model::{Resource, ResourceKey};
+use resource_host::model::ResourceKey;
 use resource_host::registry::{ContainerView, Depth, RemoveOptions};
 use resource_host::text::{escape_block, escape_line};
 
@@ -93,8 +93,8 @@ fn show_one(ctx: &Context, key: &ResourceKey) -> Outcome {
     let registry = ctx.open()?;
     let resource = registry.show_resource(key)?;
     let container = registry.container_of(key)?;
-    let shown = Shown {
-        resource: &resource,
+    let shown = WithContainer {
+        view: &resource,
         container: container.clone(),
     };
     emit(ctx.format, &shown, || {
@@ -236,16 +236,6 @@ fn remove(ctx: &Context, key: &ResourceKey, dry_run: bool, force: bool) -> Outco
         );
     }
     emit(ctx.format, &report, || removal(&report))
-}
-
-/// `resource show`'s document: the resource, and a devcontainer's
-/// lifecycle beside it.
-#[derive(serde::Serialize)]
-struct Shown<'a> {
-    #[serde(flatten)]
-    resource: &'a Resource,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    container: Option<ContainerView>,
 }
 
 fn lifecycle(ctx: &Context, done: &str, view: &ContainerView) -> Outcome {

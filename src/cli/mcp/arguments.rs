@@ -34,7 +34,8 @@ pub fn read<T: DeserializeOwned>(
         let path = error.path().to_string();
         let serde = error.into_inner().to_string();
         let named = |prefix: &str| serde.strip_prefix(prefix)?.split('`').next();
-        let known = known(schema.get("properties"));
+        let properties = schema["properties"].as_object().into_iter().flatten();
+        let known = known(properties.map(|(name, _)| name.as_str()));
         Refusal::invalid(if let Some(name) = named("unknown field `") {
             format!("{tool} takes no argument {name:?}; the arguments it takes are: {known}")
         } else if let Some(name) = named("missing field `") {
@@ -78,13 +79,9 @@ pub fn words(serde: &str) -> String {
     .to_owned()
 }
 
-/// The names of an object schema's `properties`, for a refusal.
-pub fn known(properties: Option<&Value>) -> String {
-    let names: Vec<&str> = properties
-        .and_then(Value::as_object)
-        .into_iter()
-        .flat_map(|p| p.keys().map(String::as_str))
-        .collect();
+/// The arguments a refusal says there are: their names, or `none`.
+pub fn known<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.into_iter().collect();
     if names.is_empty() {
         "none".to_owned()
     } else {

@@ -98,6 +98,17 @@ fn server_roots(
     resource_host::roots::Roots::new(dirs).map_err(|e| usage(&e))
 }
 
+/// A test seam's variable, read in debug builds only: a release build
+/// answers `None` whatever the environment says (`cfg!` makes the read
+/// dead code), so no seam widens a race or shortens a wait there.
+fn test_seam(name: &str) -> Option<std::ffi::OsString> {
+    if cfg!(debug_assertions) {
+        std::env::var_os(name)
+    } else {
+        None
+    }
+}
+
 /// Serve until the client closes stdin.
 pub fn run(ctx: &Context, args: McpArgs) -> Outcome {
     let mode = match (args.read_only, args.allow_admin) {

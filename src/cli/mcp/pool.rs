@@ -170,20 +170,13 @@ impl Pool {
     }
 }
 
-/// A test seam, compiled out of release builds: with
+/// A test seam ([`super::test_seam`]): with
 /// `AGENTS_TEST_MCP_BUSY_WAIT_MS` set, a call waits that long for a slot
 /// instead of [`WAIT`], so a test sees `busy` without waiting 30 s.
-#[cfg(debug_assertions)]
 fn busy_wait() -> Duration {
-    std::env::var("AGENTS_TEST_MCP_BUSY_WAIT_MS")
-        .ok()
-        .and_then(|ms| ms.parse().ok())
+    super::test_seam("AGENTS_TEST_MCP_BUSY_WAIT_MS")
+        .and_then(|ms| ms.to_str()?.parse().ok())
         .map_or(WAIT, Duration::from_millis)
-}
-
-#[cfg(not(debug_assertions))]
-fn busy_wait() -> Duration {
-    WAIT
 }
 
 #[cfg(test)]

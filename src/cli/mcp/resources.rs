@@ -4,20 +4,20 @@
 //! through the template), read as the `resource show -o json` view, and
 //! subscribed to: a change a tool, a refresh or the watcher (`--watch`)
 //! makes to a subscribed resource is told to its subscribers
-//! ([`Subscriptions`]).
+//! ([`super::subscriptions`]).
 
 use super::kinds::Refusal;
 use super::pool::Pool;
-use super::subscriptions::Subscriptions;
 use resource_host::model::{ResourceId, ResourceKey};
-use resource_host::registry::{WatchEvent, WatchOptions};
 use rmcp::model::{
     ListResourcesResult, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
 };
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 const PREFIX: &str = "agents://resource/";
+
+/// What a resource reads as: the show view.
+const JSON: &str = "application/json";
 
 /// Resources per `resources/list` page.
 const PAGE: usize = 100;
@@ -37,13 +37,19 @@ pub fn uri_of(key: &str) -> String {
 
 /// The resource a URI names, if it is one of ours.
 pub fn key_of(uri: &str) -> Option<ResourceKey> {
-    let rest = uri.strip_prefix(PREFIX)?;
-    let bytes = rest.as_bytes();
+    let bytes = percent_decoded(uri.strip_prefix(PREFIX)?)?;
+    String::from_utf8(bytes).ok()?.parse().ok()
+}
+
+/// `text` with each `%XX` as its byte (a resource's URI, a client's
+/// `file://` root); `None` when a `%` is not followed by two hex digits.
+pub fn percent_decoded(text: &str) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = rest.get(i + 1..i + 3)?;
+            let hex = text.get(i + 1..i + 3)?;
             out.push(u8::from_str_radix(hex, 16).ok()?);
             i += 3;
         } else {
@@ -51,7 +57,7 @@ pub fn key_of(uri: &str) -> Option<ResourceKey> {
             i += 1;
         }
     }
-    String::from_utf8(out).ok()?.parse().ok()
+    Some(out)
 }
 
 pub fn template() -> ResourceTemplate {
@@ -62,7 +68,7 @@ pub fn template() -> ResourceTemplate {
          `agents resource show -o json` prints."
             .to_owned(),
     );
-    template.mime_type = Some("application/json".to_owned());
+    template.mime_type = Some(JSON.to_owned());
     template
 }
 
@@ -104,7 +110,7 @@ pub async fn list(
                 let mut item = Resource::new(uri_of(&key), r.label());
                 item.title = Some(format!("{} ({})", r.label(), r.resource_type_name.as_str()));
                 item.description = r.description.clone().or_else(|| r.location.clone());
-                item.mime_type = Some("application/json".to_owned());
+                item.mime_type = Some(JSON.to_owned());
                 item
             })
             .collect();
@@ -115,31 +121,15 @@ pub async fn list(
     .await
 }
 
-/// `resources/read`: the show view, as JSON text.
+/// `resources/read`: `show_resource`'s view, as JSON text.
 pub async fn read(pool: &Arc<Pool>, uri: &str) -> Result<ReadResourceResult, Refusal> {
     let key = key_or_refusal(uri)?;
     let uri = uri.to_owned();
     pool.with(move |registry| {
-        let resource = registry.show_resource(&key)?;
-        let mut value =
-            serde_json::to_value(&resource).map_err(|e| Refusal::internal(e.to_string()))?;
-        if let Some(c) = registry.container_of(&key)? {
-            value["container"] =
-                serde_json::to_value(c).map_err(|e| Refusal::internal(e.to_string()))?;
-        }
-        let text =
-            serde_json::to_string_pretty(&value).map_err(|e| Refusal::internal(e.to_string()))?;
-        let contents = match ResourceContents::text(text, uri) {
-            ResourceContents::TextResourceContents {
-                uri, text, meta, ..
-            } => ResourceContents::TextResourceContents {
-                uri,
-                text,
-                meta,
-                mime_type: Some("application/json".to_owned()),
-            },
-            other => other,
-        };
+        let written = |e: serde_json::Error| Refusal::internal(e.to_string());
+        let value = serde_json::to_value(super::tools::shown(registry, &key)?).map_err(written)?;
+        let text = serde_json::to_string_pretty(&value).map_err(written)?;
+        let contents = ResourceContents::text(text, uri).with_mime_type(JSON);
         Ok(ReadResourceResult::new(vec![contents]))
     })
     .await
@@ -151,40 +141,6 @@ pub async fn resolve(pool: &Arc<Pool>, uri: &str) -> Result<ResourceId, Refusal>
     let key = key_or_refusal(uri)?;
     pool.with(move |registry| Ok(registry.show_resource(&key)?.resource_id))
         .await
-}
-
-/// `agents mcp --watch`: a thread watching every registered location
-/// (as `agents resource watch` does); each refresh it makes is told to
-/// the subscribers of what it changed. Stops when `stop` is set.
-pub fn watch(pool: Arc<Pool>, subscriptions: Arc<Subscriptions>, stop: Arc<AtomicBool>) {
-    let runtime = tokio::runtime::Handle::current();
-    let (send, mut receive) = tokio::sync::mpsc::unbounded_channel::<Vec<String>>();
-    let forwarding = pool.clone();
-    runtime.spawn(async move {
-        while let Some(changed) = receive.recv().await {
-            subscriptions.changed(&forwarding, &changed).await;
-        }
-    });
-    std::thread::spawn(move || {
-        let watched = pool.with_blocking(|registry| {
-            let mut on_event = |event: WatchEvent| {
-                if let WatchEvent::Refreshed { report, .. } = event {
-                    let ids: Vec<String> = report
-                        .changed
-                        .iter()
-                        .map(|c| c.resource_id.to_string())
-                        .chain(report.stale.iter().map(|s| s.resource_id.to_string()))
-                        .collect();
-                    let _ = send.send(ids);
-                }
-            };
-            registry.watch(&[], WatchOptions::default(), &stop, &mut on_event)?;
-            Ok(())
-        });
-        if let Err(refusal) = watched {
-            log::warn!("not watching: {}", refusal.message);
-        }
-    });
 }
 
 #[cfg(test)]

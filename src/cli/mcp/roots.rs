@@ -191,19 +191,7 @@ pub fn file_uri_path(uri: &str) -> Option<PathBuf> {
     if !path.starts_with('/') || path.contains(['?', '#']) {
         return None;
     }
-    let bytes = path.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
+    let out = super::resources::percent_decoded(path)?;
     if out.contains(&0) {
         return None;
     }

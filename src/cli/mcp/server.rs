@@ -36,19 +36,7 @@ pub async fn serve(pool: Arc<Pool>, mode: Mode, watch: bool) -> std::io::Result<
         mode,
         subscriptions: Arc::new(Subscriptions::default()),
     };
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    super::following::follow(
-        server.pool.clone(),
-        server.subscriptions.clone(),
-        stop.clone(),
-    );
-    if watch {
-        resources::watch(
-            server.pool.clone(),
-            server.subscriptions.clone(),
-            stop.clone(),
-        );
-    }
+    let stop = super::following::start(&server.pool, &server.subscriptions, watch);
     let running = server
         .serve(super::gate::Gate::new(rmcp::transport::IntoTransport::<
             RoleServer,
@@ -184,13 +172,12 @@ impl Server {
     }
 }
 
-/// A test seam, compiled out of release builds: with
+/// A test seam ([`super::test_seam`]): with
 /// `AGENTS_TEST_MCP_HOLD_PROGRESS` set, a long call waits at each
 /// progress point until its request is cancelled (at most 60 s), so a
 /// test cancels it mid-operation without racing the operation's end.
-#[cfg(debug_assertions)]
 fn hold_for_cancellation(cancelled: &dyn Fn() -> bool) {
-    if std::env::var_os("AGENTS_TEST_MCP_HOLD_PROGRESS").is_none() {
+    if super::test_seam("AGENTS_TEST_MCP_HOLD_PROGRESS").is_none() {
         return;
     }
     for _ in 0..6000 {
@@ -201,22 +188,15 @@ fn hold_for_cancellation(cancelled: &dyn Fn() -> bool) {
     }
 }
 
-#[cfg(not(debug_assertions))]
-fn hold_for_cancellation(_: &dyn Fn() -> bool) {}
-
-/// A test seam, compiled out of release builds: with
+/// A test seam ([`super::test_seam`]): with
 /// `AGENTS_TEST_MCP_LATE_LISTENER` set, a listen waits half a second
 /// after its acknowledgment before adding its listener, widening the
 /// window a change told in between must not be lost in.
-#[cfg(debug_assertions)]
 async fn late_listener() {
-    if std::env::var_os("AGENTS_TEST_MCP_LATE_LISTENER").is_some() {
+    if super::test_seam("AGENTS_TEST_MCP_LATE_LISTENER").is_some() {
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     }
 }
-
-#[cfg(not(debug_assertions))]
-async fn late_listener() {}
 
 fn success(done: Done) -> CallToolResult {
     let mut result = CallToolResult::structured(done.value);

@@ -8,9 +8,9 @@
 //! listen stream only when its filter asked (`resourcesListChanged`,
 //! `toolsListChanged`).
 //!
-//! The changes come from the tools (`Server::run_tool`), the watcher
-//! (`--watch`) and the event log (`following`); this module only fans
-//! them out, each to whom it concerns, once.
+//! The changes come from the tools (`Server::run_tool`), and from the
+//! event log and the watcher (`--watch`), both fed by `following`; this
+//! module only fans them out, each to whom it concerns, once.
 
 use super::kinds::Refusal;
 use super::pool::Pool;

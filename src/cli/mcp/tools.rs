@@ -75,11 +75,11 @@ mod resources;
 mod sandboxes;
 
 pub use answer::{Done, Progress};
+pub use resources::shown;
 
 use super::Mode;
 use super::arguments;
 use super::kinds::Refusal;
-use resource_host::model::ResourceKey;
 use resource_host::registry::Registry;
 use resource_host::text::escape_line;
 use schemars::JsonSchema;
@@ -349,9 +349,14 @@ impl JsonSchema for Count {
     }
 }
 
-/// A resource argument (`name_or_id`, `parent`, `resource`, …), read.
-fn key(field: &str, text: &str) -> Result<ResourceKey, Refusal> {
-    text.parse::<ResourceKey>()
+/// An argument read as the name or id it stands for (a resource's
+/// `name_or_id`, `parent`, …; a sandbox's `id`; a plugin's `module`),
+/// refused with the argument's name and why.
+fn parsed<T: std::str::FromStr>(field: &str, text: &str) -> Result<T, Refusal>
+where
+    T::Err: std::fmt::Display,
+{
+    text.parse::<T>()
         .map_err(|e| Refusal::invalid(format!("{field}: {e}")))
 }
 

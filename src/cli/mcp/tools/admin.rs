@@ -1,8 +1,7 @@
 //! The admin tools (`--allow-admin`): types, plugins and import.
 
-use super::absolute;
+use super::{absolute, parsed};
 use crate::cli::mcp::kinds::Refusal;
-use resource_host::model::ModuleName;
 use resource_host::registry::{
     AddPluginOptions, ImportOptions, ImportReport, InstallPluginOptions, InstallView, PluginView,
     RegisterTypeOptions, TypeView,
@@ -10,10 +9,6 @@ use resource_host::registry::{
 use resource_host::text::escape_line;
 use schemars::JsonSchema;
 use serde::Serialize;
-
-fn module(text: &str) -> Result<ModuleName, Refusal> {
-    ModuleName::parse(text).map_err(|e| Refusal::invalid(format!("module: {e}")))
-}
 
 tools! {
     /// Register a custom resource type from a YAML type file.
@@ -52,7 +47,7 @@ tools! {
     } |registry, args, _| {
         let path = absolute(&args.path)?;
         let mut options = AddPluginOptions::default();
-        options.module = args.module.as_deref().map(module).transpose()?;
+        options.module = args.module.as_deref().map(|m| parsed("module", m)).transpose()?;
         options.replace = args.replace.unwrap_or(false);
         let plugin = registry.add_plugin(&path, options)?;
         Done::new(&plugin, "added the plugin")
@@ -86,7 +81,7 @@ tools! {
         /// The plugin's module name.
         module: String,
     } |registry, args, _| {
-        let module = module(&args.module)?;
+        let module = parsed("module", &args.module)?;
         let plugin = registry.remove_plugin(&module)?;
         Done::new(&plugin, format!("removed plugin {module}"))
     }

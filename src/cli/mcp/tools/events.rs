@@ -1,6 +1,7 @@
 //! The event log's tool: what changed, and by whom (`agents events`).
 
-use super::{Count, key};
+use super::{Count, parsed};
+use crate::cli::mcp::following::resources_of;
 use crate::cli::mcp::kinds::Refusal;
 use resource_host::registry::{Event, EventQuery, Since};
 use schemars::JsonSchema;
@@ -28,7 +29,7 @@ tools! {
             .transpose()?;
         let query = EventQuery {
             since: since.map(Since::Seq),
-            resource: args.resource.map(|r| key("resource", &r)).transpose()?,
+            resource: args.resource.map(|r| parsed("resource", &r)).transpose()?,
             below,
             limit: args.limit.map(|n| n.0),
             ..EventQuery::default()
@@ -55,9 +56,8 @@ pub struct Events {
 /// without it.
 const MOST_SINCE: usize = 100_000;
 
-/// The ids of the resources changed after event `since` (a resource's
-/// own events, a link's two ends, a sandbox's resource), for
-/// `list_resources`' `since`.
+/// The ids of the resources changed after event `since` (what the
+/// follower tells subscribers of), for `list_resources`' `since`.
 pub(super) fn changed_since(
     registry: &Registry,
     since: u64,
@@ -71,14 +71,7 @@ pub(super) fn changed_since(
             limit: Some(resource_host::registry::EVENTS_MAX_LIMIT),
             ..EventQuery::default()
         })?;
-        for e in &page {
-            if matches!(e.kind.as_str(), "resource" | "link") {
-                ids.extend(e.id.clone());
-            }
-            if matches!(e.kind.as_str(), "link" | "sandbox") {
-                ids.extend(e.related_id.clone());
-            }
-        }
+        ids.extend(page.iter().flat_map(resources_of));
         read += page.len();
         match page.last() {
             Some(e) if page.len() as u32 == resource_host::registry::EVENTS_MAX_LIMIT => {

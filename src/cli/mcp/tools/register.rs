@@ -5,7 +5,8 @@
 //! [`super::super::arguments`] uses for every tool.
 
 use super::absolute;
-use crate::cli::mcp::arguments::{must_be, words};
+use crate::cli::add::addable_forms;
+use crate::cli::mcp::arguments::{known, must_be, words};
 use crate::cli::mcp::kinds::Refusal;
 use resource_host::model::{ArgType, TypeArgument};
 use resource_host::registry::{RegistrationForm, Registry};
@@ -13,20 +14,9 @@ use serde_json::{Map, Value, json};
 
 const TOOL: &str = "register_resource";
 
-/// The registration form of each type a person can add.
-fn forms(registry: &Registry) -> Result<Vec<RegistrationForm>, Refusal> {
-    let mut forms = Vec::new();
-    for ty in registry.list_types(None)? {
-        if ty.is_user_addable() {
-            forms.push(registry.registration_form(ty.name.as_str())?);
-        }
-    }
-    Ok(forms)
-}
-
 /// The input schema as listed now: one branch per type a person can add.
 pub fn listed(registry: &Registry) -> Result<Value, Refusal> {
-    Ok(registration(&forms(registry)?))
+    Ok(registration(&addable_forms(registry)?))
 }
 
 /// A call's `args` as the flags `agents resource add TYPE` would take,
@@ -38,7 +28,7 @@ pub fn flags(
 ) -> Result<Vec<(String, String)>, Refusal> {
     match registry.registration_form(type_name) {
         Ok(form) => check(&form, args),
-        Err(_) => Err(unknown_type(&forms(registry)?, type_name)),
+        Err(_) => Err(unknown_type(&addable_forms(registry)?, type_name)),
     }
 }
 
@@ -61,11 +51,7 @@ fn check(
     let context = format!(" for type {}", form.type_name.as_str());
     let mut names: Vec<&str> = form.args.iter().map(|a| a.name.as_str()).collect();
     names.sort_unstable();
-    let known = if names.is_empty() {
-        "none".to_owned()
-    } else {
-        names.join(", ")
-    };
+    let known = known(names.iter().copied());
     let refused = |what: &str, flag: &str| {
         Refusal::invalid(format!(
             "{TOOL} {what} \"args.{flag}\"{context}; the arguments it takes there are: {known}"

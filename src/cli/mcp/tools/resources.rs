@@ -1,13 +1,14 @@
 //! The tools of types, resources, links and environments: reading them,
 //! registering, linking, removing, discovering and refreshing.
 
-use super::{Count, discovery, key, register, summary};
+use super::{Count, discovery, parsed, register, summary};
 use crate::cli::mcp::kinds::Refusal;
+use crate::cli::output::WithContainer;
 use resource_host::model::{Link, Resource, ResourceKey};
 use resource_host::registry::{
-    ContainerView, Depth, DiscoverOptions, DiscoveryReport, Inspection, ListOptions, NewResource,
-    RefreshOptions, RefreshProgress, RefreshReport, RegisterOptions, RemovalReport, RemoveOptions,
-    ResourceFilter, ResourceList, ToolRequest, TreeView, TypeView,
+    Depth, DiscoverOptions, DiscoveryReport, Inspection, ListOptions, NewResource, RefreshOptions,
+    RefreshProgress, RefreshReport, RegisterOptions, RemovalReport, RemoveOptions, ResourceFilter,
+    ResourceList, ToolRequest, TreeView, TypeView,
 };
 use resource_host::routing::Route;
 use resource_host::text::escape_line;
@@ -54,7 +55,7 @@ tools! {
         let options = ListOptions {
             filter: args.r#type.map_or(ResourceFilter::All, ResourceFilter::TypeOrSubtype),
             name: args.name,
-            under: args.under.map(|u| key("under", &u)).transpose()?,
+            under: args.under.map(|u| parsed("under", &u)).transpose()?,
             // With `since`, the limit applies to what changed.
             limit: if changed.is_some() { None } else { limit },
             ..ListOptions::default()
@@ -77,11 +78,9 @@ tools! {
         /// A resource's name (local/api-repo) or its id (a ULID).
         name_or_id: String,
     } |registry, args, _| {
-        let key = key("name_or_id", &args.name_or_id)?;
-        let view = registry.show_resource(&key)?;
-        let container = registry.container_of(&key)?;
-        let text = summary(&view);
-        Done::new(&WithContainer { view, container }, text)
+        let shown = shown(registry, &parsed("name_or_id", &args.name_or_id)?)?;
+        let text = summary(&shown.view);
+        Done::new(&shown, text)
     }
 
     /// Register a resource of a type with the type's arguments (as `agents resource add TYPE --flag value`); the handler discovers its children.
@@ -118,7 +117,7 @@ tools! {
         /// Keep only resources of this type (and what leads to them).
         r#type: Option<String>,
     } |registry, args, _| {
-        let key = key("name_or_id", &args.name_or_id)?;
+        let key = parsed("name_or_id", &args.name_or_id)?;
         let tree = registry.get_resource_tree(&key, args.depth.map(|d| d.0), args.r#type.as_deref())?;
         Done::new(&tree, "the tree is in the structured content")
     }
@@ -130,7 +129,7 @@ tools! {
         /// A resource's name (local/api-repo) or its id (a ULID).
         child: String,
     } |registry, args, _| {
-        let (parent, child) = (key("parent", &args.parent)?, key("child", &args.child)?);
+        let (parent, child) = (parsed("parent", &args.parent)?, parsed("child", &args.child)?);
         let link = registry.link_child(&parent, &child)?;
         let mut done = Done::new(&link, format!("linked {parent} → {child}"))?;
         done.changed = vec![parent.to_string(), child.to_string()];
@@ -144,7 +143,7 @@ tools! {
         /// A resource's name (local/api-repo) or its id (a ULID).
         child: String,
     } |registry, args, _| {
-        let (parent, child) = (key("parent", &args.parent)?, key("child", &args.child)?);
+        let (parent, child) = (parsed("parent", &args.parent)?, parsed("child", &args.child)?);
         registry.unlink_child(&parent, &child)?;
         let (parent, child) = (parent.to_string(), child.to_string());
         let text = format!("unlinked {parent} → {child}");
@@ -163,7 +162,7 @@ tools! {
         /// Also stop the resource's containers and destroy its sandboxes first.
         force: Option<bool>,
     } |registry, args, _| {
-        let key = key("name_or_id", &args.name_or_id)?;
+        let key = parsed("name_or_id", &args.name_or_id)?;
         let mut options = RemoveOptions::default();
         options.dry_run = args.dry_run.unwrap_or(false);
         options.force = args.force.unwrap_or(false);
@@ -192,7 +191,7 @@ tools! {
         /// Levels to explore (default 1).
         depth: Option<Count>,
     } |registry, args, progress| {
-        let key = key("name_or_id", &args.name_or_id)?;
+        let key = parsed("name_or_id", &args.name_or_id)?;
         let depth = Depth::Levels(args.depth.map_or(1, |d| d.0));
         let options = DiscoverOptions { depth, progress: Some(&mut discovery(progress)) };
         let report = registry.discover(&key, options)?;
@@ -214,15 +213,15 @@ tools! {
         names: Option<Vec<String>>,
     } |registry, args, progress| {
         let names = args.names.unwrap_or_default();
-        let keys: Vec<ResourceKey> = names.iter().map(|n| key("names", n)).collect::<Result<_, _>>()?;
+        let keys: Vec<ResourceKey> = names.iter().map(|n| parsed("names", n)).collect::<Result<_, _>>()?;
         let mut on = |p: RefreshProgress| {
             let message = format!("{} checked, {} changed", p.checked, p.changed);
             progress(p.checked as u64, None, message)
         };
         let report = registry.refresh(&keys, RefreshOptions { progress: Some(&mut on) })?;
-        let mut done = Done::new(&report, String::new())?;
-        done.changed = changed_ids(&done.value);
-        done.text = format!("refreshed: {} changed", done.changed.len());
+        let changed = crate::cli::mcp::following::refreshed(&report);
+        let mut done = Done::new(&report, format!("refreshed: {} changed", changed.len()))?;
+        done.changed = changed;
         Ok(done)
     }
 
@@ -233,7 +232,7 @@ tools! {
         /// A path inside the resource (relative to its location).
         file: Option<String>,
     } |registry, args, _| {
-        let inspection = registry.inspect(&key("name_or_id", &args.name_or_id)?, args.file.as_deref())?;
+        let inspection = registry.inspect(&parsed("name_or_id", &args.name_or_id)?, args.file.as_deref())?;
         let text = resource_host::text::escape_block(&inspection.text).into_owned();
         Done::new(&inspection, text)
     }
@@ -249,7 +248,7 @@ tools! {
         /// Make the environment ready, as running a tool would.
         activate: Option<bool>,
     } |registry, args, _| {
-        let key = key("resource", &args.resource)?;
+        let key = parsed("resource", &args.resource)?;
         let plan = args.plan.as_deref();
         let tool = match args.tool_env {
             None => ToolRequest::default(),
@@ -281,13 +280,11 @@ pub struct Types {
     types: Vec<TypeView>,
 }
 
-/// A view and, when its resource has one, the container's state.
-#[derive(Serialize, JsonSchema)]
-pub struct WithContainer<V> {
-    #[serde(flatten)]
-    view: V,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    container: Option<ContainerView>,
+/// `show_resource`'s view, which `resources/read` answers too.
+pub fn shown(registry: &Registry, key: &ResourceKey) -> Result<WithContainer<Resource>, Refusal> {
+    let view = registry.show_resource(key)?;
+    let container = registry.container_of(key)?;
+    Ok(WithContainer { view, container })
 }
 
 /// `unlink_child`'s answer: the link that went, as it was named.
@@ -300,20 +297,4 @@ pub struct Unlinked {
 struct Edge {
     parent: String,
     child: String,
-}
-
-/// The ids a refresh report names as changed (updated, added, removed,
-/// stale), wherever in the report they are.
-fn changed_ids(report: &Value) -> Vec<String> {
-    let mut ids = Vec::new();
-    for field in ["updated", "added", "removed", "stale", "changed"] {
-        for item in report[field].as_array().into_iter().flatten() {
-            for key in ["resource_id", "id"] {
-                if let Some(id) = item[key].as_str() {
-                    ids.push(id.to_owned());
-                }
-            }
-        }
-    }
-    ids
 }

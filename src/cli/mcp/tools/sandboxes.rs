@@ -1,20 +1,14 @@
 //! The sandbox tools: create, list, show, checkpoint, roll back, diff,
 //! apply and destroy.
 
-use super::key;
+use super::parsed;
 use crate::cli::mcp::kinds::Refusal;
-use resource_host::model::{SandboxId, SandboxStrategy};
+use resource_host::model::SandboxStrategy;
 use resource_host::registry::{CheckpointView, SandboxView};
 use resource_host::sandbox::{Applied, SandboxDiff as Diff};
 use resource_host::text::escape_line;
 use schemars::JsonSchema;
 use serde::Serialize;
-
-/// A sandbox argument (`id`), read.
-fn sandbox(text: &str) -> Result<SandboxId, Refusal> {
-    text.parse::<SandboxId>()
-        .map_err(|e| Refusal::invalid(format!("id: {e}")))
-}
 
 tools! {
     /// Create a sandbox of a resource: a private working copy (git worktree, copy, overlay or transaction) to change, checkpoint, roll back, diff and apply.
@@ -30,7 +24,7 @@ tools! {
                 SandboxStrategy::ALL.map(|s| s.as_str()).join(", ")
             ))
         })).transpose()?;
-        let sandbox = registry.create_sandbox(&key("resource", &args.resource)?, strategy)?;
+        let sandbox = registry.create_sandbox(&parsed("resource", &args.resource)?, strategy)?;
         let text = format!(
             "created sandbox {} ({} of {}); workdir {}",
             sandbox.sandbox_id,
@@ -46,7 +40,7 @@ tools! {
         /// A resource's name (local/api-repo) or its id (a ULID).
         resource: Option<String>,
     } |registry, args, _| {
-        let resource = args.resource.map(|r| key("resource", &r)).transpose()?;
+        let resource = args.resource.map(|r| parsed("resource", &r)).transpose()?;
         let sandboxes = registry.list_sandboxes(resource.as_ref())?;
         let text = format!("{} sandboxes", sandboxes.len());
         Done::new(&Sandboxes { sandboxes }, text)
@@ -57,7 +51,7 @@ tools! {
         /// A sandbox's id (a ULID), as sandbox_create or sandbox_list answer it.
         id: String,
     } |registry, args, _| {
-        let sandbox = registry.show_sandbox(sandbox(&args.id)?)?;
+        let sandbox = registry.show_sandbox(parsed("id", &args.id)?)?;
         let text = format!("sandbox {} ({})", sandbox.sandbox_id, sandbox.strategy.as_str());
         Done::new(&sandbox, text)
     }
@@ -69,7 +63,7 @@ tools! {
         /// A label for the checkpoint.
         label: Option<String>,
     } |registry, args, _| {
-        let id = sandbox(&args.id)?;
+        let id = parsed("id", &args.id)?;
         let checkpoint = registry.checkpoint_sandbox(id, args.label.as_deref())?;
         let text = format!("checkpoint {} of sandbox {id}", checkpoint.label_text());
         Done::new(&checkpoint, text)
@@ -82,7 +76,7 @@ tools! {
         /// A checkpoint's label, reference or abbreviation.
         checkpoint: Option<String>,
     } |registry, args, _| {
-        let id = sandbox(&args.id)?;
+        let id = parsed("id", &args.id)?;
         let to = registry.rollback_sandbox(id, args.checkpoint.as_deref())?;
         let text = format!("sandbox {id} rolled back to checkpoint {}", to.label_text());
         Done::new(&to, text)
@@ -93,7 +87,7 @@ tools! {
         /// A sandbox's id (a ULID), as sandbox_create or sandbox_list answer it.
         id: String,
     } |registry, args, _| {
-        let diff = registry.diff_sandbox(sandbox(&args.id)?)?;
+        let diff = registry.diff_sandbox(parsed("id", &args.id)?)?;
         Done::new(&diff, "the changes are in the structured content")
     }
 
@@ -102,7 +96,7 @@ tools! {
         /// A sandbox's id (a ULID), as sandbox_create or sandbox_list answer it.
         id: String,
     } |registry, args, _| {
-        let id = sandbox(&args.id)?;
+        let id = parsed("id", &args.id)?;
         let applied = registry.apply_sandbox(id)?;
         Done::new(&applied, format!("applied sandbox {id}"))
     }
@@ -112,7 +106,7 @@ tools! {
         /// A sandbox's id (a ULID), as sandbox_create or sandbox_list answer it.
         id: String,
     } |registry, args, _| {
-        let id = sandbox(&args.id)?;
+        let id = parsed("id", &args.id)?;
         let gone = registry.destroy_sandbox(id)?;
         Done::new(&gone, format!("destroyed sandbox {id}"))
     }
