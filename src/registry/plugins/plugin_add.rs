@@ -176,9 +176,9 @@ fn record_plugin(
 ) -> Result<(), RegistryError> {
     use crate::registry::recording::{EventOp, diff};
     use serde_json::{Value, json};
-    let from = provenance.map(|p| {
-        json!({"registry": p.registry, "repository": p.repository, "tag": p.tag,
-               "manifest_digest": p.manifest_digest, "signer": p.signer})
+    let from = provenance.map(|p| &p.origin).map(|o| {
+        json!({"registry": o.registry, "repository": o.repository, "tag": o.tag,
+               "manifest_digest": o.manifest_digest, "signer": o.signer})
     });
     let facts = |r: &PluginRow| -> [(&'static str, Value); 3] {
         [

@@ -46,46 +46,28 @@ pub struct PluginView {
 }
 
 /// Where an installed plugin came from, as `plugin show` and `plugin
-/// list` say it.
+/// list` say it: the recorded provenance and how it is referred to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ProvenanceView {
     /// `HOST[:PORT]/REPOSITORY:TAG` (or `@sha256:…` when installed by
     /// digest; `oci-layout:DIR:TAG` from a layout directory).
     pub reference: String,
-    /// `HOST[:PORT]`, or `oci-layout:DIR`.
-    pub registry: String,
-    pub repository: String,
-    pub tag: Option<String>,
-    pub manifest_digest: String,
-    pub layer_digest: String,
-    /// The contract version the component imports.
-    pub contract: String,
-    /// The id of the key that signed it (none: installed unsigned).
-    pub signer: Option<String>,
-    /// Installed on `--allow-unsigned` without a trusted signature.
-    pub unsigned_allowed: bool,
-    pub installed_at: String,
+    #[serde(flatten)]
+    pub recorded: ProvenanceRow,
 }
 
 impl From<ProvenanceRow> for ProvenanceView {
-    fn from(row: ProvenanceRow) -> Self {
+    fn from(recorded: ProvenanceRow) -> Self {
+        let o = &recorded.origin;
         Self {
             reference: crate::oci::Source::shown(
-                &row.registry,
-                &row.repository,
-                row.tag.as_deref(),
-                &row.manifest_digest,
+                &o.registry,
+                &o.repository,
+                o.tag.as_deref(),
+                &o.manifest_digest,
             ),
-            registry: row.registry,
-            repository: row.repository,
-            tag: row.tag,
-            manifest_digest: row.manifest_digest,
-            layer_digest: row.layer_digest,
-            contract: row.contract,
-            signer: row.signer,
-            unsigned_allowed: row.unsigned_allowed,
-            installed_at: row.installed_at,
+            recorded,
         }
     }
 }

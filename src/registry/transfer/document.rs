@@ -47,7 +47,7 @@ mod fields;
 mod rows;
 
 use crate::model::{ClassName, ModuleName, Priority, ResourceId, TypeName};
-pub(crate) use crate::store::{LinkRow, ResourceRow};
+pub(crate) use crate::store::{LinkRow, ProvenanceRow, ResourceRow};
 pub use events::EventEntry;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -119,26 +119,11 @@ pub struct PluginEntry {
     /// Where it was installed from (`plugin install`); absent for a
     /// module added from a file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<ProvenanceEntry>,
+    pub provenance: Option<ProvenanceRow>,
     /// The component itself (`--with-plugins`); absent, the target home's
     /// plugin store must already hold the file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub component_base64: Option<String>,
-}
-
-/// An installed plugin's provenance (see `plugin show`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ProvenanceEntry {
-    pub registry: String,
-    pub repository: String,
-    pub tag: Option<String>,
-    pub manifest_digest: String,
-    pub layer_digest: String,
-    pub contract: String,
-    pub signer: Option<String>,
-    pub unsigned_allowed: bool,
-    pub installed_at: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

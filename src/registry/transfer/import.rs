@@ -175,7 +175,7 @@ fn write_rows(
 ) -> Result<(), RegistryError> {
     for (entry, _) in &plan.plugins {
         w.upsert_plugin(&entry.row())?;
-        w.set_plugin_provenance(&entry.module, entry.provenance_row().as_ref())?;
+        w.set_plugin_provenance(&entry.module, entry.provenance.as_ref())?;
     }
     for row in &plan.types {
         let refused = |source| TransferError::ImportRefused {

@@ -2,10 +2,7 @@
 //! column, nothing computed, so what an export reads is what an import
 //! writes. (Resources and links are the store's rows themselves.)
 
-use super::{
-    ClassEntry, DocumentError, PluginEntry, ProvenanceEntry, SettingEntry, SettingKind, base64,
-    check,
-};
+use super::{ClassEntry, DocumentError, PluginEntry, SettingEntry, SettingKind, base64, check};
 use crate::model::SettingScope;
 use crate::store::{PluginRow, ProvenanceRow, SettingRow};
 
@@ -16,17 +13,7 @@ impl PluginEntry {
         component: Option<&[u8]>,
     ) -> Self {
         Self {
-            provenance: provenance.map(|p| ProvenanceEntry {
-                registry: p.registry,
-                repository: p.repository,
-                tag: p.tag,
-                manifest_digest: p.manifest_digest,
-                layer_digest: p.layer_digest,
-                contract: p.contract,
-                signer: p.signer,
-                unsigned_allowed: p.unsigned_allowed,
-                installed_at: p.installed_at,
-            }),
+            provenance,
             module: row.module,
             version: row.version,
             sha256: row.sha256,
@@ -56,22 +43,6 @@ impl PluginEntry {
             source: self.source.clone(),
             added_at: self.added_at.clone(),
         }
-    }
-
-    /// The provenance row to write with it, if it was installed.
-    pub(in crate::registry) fn provenance_row(&self) -> Option<ProvenanceRow> {
-        self.provenance.as_ref().map(|p| ProvenanceRow {
-            module: self.module.clone(),
-            registry: p.registry.clone(),
-            repository: p.repository.clone(),
-            tag: p.tag.clone(),
-            manifest_digest: p.manifest_digest.clone(),
-            layer_digest: p.layer_digest.clone(),
-            contract: p.contract.clone(),
-            signer: p.signer.clone(),
-            unsigned_allowed: p.unsigned_allowed,
-            installed_at: p.installed_at.clone(),
-        })
     }
 
     /// The embedded component, decoded and checked against `sha256` and
