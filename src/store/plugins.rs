@@ -4,15 +4,18 @@ use super::columns::Columns;
 use super::db::args;
 use super::{Reader, StoreError, Writer, to_json};
 use crate::model::{ClassName, ModuleName};
+use crate::plugin::ClassInfo;
 
-/// One added plugin module.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One added plugin module. It is also the fields of a registry
+/// document's plugin item (`registry::transfer::document`), under the
+/// same names, so what an export reads is what an import writes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PluginRow {
     pub module: ModuleName,
     pub version: String,
     pub sha256: String,
-    /// The classes it exports: (name, description).
-    pub classes: Vec<(ClassName, String)>,
+    /// The classes it exports.
+    pub classes: Vec<ClassInfo>,
     pub size_bytes: i64,
     pub source: String,
     pub added_at: String,
@@ -21,12 +24,12 @@ pub struct PluginRow {
 impl PluginRow {
     /// Does the module export `class`?
     pub fn exports(&self, class: &ClassName) -> bool {
-        self.classes.iter().any(|(name, _)| name == class)
+        self.classes.iter().any(|c| c.name == *class)
     }
 
     /// The class names, for messages that list what exists.
     pub fn class_names(&self) -> Vec<ClassName> {
-        self.classes.iter().map(|(name, _)| name.clone()).collect()
+        self.classes.iter().map(|c| c.name.clone()).collect()
     }
 }
 
@@ -38,12 +41,22 @@ macro_rules! columns {
 
 const TABLE: &str = "plugins";
 
+/// `classes_json` holds `[name, description]` pairs: the form every
+/// binary that shares the registry reads.
+fn class_pairs(classes: &[ClassInfo]) -> Vec<(&ClassName, &String)> {
+    classes.iter().map(|c| (&c.name, &c.description)).collect()
+}
+
 fn decode(c: &Columns<'_>) -> Result<PluginRow, StoreError> {
     Ok(PluginRow {
         module: c.parsed(0, ModuleName::parse)?,
         version: c.get(1)?,
         sha256: c.get(2)?,
-        classes: c.json(3)?,
+        classes: c
+            .json::<Vec<(ClassName, String)>>(3)?
+            .into_iter()
+            .map(|(name, description)| ClassInfo { name, description })
+            .collect(),
         size_bytes: c.get(4)?,
         source: c.get(5)?,
         added_at: c.get(6)?,
@@ -89,7 +102,7 @@ impl Writer<'_> {
                 row.module.as_str(),
                 &row.version,
                 &row.sha256,
-                to_json(&row.classes),
+                to_json(&class_pairs(&row.classes)),
                 row.size_bytes,
                 &row.source,
                 &row.added_at

@@ -86,11 +86,7 @@ pub(crate) fn add_accepted(
         module: module.clone(),
         version: info.version.clone(),
         sha256: sha256.clone(),
-        classes: info
-            .classes
-            .iter()
-            .map(|c| (c.name.clone(), c.description.clone()))
-            .collect(),
+        classes: info.classes.clone(),
         size_bytes: bytes.len() as i64,
         source: spec.source.clone(),
         added_at: reg.now(),

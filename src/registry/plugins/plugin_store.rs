@@ -10,9 +10,9 @@
 //! so a registered type always resolves; a plugin cannot be removed while
 //! a type names it.
 
-use crate::model::{ClassName, ModuleName, TypeName};
+use crate::model::{ModuleName, TypeName};
 use crate::plugin::{
-    ComponentSource, PluginError, PluginFiles, builtin_component, builtin_components,
+    ClassInfo, ComponentSource, PluginError, PluginFiles, builtin_component, builtin_components,
 };
 use crate::registry::PluginsError;
 use crate::registry::plugins::handlers::find_plugin;
@@ -22,7 +22,10 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 /// One plugin module — added to the store, or built into the binary — as
-/// `agents plugin list|show` prints it.
+/// `agents plugin list|show` prints it. It repeats [`PluginRow`]'s fields
+/// rather than flattening the row in: `built_in` comes between `module`
+/// and `version` in what it has always printed, and a built-in module has
+/// no row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PluginView {
@@ -31,7 +34,7 @@ pub struct PluginView {
     pub built_in: bool,
     pub version: String,
     pub sha256: String,
-    pub classes: Vec<ClassView>,
+    pub classes: Vec<ClassInfo>,
     pub size_bytes: i64,
     /// The file it was added from (`built-in` for a built-in module).
     pub source: String,
@@ -72,13 +75,6 @@ impl From<ProvenanceRow> for ProvenanceView {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct ClassView {
-    pub name: ClassName,
-    pub description: String,
-}
-
 impl PluginView {
     fn new(
         row: PluginRow,
@@ -87,11 +83,7 @@ impl PluginView {
         provenance: Option<ProvenanceRow>,
     ) -> Self {
         Self {
-            classes: row
-                .classes
-                .into_iter()
-                .map(|(name, description)| ClassView { name, description })
-                .collect(),
+            classes: row.classes,
             module: row.module,
             built_in: false,
             version: row.version,
@@ -158,14 +150,7 @@ impl Registry {
             built_in: true,
             version: info.version.clone(),
             sha256: loaded.sha256().to_owned(),
-            classes: info
-                .classes
-                .iter()
-                .map(|c| ClassView {
-                    name: c.name.clone(),
-                    description: c.description.clone(),
-                })
-                .collect(),
+            classes: info.classes.clone(),
             size_bytes: bytes.len() as i64,
             source: "built-in".to_owned(),
             added_at: String::new(),

@@ -1,8 +1,9 @@
 //! Between the document's items and the store's rows: one field to one
 //! column, nothing computed, so what an export reads is what an import
-//! writes. (Resources and links are the store's rows themselves.)
+//! writes. (Resources, links, plugins and their provenance are the
+//! store's rows themselves.)
 
-use super::{ClassEntry, DocumentError, PluginEntry, SettingEntry, SettingKind, base64, check};
+use super::{DocumentError, PluginEntry, SettingEntry, SettingKind, base64, check};
 use crate::model::SettingScope;
 use crate::store::{PluginRow, ProvenanceRow, SettingRow};
 
@@ -13,35 +14,9 @@ impl PluginEntry {
         component: Option<&[u8]>,
     ) -> Self {
         Self {
+            row,
             provenance,
-            module: row.module,
-            version: row.version,
-            sha256: row.sha256,
-            classes: row
-                .classes
-                .into_iter()
-                .map(|(name, description)| ClassEntry { name, description })
-                .collect(),
-            size_bytes: row.size_bytes,
-            source: row.source,
-            added_at: row.added_at,
             component_base64: component.map(base64::encode),
-        }
-    }
-
-    pub(in crate::registry) fn row(&self) -> PluginRow {
-        PluginRow {
-            module: self.module.clone(),
-            version: self.version.clone(),
-            sha256: self.sha256.clone(),
-            classes: self
-                .classes
-                .iter()
-                .map(|c| (c.name.clone(), c.description.clone()))
-                .collect(),
-            size_bytes: self.size_bytes,
-            source: self.source.clone(),
-            added_at: self.added_at.clone(),
         }
     }
 
