@@ -166,7 +166,7 @@ fn installed(view: &InstallView) -> String {
         p.version,
         provenance.map_or("?", |v| v.reference.as_str())
     );
-    match provenance.and_then(|v| v.signer.as_deref()) {
+    match provenance.and_then(|v| v.recorded.origin.signer.as_deref()) {
         Some(key) => text.push_str(&format!(" (signed by key {key})\n")),
         None => text.push_str(" (UNSIGNED: installed on --allow-unsigned)\n"),
     }

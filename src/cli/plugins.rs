@@ -173,19 +173,20 @@ fn show(v: &PluginView) -> String {
         ("types", list(&v.types)),
     ]);
     if let Some(p) = &v.provenance {
+        let o = &p.recorded.origin;
         text.push_str(&fields(&[
             ("installed_from", p.reference.clone()),
-            ("manifest_digest", p.manifest_digest.clone()),
-            ("layer_digest", p.layer_digest.clone()),
-            ("contract", p.contract.clone()),
+            ("manifest_digest", o.manifest_digest.clone()),
+            ("layer_digest", o.layer_digest.clone()),
+            ("contract", o.contract.clone()),
             (
                 "signer",
-                match (&p.signer, p.unsigned_allowed) {
+                match (&o.signer, p.recorded.unsigned_allowed) {
                     (Some(key), _) => format!("key {key}"),
                     (None, _) => "none (UNSIGNED, installed on --allow-unsigned)".to_owned(),
                 },
             ),
-            ("installed_at", p.installed_at.clone()),
+            ("installed_at", p.recorded.installed_at.clone()),
         ]));
     }
     text.push_str("classes:\n");

@@ -36,11 +36,26 @@ impl PluginInfo {
     }
 }
 
-/// One class a module provides.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One class a module provides, as the store's plugin rows, the registry
+/// document and the plugin views carry it too.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    // The name and the open object the views' output schemas have always
+    // said: refusing unknown keys is how a document is read, not a promise
+    // about an answer.
+    schemars(rename = "ClassView", transform = open_object)
+)]
 pub struct ClassInfo {
     pub name: ClassName,
     pub description: String,
+}
+
+#[cfg(feature = "schema")]
+fn open_object(schema: &mut schemars::Schema) {
+    schema.remove("additionalProperties");
 }
 
 /// A resource as a handler sees it (`resource-view` in the WIT).

@@ -74,7 +74,7 @@ pub use plugins::distribution::{
     PushPluginOptions, PushView, TypeChange, UpdatePluginsOptions, UpdateView,
 };
 pub use plugins::plugin_check::{PluginCheckView, check_plugin};
-pub use plugins::plugin_store::{AddPluginOptions, ClassView, PluginView, ProvenanceView};
+pub use plugins::plugin_store::{AddPluginOptions, PluginView, ProvenanceView};
 pub use resources::discovery::{
     Depth, DiscoverOptions, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH,
 };

@@ -65,7 +65,7 @@ pub use environments::{ContainerStateRow, SettingRow};
 pub use events::{EventRow, EventSelect, MAX_CHANGES_BYTES, NewEvent};
 pub use follow::{EventSignal, written_here};
 pub use location::RegistryLocation;
-pub use plugins::{PluginRow, ProvenanceRow};
+pub use plugins::{PluginOrigin, PluginRow, ProvenanceRow};
 pub use resources::{ResourceInserter, ResourceRow};
 pub use sandboxes::{CheckpointRow, SandboxRow};
 pub use trust::TrustRow;

@@ -4,15 +4,18 @@ use super::columns::Columns;
 use super::db::args;
 use super::{Reader, StoreError, Writer, to_json};
 use crate::model::{ClassName, ModuleName};
+use crate::plugin::ClassInfo;
 
-/// One added plugin module.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One added plugin module. It is also the fields of a registry
+/// document's plugin item (`registry::transfer::document`), under the
+/// same names, so what an export reads is what an import writes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PluginRow {
     pub module: ModuleName,
     pub version: String,
     pub sha256: String,
-    /// The classes it exports: (name, description).
-    pub classes: Vec<(ClassName, String)>,
+    /// The classes it exports.
+    pub classes: Vec<ClassInfo>,
     pub size_bytes: i64,
     pub source: String,
     pub added_at: String,
@@ -21,12 +24,12 @@ pub struct PluginRow {
 impl PluginRow {
     /// Does the module export `class`?
     pub fn exports(&self, class: &ClassName) -> bool {
-        self.classes.iter().any(|(name, _)| name == class)
+        self.classes.iter().any(|c| c.name == *class)
     }
 
     /// The class names, for messages that list what exists.
     pub fn class_names(&self) -> Vec<ClassName> {
-        self.classes.iter().map(|(name, _)| name.clone()).collect()
+        self.classes.iter().map(|c| c.name.clone()).collect()
     }
 }
 
@@ -38,12 +41,22 @@ macro_rules! columns {
 
 const TABLE: &str = "plugins";
 
+/// `classes_json` holds `[name, description]` pairs: the form every
+/// binary that shares the registry reads.
+fn class_pairs(classes: &[ClassInfo]) -> Vec<(&ClassName, &String)> {
+    classes.iter().map(|c| (&c.name, &c.description)).collect()
+}
+
 fn decode(c: &Columns<'_>) -> Result<PluginRow, StoreError> {
     Ok(PluginRow {
         module: c.parsed(0, ModuleName::parse)?,
         version: c.get(1)?,
         sha256: c.get(2)?,
-        classes: c.json(3)?,
+        classes: c
+            .json::<Vec<(ClassName, String)>>(3)?
+            .into_iter()
+            .map(|(name, description)| ClassInfo { name, description })
+            .collect(),
         size_bytes: c.get(4)?,
         source: c.get(5)?,
         added_at: c.get(6)?,
@@ -89,7 +102,7 @@ impl Writer<'_> {
                 row.module.as_str(),
                 &row.version,
                 &row.sha256,
-                to_json(&row.classes),
+                to_json(&class_pairs(&row.classes)),
                 row.size_bytes,
                 &row.source,
                 &row.added_at
@@ -150,10 +163,13 @@ impl Writer<'_> {
     }
 }
 
-/// Where an installed plugin came from (`plugin_provenance`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProvenanceRow {
-    pub module: ModuleName,
+/// Where an installed plugin's bytes came from and what vouched for them:
+/// the part of its provenance a lock file pins (no machine's install
+/// time in it). Embedded (flattened) in [`ProvenanceRow`] and in the lock
+/// file's entries, so each field is declared once.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PluginOrigin {
     /// `HOST[:PORT]`, or `oci-layout:DIR`.
     pub registry: String,
     pub repository: String,
@@ -163,8 +179,20 @@ pub struct ProvenanceRow {
     pub layer_digest: String,
     /// The contract version the component was built against.
     pub contract: String,
-    /// The signing key's id (16 hex digits), when it was signed.
+    /// The signing key's id (16 hex digits), when it was signed (none:
+    /// installed unsigned).
     pub signer: Option<String>,
+}
+
+/// Where an installed plugin came from (`plugin_provenance`, keyed by
+/// its module). It is also a registry document's `provenance` item and,
+/// with its reference, what `plugin show` says.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ProvenanceRow {
+    #[serde(flatten)]
+    pub origin: PluginOrigin,
     /// Installed without a trusted signature, on `--allow-unsigned`.
     pub unsigned_allowed: bool,
     pub installed_at: String,
@@ -177,9 +205,8 @@ macro_rules! provenance_columns {
     };
 }
 
-fn decode_provenance(c: &Columns<'_>) -> Result<ProvenanceRow, StoreError> {
-    Ok(ProvenanceRow {
-        module: c.parsed(0, ModuleName::parse)?,
+fn decode_provenance(c: &Columns<'_>) -> Result<(ModuleName, ProvenanceRow), StoreError> {
+    let origin = PluginOrigin {
         registry: c.get(1)?,
         repository: c.get(2)?,
         tag: c.get(3)?,
@@ -187,9 +214,13 @@ fn decode_provenance(c: &Columns<'_>) -> Result<ProvenanceRow, StoreError> {
         layer_digest: c.get(5)?,
         contract: c.get(6)?,
         signer: c.get(7)?,
+    };
+    let row = ProvenanceRow {
+        origin,
         unsigned_allowed: c.get(8)?,
         installed_at: c.get(9)?,
-    })
+    };
+    Ok((c.parsed(0, ModuleName::parse)?, row))
 }
 
 impl Reader<'_> {
@@ -206,11 +237,12 @@ impl Reader<'_> {
             args![module.as_str()],
             "plugin_provenance",
             0,
-            decode_provenance,
+            |c| Ok(decode_provenance(c)?.1),
         )
     }
 
-    pub fn plugin_provenances(&self) -> Result<Vec<ProvenanceRow>, StoreError> {
+    /// Every installed plugin's provenance, by module.
+    pub fn plugin_provenances(&self) -> Result<Vec<(ModuleName, ProvenanceRow)>, StoreError> {
         self.tx.rows(
             concat!(
                 "SELECT ",
@@ -226,8 +258,8 @@ impl Reader<'_> {
 }
 
 impl Writer<'_> {
-    /// Record where `row.module` came from, or (`None`) that it came from
-    /// no registry, replacing what was recorded.
+    /// Record where `module` came from, or (`None`) that it came from no
+    /// registry, replacing what was recorded.
     pub fn set_plugin_provenance(
         &self,
         module: &ModuleName,
@@ -245,14 +277,14 @@ impl Writer<'_> {
                 ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
             ),
             args![
-                row.module.as_str(),
-                &row.registry,
-                &row.repository,
-                &row.tag,
-                &row.manifest_digest,
-                &row.layer_digest,
-                &row.contract,
-                &row.signer,
+                module.as_str(),
+                &row.origin.registry,
+                &row.origin.repository,
+                &row.origin.tag,
+                &row.origin.manifest_digest,
+                &row.origin.layer_digest,
+                &row.origin.contract,
+                &row.origin.signer,
                 row.unsigned_allowed,
                 &row.installed_at
             ],

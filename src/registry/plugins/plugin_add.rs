@@ -86,11 +86,7 @@ pub(crate) fn add_accepted(
         module: module.clone(),
         version: info.version.clone(),
         sha256: sha256.clone(),
-        classes: info
-            .classes
-            .iter()
-            .map(|c| (c.name.clone(), c.description.clone()))
-            .collect(),
+        classes: info.classes.clone(),
         size_bytes: bytes.len() as i64,
         source: spec.source.clone(),
         added_at: reg.now(),
@@ -176,9 +172,9 @@ fn record_plugin(
 ) -> Result<(), RegistryError> {
     use crate::registry::recording::{EventOp, diff};
     use serde_json::{Value, json};
-    let from = provenance.map(|p| {
-        json!({"registry": p.registry, "repository": p.repository, "tag": p.tag,
-               "manifest_digest": p.manifest_digest, "signer": p.signer})
+    let from = provenance.map(|p| &p.origin).map(|o| {
+        json!({"registry": o.registry, "repository": o.repository, "tag": o.tag,
+               "manifest_digest": o.manifest_digest, "signer": o.signer})
     });
     let facts = |r: &PluginRow| -> [(&'static str, Value); 3] {
         [

@@ -12,11 +12,10 @@
 //! word for word the same: `cannot add plugin FILE: …`.
 
 use crate::model::{ModuleName, TypeName};
-use crate::plugin::{Accepted, ContractVersion, Limits, PluginRuntime, carried_types};
+use crate::plugin::{Accepted, ClassInfo, ContractVersion, Limits, PluginRuntime, carried_types};
 use crate::registry::PluginsError;
 use crate::registry::RegistryError;
 use crate::registry::plugins::carried_types::CarriedTypes;
-use crate::registry::plugins::plugin_store::ClassView;
 use serde::Serialize;
 use std::path::Path;
 
@@ -120,7 +119,7 @@ pub struct PluginCheckView {
     pub exports: String,
     /// What it imports; the sandbox provides each.
     pub imports: Vec<String>,
-    pub classes: Vec<ClassView>,
+    pub classes: Vec<ClassInfo>,
     /// The types it carries (`plugin add` registers them with it).
     pub types: Vec<TypeName>,
     /// Milliseconds spent compiling it (what its first `plugin add` costs).
@@ -156,15 +155,7 @@ pub fn check_plugin(
         contract_current: contract == ContractVersion::CURRENT,
         exports: contract.handler_export().to_owned(),
         imports: accepted.imports,
-        classes: accepted
-            .info
-            .classes
-            .into_iter()
-            .map(|c| ClassView {
-                name: c.name,
-                description: c.description,
-            })
-            .collect(),
+        classes: accepted.info.classes,
         types: types.names(),
         compile_ms: u64::try_from(accepted.compile_time.as_millis()).unwrap_or(u64::MAX),
         compiler: accepted.compiler.name().to_owned(),

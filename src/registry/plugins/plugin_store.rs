@@ -10,9 +10,9 @@
 //! so a registered type always resolves; a plugin cannot be removed while
 //! a type names it.
 
-use crate::model::{ClassName, ModuleName, TypeName};
+use crate::model::{ModuleName, TypeName};
 use crate::plugin::{
-    ComponentSource, PluginError, PluginFiles, builtin_component, builtin_components,
+    ClassInfo, ComponentSource, PluginError, PluginFiles, builtin_component, builtin_components,
 };
 use crate::registry::PluginsError;
 use crate::registry::plugins::handlers::find_plugin;
@@ -22,7 +22,10 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 /// One plugin module — added to the store, or built into the binary — as
-/// `agents plugin list|show` prints it.
+/// `agents plugin list|show` prints it. It repeats [`PluginRow`]'s fields
+/// rather than flattening the row in: `built_in` comes between `module`
+/// and `version` in what it has always printed, and a built-in module has
+/// no row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PluginView {
@@ -31,7 +34,7 @@ pub struct PluginView {
     pub built_in: bool,
     pub version: String,
     pub sha256: String,
-    pub classes: Vec<ClassView>,
+    pub classes: Vec<ClassInfo>,
     pub size_bytes: i64,
     /// The file it was added from (`built-in` for a built-in module).
     pub source: String,
@@ -46,55 +49,30 @@ pub struct PluginView {
 }
 
 /// Where an installed plugin came from, as `plugin show` and `plugin
-/// list` say it.
+/// list` say it: the recorded provenance and how it is referred to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ProvenanceView {
     /// `HOST[:PORT]/REPOSITORY:TAG` (or `@sha256:…` when installed by
     /// digest; `oci-layout:DIR:TAG` from a layout directory).
     pub reference: String,
-    /// `HOST[:PORT]`, or `oci-layout:DIR`.
-    pub registry: String,
-    pub repository: String,
-    pub tag: Option<String>,
-    pub manifest_digest: String,
-    pub layer_digest: String,
-    /// The contract version the component imports.
-    pub contract: String,
-    /// The id of the key that signed it (none: installed unsigned).
-    pub signer: Option<String>,
-    /// Installed on `--allow-unsigned` without a trusted signature.
-    pub unsigned_allowed: bool,
-    pub installed_at: String,
+    #[serde(flatten)]
+    pub recorded: ProvenanceRow,
 }
 
 impl From<ProvenanceRow> for ProvenanceView {
-    fn from(row: ProvenanceRow) -> Self {
+    fn from(recorded: ProvenanceRow) -> Self {
+        let o = &recorded.origin;
         Self {
             reference: crate::oci::Source::shown(
-                &row.registry,
-                &row.repository,
-                row.tag.as_deref(),
-                &row.manifest_digest,
+                &o.registry,
+                &o.repository,
+                o.tag.as_deref(),
+                &o.manifest_digest,
             ),
-            registry: row.registry,
-            repository: row.repository,
-            tag: row.tag,
-            manifest_digest: row.manifest_digest,
-            layer_digest: row.layer_digest,
-            contract: row.contract,
-            signer: row.signer,
-            unsigned_allowed: row.unsigned_allowed,
-            installed_at: row.installed_at,
+            recorded,
         }
     }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct ClassView {
-    pub name: ClassName,
-    pub description: String,
 }
 
 impl PluginView {
@@ -105,11 +83,7 @@ impl PluginView {
         provenance: Option<ProvenanceRow>,
     ) -> Self {
         Self {
-            classes: row
-                .classes
-                .into_iter()
-                .map(|(name, description)| ClassView { name, description })
-                .collect(),
+            classes: row.classes,
             module: row.module,
             built_in: false,
             version: row.version,
@@ -176,14 +150,7 @@ impl Registry {
             built_in: true,
             version: info.version.clone(),
             sha256: loaded.sha256().to_owned(),
-            classes: info
-                .classes
-                .iter()
-                .map(|c| ClassView {
-                    name: c.name.clone(),
-                    description: c.description.clone(),
-                })
-                .collect(),
+            classes: info.classes.clone(),
             size_bytes: bytes.len() as i64,
             source: "built-in".to_owned(),
             added_at: String::new(),

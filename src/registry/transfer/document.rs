@@ -46,8 +46,8 @@ mod events;
 mod fields;
 mod rows;
 
-use crate::model::{ClassName, ModuleName, Priority, ResourceId, TypeName};
-pub(crate) use crate::store::{LinkRow, ResourceRow};
+use crate::model::{Priority, ResourceId, TypeName};
+pub(crate) use crate::store::{LinkRow, PluginRow, ProvenanceRow, ResourceRow};
 pub use events::EventEntry;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -105,47 +105,21 @@ pub struct TypeEntry {
     pub spec: String,
 }
 
-/// One plugin module of the store, by hash.
+/// One plugin module of the store, by hash: its row, and what travels
+/// with it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PluginEntry {
-    pub module: ModuleName,
-    pub version: String,
-    pub sha256: String,
-    pub classes: Vec<ClassEntry>,
-    pub size_bytes: i64,
-    pub source: String,
-    pub added_at: String,
+    #[serde(flatten)]
+    pub row: PluginRow,
     /// Where it was installed from (`plugin install`); absent for a
     /// module added from a file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<ProvenanceEntry>,
+    pub provenance: Option<ProvenanceRow>,
     /// The component itself (`--with-plugins`); absent, the target home's
     /// plugin store must already hold the file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub component_base64: Option<String>,
-}
-
-/// An installed plugin's provenance (see `plugin show`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ProvenanceEntry {
-    pub registry: String,
-    pub repository: String,
-    pub tag: Option<String>,
-    pub manifest_digest: String,
-    pub layer_digest: String,
-    pub contract: String,
-    pub signer: Option<String>,
-    pub unsigned_allowed: bool,
-    pub installed_at: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ClassEntry {
-    pub name: ClassName,
-    pub description: String,
 }
 
 /// Whose execution-environment setting.

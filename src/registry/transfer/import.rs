@@ -77,18 +77,17 @@ pub(crate) fn import_document(
         // document, else this machine's verified copy).
         for (entry, bytes) in &plan.plugins {
             match bytes {
-                Some(bytes) => w.put_plugin_component(&entry.sha256, bytes)?,
-                None if w.has_plugin_component(&entry.sha256)? => {}
+                Some(bytes) => w.put_plugin_component(&entry.row.sha256, bytes)?,
+                None if w.has_plugin_component(&entry.row.sha256)? => {}
                 None => {
                     let files = plugins.files("cannot import plugins")?;
-                    let bytes =
-                        files
-                            .read(&entry.sha256)
-                            .map_err(|source| RegistryError::PluginLoad {
-                                module: entry.module.clone(),
-                                source,
-                            })?;
-                    w.put_plugin_component(&entry.sha256, &bytes)?;
+                    let bytes = files.read(&entry.row.sha256).map_err(|source| {
+                        RegistryError::PluginLoad {
+                            module: entry.row.module.clone(),
+                            source,
+                        }
+                    })?;
+                    w.put_plugin_component(&entry.row.sha256, &bytes)?;
                 }
             }
         }
@@ -100,15 +99,15 @@ pub(crate) fn import_document(
                 let (Some(bytes), Some(files)) = (bytes, plugins.files.as_ref()) else {
                     continue;
                 };
-                let fresh = !files.path_of(&entry.sha256).is_ok_and(|p| p.exists());
+                let fresh = !files.path_of(&entry.row.sha256).is_ok_and(|p| p.exists());
                 files
                     .import(bytes)
                     .map_err(|source| RegistryError::PluginLoad {
-                        module: entry.module.clone(),
+                        module: entry.row.module.clone(),
                         source,
                     })?;
                 if fresh {
-                    written.borrow_mut().push(entry.sha256.clone());
+                    written.borrow_mut().push(entry.row.sha256.clone());
                 }
             }
         }
@@ -174,8 +173,8 @@ fn write_rows(
     agent: Option<&crate::model::Actor>,
 ) -> Result<(), RegistryError> {
     for (entry, _) in &plan.plugins {
-        w.upsert_plugin(&entry.row())?;
-        w.set_plugin_provenance(&entry.module, entry.provenance_row().as_ref())?;
+        w.upsert_plugin(&entry.row)?;
+        w.set_plugin_provenance(&entry.row.module, entry.provenance.as_ref())?;
     }
     for row in &plan.types {
         let refused = |source| TransferError::ImportRefused {

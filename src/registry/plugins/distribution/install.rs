@@ -9,7 +9,7 @@ use crate::registry::plugins::plugin_add::{AddSpec, add_accepted};
 use crate::registry::plugins::plugin_check::accept_bytes;
 use crate::registry::plugins::plugin_store::PluginView;
 use crate::registry::{Registry, RegistryError};
-use crate::store::ProvenanceRow;
+use crate::store::{PluginOrigin, ProvenanceRow};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -116,8 +116,7 @@ pub(super) fn add_pulled(
             },
         ));
     }
-    let provenance = ProvenanceRow {
-        module: acceptance.module.clone(),
+    let origin = PluginOrigin {
         registry: pulled.registry,
         repository: pulled.repository,
         tag: pulled.tag,
@@ -125,6 +124,9 @@ pub(super) fn add_pulled(
         layer_digest: pulled.layer_digest,
         contract: acceptance.accepted.info.contract.as_str().to_owned(),
         signer: vouched.signer.clone(),
+    };
+    let provenance = ProvenanceRow {
+        origin,
         unsigned_allowed: vouched.unsigned_allowed,
         installed_at: reg.now(),
     };

@@ -15,6 +15,7 @@ use crate::model::ModuleName;
 use crate::oci::{Client, LAYOUT_PREFIX, Reference, Source};
 use crate::registry::DistributionError;
 use crate::registry::{Registry, RegistryError};
+use crate::store::PluginOrigin;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -33,7 +34,8 @@ pub struct LockFile {
     pub not_installed: Vec<ModuleName>,
 }
 
-/// One pinned plugin.
+/// One pinned plugin: its installed provenance's origin (not when or
+/// how this machine installed it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LockEntry {
@@ -41,14 +43,8 @@ pub struct LockEntry {
     pub version: String,
     /// `HOST[:PORT]/REPOSITORY:TAG` (or by digest).
     pub reference: String,
-    pub registry: String,
-    pub repository: String,
-    pub tag: Option<String>,
-    pub manifest_digest: String,
-    pub layer_digest: String,
-    pub contract: String,
-    /// The key id that signed it (none: installed unsigned).
-    pub signer: Option<String>,
+    #[serde(flatten)]
+    pub origin: PluginOrigin,
 }
 
 /// How [`Registry::install_locked`] installs.
@@ -88,26 +84,20 @@ pub(super) fn lock_plugins(reg: &Registry) -> Result<LockFile, RegistryError> {
     let mut entries = Vec::new();
     let mut not_installed = Vec::new();
     for plugin in plugins {
-        let Some(p) = provenances.iter().find(|p| p.module == plugin.module) else {
+        let Some((_, p)) = provenances.iter().find(|(m, _)| *m == plugin.module) else {
             not_installed.push(plugin.module);
             continue;
         };
         entries.push(LockEntry {
             reference: Source::shown(
-                &p.registry,
-                &p.repository,
-                p.tag.as_deref(),
-                &p.manifest_digest,
+                &p.origin.registry,
+                &p.origin.repository,
+                p.origin.tag.as_deref(),
+                &p.origin.manifest_digest,
             ),
             module: plugin.module,
             version: plugin.version,
-            registry: p.registry.clone(),
-            repository: p.repository.clone(),
-            tag: p.tag.clone(),
-            manifest_digest: p.manifest_digest.clone(),
-            layer_digest: p.layer_digest.clone(),
-            contract: p.contract.clone(),
-            signer: p.signer.clone(),
+            origin: p.origin.clone(),
         });
     }
     Ok(LockFile {
@@ -120,19 +110,20 @@ pub(super) fn lock_plugins(reg: &Registry) -> Result<LockFile, RegistryError> {
 
 /// Where a lock entry is pulled from: its tag when it has one.
 fn source_of(entry: &LockEntry) -> Result<Source, RegistryError> {
-    if let Some(dir) = entry.registry.strip_prefix(LAYOUT_PREFIX) {
+    let pinned = &entry.origin;
+    if let Some(dir) = pinned.registry.strip_prefix(LAYOUT_PREFIX) {
         return Ok(Source::Layout {
             dir: PathBuf::from(dir),
-            tag: entry.tag.clone(),
-            digest: entry.tag.is_none().then(|| entry.manifest_digest.clone()),
+            tag: pinned.tag.clone(),
+            digest: pinned.tag.is_none().then(|| pinned.manifest_digest.clone()),
         });
     }
-    let text = format!("{}/{}", entry.registry, entry.repository);
+    let text = format!("{}/{}", pinned.registry, pinned.repository);
     let base = Reference::parse(&text).map_err(|e| differs(entry, &e.to_string()))?;
-    Ok(Source::Registry(match &entry.tag {
+    Ok(Source::Registry(match &pinned.tag {
         Some(tag) => base.with_tag(tag),
         None => Reference {
-            digest: Some(entry.manifest_digest.clone()),
+            digest: Some(pinned.manifest_digest.clone()),
             ..base
         },
     }))
@@ -153,27 +144,28 @@ pub(super) fn install_locked(
     let client = Client::new(reg.oci.clone());
     let mut checked = Vec::new();
     for entry in &lock.plugins {
+        let pinned = &entry.origin;
         let mut pulled = pull(&client, &source_of(entry)?)?;
-        if pulled.manifest_digest != entry.manifest_digest {
+        if pulled.manifest_digest != pinned.manifest_digest {
             return Err(differs(
                 entry,
                 &format!(
                     "{} now resolves to manifest {}, the lock pins {}",
-                    entry.reference, pulled.manifest_digest, entry.manifest_digest
+                    entry.reference, pulled.manifest_digest, pinned.manifest_digest
                 ),
             ));
         }
-        if pulled.layer_digest != entry.layer_digest {
+        if pulled.layer_digest != pinned.layer_digest {
             return Err(differs(
                 entry,
                 &format!(
                     "its layer is {}, the lock pins {}",
-                    pulled.layer_digest, entry.layer_digest
+                    pulled.layer_digest, pinned.layer_digest
                 ),
             ));
         }
-        let allow = options.allow_unsigned && entry.signer.is_none();
-        let vouched = pulled.vouch(reg.keys.as_ref(), allow, entry.signer.as_deref())?;
+        let allow = options.allow_unsigned && pinned.signer.is_none();
+        let vouched = pulled.vouch(reg.keys.as_ref(), allow, pinned.signer.as_deref())?;
         checked.push((entry, pulled, vouched));
     }
     let mut views = Vec::new();

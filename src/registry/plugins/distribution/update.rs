@@ -13,7 +13,7 @@ use crate::registry::DistributionError;
 use crate::registry::plugins::carried_types;
 use crate::registry::plugins::plugin_check::accept_bytes;
 use crate::registry::{Registry, RegistryError};
-use crate::store::ProvenanceRow;
+use crate::store::PluginOrigin;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -66,7 +66,7 @@ pub(super) fn update_plugins(
         .store
         .read(|r| Ok::<_, RegistryError>((r.plugins()?, r.plugin_provenances()?)))?;
     if let Some(module) = &options.module
-        && !provenances.iter().any(|p| p.module == *module)
+        && !provenances.iter().any(|(m, _)| m == module)
     {
         return Err(RegistryError::Distribution(
             DistributionError::NotInstalled {
@@ -76,8 +76,9 @@ pub(super) fn update_plugins(
     }
     let client = Client::new(reg.oci.clone());
     let mut views = Vec::new();
-    for p in provenances {
-        if options.module.as_ref().is_some_and(|m| *m != p.module)
+    for (module, provenance) in provenances {
+        let p = &provenance.origin;
+        if options.module.as_ref().is_some_and(|m| *m != module)
             || p.registry.starts_with(LAYOUT_PREFIX)
         {
             continue;
@@ -91,11 +92,18 @@ pub(super) fn update_plugins(
             .or_else(|| {
                 plugins
                     .iter()
-                    .find(|row| row.module == p.module)
+                    .find(|row| row.module == module)
                     .map(|row| row.version.clone())
             })
             .unwrap_or_default();
-        views.push(update_one(reg, &client, &p, from_version, &options)?);
+        views.push(update_one(
+            reg,
+            &client,
+            &module,
+            p,
+            from_version,
+            &options,
+        )?);
     }
     Ok(views)
 }
@@ -103,7 +111,8 @@ pub(super) fn update_plugins(
 fn update_one(
     reg: &mut Registry,
     client: &Client,
-    p: &ProvenanceRow,
+    module: &ModuleName,
+    p: &PluginOrigin,
     from_version: String,
     options: &UpdatePluginsOptions,
 ) -> Result<UpdateView, RegistryError> {
@@ -128,7 +137,7 @@ fn update_one(
         .filter(|(v, _)| current.as_ref().is_none_or(|c| v > c))
         .max_by(|a, b| a.0.cmp(&b.0));
     let mut view = UpdateView {
-        module: p.module.clone(),
+        module: module.clone(),
         from_version,
         to_version: None,
         reference: None,
@@ -149,7 +158,7 @@ fn update_one(
     let preview = accept_bytes(&reg.plugins.runtime, pulled.bytes.clone(), &shown, None)?;
     let registered = reg
         .store
-        .read(|r| Ok::<_, RegistryError>((carried_types::carried_by(r, &p.module)?, r.types()?)))?;
+        .read(|r| Ok::<_, RegistryError>((carried_types::carried_by(r, module)?, r.types()?)))?;
     let (old_names, rows) = registered;
     for spec in &preview.types.specs {
         let change = match rows.iter().find(|row| row.spec.name == spec.name) {

@@ -35,14 +35,17 @@ pub(super) fn document(doc: &RegistryDocument) -> Result<(), DocumentError> {
         "type",
     )?;
     unique(
-        doc.plugins.iter().map(|p| p.module.to_string()).enumerate(),
+        doc.plugins
+            .iter()
+            .map(|p| p.row.module.to_string())
+            .enumerate(),
         "plugins",
         "module",
     )?;
     for (i, plugin) in doc.plugins.iter().enumerate() {
         component(plugin).map_err(|e| match e {
             DocumentError::Invalid { reason, .. } => {
-                invalid(format!("plugins[{i}] ({})", plugin.module), reason)
+                invalid(format!("plugins[{i}] ({})", plugin.row.module), reason)
             }
             other => other,
         })?;
@@ -191,8 +194,8 @@ fn settings(doc: &RegistryDocument) -> Result<(), DocumentError> {
 
 /// The embedded component of `plugin`, decoded and verified.
 pub(super) fn component(plugin: &PluginEntry) -> Result<Option<Vec<u8>>, DocumentError> {
-    let item = || format!("plugin {}", plugin.module);
-    if plugin.module.is_reserved() {
+    let item = || format!("plugin {}", plugin.row.module);
+    if plugin.row.module.is_reserved() {
         return Err(invalid(
             item(),
             format!(
@@ -201,12 +204,12 @@ pub(super) fn component(plugin: &PluginEntry) -> Result<Option<Vec<u8>>, Documen
             ),
         ));
     }
-    if !is_sha256_hex(&plugin.sha256) {
+    if !is_sha256_hex(&plugin.row.sha256) {
         return Err(invalid(
             item(),
             format!(
                 "sha256 {} is not 64 lowercase hex digits",
-                crate::text::quote(&plugin.sha256)
+                crate::text::quote(&plugin.row.sha256)
             ),
         ));
     }
@@ -216,23 +219,23 @@ pub(super) fn component(plugin: &PluginEntry) -> Result<Option<Vec<u8>>, Documen
     let bytes = base64::decode(text)
         .map_err(|reason| invalid(item(), format!("component_base64: {reason}")))?;
     let actual = sha256_hex(&bytes);
-    if actual != plugin.sha256 {
+    if actual != plugin.row.sha256 {
         return Err(invalid(
             item(),
             format!(
                 "the embedded component hashes to {actual}, not to its recorded sha256 {}; the \
                  document was changed or damaged",
-                plugin.sha256
+                plugin.row.sha256
             ),
         ));
     }
-    if bytes.len() as i64 != plugin.size_bytes {
+    if bytes.len() as i64 != plugin.row.size_bytes {
         return Err(invalid(
             item(),
             format!(
                 "the embedded component is {} bytes, not its recorded {}",
                 bytes.len(),
-                plugin.size_bytes
+                plugin.row.size_bytes
             ),
         ));
     }

@@ -111,7 +111,7 @@ pub(super) fn check(doc: &RegistryDocument) -> Result<(), DocumentError> {
         timestamp(&item, "updated_at", &t.updated_at)?;
     }
     let bounds = AnswerBounds::default();
-    for (i, p) in doc.plugins.iter().enumerate() {
+    for (i, p) in doc.plugins.iter().map(|p| &p.row).enumerate() {
         let item = format!("plugins[{i}] ({})", p.module);
         text(&item, "version", &p.version, VERSION_MAX)?;
         text(&item, "source", &p.source, SOURCE_MAX)?;

@@ -1,11 +1,9 @@
 //! Between the document's items and the store's rows: one field to one
 //! column, nothing computed, so what an export reads is what an import
-//! writes. (Resources and links are the store's rows themselves.)
+//! writes. (Resources, links, plugins and their provenance are the
+//! store's rows themselves.)
 
-use super::{
-    ClassEntry, DocumentError, PluginEntry, ProvenanceEntry, SettingEntry, SettingKind, base64,
-    check,
-};
+use super::{DocumentError, PluginEntry, SettingEntry, SettingKind, base64, check};
 use crate::model::SettingScope;
 use crate::store::{PluginRow, ProvenanceRow, SettingRow};
 
@@ -16,62 +14,10 @@ impl PluginEntry {
         component: Option<&[u8]>,
     ) -> Self {
         Self {
-            provenance: provenance.map(|p| ProvenanceEntry {
-                registry: p.registry,
-                repository: p.repository,
-                tag: p.tag,
-                manifest_digest: p.manifest_digest,
-                layer_digest: p.layer_digest,
-                contract: p.contract,
-                signer: p.signer,
-                unsigned_allowed: p.unsigned_allowed,
-                installed_at: p.installed_at,
-            }),
-            module: row.module,
-            version: row.version,
-            sha256: row.sha256,
-            classes: row
-                .classes
-                .into_iter()
-                .map(|(name, description)| ClassEntry { name, description })
-                .collect(),
-            size_bytes: row.size_bytes,
-            source: row.source,
-            added_at: row.added_at,
+            row,
+            provenance,
             component_base64: component.map(base64::encode),
         }
-    }
-
-    pub(in crate::registry) fn row(&self) -> PluginRow {
-        PluginRow {
-            module: self.module.clone(),
-            version: self.version.clone(),
-            sha256: self.sha256.clone(),
-            classes: self
-                .classes
-                .iter()
-                .map(|c| (c.name.clone(), c.description.clone()))
-                .collect(),
-            size_bytes: self.size_bytes,
-            source: self.source.clone(),
-            added_at: self.added_at.clone(),
-        }
-    }
-
-    /// The provenance row to write with it, if it was installed.
-    pub(in crate::registry) fn provenance_row(&self) -> Option<ProvenanceRow> {
-        self.provenance.as_ref().map(|p| ProvenanceRow {
-            module: self.module.clone(),
-            registry: p.registry.clone(),
-            repository: p.repository.clone(),
-            tag: p.tag.clone(),
-            manifest_digest: p.manifest_digest.clone(),
-            layer_digest: p.layer_digest.clone(),
-            contract: p.contract.clone(),
-            signer: p.signer.clone(),
-            unsigned_allowed: p.unsigned_allowed,
-            installed_at: p.installed_at.clone(),
-        })
     }
 
     /// The embedded component, decoded and checked against `sha256` and

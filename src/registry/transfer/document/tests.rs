@@ -1,6 +1,7 @@
 use super::*;
 use crate::digest::sha256_hex;
-use crate::model::{ResourceKind, ResourceName, SandboxStrategy};
+use crate::model::{ClassName, ModuleName, ResourceKind, ResourceName, SandboxStrategy};
+use crate::plugin::ClassInfo;
 
 fn id(n: u128) -> ResourceId {
     ResourceId::from_ulid(ulid::Ulid(n))
@@ -49,16 +50,18 @@ fn sample() -> RegistryDocument {
             spec: "name: acme/pkg\nresource_kind: physical\n".into(),
         }],
         plugins: vec![PluginEntry {
-            module: ModuleName::parse("acme.py").unwrap(),
-            version: "1.0".into(),
-            sha256: sha256_hex(component),
-            classes: vec![ClassEntry {
-                name: ClassName::parse("Pkg").unwrap(),
-                description: "a package".into(),
-            }],
-            size_bytes: component.len() as i64,
-            source: "x.wasm".into(),
-            added_at: "2026-01-01T00:00:00.000Z".into(),
+            row: PluginRow {
+                module: ModuleName::parse("acme.py").unwrap(),
+                version: "1.0".into(),
+                sha256: sha256_hex(component),
+                classes: vec![ClassInfo {
+                    name: ClassName::parse("Pkg").unwrap(),
+                    description: "a package".into(),
+                }],
+                size_bytes: component.len() as i64,
+                source: "x.wasm".into(),
+                added_at: "2026-01-01T00:00:00.000Z".into(),
+            },
             provenance: None,
             component_base64: Some(base64::encode(component)),
         }],

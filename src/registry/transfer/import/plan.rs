@@ -44,22 +44,22 @@ pub(super) fn plan<'d>(
     let mut new_plugins = Vec::new();
     let mut missing_plugins = Vec::new();
     for (entry, bytes) in doc.plugins.iter().zip(components) {
-        match r.plugin(&entry.module)? {
-            Some(here) if here.sha256 == entry.sha256 => report.plugins.unchanged += 1,
+        match r.plugin(&entry.row.module)? {
+            Some(here) if here.sha256 == entry.row.sha256 => report.plugins.unchanged += 1,
             Some(here) => conflicts.push(ImportConflict::Plugin {
-                module: entry.module.clone(),
+                module: entry.row.module.clone(),
                 here: here.sha256,
-                document: entry.sha256.clone(),
+                document: entry.row.sha256.clone(),
             }),
             None => {
                 let files = plugins.files("cannot import plugins")?;
-                let present = holds(files, entry)? || r.has_plugin_component(&entry.sha256)?;
+                let present = holds(files, entry)? || r.has_plugin_component(&entry.row.sha256)?;
                 match (present, bytes) {
                     (false, None) => missing_plugins.push(MissingPlugin {
-                        module: entry.module.clone(),
-                        sha256: entry.sha256.clone(),
+                        module: entry.row.module.clone(),
+                        sha256: entry.row.sha256.clone(),
                     }),
-                    (false, Some(_)) => report.plugin_files.push(entry.sha256.clone()),
+                    (false, Some(_)) => report.plugin_files.push(entry.row.sha256.clone()),
                     (true, _) => {}
                 }
                 report.plugins.added += 1;
@@ -221,13 +221,13 @@ pub(super) fn plan<'d>(
 /// there with other bytes is refused (the store's own tamper check).
 fn holds(files: &PluginFiles, entry: &PluginEntry) -> Result<bool, RegistryError> {
     let load = |source| RegistryError::PluginLoad {
-        module: entry.module.clone(),
+        module: entry.row.module.clone(),
         source,
     };
-    if !files.path_of(&entry.sha256).map_err(load)?.exists() {
+    if !files.path_of(&entry.row.sha256).map_err(load)?.exists() {
         return Ok(false);
     }
-    files.read(&entry.sha256).map_err(load)?;
+    files.read(&entry.row.sha256).map_err(load)?;
     Ok(true)
 }
 
