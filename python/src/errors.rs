@@ -7,7 +7,6 @@
 //! and the fields an embedder matches on as attributes.
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 use resource_host::plugin::{CallError, CallErrorKind};
 use resource_host::registry::{
     ErrorKind, LinksError, RegistryError, ResourcesError, SandboxesError,
@@ -52,93 +51,79 @@ fn call_kind(kind: &CallErrorKind) -> &'static str {
     }
 }
 
-/// `HandlerError`'s fields: which call failed, and how.
-fn call_fields(call: &CallError, fields: &Bound<'_, PyDict>) -> PyResult<()> {
-    fields.set_item("module", &call.module)?;
-    fields.set_item(
+/// `HandlerError`'s attributes: which call failed, and how.
+fn call_fields(call: &CallError, exc: &Bound<'_, PyAny>) -> PyResult<()> {
+    exc.setattr("module", &call.module)?;
+    exc.setattr(
         "class_name",
         (!call.class.is_empty()).then_some(&call.class),
     )?;
-    fields.set_item("operation", call.operation.as_str())?;
-    fields.set_item("kind", call_kind(&call.kind))
+    exc.setattr("operation", call.operation.as_str())?;
+    exc.setattr("kind", call_kind(&call.kind))
 }
 
 /// The Python exception for `err`.
 pub fn to_py_err(err: RegistryError) -> PyErr {
-    Python::attach(|py| match build(py, &err) {
-        Ok(e) | Err(e) => e,
+    let kind = err.kind();
+    let class = match &err {
+        RegistryError::Sandboxes(SandboxesError::SandboxRefused { .. }) => "SandboxRefusedError",
+        _ => class_of(kind),
+    };
+    let message = escape_line(&error_chain(&err)).into_owned();
+    raise(class, kind, message, |exc| match &err {
+        RegistryError::Handler(call) => call_fields(call, exc),
+        RegistryError::PluginLoad { module, .. } => exc.setattr("module", module.to_string()),
+        RegistryError::Links(LinksError::Cycle { parent, child }) => {
+            exc.setattr("parent", parent)?;
+            exc.setattr("child", child)
+        }
+        RegistryError::Links(LinksError::IncompatibleLink { parent, child, .. }) => {
+            exc.setattr("parent", parent.to_string())?;
+            exc.setattr("child", child.to_string())
+        }
+        RegistryError::Resources(ResourcesError::RefreshCancelled { checked, changed }) => {
+            exc.setattr("checked", checked)?;
+            exc.setattr("changed", changed)
+        }
+        _ => Ok(()),
     })
 }
 
-fn build(py: Python<'_>, err: &RegistryError) -> PyResult<PyErr> {
-    let kind = err.kind();
-    let fields = PyDict::new(py);
-    let mut class = class_of(kind);
-    match err {
-        RegistryError::Handler(call) => call_fields(call, &fields)?,
-        RegistryError::PluginLoad { module, .. } => {
-            fields.set_item("module", module.to_string())?;
-        }
-        RegistryError::Sandboxes(SandboxesError::SandboxRefused { .. }) => {
-            class = "SandboxRefusedError";
-        }
-        RegistryError::Links(LinksError::Cycle { parent, child }) => {
-            fields.set_item("parent", parent)?;
-            fields.set_item("child", child)?;
-        }
-        RegistryError::Links(LinksError::IncompatibleLink { parent, child, .. }) => {
-            fields.set_item("parent", parent.to_string())?;
-            fields.set_item("child", child.to_string())?;
-        }
-        RegistryError::Resources(ResourcesError::RefreshCancelled { checked, changed }) => {
-            fields.set_item("checked", checked)?;
-            fields.set_item("changed", changed)?;
-        }
-        _ => {}
-    }
-    let message = escape_line(&error_chain(err)).into_owned();
-    raise(py, class, message, kind.as_str(), &fields)
-}
-
 /// An exception of `resource_host.errors.<class>` with `message`, its
-/// `error_kind` and `fields` set as attributes.
-pub fn raise(
-    py: Python<'_>,
+/// `error_kind`, and the attributes `fields` sets on it.
+fn raise(
     class: &str,
+    kind: ErrorKind,
     message: String,
-    kind: &str,
-    fields: &Bound<'_, PyDict>,
-) -> PyResult<PyErr> {
-    let module = py.import("resource_host.errors")?;
-    let exc = module.getattr(class)?.call1((message,))?;
-    exc.setattr("error_kind", kind)?;
-    for (k, v) in fields.iter() {
-        exc.setattr(k.extract::<String>()?.as_str(), v)?;
-    }
-    Ok(PyErr::from_value(exc))
+    fields: impl FnOnce(&Bound<'_, PyAny>) -> PyResult<()>,
+) -> PyErr {
+    Python::attach(|py| {
+        let made = || -> PyResult<PyErr> {
+            let module = py.import("resource_host.errors")?;
+            let exc = module.getattr(class)?.call1((message,))?;
+            exc.setattr("error_kind", kind.as_str())?;
+            fields(&exc)?;
+            Ok(PyErr::from_value(exc))
+        };
+        made().unwrap_or_else(|failed| failed)
+    })
 }
 
 /// A refusal of the binding's own (an argument the library never sees
 /// in that form), as `InvalidArgumentsError`.
 pub fn invalid(message: impl Into<String>) -> PyErr {
-    fieldless(
-        "InvalidArgumentsError",
-        ErrorKind::InvalidArguments,
-        message.into(),
-    )
+    let kind = ErrorKind::InvalidArguments;
+    raise("InvalidArgumentsError", kind, message.into(), |_| Ok(()))
 }
 
 /// A failure of a held transaction (its strategy's own error), as
 /// `SandboxFailedError`.
 pub fn sandbox_failed(err: &resource_host::sandbox::SandboxError) -> PyErr {
     let message = escape_line(&error_chain(err)).into_owned();
-    fieldless("SandboxFailedError", ErrorKind::SandboxFailed, message)
-}
-
-fn fieldless(class: &str, kind: ErrorKind, message: String) -> PyErr {
-    Python::attach(
-        |py| match raise(py, class, message, kind.as_str(), &PyDict::new(py)) {
-            Ok(e) | Err(e) => e,
-        },
+    raise(
+        "SandboxFailedError",
+        ErrorKind::SandboxFailed,
+        message,
+        |_| Ok(()),
     )
 }
