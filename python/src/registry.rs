@@ -86,9 +86,9 @@ impl NativeRegistry {
         to_objects(py, class, &self.call(py, work)?)
     }
 
-    /// [`run`](Self::run) for an operation that reports progress to the
+    /// [`call`](Self::call) for an operation that reports progress to the
     /// Python callable `progress` (and stops when it says so).
-    fn run_watched<T: Serialize + Send>(
+    fn watch<T: Send>(
         &self,
         py: Python<'_>,
         progress: Option<Py<PyAny>>,
@@ -98,19 +98,33 @@ impl NativeRegistry {
         let result = py.detach(|| self.pool.with(|r| work(r, &mut callback)));
         callback.finish(result)
     }
+
+    /// [`watch`](Self::watch), answering the view as a Python value.
+    fn run_watched<T: Serialize + Send>(
+        &self,
+        py: Python<'_>,
+        progress: Option<Py<PyAny>>,
+        work: impl FnOnce(&mut Registry, &mut Callback) -> Result<T, RegistryError> + Send,
+    ) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.watch(py, progress, work)?)
+    }
 }
 
 /// The `#[pymethods]` block: the methods written out (in braces), then
 /// the table of those of one shape, each
-/// `/// doc  #[pyo3(signature = …)]  fn name(arg: Type, …) -> how = |r| call;`
-/// where `how` is `call` (answers `None`), `run` (the view as a dict) or
-/// `run_objects(Resource)` / `run_objects(ResourceType)` (the package's
-/// objects), and `call` the library operation on the pooled registry `r`
-/// (the arguments are moved into it).
+/// `/// doc  #[pyo3(signature = …)]  fn name(arg: Type, …) -> how = { prepare } |r| call;`
+/// where `how` is `call` (answers `None`), `run` (the view as a dict),
+/// `run_objects(Object::Resource)` / `run_objects(Object::ResourceType)`
+/// (the package's objects) or `run_watched(progress)` (the view as a
+/// dict, the closure `|r, cb|` reporting to the callback `cb`);
+/// `prepare` (optional) turns the Python arguments into what the call
+/// takes, GIL held, and `call` is the library operation on the pooled
+/// registry `r` (the arguments are moved into it).
 macro_rules! methods {
     ({ $($written:tt)* } $(
         $(#[$attr:meta])*
-        fn $name:ident($($arg:ident: $ty:ty),*) -> $how:ident $(($class:ident))? = |$r:ident| $call:expr;
+        fn $name:ident($($arg:ident: $ty:ty),*) -> $how:ident $(($extra:expr))? =
+            $({ $($prepare:tt)* })? |$r:ident $(, $cb:ident)?| $call:expr;
     )*) => {
         #[pymethods]
         impl NativeRegistry {
@@ -118,7 +132,8 @@ macro_rules! methods {
             $(
                 $(#[$attr])*
                 fn $name(&self, py: Python<'_>, $($arg: $ty),*) -> PyResult<answer!($how)> {
-                    self.$how(py, $(Object::$class,)? move |$r| $call)
+                    $($($prepare)*)?
+                    self.$how(py, $($extra,)? move |$r $(, $cb)?| $call)
                 }
             )*
         }
@@ -217,7 +232,7 @@ methods! {{
             read_only,
             base_dir: std::env::current_dir().ok(),
         };
-        let view = self.run_watched(py, progress, move |r, cb| {
+        let view = self.watch(py, progress, move |r, cb| {
             if given.iter().any(|(k, _)| k.contains('_')) {
                 dashed(&mut given, &r.registration_form(&request.type_name)?);
             }
@@ -230,67 +245,6 @@ methods! {{
             )
         })?;
         to_objects(py, Object::Resource, &view)
-    }
-
-    /// Run the type's discovery rules below a resource, one level (the specification's call).
-    fn auto_discover_children(&self, py: Python<'_>, resource_id: String) -> PyResult<Py<PyAny>> {
-        self.discover(py, resource_id, Some(1), None)
-    }
-
-    /// Discover again below a resource, `depth` levels (`None`: all the way down).
-    ///
-    /// `progress(visited, found)` is called after each handler call;
-    /// stopped, the discovery writes nothing.
-    #[pyo3(
-        signature = (name_or_id, depth=Some(1), *, progress=None),
-        text_signature = "(self, /, name_or_id, depth=1, *, progress=None)"
-    )]
-    fn discover(
-        &self,
-        py: Python<'_>,
-        name_or_id: String,
-        depth: Option<u32>,
-        progress: Option<Py<PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let depth = depth.map_or(Depth::All, Depth::Levels);
-        let report = self.run_watched(py, progress, move |r, cb| {
-            r.discover(
-                &key(&name_or_id)?,
-                DiscoverOptions {
-                    depth,
-                    progress: Some(&mut |p| cb.report(p.visited, p.found)),
-                },
-            )
-        })?;
-        to_py(py, &report)
-    }
-
-    /// Refresh the resources named (none: every resource someone registered) and what lies below them.
-    ///
-    /// `progress(checked, changed)` is called after each resource;
-    /// stopped, what was refreshed stays refreshed (each resource is its
-    /// own transaction) and nothing further is checked.
-    #[pyo3(signature = (*names_or_ids, progress=None))]
-    fn refresh(
-        &self,
-        py: Python<'_>,
-        names_or_ids: &Bound<'_, PyTuple>,
-        progress: Option<Py<PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let names: Vec<String> = names_or_ids.extract()?;
-        let report = self.run_watched(py, progress, move |r, cb| {
-            let keys = names
-                .iter()
-                .map(|k| key(k))
-                .collect::<Result<Vec<_>, _>>()?;
-            r.refresh(
-                &keys,
-                RefreshOptions {
-                    progress: Some(&mut |p| cb.report(p.checked, p.changed)),
-                },
-            )
-        })?;
-        to_py(py, &report)
     }
 
     /// The DAG below a resource, as `agents resource graph` draws it.
@@ -335,18 +289,6 @@ methods! {{
         }
     }
 
-    /// Make a sandbox of a resource (`strategy`: else the resource's, else its type's).
-    #[pyo3(signature = (name_or_id, strategy=None))]
-    fn create_sandbox(
-        &self,
-        py: Python<'_>,
-        name_or_id: String,
-        strategy: Option<String>,
-    ) -> PyResult<Py<PyAny>> {
-        let strategy = strategy.as_deref().map(self::strategy).transpose()?;
-        self.run(py, move |r| r.create_sandbox(&key(&name_or_id)?, strategy))
-    }
-
     /// Hold a `transaction_rollback` sandbox: its connection, inside its transaction.
     ///
     /// Use it as a context manager (`with reg.open_transaction(sid) as
@@ -374,89 +316,6 @@ methods! {{
             r.open_transaction(self::sandbox_id(&sandbox_id)?, limits)
         })?;
         Ok(NativeTransaction::new(txn))
-    }
-
-    /// Where a tool acting on a resource runs, and which level decided.
-    ///
-    /// `tool`: what the tool asks for — `required:container`,
-    /// `preferred:container`, `specific:NAME`, or `None`. Nothing is
-    /// built or started.
-    #[pyo3(signature = (name_or_id, plan=None, tool=None))]
-    fn resolve_environment(
-        &self,
-        py: Python<'_>,
-        name_or_id: String,
-        plan: Option<String>,
-        tool: Option<String>,
-    ) -> PyResult<Py<PyAny>> {
-        let tool = match tool.as_deref() {
-            None | Some("") | Some("none") => ToolRequest::None,
-            Some(text) => ToolRequest::parse(text).map_err(invalid)?,
-        };
-        self.run(py, move |r| {
-            r.resolve_environment(&key(&name_or_id)?, plan.as_deref(), &tool)
-        })
-    }
-
-    /// Import a document (a dict, or JSON/YAML text); `dry_run` checks and writes nothing.
-    #[pyo3(signature = (document, *, dry_run=false))]
-    fn import_document(
-        &self,
-        py: Python<'_>,
-        document: &Bound<'_, PyAny>,
-        dry_run: bool,
-    ) -> PyResult<Py<PyAny>> {
-        let text: String = if document.is_instance_of::<PyString>() {
-            document.extract()?
-        } else {
-            let json = py.import("json")?;
-            json.call_method1("dumps", (document,))?.extract()?
-        };
-        let options = if dry_run {
-            ImportOptions::dry_run()
-        } else {
-            ImportOptions::default()
-        };
-        self.run(py, move |r| {
-            let document = RegistryDocument::parse(&text)?;
-            r.import_document(&document, options)
-        })
-    }
-
-    // ---- the event log ----
-
-    /// The recorded changes, oldest first, as `Event` dicts.
-    ///
-    /// `since`: an event number (the events after it: keep the last
-    /// `seq` seen) or a time (`"2026-12-01"`, `"2026-12-01T08:00:00Z"`:
-    /// those at or after it). `resource`: only the events about it (by
-    /// name or ULID; a removed one by its old name), `below` its
-    /// descendants' too. `limit`: at most this many (default 1000, at
-    /// most 10000).
-    #[pyo3(signature = (since=None, resource=None, below=false, limit=None))]
-    fn events(
-        &self,
-        py: Python<'_>,
-        since: Option<Bound<'_, PyAny>>,
-        resource: Option<String>,
-        below: bool,
-        limit: Option<u32>,
-    ) -> PyResult<Py<PyAny>> {
-        if below && resource.is_none() {
-            return Err(invalid("below=True needs a resource"));
-        }
-        let since = crate::events::since(since.as_ref())?;
-        // The resource key is parsed on the registry's side, as every
-        // other operation's.
-        self.run(py, move |r| {
-            r.events(&EventQuery {
-                since,
-                resource: resource.as_deref().map(key).transpose()?,
-                below,
-                limit,
-                ..EventQuery::default()
-            })
-        })
     }
 
     /// Follow the log: an `EventStream`, an iterator over each event as
@@ -507,7 +366,7 @@ methods! {{
     /// `replace=True` replaces a custom type of the same name (still
     /// checked against the resources and types that rely on it).
     #[pyo3(signature = (config_path, *, replace=false))]
-    fn register_type(config_path: PathBuf, replace: bool) -> run_objects(ResourceType) = |r| {
+    fn register_type(config_path: PathBuf, replace: bool) -> run_objects(Object::ResourceType) = |r| {
         let mut options = RegisterTypeOptions::default();
         options.replace = replace;
         r.register_type(&config_path, options)
@@ -515,20 +374,20 @@ methods! {{
 
     /// Every type, or those in `namespace` (`"builtin"` for the built-ins).
     #[pyo3(signature = (namespace=None))]
-    fn list_types(namespace: Option<String>) -> run_objects(ResourceType) =
+    fn list_types(namespace: Option<String>) -> run_objects(Object::ResourceType) =
         |r| r.list_types(namespace.as_deref());
 
     /// Remove a custom type no resource or other type relies on.
     fn remove_type(name: String) -> call = |r| r.remove_type(&name);
 
     /// One type, effective (after inheritance).
-    fn show_type(name: String) -> run_objects(ResourceType) = |r| r.show_type(&name);
+    fn show_type(name: String) -> run_objects(Object::ResourceType) = |r| r.show_type(&name);
 
     // ---- resources ----
 
     /// Resources in registration order; of `type_name` or its subtypes (`exact`: that type only).
     #[pyo3(signature = (type_name=None, *, exact=false))]
-    fn list_resources(type_name: Option<String>, exact: bool) -> run_objects(Resource) =
+    fn list_resources(type_name: Option<String>, exact: bool) -> run_objects(Object::Resource) =
         |r| r.list_resources(&match (type_name, exact) {
             (None, _) => ResourceFilter::All,
             (Some(t), false) => ResourceFilter::TypeOrSubtype(t),
@@ -536,8 +395,39 @@ methods! {{
         });
 
     /// One resource by namespaced name or ULID.
-    fn show_resource(name_or_id: String) -> run_objects(Resource) =
+    fn show_resource(name_or_id: String) -> run_objects(Object::Resource) =
         |r| r.show_resource(&key(&name_or_id)?);
+
+    /// Run the type's discovery rules below a resource, one level (the specification's call).
+    fn auto_discover_children(resource_id: String) -> run =
+        |r| r.discover(&key(&resource_id)?, DiscoverOptions::default());
+
+    /// Discover again below a resource, `depth` levels (`None`: all the way down).
+    ///
+    /// `progress(visited, found)` is called after each handler call;
+    /// stopped, the discovery writes nothing.
+    #[pyo3(
+        signature = (name_or_id, depth=Some(1), *, progress=None),
+        text_signature = "(self, /, name_or_id, depth=1, *, progress=None)"
+    )]
+    fn discover(name_or_id: String, depth: Option<u32>, progress: Option<Py<PyAny>>)
+        -> run_watched(progress) = |r, cb| r.discover(&key(&name_or_id)?, DiscoverOptions {
+            depth: depth.map_or(Depth::All, Depth::Levels),
+            progress: Some(&mut |p| cb.report(p.visited, p.found)),
+        });
+
+    /// Refresh the resources named (none: every resource someone registered) and what lies below them.
+    ///
+    /// `progress(checked, changed)` is called after each resource;
+    /// stopped, what was refreshed stays refreshed (each resource is its
+    /// own transaction) and nothing further is checked.
+    #[pyo3(signature = (*names_or_ids, progress=None))]
+    fn refresh(names_or_ids: &Bound<'_, PyTuple>, progress: Option<Py<PyAny>>) -> run_watched(progress) = {
+        let names: Vec<String> = names_or_ids.extract()?;
+    } |r, cb| r.refresh(
+        &names.iter().map(|k| key(k)).collect::<Result<Vec<_>, _>>()?,
+        RefreshOptions { progress: Some(&mut |p| cb.report(p.checked, p.changed)) },
+    );
 
     /// Remove a resource, its links and the discovered resources only it kept.
     ///
@@ -567,7 +457,7 @@ methods! {{
         |r| r.unlink_child(&key(&parent)?, &key(&child)?);
 
     /// The direct children of a resource.
-    fn get_children(name_or_id: String) -> run_objects(Resource) =
+    fn get_children(name_or_id: String) -> run_objects(Object::Resource) =
         |r| r.get_children(&key(&name_or_id)?);
 
     /// The tree below a resource, `depth` links deep (all when `None`).
@@ -607,6 +497,12 @@ methods! {{
 
     // ---- sandboxes ----
 
+    /// Make a sandbox of a resource (`strategy`: else the resource's, else its type's).
+    #[pyo3(signature = (name_or_id, strategy=None))]
+    fn create_sandbox(name_or_id: String, strategy: Option<String>) -> run = {
+        let strategy = strategy.as_deref().map(self::strategy).transpose()?;
+    } |r| r.create_sandbox(&key(&name_or_id)?, strategy);
+
     /// Every sandbox, or one resource's, oldest first.
     #[pyo3(signature = (name_or_id=None))]
     fn list_sandboxes(name_or_id: Option<String>) -> run =
@@ -635,6 +531,21 @@ methods! {{
     fn destroy_sandbox(sandbox_id: String) -> run =
         |r| r.destroy_sandbox(self::sandbox_id(&sandbox_id)?);
 
+    // ---- environments ----
+
+    /// Where a tool acting on a resource runs, and which level decided.
+    ///
+    /// `tool`: what the tool asks for — `required:container`,
+    /// `preferred:container`, `specific:NAME`, or `None`. Nothing is
+    /// built or started.
+    #[pyo3(signature = (name_or_id, plan=None, tool=None))]
+    fn resolve_environment(name_or_id: String, plan: Option<String>, tool: Option<String>) -> run = {
+        let tool = match tool.as_deref() {
+            None | Some("") | Some("none") => ToolRequest::None,
+            Some(text) => ToolRequest::parse(text).map_err(invalid)?,
+        };
+    } |r| r.resolve_environment(&key(&name_or_id)?, plan.as_deref(), &tool);
+
     // ---- moving data ----
 
     /// Everything worth moving, as one document (`with_plugins`: each component embedded).
@@ -643,6 +554,41 @@ methods! {{
         r.export_document(if with_plugins { ExportOptions::with_plugins() } else { ExportOptions::default() })
     };
 
+    /// Import a document (a dict, or JSON/YAML text); `dry_run` checks and writes nothing.
+    #[pyo3(signature = (document, *, dry_run=false))]
+    fn import_document(document: &Bound<'_, PyAny>, dry_run: bool) -> run = {
+        let text: String = match document.cast::<PyString>() {
+            Ok(text) => text.extract()?,
+            Err(_) => document.py().import("json")?.call_method1("dumps", (document,))?.extract()?,
+        };
+        let options = if dry_run { ImportOptions::dry_run() } else { ImportOptions::default() };
+    } |r| r.import_document(&RegistryDocument::parse(&text)?, options);
+
     /// Which backend, where, which schema, how much.
     fn info() -> run = |r| r.info();
+
+    // ---- the event log ----
+
+    /// The recorded changes, oldest first, as `Event` dicts.
+    ///
+    /// `since`: an event number (the events after it: keep the last
+    /// `seq` seen) or a time (`"2026-12-01"`, `"2026-12-01T08:00:00Z"`:
+    /// those at or after it). `resource`: only the events about it (by
+    /// name or ULID; a removed one by its old name), `below` its
+    /// descendants' too. `limit`: at most this many (default 1000, at
+    /// most 10000).
+    #[pyo3(signature = (since=None, resource=None, below=false, limit=None))]
+    fn events(since: Option<Bound<'_, PyAny>>, resource: Option<String>, below: bool, limit: Option<u32>)
+        -> run = {
+        if below && resource.is_none() {
+            return Err(invalid("below=True needs a resource"));
+        }
+        let since = crate::events::since(since.as_ref())?;
+    } |r| r.events(&EventQuery {
+        since,
+        resource: resource.as_deref().map(key).transpose()?,
+        below,
+        limit,
+        ..EventQuery::default()
+    });
 }
