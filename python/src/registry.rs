@@ -10,9 +10,13 @@
 //!
 //! One file: PyO3 takes one `#[pymethods]` block per class (without the
 //! `multiple-pymethods` feature and its `inventory` dependency). The
-//! methods of one shape — arguments in, one library call on a pooled
-//! registry, its view out — are one item each of the `methods!` table
-//! at the end; the others are written out above it.
+//! methods of one shape — arguments in (parsed first if need be), one
+//! library call on a pooled registry, its view out — are one item each
+//! of the `methods!` table at the end; the others are written out above
+//! it: the constructor and getters, what does something after the call
+//! (`graph` draws), answers a class of its own (`open_transaction`,
+//! `follow_events`), or takes `**kwargs` (`register_resource`: PyO3
+//! must see its `Option<…>` type, which a macro's `ty` fragment hides).
 
 use crate::args::{dashed, key, path_text, sandbox_id, strategy, type_args};
 use crate::convert::{Object, to_objects, to_py};
