@@ -38,15 +38,20 @@ impl NativeTransaction {
         self.txn.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Run `work` on the open transaction, GIL released.
+    /// Run `work` on the open transaction, GIL released; with `end`, the
+    /// transaction ends with this call, whatever its outcome.
     fn with<T: Send>(
         &self,
         py: Python<'_>,
+        end: bool,
         work: impl FnOnce(&mut SqliteTransaction) -> Result<T, SandboxError> + Send,
     ) -> PyResult<T> {
         let outcome = py.detach(|| {
             let mut guard = self.locked();
-            guard.as_mut().map(work)
+            match end {
+                true => guard.take().as_mut().map(work),
+                false => guard.as_mut().map(work),
+            }
         });
         match outcome {
             Some(result) => result.map_err(|e| sandbox_failed(&e)),
@@ -90,19 +95,19 @@ impl NativeTransaction {
     /// Run one input of SQL (all or nothing); one outcome per statement:
     /// `{"Rows": {"columns", "rows", "truncated"}}` or `{"Changed": n}`.
     fn execute(&self, py: Python<'_>, sql: String) -> PyResult<Py<PyAny>> {
-        let outcomes = self.with(py, |t| t.execute(&sql))?;
+        let outcomes = self.with(py, false, |t| t.execute(&sql))?;
         to_py(py, &outcomes)
     }
 
     /// Record a checkpoint (a savepoint); answers its name.
     #[pyo3(signature = (label=None))]
     fn checkpoint(&self, py: Python<'_>, label: Option<String>) -> PyResult<String> {
-        self.with(py, |t| t.checkpoint(label.as_deref()))
+        self.with(py, false, |t| t.checkpoint(label.as_deref()))
     }
 
     /// The checkpoints so far: `name` and `label` of each.
     fn checkpoints(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let views = self.with(py, |t| {
+        let views = self.with(py, false, |t| {
             Ok(t.checkpoints()
                 .iter()
                 .map(checkpoint_view)
@@ -114,28 +119,20 @@ impl NativeTransaction {
     /// Back to a checkpoint (its name or label; default the latest).
     #[pyo3(signature = (to=None))]
     fn rollback(&self, py: Python<'_>, to: Option<String>) -> PyResult<Py<PyAny>> {
-        let checkpoint = self.with(py, |t| t.rollback(to.as_deref()))?;
+        let checkpoint = self.with(py, false, |t| t.rollback(to.as_deref()))?;
         to_py(py, &checkpoint_view(&checkpoint))
     }
 
     /// What the transaction changed so far: rows per table and schema changes.
     fn changes(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let changes = self.with(py, |t| t.changes())?;
+        let changes = self.with(py, false, |t| t.changes())?;
         to_py(py, &changes)
     }
 
     /// Commit to the database and end the transaction; answers what it changed.
     fn apply(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let outcome = py.detach(|| {
-            let mut guard = self.locked();
-            let mut txn = guard.take()?;
-            Some(txn.apply())
-        });
-        match outcome {
-            Some(Ok(changes)) => to_py(py, &changes),
-            Some(Err(e)) => Err(sandbox_failed(&e)),
-            None => Err(ended()),
-        }
+        let changes = self.with(py, true, |t| t.apply())?;
+        to_py(py, &changes)
     }
 
     /// Roll everything back and end the transaction; a no-op once ended.
