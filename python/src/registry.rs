@@ -13,10 +13,10 @@
 //! methods of one shape — arguments in (parsed first if need be), one
 //! library call on a pooled registry, its view out — are one item each
 //! of the `methods!` table at the end; the others are written out above
-//! it: the constructor and getters, what does something after the call
-//! (`graph` draws), answers a class of its own (`open_transaction`,
-//! `follow_events`), or takes `**kwargs` (`register_resource`: PyO3
-//! must see its `Option<…>` type, which a macro's `ty` fragment hides).
+//! it: the constructor and getters, what answers a class of its own
+//! (`open_transaction`, `follow_events`), and `register_resource`, whose
+//! `**kwargs` PyO3 must see spelled `Option<…>` (a macro's `ty` fragment
+//! hides it).
 
 use crate::args::{dashed, key, path_text, sandbox_id, strategy, type_args};
 use crate::convert::{Object, to_objects, to_py};
@@ -27,6 +27,7 @@ use crate::progress::Callback;
 use crate::transaction::NativeTransaction;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
+use resource_host::graph::GraphView;
 use resource_host::model::ModuleName;
 use resource_host::registry::{
     AddPluginOptions, Depth, DiscoverOptions, EventQuery, ExportOptions, GraphOptions,
@@ -114,6 +115,14 @@ impl NativeRegistry {
     }
 }
 
+/// What `graph` answers: the view, or its drawing as text.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Drawn {
+    View(GraphView),
+    Text(String),
+}
+
 /// The `#[pymethods]` block: the methods written out (in braces), then
 /// the table of those of one shape, each
 /// `/// doc  #[pyo3(signature = …)]  fn name(arg: Type, …) -> how = { prepare } |r| call;`
@@ -127,7 +136,7 @@ impl NativeRegistry {
 macro_rules! methods {
     ({ $($written:tt)* } $(
         $(#[$attr:meta])*
-        fn $name:ident($($arg:ident: $ty:ty),*) -> $how:ident $(($extra:expr))? =
+        fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $how:ident $(($extra:expr))? =
             $({ $($prepare:tt)* })? |$r:ident $(, $cb:ident)?| $call:expr;
     )*) => {
         #[pymethods]
@@ -249,48 +258,6 @@ methods! {{
             )
         })?;
         to_objects(py, Object::Resource, &view)
-    }
-
-    /// The DAG below a resource, as `agents resource graph` draws it.
-    ///
-    /// `format="json"`: the view (`root`, `nodes`, `edges`, `folded`);
-    /// `"dot"`, `"mermaid"` or `"svg"`: the drawing as text. Past
-    /// `max_children` per resource or `max_nodes` in all, what is not
-    /// drawn is folded into a "+N more" of its parent.
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (name_or_id, *, format="json", depth=None, type_filter=None, max_children=12, max_nodes=150))]
-    fn graph(
-        &self,
-        py: Python<'_>,
-        name_or_id: String,
-        format: &str,
-        depth: Option<u32>,
-        type_filter: Option<String>,
-        max_children: usize,
-        max_nodes: usize,
-    ) -> PyResult<Py<PyAny>> {
-        let render: Option<fn(&resource_host::graph::GraphView) -> String> = match format {
-            "json" => None,
-            "dot" => Some(resource_host::graph::dot::render),
-            "mermaid" => Some(resource_host::graph::mermaid::render),
-            "svg" => Some(resource_host::graph::svg::render),
-            other => {
-                return Err(invalid(format!(
-                    "format {other:?}: give json, dot, mermaid or svg"
-                )));
-            }
-        };
-        let options = GraphOptions {
-            depth,
-            type_filter,
-            max_children,
-            max_nodes,
-        };
-        let view = self.call(py, |r| r.graph(&key(&name_or_id)?, &options))?;
-        match render {
-            None => to_py(py, &view),
-            Some(render) => Ok(render(&view).into_pyobject(py)?.into_any().unbind()),
-        }
     }
 
     /// Hold a `transaction_rollback` sandbox: its connection, inside its transaction.
@@ -449,6 +416,31 @@ methods! {{
     #[pyo3(signature = (name_or_id, file=None))]
     fn inspect(name_or_id: String, file: Option<String>) -> run =
         |r| r.inspect(&key(&name_or_id)?, file.as_deref());
+
+    /// The DAG below a resource, as `agents resource graph` draws it.
+    ///
+    /// `format="json"`: the view (`root`, `nodes`, `edges`, `folded`);
+    /// `"dot"`, `"mermaid"` or `"svg"`: the drawing as text. Past
+    /// `max_children` per resource or `max_nodes` in all, what is not
+    /// drawn is folded into a "+N more" of its parent.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (name_or_id, *, format="json", depth=None, type_filter=None, max_children=12, max_nodes=150))]
+    fn graph(
+        name_or_id: String, format: &str, depth: Option<u32>, type_filter: Option<String>,
+        max_children: usize, max_nodes: usize,
+    ) -> run = {
+        let draw: Option<fn(&GraphView) -> String> = match format {
+            "json" => None,
+            "dot" => Some(resource_host::graph::dot::render),
+            "mermaid" => Some(resource_host::graph::mermaid::render),
+            "svg" => Some(resource_host::graph::svg::render),
+            other => return Err(invalid(format!("format {other:?}: give json, dot, mermaid or svg"))),
+        };
+        let options = GraphOptions { depth, type_filter, max_children, max_nodes };
+    } |r| r.graph(&key(&name_or_id)?, &options).map(|view| match draw {
+        None => Drawn::View(view),
+        Some(draw) => Drawn::Text(draw(&view)),
+    });
 
     // ---- links ----
 
