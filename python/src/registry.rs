@@ -126,7 +126,7 @@ enum Drawn {
 /// The `#[pymethods]` block: the methods written out (in braces), then
 /// the table of those of one shape, each
 /// `/// doc  #[pyo3(signature = …)]  fn name(arg: Type, …) -> how = { prepare } |r| call;`
-/// where `how` is `call` (answers `None`), `run` (the view as a dict),
+/// where `how` is `run` (the view as a dict; `()` as `None`),
 /// `run_objects(Object::Resource)` / `run_objects(Object::ResourceType)`
 /// (the package's objects) or `run_watched(progress)` (the view as a
 /// dict, the closure `|r, cb|` reporting to the callback `cb`);
@@ -144,19 +144,13 @@ macro_rules! methods {
             $($written)*
             $(
                 $(#[$attr])*
-                fn $name(&self, py: Python<'_>, $($arg: $ty),*) -> PyResult<answer!($how)> {
+                fn $name(&self, py: Python<'_>, $($arg: $ty),*) -> PyResult<Py<PyAny>> {
                     $($($prepare)*)?
                     self.$how(py, $($extra,)? move |$r $(, $cb)?| $call)
                 }
             )*
         }
     };
-}
-
-/// What a `methods!` item answers: nothing for `call`, else a Python value.
-macro_rules! answer {
-    (call) => { () };
-    ($how:ident) => { Py<PyAny> };
 }
 
 methods! {{
@@ -330,7 +324,7 @@ methods! {{
     // ---- types ----
 
     /// Register the built-in types (idempotent).
-    fn bootstrap_builtin_types() -> call = |r| r.bootstrap_builtin_types();
+    fn bootstrap_builtin_types() -> run = |r| r.bootstrap_builtin_types();
 
     /// Register the custom type defined in the YAML file at `config_path`.
     ///
@@ -349,7 +343,7 @@ methods! {{
         |r| r.list_types(namespace.as_deref());
 
     /// Remove a custom type no resource or other type relies on.
-    fn remove_type(name: String) -> call = |r| r.remove_type(&name);
+    fn remove_type(name: String) -> run = |r| r.remove_type(&name);
 
     /// One type, effective (after inheritance).
     fn show_type(name: String) -> run_objects(Object::ResourceType) = |r| r.show_type(&name);
@@ -449,7 +443,7 @@ methods! {{
         |r| r.link_child(&key(&parent)?, &key(&child)?);
 
     /// Remove the link `parent` → `child` (both resources stay).
-    fn unlink_child(parent: String, child: String) -> call =
+    fn unlink_child(parent: String, child: String) -> run =
         |r| r.unlink_child(&key(&parent)?, &key(&child)?);
 
     /// The direct children of a resource.
