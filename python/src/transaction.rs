@@ -8,7 +8,7 @@
 use crate::convert::to_py;
 use crate::errors::{invalid, sandbox_failed};
 use pyo3::prelude::*;
-use resource_host::sandbox::{SandboxError, SqliteTransaction, TxnCheckpoint};
+use resource_host::sandbox::{SandboxError, SqliteTransaction};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// A held `transaction_rollback` sandbox (see `Registry.open_transaction`).
@@ -21,10 +21,6 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 pub struct NativeTransaction {
     /// `None` once applied or discarded.
     txn: Mutex<Option<SqliteTransaction>>,
-}
-
-fn checkpoint_view(c: &TxnCheckpoint) -> serde_json::Value {
-    serde_json::json!({ "name": c.name, "label": c.label })
 }
 
 impl NativeTransaction {
@@ -107,20 +103,15 @@ impl NativeTransaction {
 
     /// The checkpoints so far: `name` and `label` of each.
     fn checkpoints(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let views = self.with(py, false, |t| {
-            Ok(t.checkpoints()
-                .iter()
-                .map(checkpoint_view)
-                .collect::<Vec<_>>())
-        })?;
-        to_py(py, &views)
+        let checkpoints = self.with(py, false, |t| Ok(t.checkpoints().to_vec()))?;
+        to_py(py, &checkpoints)
     }
 
     /// Back to a checkpoint (its name or label; default the latest).
     #[pyo3(signature = (to=None))]
     fn rollback(&self, py: Python<'_>, to: Option<String>) -> PyResult<Py<PyAny>> {
         let checkpoint = self.with(py, false, |t| t.rollback(to.as_deref()))?;
-        to_py(py, &checkpoint_view(&checkpoint))
+        to_py(py, &checkpoint)
     }
 
     /// What the transaction changed so far: rows per table and schema changes.

@@ -97,12 +97,14 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 const CHECKPOINT_PREFIX: &str = "agents_cp_";
 const EXEC_SAVEPOINT: &str = "agents_exec";
 
-/// A checkpoint: its generated savepoint name and the label it was given.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A checkpoint: its generated savepoint name and the label it was given
+/// (its view: those two).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct TxnCheckpoint {
     pub name: String,
     pub label: Option<String>,
     /// The row counts when it was taken (what a rollback restores).
+    #[serde(skip)]
     counts: Counts,
 }
 
