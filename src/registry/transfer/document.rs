@@ -46,8 +46,8 @@ mod events;
 mod fields;
 mod rows;
 
-use crate::model::{Priority, ResourceId, TypeName};
-pub(crate) use crate::store::{LinkRow, PluginRow, ProvenanceRow, ResourceRow};
+use crate::model::TypeName;
+pub(crate) use crate::store::{LinkRow, PluginRow, ProvenanceRow, ResourceRow, SettingRow};
 pub use events::EventEntry;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -75,7 +75,7 @@ pub struct RegistryDocument {
     pub resources: Vec<ResourceRow>,
     /// Both flags as stored.
     pub links: Vec<LinkRow>,
-    pub environment_settings: Vec<SettingEntry>,
+    pub environment_settings: Vec<SettingRow>,
     /// The event log (`--with-events`; absent: not exported).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<EventEntry>,
@@ -120,27 +120,6 @@ pub struct PluginEntry {
     /// plugin store must already hold the file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub component_base64: Option<String>,
-}
-
-/// Whose execution-environment setting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SettingKind {
-    Project,
-    Plan,
-}
-
-/// One execution-environment setting.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SettingEntry {
-    pub scope: SettingKind,
-    /// The plan's name (`scope: plan` only).
-    pub plan: Option<String>,
-    /// The environment; `None` is the host.
-    pub resource_id: Option<ResourceId>,
-    pub priority: Priority,
-    pub updated_at: String,
 }
 
 /// Why a text is not a registry document this binary can import.

@@ -129,7 +129,7 @@ pub(crate) fn export_document(
             plugins,
             resources: r.resources(None)?,
             links: r.link_rows()?,
-            environment_settings: r.settings()?.into_iter().map(Into::into).collect(),
+            environment_settings: r.settings()?,
             events: match with_events {
                 true => all_events(r)?,
                 false => Vec::new(),

@@ -307,12 +307,11 @@ impl LinkFacts for DocumentLinks<'_, '_> {
 /// Write the new settings, each naming a plan name that is valid and an
 /// execution environment (or the host).
 fn write_settings(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> {
-    for entry in &plan.settings {
+    for row in &plan.settings {
         let refused = |source| TransferError::ImportRefused {
-            item: format!("the {} environment setting", entry.label()),
+            item: format!("the {} environment setting", row.scope),
             source: Box::new(source),
         };
-        let row = entry.row();
         check_scope(&row.scope).map_err(refused)?;
         if let Some(id) = row.resource {
             let (env, is_env) =
@@ -321,7 +320,7 @@ fn write_settings(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> 
                 return Err(refused(not_an_environment(&env)).into());
             }
         }
-        w.put_setting(&row)?;
+        w.put_setting(row)?;
     }
     Ok(())
 }

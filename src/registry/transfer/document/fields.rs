@@ -136,7 +136,7 @@ pub(super) fn check(doc: &RegistryDocument) -> Result<(), DocumentError> {
     for (i, s) in doc.environment_settings.iter().enumerate() {
         let item = format!("environment_settings[{i}]");
         timestamp(&item, "updated_at", &s.updated_at)?;
-        if let Some(plan) = &s.plan {
+        if let crate::model::SettingScope::Plan(plan) = &s.scope {
             text(&item, "plan", plan, HEADER_MAX)?;
         }
     }

@@ -1,6 +1,9 @@
 use super::*;
 use crate::digest::sha256_hex;
-use crate::model::{ClassName, ModuleName, ResourceKind, ResourceName, SandboxStrategy};
+use crate::model::{
+    ClassName, ModuleName, Priority, ResourceId, ResourceKind, ResourceName, SandboxStrategy,
+    SettingScope,
+};
 use crate::plugin::ClassInfo;
 
 fn id(n: u128) -> ResourceId {
@@ -78,17 +81,15 @@ fn sample() -> RegistryDocument {
             )),
         }],
         environment_settings: vec![
-            SettingEntry {
-                scope: SettingKind::Plan,
-                plan: Some("fast".into()),
-                resource_id: None,
+            SettingRow {
+                scope: SettingScope::Plan("fast".into()),
+                resource: None,
                 priority: Priority::Fallback,
                 updated_at: "2026-01-01T00:00:00.000Z".into(),
             },
-            SettingEntry {
-                scope: SettingKind::Project,
-                plan: None,
-                resource_id: Some(id(2)),
+            SettingRow {
+                scope: SettingScope::Project,
+                resource: Some(id(2)),
                 priority: Priority::Override,
                 updated_at: "2026-01-01T00:00:00.000Z".into(),
             },
@@ -179,6 +180,16 @@ fn a_document_that_contradicts_itself_is_refused_naming_the_item() {
     refused(
         &text,
         &["environment_settings[1]", "a project setting has no plan"],
+    );
+    let text = edited(|v| v["environment_settings"][0]["plan"] = Value::Null);
+    refused(
+        &text,
+        &["environment_settings[0]", "a plan setting names its plan"],
+    );
+    let text = edited(|v| v["environment_settings"][0]["colour"] = "blue".into());
+    refused(
+        &text,
+        &["environment_settings[0]", "unknown field `colour`"],
     );
     let text = edited(|v| v["resources"][0]["classification"] = "virtual".into());
     refused(
