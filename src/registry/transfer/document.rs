@@ -47,7 +47,9 @@ mod fields;
 mod rows;
 
 use crate::model::TypeName;
-pub(crate) use crate::store::{LinkRow, PluginRow, ProvenanceRow, ResourceRow, SettingRow};
+pub(crate) use crate::store::{
+    LinkRow, PluginRow, ProvenanceRow, ResourceRow, SettingRow, TypeOrigin,
+};
 pub use events::EventEntry;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -93,15 +95,14 @@ struct Header {
     builtin_catalogue: Option<String>,
 }
 
-/// One custom type: its declared spec as type-file text.
+/// One custom type: its row's origin, and its declared spec as type-file
+/// text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TypeEntry {
     pub name: TypeName,
-    /// Where it was registered from (`type list`'s `source`).
-    pub source: String,
-    pub created_at: String,
-    pub updated_at: String,
+    #[serde(flatten)]
+    pub origin: TypeOrigin,
     pub spec: String,
 }
 

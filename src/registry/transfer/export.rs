@@ -86,9 +86,7 @@ pub(crate) fn export_document(
             .map(|row| TypeEntry {
                 name: row.spec.name.clone(),
                 spec: render_type_file(&row.spec),
-                source: row.source,
-                created_at: row.created_at,
-                updated_at: row.updated_at,
+                origin: row.origin,
             })
             .collect();
         let mut plugins = Vec::new();

@@ -105,10 +105,10 @@ pub(super) fn check(doc: &RegistryDocument) -> Result<(), DocumentError> {
     let spec_max = crate::user_files::InputKind::TypeFile.limit() as usize;
     for (i, t) in doc.types.iter().enumerate() {
         let item = format!("types[{i}] ({})", t.name);
-        text(&item, "source", &t.source, SOURCE_MAX)?;
+        text(&item, "source", &t.origin.source, SOURCE_MAX)?;
         text(&item, "spec", &t.spec, spec_max)?;
-        timestamp(&item, "created_at", &t.created_at)?;
-        timestamp(&item, "updated_at", &t.updated_at)?;
+        timestamp(&item, "created_at", &t.origin.created_at)?;
+        timestamp(&item, "updated_at", &t.origin.updated_at)?;
     }
     let bounds = AnswerBounds::default();
     for (i, p) in doc.plugins.iter().map(|p| &p.row).enumerate() {

@@ -47,9 +47,11 @@ fn sample() -> RegistryDocument {
         builtin_catalogue: Some("f".repeat(64)),
         types: vec![TypeEntry {
             name: TypeName::parse("acme/pkg").unwrap(),
-            source: "pkg.yaml".into(),
-            created_at: "2026-01-01T00:00:00.000Z".into(),
-            updated_at: "2026-01-01T00:00:00.000Z".into(),
+            origin: TypeOrigin {
+                source: "pkg.yaml".into(),
+                created_at: "2026-01-01T00:00:00.000Z".into(),
+                updated_at: "2026-01-01T00:00:00.000Z".into(),
+            },
             spec: "name: acme/pkg\nresource_kind: physical\n".into(),
         }],
         plugins: vec![PluginEntry {
@@ -158,6 +160,8 @@ fn text_that_is_not_a_registry_document_is_refused_saying_so() {
 fn a_mistake_in_an_item_names_the_item_and_unknown_keys_are_refused() {
     let text = edited(|v| v["resources"][1]["colour"] = "blue".into());
     refused(&text, &["resources[1]", "unknown field `colour`"]);
+    let text = edited(|v| v["types"][0]["colour"] = "blue".into());
+    refused(&text, &["types[0]", "unknown field `colour`"]);
     let text = edited(|v| v["links"][0]["parent_id"] = "not-an-id".into());
     refused(&text, &["links[0]"]);
     let text = edited(|v| v["extra"] = 1.into());

@@ -76,15 +76,13 @@ pub(super) fn plan<'d>(
             Some(here) if here.spec == *spec => report.types.unchanged += 1,
             Some(here) => conflicts.push(ImportConflict::Type {
                 name: spec.name.clone(),
-                here_source: here.source.clone(),
+                here_source: here.origin.source.clone(),
             }),
             None => {
                 report.types.added += 1;
                 new_types.push(TypeRow {
                     spec: spec.clone(),
-                    source: entry.source.clone(),
-                    created_at: entry.created_at.clone(),
-                    updated_at: entry.updated_at.clone(),
+                    origin: entry.origin.clone(),
                 });
             }
         }
