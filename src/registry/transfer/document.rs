@@ -48,9 +48,8 @@ mod rows;
 
 use crate::model::TypeName;
 pub(crate) use crate::store::{
-    LinkRow, PluginRow, ProvenanceRow, ResourceRow, SettingRow, TypeOrigin,
+    EventRow, LinkRow, PluginRow, ProvenanceRow, ResourceRow, SettingRow, TypeOrigin,
 };
-pub use events::EventEntry;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -80,7 +79,7 @@ pub struct RegistryDocument {
     pub environment_settings: Vec<SettingRow>,
     /// The event log (`--with-events`; absent: not exported).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub events: Vec<EventEntry>,
+    pub events: Vec<EventRow>,
 }
 
 /// The document's top-level scalars (the sections are read one by one).

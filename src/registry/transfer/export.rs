@@ -13,7 +13,7 @@ use crate::registry::PluginsError;
 use crate::registry::transfer::document::{PluginEntry, RegistryDocument, TypeEntry, VERSION};
 use crate::registry::types::CATALOGUE_KEY;
 use crate::registry::{Registry, RegistryError};
-use crate::store::{Counts, SCHEMA_VERSION};
+use crate::store::{Counts, EventRow, SCHEMA_VERSION};
 use crate::typespec::render_type_file;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -171,9 +171,7 @@ pub(crate) fn info(reg: &Registry) -> Result<RegistryInfo, RegistryError> {
 }
 
 /// Every event of the log, oldest first (read in pages).
-fn all_events(
-    r: &crate::store::Reader<'_>,
-) -> Result<Vec<crate::registry::transfer::document::EventEntry>, RegistryError> {
+fn all_events(r: &crate::store::Reader<'_>) -> Result<Vec<EventRow>, RegistryError> {
     let mut out = Vec::new();
     let mut select = crate::store::EventSelect {
         limit: 10_000,
@@ -183,7 +181,7 @@ fn all_events(
         let page = r.events(&select)?;
         let Some(last) = page.last() else { break };
         select.after_seq = Some(last.seq);
-        out.extend(page.into_iter().map(Into::into));
+        out.extend(page);
     }
     Ok(out)
 }

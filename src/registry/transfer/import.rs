@@ -36,7 +36,7 @@ use crate::registry::resources::{equivalence, register};
 use crate::registry::transfer::document::RegistryDocument;
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, TransferError, types};
-use crate::store::Writer;
+use crate::store::{EventRow, Writer};
 use crate::typespec;
 use plan::Plan;
 use std::cell::RefCell;
@@ -376,10 +376,7 @@ fn plan_adds(r: &ImportReport) -> bool {
 
 /// Append the document's events to the log under new numbers, after the
 /// last one here, keeping their order and which were one write.
-fn append_events(
-    w: &Writer<'_>,
-    events: &[crate::registry::transfer::document::EventEntry],
-) -> Result<(), RegistryError> {
+fn append_events(w: &Writer<'_>, events: &[EventRow]) -> Result<(), RegistryError> {
     let base = w.last_event_seq()?;
     let Some(first) = events.first() else {
         return Ok(());
@@ -388,7 +385,11 @@ fn append_events(
     for e in events {
         // A write whose first event was not exported starts here.
         let txn = (e.txn + shift).max(base + 1);
-        w.insert_event_row(&e.row(e.seq + shift, txn))?;
+        w.insert_event_row(&EventRow {
+            seq: e.seq + shift,
+            txn,
+            ..e.clone()
+        })?;
     }
     Ok(())
 }

@@ -96,14 +96,14 @@ fn sample() -> RegistryDocument {
                 updated_at: "2026-01-01T00:00:00.000Z".into(),
             },
         ],
-        events: vec![super::EventEntry {
+        events: vec![EventRow {
             seq: 7,
             txn: 7,
             at: "2026-01-01T00:00:00.000Z".into(),
-            op: crate::registry::recording::EventOp::LinkLinked,
+            op: "link.linked".into(),
             kind: "link".into(),
-            id: Some(id(2).to_string()),
-            name: Some("local/r2".into()),
+            subject_id: Some(id(2).to_string()),
+            subject_name: Some("local/r2".into()),
             related_id: Some(id(1).to_string()),
             changes: Some(serde_json::json!({"parent": {"name": "local/r1"}})),
             actor: crate::model::Actor::new(crate::model::Face::Cli, "alice"),
@@ -162,6 +162,11 @@ fn a_mistake_in_an_item_names_the_item_and_unknown_keys_are_refused() {
     refused(&text, &["resources[1]", "unknown field `colour`"]);
     let text = edited(|v| v["types"][0]["colour"] = "blue".into());
     refused(&text, &["types[0]", "unknown field `colour`"]);
+    let text = edited(|v| v["events"][0]["op"] = "link.exploded".into());
+    refused(
+        &text,
+        &["events[0] (seq 7)", "unknown variant `link.exploded`"],
+    );
     let text = edited(|v| v["links"][0]["parent_id"] = "not-an-id".into());
     refused(&text, &["links[0]"]);
     let text = edited(|v| v["extra"] = 1.into());
