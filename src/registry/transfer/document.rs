@@ -64,12 +64,8 @@ pub const VERSION: u64 = 1;
 /// A whole registry, as moved or kept (see the module doc).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RegistryDocument {
-    pub format: String,
-    pub version: u64,
-    pub schema_version: i64,
-    pub exported_at: String,
-    pub produced_by: String,
-    pub builtin_catalogue: Option<String>,
+    #[serde(flatten)]
+    pub header: Header,
     pub types: Vec<TypeEntry>,
     pub plugins: Vec<PluginEntry>,
     /// Every stored column, under the resource view's names.
@@ -82,16 +78,19 @@ pub struct RegistryDocument {
     pub events: Vec<EventRow>,
 }
 
-/// The document's top-level scalars (the sections are read one by one).
-#[derive(Debug, Deserialize)]
+/// The document's top-level scalars, before its sections (which are
+/// read one by one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Header {
-    format: String,
-    version: u64,
-    schema_version: i64,
-    exported_at: String,
-    produced_by: String,
-    builtin_catalogue: Option<String>,
+pub struct Header {
+    pub format: String,
+    pub version: u64,
+    /// The store schema it came from (information).
+    pub schema_version: i64,
+    pub exported_at: String,
+    pub produced_by: String,
+    /// The built-in catalogue's fingerprint.
+    pub builtin_catalogue: Option<String>,
 }
 
 /// One custom type: its row's origin, and its declared spec as type-file
@@ -195,12 +194,7 @@ impl RegistryDocument {
                 reason: e.to_string(),
             })?;
         let document = Self {
-            format: header.format,
-            version: header.version,
-            schema_version: header.schema_version,
-            exported_at: header.exported_at,
-            produced_by: header.produced_by,
-            builtin_catalogue: header.builtin_catalogue,
+            header,
             types,
             plugins,
             resources,

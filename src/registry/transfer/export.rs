@@ -10,7 +10,9 @@
 //! closure, each verified against the sha256 of the snapshot's row.
 
 use crate::registry::PluginsError;
-use crate::registry::transfer::document::{PluginEntry, RegistryDocument, TypeEntry, VERSION};
+use crate::registry::transfer::document::{
+    Header, PluginEntry, RegistryDocument, TypeEntry, VERSION,
+};
 use crate::registry::types::CATALOGUE_KEY;
 use crate::registry::{Registry, RegistryError};
 use crate::store::{Counts, EventRow, SCHEMA_VERSION};
@@ -116,13 +118,16 @@ pub(crate) fn export_document(
             let provenance = r.plugin_provenance(&row.module)?;
             plugins.push(PluginEntry::from_row(row, provenance, bytes.as_deref()));
         }
-        Ok(RegistryDocument {
+        let header = Header {
             format: crate::registry::transfer::document::FORMAT.to_owned(),
             version: VERSION,
             schema_version: r.schema_version()?,
             exported_at,
             produced_by: concat!("agents ", env!("CARGO_PKG_VERSION")).to_owned(),
             builtin_catalogue: r.meta(CATALOGUE_KEY)?,
+        };
+        Ok(RegistryDocument {
+            header,
             types,
             plugins,
             resources: r.resources(None)?,

@@ -117,7 +117,7 @@ pub(crate) fn import_document(
         record_import(w, &rec, &plan.report)?;
         plan.report.dry_run = dry_run;
         plan.report.same_builtin_catalogue =
-            document.builtin_catalogue.as_deref() == Some(catalogue.as_str());
+            document.header.builtin_catalogue.as_deref() == Some(catalogue.as_str());
         Ok(plan.report)
     };
     let result = if dry_run {

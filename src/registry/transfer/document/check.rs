@@ -19,12 +19,12 @@ fn invalid(item: impl Into<String>, reason: impl Into<String>) -> DocumentError 
 }
 
 pub(super) fn document(doc: &RegistryDocument) -> Result<(), DocumentError> {
-    if doc.format != FORMAT {
+    if doc.header.format != FORMAT {
         return Err(DocumentError::UnknownFormat {
-            found: doc.format.clone(),
+            found: doc.header.format.clone(),
         });
     }
-    match doc.version {
+    match doc.header.version {
         0 => return Err(DocumentError::UnknownVersion { found: 0 }),
         v if v > VERSION => return Err(DocumentError::TooNew { found: v }),
         _ => {}

@@ -97,9 +97,9 @@ pub(crate) fn location_fault(location: &str) -> Option<String> {
 pub(super) fn check(doc: &RegistryDocument) -> Result<(), DocumentError> {
     let head = "(document)";
     // (Information only, never stored: bounded, not held to a format.)
-    text(head, "exported_at", &doc.exported_at, HEADER_MAX)?;
-    text(head, "produced_by", &doc.produced_by, HEADER_MAX)?;
-    if let Some(fingerprint) = &doc.builtin_catalogue {
+    text(head, "exported_at", &doc.header.exported_at, HEADER_MAX)?;
+    text(head, "produced_by", &doc.header.produced_by, HEADER_MAX)?;
+    if let Some(fingerprint) = &doc.header.builtin_catalogue {
         text(head, "builtin_catalogue", fingerprint, HEADER_MAX)?;
     }
     let spec_max = crate::user_files::InputKind::TypeFile.limit() as usize;

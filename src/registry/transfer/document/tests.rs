@@ -39,12 +39,14 @@ fn resource(n: u128, name: &str) -> ResourceRow {
 fn sample() -> RegistryDocument {
     let component = b"\0asm not really a component";
     RegistryDocument {
-        format: FORMAT.into(),
-        version: VERSION,
-        schema_version: 6,
-        exported_at: "2026-01-03T00:00:00.000Z".into(),
-        produced_by: "agents test".into(),
-        builtin_catalogue: Some("f".repeat(64)),
+        header: Header {
+            format: FORMAT.into(),
+            version: VERSION,
+            schema_version: 6,
+            exported_at: "2026-01-03T00:00:00.000Z".into(),
+            produced_by: "agents test".into(),
+            builtin_catalogue: Some("f".repeat(64)),
+        },
         types: vec![TypeEntry {
             name: TypeName::parse("acme/pkg").unwrap(),
             origin: TypeOrigin {
