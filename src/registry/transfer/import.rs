@@ -29,19 +29,18 @@ mod report;
 
 pub use report::{ImportConflict, ImportOptions, ImportReport, MissingPlugin, MissingType, Tally};
 
-use crate::dag::{self, LinkFacts};
-use crate::model::{ResolvedType, ResourceId, ResourceKey, TypeName, TypeSpec};
+use crate::dag;
+use crate::model::{ResourceId, ResourceKey, TypeSpec};
 use crate::registry::environments::{check_scope, environment_of, not_an_environment};
+use crate::registry::links::StoredLinks;
 use crate::registry::resources::{equivalence, register};
 use crate::registry::transfer::document::RegistryDocument;
-use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, TransferError, types};
 use crate::store::{EventRow, Writer};
 use crate::typespec;
 use plan::Plan;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// The work of [`Registry::import_document`].
 pub(crate) fn import_document(
@@ -229,7 +228,8 @@ fn check_and_link(
         .into_iter()
         .map(|e| (e.parent, e.child))
         .collect();
-    let mut facts = DocumentLinks {
+    // The cycle rule is `admit_links`' own; each end's type is read once.
+    let mut facts = StoredLinks {
         w,
         types: &plan.next,
         type_names: HashMap::new(),
@@ -254,54 +254,6 @@ fn check_and_link(
         w.insert_link_row(&row)?;
     }
     Ok(())
-}
-
-/// The link rules' questions about a document's links, answered inside
-/// the import's write: the links from the store, each end's type by its
-/// row (read once per resource). The cycle rule is `admit_links`' own.
-struct DocumentLinks<'a, 'w> {
-    w: &'a Writer<'w>,
-    types: &'a TypeSet,
-    type_names: HashMap<ResourceId, TypeName>,
-}
-
-impl DocumentLinks<'_, '_> {
-    fn type_of(&mut self, id: ResourceId) -> Result<Arc<ResolvedType>, RegistryError> {
-        let name = match self.type_names.get(&id) {
-            Some(name) => name.clone(),
-            None => {
-                let name = self
-                    .w
-                    .resource_by_id(id)?
-                    .unwrap_or_else(|| unreachable!("both ends were checked or written"))
-                    .type_name;
-                self.type_names.insert(id, name.clone());
-                name
-            }
-        };
-        self.types.resolve(&name)
-    }
-}
-
-impl LinkFacts for DocumentLinks<'_, '_> {
-    type Error = RegistryError;
-
-    fn linked(&mut self, parent: ResourceId, child: ResourceId) -> Result<bool, RegistryError> {
-        Ok(self.w.link_exists(parent, child)?)
-    }
-
-    fn types(
-        &mut self,
-        parent: ResourceId,
-        child: ResourceId,
-    ) -> Result<(Arc<ResolvedType>, Arc<ResolvedType>), RegistryError> {
-        Ok((self.type_of(parent)?, self.type_of(child)?))
-    }
-
-    fn reaches(&mut self, from: ResourceId, to: ResourceId) -> Result<bool, RegistryError> {
-        // Not asked by `admit_links`; answered right all the same.
-        Ok(self.w.reaches(from, to)?)
-    }
 }
 
 /// Write the new settings, each naming a plan name that is valid and an
