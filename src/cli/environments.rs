@@ -178,29 +178,22 @@ fn show(ctx: &Context, scope: &SettingScope) -> Outcome {
     let view = ctx.open()?.environment_setting(scope)?;
     emit(ctx.format, &view, || match &view {
         Some(v) => setting_line(v),
-        None => format!("{}: no execution environment is set\n", scope_text(scope)),
+        None => format!("{scope}: no execution environment is set\n"),
     })
 }
 
 fn unset(ctx: &Context, scope: &SettingScope) -> Outcome {
     let removed = ctx.open()?.unset_environment(scope)?;
     let text = if removed {
-        format!("{}: execution environment unset\n", scope_text(scope))
+        format!("{scope}: execution environment unset\n")
     } else {
-        format!("{}: no execution environment was set\n", scope_text(scope))
+        format!("{scope}: no execution environment was set\n")
     };
     emit(
         ctx.format,
         &serde_json::json!({ "removed": removed }),
         || text,
     )
-}
-
-fn scope_text(scope: &SettingScope) -> String {
-    match scope {
-        SettingScope::Project => "project".to_owned(),
-        SettingScope::Plan(name) => format!("plan {name}"),
-    }
 }
 
 fn setting_line(v: &SettingView) -> String {

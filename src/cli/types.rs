@@ -176,7 +176,7 @@ fn show(v: &TypeView, identities: &HashSet<TypeName>) -> String {
         ),
         ("child_types", list(v.child_type_names())),
         ("capabilities", list(v.type_capabilities().enabled())),
-        ("source", v.source.clone()),
+        ("source", v.origin.source.clone()),
     ]);
     text.push_str(&output::bold("cli_args:"));
     text.push('\n');

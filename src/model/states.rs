@@ -19,6 +19,16 @@ pub enum SettingScope {
     Plan(String),
 }
 
+/// How messages name it: `project`, `plan fast`.
+impl fmt::Display for SettingScope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Project => f.write_str("project"),
+            Self::Plan(name) => write!(f, "plan {name}"),
+        }
+    }
+}
+
 /// Whether a setting beats a detected devcontainer (`override`) or only
 /// stands in when there is none (`fallback`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]

@@ -133,7 +133,7 @@ fn bootstrap_is_idempotent_and_writes_nothing_when_the_catalogue_is_unchanged() 
     assert!(
         rewritten
             .iter()
-            .all(|t| t.updated_at == "1970-01-01T00:33:20.000Z")
+            .all(|t| t.origin.updated_at == "1970-01-01T00:33:20.000Z")
     );
 }
 fn types_are_read_from_the_table_once_while_none_changes() {
@@ -159,7 +159,7 @@ fn a_registered_type_resolves_with_its_declared_fields() {
     let mut r = registry();
     let view = r.register_type_text(PKG, "pkg.yaml", RegisterTypeOptions::default()).unwrap();
     assert_eq!(view.name.as_str(), "myteam/python-package");
-    assert_eq!(view.source, "pkg.yaml");
+    assert_eq!(view.origin.source, "pkg.yaml");
     let resolved = r.resolved_type("myteam/python-package").unwrap();
     assert!(resolved.is_a(&TypeName::parse("myteam/python-package").unwrap()));
     assert_eq!(r.list_types(Some("myteam")).unwrap().len(), 1);
@@ -195,7 +195,7 @@ fn replacing_a_type_may_not_change_the_kind_of_registered_resources() {
         .to_string();
     assert!(err.contains("--extra required"), "{err}");
     assert_eq!(
-        r.show_type("myteam/python-package").unwrap().source,
+        r.show_type("myteam/python-package").unwrap().origin.source,
         "pkg.yaml"
     );
 }
@@ -366,7 +366,7 @@ fn replacing_a_parent_type_may_not_break_its_subtypes() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("t/sub"), "{err}");
-    assert_eq!(r.show_type("t/base").unwrap().source, "b.yaml");
+    assert_eq!(r.show_type("t/base").unwrap().origin.source, "b.yaml");
 }
 fn replacing_a_type_may_not_break_a_type_whose_discovery_rule_names_it() {
     // Found by the inheritance property test: t/holder's rule discovers
@@ -390,7 +390,7 @@ fn replacing_a_type_may_not_break_a_type_whose_discovery_rule_names_it() {
         .to_string();
     assert!(err.contains("t/holder"), "{err}");
     assert!(err.contains("auto_discovery.rules[0].type"), "{err}");
-    assert_eq!(r.show_type("t/leaf").unwrap().source, "l.yaml");
+    assert_eq!(r.show_type("t/leaf").unwrap().origin.source, "l.yaml");
     assert_eq!(r.list_types(Some("t")).unwrap().len(), 4);
 }
 fn replacing_a_type_may_not_break_a_subtype_that_inherits_a_rule_naming_it() {
@@ -412,7 +412,7 @@ fn replacing_a_type_may_not_break_a_subtype_that_inherits_a_rule_naming_it() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("t/sub-holder"), "{err}");
-    assert_eq!(r.show_type("t/leaf").unwrap().source, "l.yaml");
+    assert_eq!(r.show_type("t/leaf").unwrap().origin.source, "l.yaml");
     assert_eq!(r.list_types(Some("t")).unwrap().len(), 4);
 }
 fn a_resource_that_is_not_a_devcontainer_has_no_container_and_is_no_refusal_for_show() {

@@ -12,7 +12,7 @@
 use crate::model::{ResolvedType, TypeName, TypeSpec};
 use crate::registry::RegistryError;
 use crate::registry::TypesError;
-use crate::store::{Reader, TypeRow};
+use crate::store::{Reader, TypeOrigin, TypeRow};
 use crate::typespec;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
@@ -61,9 +61,11 @@ impl TypeSet {
             spec.name.clone(),
             TypeRow {
                 spec,
-                source: source.to_owned(),
-                created_at: String::new(),
-                updated_at: String::new(),
+                origin: TypeOrigin {
+                    source: source.to_owned(),
+                    created_at: String::new(),
+                    updated_at: String::new(),
+                },
             },
         );
         Self {

@@ -170,9 +170,9 @@ impl Writer<'_> {
                 to_json(&spec.capabilities),
                 spec.equivalence.as_ref().map(to_json),
                 to_json(&spec.replace),
-                &row.source,
-                &row.created_at,
-                &row.updated_at,
+                &row.origin.source,
+                &row.origin.created_at,
+                &row.origin.updated_at,
                 spec.name.namespace(),
             ],
         )?;

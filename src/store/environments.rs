@@ -15,13 +15,58 @@ fn scope_columns(scope: &SettingScope) -> (&'static str, &str) {
     }
 }
 
-/// One stored setting; `resource: None` is the host.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One stored setting; `resource: None` is the host. It is also a
+/// registry document's setting item (`registry::transfer::document`):
+/// `scope` (`project` or `plan`), `plan` (the plan's name, else null),
+/// `resource_id`, `priority`, `updated_at`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SettingRow {
+    #[serde(flatten, with = "scope_keys")]
     pub scope: SettingScope,
+    #[serde(rename = "resource_id")]
     pub resource: Option<ResourceId>,
     pub priority: Priority,
     pub updated_at: String,
+}
+
+/// A scope as a document's two keys, `scope` and `plan`; a plan name
+/// without `scope: plan`, or the other way round, is refused.
+mod scope_keys {
+    use crate::model::SettingScope;
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    enum Kind {
+        Project,
+        Plan,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct Keys {
+        scope: Kind,
+        plan: Option<String>,
+    }
+
+    pub fn serialize<S: Serializer>(scope: &SettingScope, s: S) -> Result<S::Ok, S::Error> {
+        let (scope, plan) = match scope {
+            SettingScope::Project => (Kind::Project, None),
+            SettingScope::Plan(name) => (Kind::Plan, Some(name.clone())),
+        };
+        Keys { scope, plan }.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SettingScope, D::Error> {
+        let Keys { scope, plan } = Keys::deserialize(d)?;
+        match (scope, plan) {
+            (Kind::Project, None) => Ok(SettingScope::Project),
+            (Kind::Plan, Some(name)) => Ok(SettingScope::Plan(name)),
+            (Kind::Project, Some(_)) => Err(D::Error::custom("a project setting has no plan")),
+            (Kind::Plan, None) => Err(D::Error::custom("a plan setting names its plan")),
+        }
+    }
 }
 
 /// One container's recorded state.

@@ -53,8 +53,12 @@ pub struct NewEvent<'a> {
     pub actor: &'a Actor,
 }
 
-/// One stored event.
-#[derive(Debug, Clone, PartialEq)]
+/// One stored event. It is also an item of a registry document's
+/// `events` section (`registry::transfer::document`), under the names
+/// there (`id`, `name`), so what an export reads is what an import
+/// appends.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EventRow {
     pub seq: i64,
     /// The seq of the first event of the same transaction.
@@ -62,8 +66,12 @@ pub struct EventRow {
     pub at: String,
     pub op: String,
     pub kind: String,
+    #[serde(rename = "id")]
     pub subject_id: Option<String>,
+    #[serde(rename = "name")]
     pub subject_name: Option<String>,
+    /// The other resource it names (a link's parent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub related_id: Option<String>,
     pub changes: Option<serde_json::Value>,
     pub actor: Actor,

@@ -69,7 +69,7 @@ pub use plugins::{PluginOrigin, PluginRow, ProvenanceRow};
 pub use resources::{ResourceInserter, ResourceRow};
 pub use sandboxes::{CheckpointRow, SandboxRow};
 pub use trust::TrustRow;
-pub use types::TypeRow;
+pub use types::{TypeOrigin, TypeRow};
 
 use db::{PgConn, Tx, args};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};

@@ -42,27 +42,47 @@ pub struct ResourceRow {
 }
 
 impl ResourceRow {
+    /// A resource made at `now` with nothing else said of it: no
+    /// location, description, strategy, hash or properties, neither
+    /// read-only nor discovered, registered by no one. Each maker
+    /// (registration, discovery, placeholders, identities) sets what it
+    /// knows over it, so the columns it leaves alone are written once.
+    pub fn new(
+        id: ResourceId,
+        name: Option<ResourceName>,
+        type_name: TypeName,
+        kind: ResourceKind,
+        now: &str,
+    ) -> Self {
+        Self {
+            id,
+            name,
+            type_name,
+            kind,
+            location: None,
+            description: None,
+            read_only: false,
+            auto_discovered: false,
+            sandbox_strategy: None,
+            content_hash: None,
+            properties: Default::default(),
+            created_at: now.to_owned(),
+            updated_at: now.to_owned(),
+            discovered_at: None,
+            stale: None,
+            registered_by: None,
+        }
+    }
+
     /// An auto-discovered resource with no location, as tests write one
     /// below a parent the way discovery does.
     #[cfg(test)]
     pub(crate) fn discovered_for_test(id: ResourceId, name: &str, type_name: &str) -> Self {
+        let name = Some(ResourceName::parse(name).unwrap());
+        let type_name = TypeName::parse(type_name).unwrap();
         Self {
-            id,
-            name: Some(ResourceName::parse(name).unwrap()),
-            type_name: TypeName::parse(type_name).unwrap(),
-            kind: ResourceKind::Physical,
-            location: None,
-            description: None,
-            read_only: false,
             auto_discovered: true,
-            sandbox_strategy: None,
-            content_hash: None,
-            properties: Default::default(),
-            created_at: "t".into(),
-            updated_at: "t".into(),
-            discovered_at: None,
-            stale: None,
-            registered_by: None,
+            ..Self::new(id, name, type_name, ResourceKind::Physical, "t")
         }
     }
 

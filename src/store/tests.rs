@@ -167,7 +167,7 @@ fn type_rows_round_trip_the_declared_spec(mut store: Store) {
     assert_eq!(rows.len(), 2);
     let got = rows.iter().find(|r| r.spec.name == custom.name).unwrap();
     assert_eq!(got.spec, custom);
-    assert_eq!(got.source, "file.yaml");
+    assert_eq!(got.origin.source, "file.yaml");
 }
 
 fn a_failed_write_leaves_nothing_behind(mut store: Store) {
@@ -372,9 +372,11 @@ fn rows_written_verbatim_read_back_with_their_flags_and_timestamps(mut store: St
     base.handler = None;
     let custom = TypeRow {
         spec: spec("myteam/python-package"),
-        source: "pkg.yaml".into(),
-        created_at: "2020-01-01T00:00:00.000Z".into(),
-        updated_at: "2021-01-01T00:00:00.000Z".into(),
+        origin: TypeOrigin {
+            source: "pkg.yaml".into(),
+            created_at: "2020-01-01T00:00:00.000Z".into(),
+            updated_at: "2021-01-01T00:00:00.000Z".into(),
+        },
     };
     let link = LinkRow {
         parent: id(1),

@@ -12,6 +12,16 @@ use crate::model::{HandlerRef, ModuleName, ResourceKind, SandboxStrategy, TypeNa
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypeRow {
     pub spec: TypeSpec,
+    pub origin: TypeOrigin,
+}
+
+/// Where a stored type came from and when it was written: what a type
+/// view shows beside the type, and (flattened) the fields a registry
+/// document's type item has beside its name and spec, under the same
+/// names, so each is declared once.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TypeOrigin {
+    /// `builtin`, the file it was added from, or the plugin that carried it.
     pub source: String,
     pub created_at: String,
     pub updated_at: String,
@@ -161,10 +171,10 @@ fn decode(c: &Columns<'_>) -> Result<TypeRow, StoreError> {
         equivalence: c.json_opt(13)?,
         replace: c.json(14)?,
     };
-    Ok(TypeRow {
-        spec,
+    let origin = TypeOrigin {
         source: c.get(15)?,
         created_at: c.get(16)?,
         updated_at: c.get(17)?,
-    })
+    };
+    Ok(TypeRow { spec, origin })
 }

@@ -20,7 +20,7 @@ use crate::registry::resources::lookup::{find_row, load_resources};
 use crate::registry::type_set::TypeSet;
 use crate::store::{ResourceRow, Writer};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// A resource tree for `agents resource tree`.
@@ -42,14 +42,32 @@ pub struct TreeView {
     pub children: Vec<TreeView>,
 }
 
-/// The link rules' questions, answered inside a write: the links and
-/// walks from the store, the ends' types (named by the caller, which has
-/// their rows) from `types`.
-pub(super) struct StoredLinks<'a, 'w> {
+/// The link rules' questions, answered inside a write (`link_child`'s,
+/// and an import's for every link it adds): the links and walks from the
+/// store, each end's type from `types` by the end's type name — one the
+/// caller knew (it has the rows), else read from the end's row once.
+pub(crate) struct StoredLinks<'a, 'w> {
     pub w: &'a Writer<'w>,
     pub types: &'a TypeSet,
-    pub parent_type: &'a TypeName,
-    pub child_type: &'a TypeName,
+    pub type_names: HashMap<ResourceId, TypeName>,
+}
+
+impl StoredLinks<'_, '_> {
+    fn type_of(&mut self, id: ResourceId) -> Result<Arc<ResolvedType>, RegistryError> {
+        let name = match self.type_names.get(&id) {
+            Some(name) => name.clone(),
+            None => {
+                let name = self
+                    .w
+                    .resource_by_id(id)?
+                    .unwrap_or_else(|| unreachable!("both ends were checked or written"))
+                    .type_name;
+                self.type_names.insert(id, name.clone());
+                name
+            }
+        };
+        self.types.resolve(&name)
+    }
 }
 
 impl LinkFacts for StoredLinks<'_, '_> {
@@ -61,13 +79,10 @@ impl LinkFacts for StoredLinks<'_, '_> {
 
     fn types(
         &mut self,
-        _: ResourceId,
-        _: ResourceId,
+        parent: ResourceId,
+        child: ResourceId,
     ) -> Result<(Arc<ResolvedType>, Arc<ResolvedType>), RegistryError> {
-        Ok((
-            self.types.resolve(self.parent_type)?,
-            self.types.resolve(self.child_type)?,
-        ))
+        Ok((self.type_of(parent)?, self.type_of(child)?))
     }
 
     fn reaches(&mut self, from: ResourceId, to: ResourceId) -> Result<bool, RegistryError> {
@@ -113,11 +128,11 @@ impl Registry {
         self.store.write(|w| {
             let types = cache.get(w)?;
             let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
+            let type_names = [(p.id, &p.type_name), (c.id, &c.type_name)];
             let mut facts = StoredLinks {
                 w,
                 types: &types,
-                parent_type: &p.type_name,
-                child_type: &c.type_name,
+                type_names: type_names.map(|(id, t)| (id, t.clone())).into(),
             };
             let link = dag::admit_link(p.id, c.id, &mut facts)?
                 .map_err(|refusal| refused(refusal, p.label(), c.label()))?;

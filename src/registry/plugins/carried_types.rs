@@ -108,7 +108,7 @@ pub(crate) fn register_carried(
             Some(row) if !replace => {
                 return Err(RegistryError::Types(TypesError::TypeExists {
                     name: spec.name.clone(),
-                    source_name: row.source.clone(),
+                    source_name: row.origin.source.clone(),
                 }));
             }
             Some(_) => outcome.replaced.push(spec.name.clone()),
@@ -183,7 +183,7 @@ pub(crate) fn carried_by(
     let prefix = format!("plugin {module} (carried type file ");
     Ok(r.types()?
         .into_iter()
-        .filter(|row| row.source.starts_with(&prefix))
+        .filter(|row| row.origin.source.starts_with(&prefix))
         .map(|row| row.spec.name)
         .collect())
 }

@@ -159,23 +159,14 @@ impl Registry {
                 Value::String(real.display().to_string()),
             );
         }
+        let id = self.ids.next_id(self.clock.now());
         Ok(ResourceRow {
-            id: self.ids.next_id(self.clock.now()),
-            name,
-            type_name: child_ty.name.clone(),
-            kind,
             location: child.location,
-            description: None,
-            read_only: false,
             auto_discovered: true,
-            sandbox_strategy: None,
             content_hash: child.content_hash,
             properties,
-            created_at: now.to_owned(),
-            updated_at: now.to_owned(),
-            discovered_at: None,
-            stale: None,
             registered_by: Some(self.actor.clone()),
+            ..ResourceRow::new(id, name, child_ty.name.clone(), kind, now)
         })
     }
 
@@ -199,23 +190,10 @@ impl Registry {
             None => HandlerRef::parse("fuzz:Fuzz").expect("a valid reference"),
         };
         let now = self.now();
+        let id = self.ids.next_id(self.clock.now());
         let row = ResourceRow {
-            id: self.ids.next_id(self.clock.now()),
-            name: parent,
-            type_name: parent_ty.name.clone(),
-            kind: parent_ty.kind(),
             location,
-            description: None,
-            read_only: false,
-            auto_discovered: false,
-            sandbox_strategy: None,
-            content_hash: None,
-            properties: PropertyMap::default(),
-            created_at: now.clone(),
-            updated_at: now.clone(),
-            discovered_at: None,
-            stale: None,
-            registered_by: None,
+            ..ResourceRow::new(id, parent, parent_ty.name.clone(), parent_ty.kind(), &now)
         };
         let rows = self.child_rows(&types, &parent_ty, &row, &handler, found, &now)?;
         Ok(rows.into_iter().map(|r| r.name).collect())

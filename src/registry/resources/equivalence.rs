@@ -148,27 +148,21 @@ fn identity_row(
         "{IDENTITY_NAMESPACE}/{virtual_type}/{}",
         &digest[..12]
     ))?;
+    // The registry's own: no one registered it.
     Ok(ResourceRow {
-        id,
-        name: Some(name),
-        type_name: virtual_type.clone(),
-        kind: ResourceKind::Virtual,
-        location: None,
-        description: None,
         read_only: true,
         auto_discovered: true,
-        sandbox_strategy: None,
-        content_hash: None,
         properties: match_on
             .iter()
             .cloned()
             .zip(key.iter().cloned().map(Value::String))
             .collect(),
-        created_at: now.to_owned(),
-        updated_at: now.to_owned(),
-        discovered_at: None,
-        stale: None,
-        // The registry's own: no one registered it.
-        registered_by: None,
+        ..ResourceRow::new(
+            id,
+            Some(name),
+            virtual_type.clone(),
+            ResourceKind::Virtual,
+            now,
+        )
     })
 }

@@ -123,23 +123,15 @@ impl Registry {
             )
         };
         let stamp = at.text.clone();
+        let id = self.ids.next_id(at.time);
         let mut row = ResourceRow {
-            id: self.ids.next_id(at.time),
-            name,
-            type_name: ty.name.clone(),
-            kind: ty.kind(),
             location: checked.location,
             description: request.description,
             read_only: request.read_only,
-            auto_discovered: false,
             sandbox_strategy: strategy,
-            content_hash: None,
             properties: checked.properties,
-            created_at: stamp.clone(),
-            updated_at: stamp.clone(),
-            discovered_at: None,
-            stale: None,
             registered_by: Some(self.actor.clone()),
+            ..ResourceRow::new(id, name, ty.name.clone(), ty.kind(), &stamp)
         };
         let mut placeholders = Vec::new();
         let found = match self.handler_for(&ty)? {

@@ -46,9 +46,10 @@ mod events;
 mod fields;
 mod rows;
 
-use crate::model::{Priority, ResourceId, TypeName};
-pub(crate) use crate::store::{LinkRow, PluginRow, ProvenanceRow, ResourceRow};
-pub use events::EventEntry;
+use crate::model::TypeName;
+pub(crate) use crate::store::{
+    EventRow, LinkRow, PluginRow, ProvenanceRow, ResourceRow, SettingRow, TypeOrigin,
+};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -63,45 +64,43 @@ pub const VERSION: u64 = 1;
 /// A whole registry, as moved or kept (see the module doc).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RegistryDocument {
-    pub format: String,
-    pub version: u64,
-    pub schema_version: i64,
-    pub exported_at: String,
-    pub produced_by: String,
-    pub builtin_catalogue: Option<String>,
+    #[serde(flatten)]
+    pub header: Header,
     pub types: Vec<TypeEntry>,
     pub plugins: Vec<PluginEntry>,
     /// Every stored column, under the resource view's names.
     pub resources: Vec<ResourceRow>,
     /// Both flags as stored.
     pub links: Vec<LinkRow>,
-    pub environment_settings: Vec<SettingEntry>,
+    pub environment_settings: Vec<SettingRow>,
     /// The event log (`--with-events`; absent: not exported).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub events: Vec<EventEntry>,
+    pub events: Vec<EventRow>,
 }
 
-/// The document's top-level scalars (the sections are read one by one).
-#[derive(Debug, Deserialize)]
+/// The document's top-level scalars, before its sections (which are
+/// read one by one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Header {
-    format: String,
-    version: u64,
-    schema_version: i64,
-    exported_at: String,
-    produced_by: String,
-    builtin_catalogue: Option<String>,
+pub struct Header {
+    pub format: String,
+    pub version: u64,
+    /// The store schema it came from (information).
+    pub schema_version: i64,
+    pub exported_at: String,
+    pub produced_by: String,
+    /// The built-in catalogue's fingerprint.
+    pub builtin_catalogue: Option<String>,
 }
 
-/// One custom type: its declared spec as type-file text.
+/// One custom type: its row's origin, and its declared spec as type-file
+/// text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TypeEntry {
     pub name: TypeName,
-    /// Where it was registered from (`type list`'s `source`).
-    pub source: String,
-    pub created_at: String,
-    pub updated_at: String,
+    #[serde(flatten)]
+    pub origin: TypeOrigin,
     pub spec: String,
 }
 
@@ -120,27 +119,6 @@ pub struct PluginEntry {
     /// plugin store must already hold the file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub component_base64: Option<String>,
-}
-
-/// Whose execution-environment setting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SettingKind {
-    Project,
-    Plan,
-}
-
-/// One execution-environment setting.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SettingEntry {
-    pub scope: SettingKind,
-    /// The plan's name (`scope: plan` only).
-    pub plan: Option<String>,
-    /// The environment; `None` is the host.
-    pub resource_id: Option<ResourceId>,
-    pub priority: Priority,
-    pub updated_at: String,
 }
 
 /// Why a text is not a registry document this binary can import.
@@ -216,12 +194,7 @@ impl RegistryDocument {
                 reason: e.to_string(),
             })?;
         let document = Self {
-            format: header.format,
-            version: header.version,
-            schema_version: header.schema_version,
-            exported_at: header.exported_at,
-            produced_by: header.produced_by,
-            builtin_catalogue: header.builtin_catalogue,
+            header,
             types,
             plugins,
             resources,

@@ -10,10 +10,12 @@
 //! closure, each verified against the sha256 of the snapshot's row.
 
 use crate::registry::PluginsError;
-use crate::registry::transfer::document::{PluginEntry, RegistryDocument, TypeEntry, VERSION};
+use crate::registry::transfer::document::{
+    Header, PluginEntry, RegistryDocument, TypeEntry, VERSION,
+};
 use crate::registry::types::CATALOGUE_KEY;
 use crate::registry::{Registry, RegistryError};
-use crate::store::{Counts, SCHEMA_VERSION};
+use crate::store::{Counts, EventRow, SCHEMA_VERSION};
 use crate::typespec::render_type_file;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -86,9 +88,7 @@ pub(crate) fn export_document(
             .map(|row| TypeEntry {
                 name: row.spec.name.clone(),
                 spec: render_type_file(&row.spec),
-                source: row.source,
-                created_at: row.created_at,
-                updated_at: row.updated_at,
+                origin: row.origin,
             })
             .collect();
         let mut plugins = Vec::new();
@@ -118,18 +118,21 @@ pub(crate) fn export_document(
             let provenance = r.plugin_provenance(&row.module)?;
             plugins.push(PluginEntry::from_row(row, provenance, bytes.as_deref()));
         }
-        Ok(RegistryDocument {
+        let header = Header {
             format: crate::registry::transfer::document::FORMAT.to_owned(),
             version: VERSION,
             schema_version: r.schema_version()?,
             exported_at,
             produced_by: concat!("agents ", env!("CARGO_PKG_VERSION")).to_owned(),
             builtin_catalogue: r.meta(CATALOGUE_KEY)?,
+        };
+        Ok(RegistryDocument {
+            header,
             types,
             plugins,
             resources: r.resources(None)?,
             links: r.link_rows()?,
-            environment_settings: r.settings()?.into_iter().map(Into::into).collect(),
+            environment_settings: r.settings()?,
             events: match with_events {
                 true => all_events(r)?,
                 false => Vec::new(),
@@ -173,9 +176,7 @@ pub(crate) fn info(reg: &Registry) -> Result<RegistryInfo, RegistryError> {
 }
 
 /// Every event of the log, oldest first (read in pages).
-fn all_events(
-    r: &crate::store::Reader<'_>,
-) -> Result<Vec<crate::registry::transfer::document::EventEntry>, RegistryError> {
+fn all_events(r: &crate::store::Reader<'_>) -> Result<Vec<EventRow>, RegistryError> {
     let mut out = Vec::new();
     let mut select = crate::store::EventSelect {
         limit: 10_000,
@@ -185,7 +186,7 @@ fn all_events(
         let page = r.events(&select)?;
         let Some(last) = page.last() else { break };
         select.after_seq = Some(last.seq);
-        out.extend(page.into_iter().map(Into::into));
+        out.extend(page);
     }
     Ok(out)
 }

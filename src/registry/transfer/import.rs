@@ -29,19 +29,18 @@ mod report;
 
 pub use report::{ImportConflict, ImportOptions, ImportReport, MissingPlugin, MissingType, Tally};
 
-use crate::dag::{self, LinkFacts};
-use crate::model::{ResolvedType, ResourceId, ResourceKey, TypeName, TypeSpec};
+use crate::dag;
+use crate::model::{ResourceId, ResourceKey, TypeSpec};
 use crate::registry::environments::{check_scope, environment_of, not_an_environment};
+use crate::registry::links::StoredLinks;
 use crate::registry::resources::{equivalence, register};
 use crate::registry::transfer::document::RegistryDocument;
-use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, TransferError, types};
-use crate::store::Writer;
+use crate::store::{EventRow, Writer};
 use crate::typespec;
 use plan::Plan;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// The work of [`Registry::import_document`].
 pub(crate) fn import_document(
@@ -117,7 +116,7 @@ pub(crate) fn import_document(
         record_import(w, &rec, &plan.report)?;
         plan.report.dry_run = dry_run;
         plan.report.same_builtin_catalogue =
-            document.builtin_catalogue.as_deref() == Some(catalogue.as_str());
+            document.header.builtin_catalogue.as_deref() == Some(catalogue.as_str());
         Ok(plan.report)
     };
     let result = if dry_run {
@@ -229,7 +228,8 @@ fn check_and_link(
         .into_iter()
         .map(|e| (e.parent, e.child))
         .collect();
-    let mut facts = DocumentLinks {
+    // The cycle rule is `admit_links`' own; each end's type is read once.
+    let mut facts = StoredLinks {
         w,
         types: &plan.next,
         type_names: HashMap::new(),
@@ -256,63 +256,14 @@ fn check_and_link(
     Ok(())
 }
 
-/// The link rules' questions about a document's links, answered inside
-/// the import's write: the links from the store, each end's type by its
-/// row (read once per resource). The cycle rule is `admit_links`' own.
-struct DocumentLinks<'a, 'w> {
-    w: &'a Writer<'w>,
-    types: &'a TypeSet,
-    type_names: HashMap<ResourceId, TypeName>,
-}
-
-impl DocumentLinks<'_, '_> {
-    fn type_of(&mut self, id: ResourceId) -> Result<Arc<ResolvedType>, RegistryError> {
-        let name = match self.type_names.get(&id) {
-            Some(name) => name.clone(),
-            None => {
-                let name = self
-                    .w
-                    .resource_by_id(id)?
-                    .unwrap_or_else(|| unreachable!("both ends were checked or written"))
-                    .type_name;
-                self.type_names.insert(id, name.clone());
-                name
-            }
-        };
-        self.types.resolve(&name)
-    }
-}
-
-impl LinkFacts for DocumentLinks<'_, '_> {
-    type Error = RegistryError;
-
-    fn linked(&mut self, parent: ResourceId, child: ResourceId) -> Result<bool, RegistryError> {
-        Ok(self.w.link_exists(parent, child)?)
-    }
-
-    fn types(
-        &mut self,
-        parent: ResourceId,
-        child: ResourceId,
-    ) -> Result<(Arc<ResolvedType>, Arc<ResolvedType>), RegistryError> {
-        Ok((self.type_of(parent)?, self.type_of(child)?))
-    }
-
-    fn reaches(&mut self, from: ResourceId, to: ResourceId) -> Result<bool, RegistryError> {
-        // Not asked by `admit_links`; answered right all the same.
-        Ok(self.w.reaches(from, to)?)
-    }
-}
-
 /// Write the new settings, each naming a plan name that is valid and an
 /// execution environment (or the host).
 fn write_settings(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> {
-    for entry in &plan.settings {
+    for row in &plan.settings {
         let refused = |source| TransferError::ImportRefused {
-            item: format!("the {} environment setting", entry.label()),
+            item: format!("the {} environment setting", row.scope),
             source: Box::new(source),
         };
-        let row = entry.row();
         check_scope(&row.scope).map_err(refused)?;
         if let Some(id) = row.resource {
             let (env, is_env) =
@@ -321,7 +272,7 @@ fn write_settings(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> 
                 return Err(refused(not_an_environment(&env)).into());
             }
         }
-        w.put_setting(&row)?;
+        w.put_setting(row)?;
     }
     Ok(())
 }
@@ -377,10 +328,7 @@ fn plan_adds(r: &ImportReport) -> bool {
 
 /// Append the document's events to the log under new numbers, after the
 /// last one here, keeping their order and which were one write.
-fn append_events(
-    w: &Writer<'_>,
-    events: &[crate::registry::transfer::document::EventEntry],
-) -> Result<(), RegistryError> {
+fn append_events(w: &Writer<'_>, events: &[EventRow]) -> Result<(), RegistryError> {
     let base = w.last_event_seq()?;
     let Some(first) = events.first() else {
         return Ok(());
@@ -389,7 +337,11 @@ fn append_events(
     for e in events {
         // A write whose first event was not exported starts here.
         let txn = (e.txn + shift).max(base + 1);
-        w.insert_event_row(&e.row(e.seq + shift, txn))?;
+        w.insert_event_row(&EventRow {
+            seq: e.seq + shift,
+            txn,
+            ..e.clone()
+        })?;
     }
     Ok(())
 }

@@ -253,7 +253,7 @@ impl Registry {
             let current = cache.get(w)?;
             if let Some(existing) = current.row(&name)
                 && existing.spec == spec
-                && existing.source.starts_with("plugin ")
+                && existing.origin.source.starts_with("plugin ")
                 && !replace
             {
                 // The plugin brought this very type: registering its file
@@ -265,7 +265,7 @@ impl Registry {
             {
                 return Err(RegistryError::Types(TypesError::TypeExists {
                     name,
-                    source_name: existing.source.clone(),
+                    source_name: existing.origin.source.clone(),
                 }));
             }
             let next = current.with(spec.clone(), source_name);
@@ -358,7 +358,7 @@ impl Registry {
                     by,
                 }));
             }
-            let source = types.row(&name).map(|row| row.source.clone());
+            let source = types.row(&name).map(|row| row.origin.source.clone());
             w.delete_type(&name)?;
             let changes = json!({"source": source});
             rec.named(w, EventOp::TypeRemoved, name.as_str(), None, Some(changes))?;

@@ -14,7 +14,7 @@
 //! [`ResolvedType`] itself, origins included).
 
 use crate::model::ResolvedType;
-use crate::store::TypeRow;
+use crate::store::{TypeOrigin, TypeRow};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 use std::ops::Deref;
 use std::sync::Arc;
@@ -24,19 +24,15 @@ use std::sync::Arc;
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypeView {
     resolved: Arc<ResolvedType>,
-    /// Where the type came from: `builtin` or the file it was added from.
-    pub source: String,
-    pub created_at: String,
-    pub updated_at: String,
+    /// Where the type came from, and when its row was written.
+    pub origin: TypeOrigin,
 }
 
 impl TypeView {
     pub(super) fn new(resolved: Arc<ResolvedType>, row: &TypeRow) -> Self {
         Self {
             resolved,
-            source: row.source.clone(),
-            created_at: row.created_at.clone(),
-            updated_at: row.updated_at.clone(),
+            origin: row.origin.clone(),
         }
     }
 
@@ -71,9 +67,9 @@ impl Serialize for TypeView {
         out.serialize_field("auto_discovery", &t.discovery())?;
         out.serialize_field("equivalence", &t.equivalence_config())?;
         out.serialize_field("inherits", &t.inherits())?;
-        out.serialize_field("source", &self.source)?;
-        out.serialize_field("created_at", &self.created_at)?;
-        out.serialize_field("updated_at", &self.updated_at)?;
+        out.serialize_field("source", &self.origin.source)?;
+        out.serialize_field("created_at", &self.origin.created_at)?;
+        out.serialize_field("updated_at", &self.origin.updated_at)?;
         out.end()
     }
 }

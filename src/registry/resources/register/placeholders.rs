@@ -58,28 +58,18 @@ impl Registry {
             .into_iter()
             .map(|(k, v)| (k.to_owned(), Value::String(v)))
             .collect();
+            let id = self.ids.next_id(self.clock.now());
             rows.push(ResourceRow {
-                id: self.ids.next_id(self.clock.now()),
-                name,
-                type_name: child_ty.name.clone(),
-                kind: child_ty.kind(),
-                location: None,
                 description: Some(format!(
                     "placeholder: what rule {} ({} {}) finds, until a handler enumerates it",
                     n + 1,
                     rule.type_name,
                     rule.pattern
                 )),
-                read_only: false,
                 auto_discovered: true,
-                sandbox_strategy: None,
-                content_hash: None,
                 properties,
-                created_at: now.to_owned(),
-                updated_at: now.to_owned(),
-                discovered_at: None,
-                stale: None,
                 registered_by: Some(self.actor.clone()),
+                ..ResourceRow::new(id, name, child_ty.name.clone(), child_ty.kind(), now)
             });
         }
         rows

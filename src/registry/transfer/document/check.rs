@@ -5,7 +5,7 @@
 //! item (`links[3]`, `plugins[0] (acme.py)`).
 
 use super::fields::{MAX_HASH, MAX_STALE};
-use super::{DocumentError, FORMAT, PluginEntry, RegistryDocument, SettingKind, VERSION, base64};
+use super::{DocumentError, FORMAT, PluginEntry, RegistryDocument, VERSION, base64};
 use crate::dag::{self, LinkRefusal};
 use crate::digest::{is_sha256_hex, sha256_hex};
 use crate::model::{ResourceId, ResourceKind};
@@ -19,12 +19,12 @@ fn invalid(item: impl Into<String>, reason: impl Into<String>) -> DocumentError 
 }
 
 pub(super) fn document(doc: &RegistryDocument) -> Result<(), DocumentError> {
-    if doc.format != FORMAT {
+    if doc.header.format != FORMAT {
         return Err(DocumentError::UnknownFormat {
-            found: doc.format.clone(),
+            found: doc.header.format.clone(),
         });
     }
-    match doc.version {
+    match doc.header.version {
         0 => return Err(DocumentError::UnknownVersion { found: 0 }),
         v if v > VERSION => return Err(DocumentError::TooNew { found: v }),
         _ => {}
@@ -164,16 +164,7 @@ fn settings(doc: &RegistryDocument) -> Result<(), DocumentError> {
     let ids: BTreeSet<ResourceId> = doc.resources.iter().map(|r| r.id).collect();
     for (i, s) in doc.environment_settings.iter().enumerate() {
         let item = format!("environment_settings[{i}]");
-        match (s.scope, &s.plan) {
-            (SettingKind::Project, Some(_)) => {
-                return Err(invalid(item, "a project setting has no plan"));
-            }
-            (SettingKind::Plan, None) => {
-                return Err(invalid(item, "a plan setting names its plan"));
-            }
-            _ => {}
-        }
-        if let Some(id) = s.resource_id
+        if let Some(id) = s.resource
             && !ids.contains(&id)
         {
             return Err(invalid(
@@ -185,7 +176,7 @@ fn settings(doc: &RegistryDocument) -> Result<(), DocumentError> {
     unique(
         doc.environment_settings
             .iter()
-            .map(|s| s.label())
+            .map(|s| s.scope.to_string())
             .enumerate(),
         "environment_settings",
         "the setting of",

@@ -97,18 +97,18 @@ pub(crate) fn location_fault(location: &str) -> Option<String> {
 pub(super) fn check(doc: &RegistryDocument) -> Result<(), DocumentError> {
     let head = "(document)";
     // (Information only, never stored: bounded, not held to a format.)
-    text(head, "exported_at", &doc.exported_at, HEADER_MAX)?;
-    text(head, "produced_by", &doc.produced_by, HEADER_MAX)?;
-    if let Some(fingerprint) = &doc.builtin_catalogue {
+    text(head, "exported_at", &doc.header.exported_at, HEADER_MAX)?;
+    text(head, "produced_by", &doc.header.produced_by, HEADER_MAX)?;
+    if let Some(fingerprint) = &doc.header.builtin_catalogue {
         text(head, "builtin_catalogue", fingerprint, HEADER_MAX)?;
     }
     let spec_max = crate::user_files::InputKind::TypeFile.limit() as usize;
     for (i, t) in doc.types.iter().enumerate() {
         let item = format!("types[{i}] ({})", t.name);
-        text(&item, "source", &t.source, SOURCE_MAX)?;
+        text(&item, "source", &t.origin.source, SOURCE_MAX)?;
         text(&item, "spec", &t.spec, spec_max)?;
-        timestamp(&item, "created_at", &t.created_at)?;
-        timestamp(&item, "updated_at", &t.updated_at)?;
+        timestamp(&item, "created_at", &t.origin.created_at)?;
+        timestamp(&item, "updated_at", &t.origin.updated_at)?;
     }
     let bounds = AnswerBounds::default();
     for (i, p) in doc.plugins.iter().map(|p| &p.row).enumerate() {
@@ -136,7 +136,7 @@ pub(super) fn check(doc: &RegistryDocument) -> Result<(), DocumentError> {
     for (i, s) in doc.environment_settings.iter().enumerate() {
         let item = format!("environment_settings[{i}]");
         timestamp(&item, "updated_at", &s.updated_at)?;
-        if let Some(plan) = &s.plan {
+        if let crate::model::SettingScope::Plan(plan) = &s.scope {
             text(&item, "plan", plan, HEADER_MAX)?;
         }
     }

@@ -1,6 +1,9 @@
 use super::*;
 use crate::digest::sha256_hex;
-use crate::model::{ClassName, ModuleName, ResourceKind, ResourceName, SandboxStrategy};
+use crate::model::{
+    ClassName, ModuleName, Priority, ResourceId, ResourceKind, ResourceName, SandboxStrategy,
+    SettingScope,
+};
 use crate::plugin::ClassInfo;
 
 fn id(n: u128) -> ResourceId {
@@ -36,17 +39,21 @@ fn resource(n: u128, name: &str) -> ResourceRow {
 fn sample() -> RegistryDocument {
     let component = b"\0asm not really a component";
     RegistryDocument {
-        format: FORMAT.into(),
-        version: VERSION,
-        schema_version: 6,
-        exported_at: "2026-01-03T00:00:00.000Z".into(),
-        produced_by: "agents test".into(),
-        builtin_catalogue: Some("f".repeat(64)),
+        header: Header {
+            format: FORMAT.into(),
+            version: VERSION,
+            schema_version: 6,
+            exported_at: "2026-01-03T00:00:00.000Z".into(),
+            produced_by: "agents test".into(),
+            builtin_catalogue: Some("f".repeat(64)),
+        },
         types: vec![TypeEntry {
             name: TypeName::parse("acme/pkg").unwrap(),
-            source: "pkg.yaml".into(),
-            created_at: "2026-01-01T00:00:00.000Z".into(),
-            updated_at: "2026-01-01T00:00:00.000Z".into(),
+            origin: TypeOrigin {
+                source: "pkg.yaml".into(),
+                created_at: "2026-01-01T00:00:00.000Z".into(),
+                updated_at: "2026-01-01T00:00:00.000Z".into(),
+            },
             spec: "name: acme/pkg\nresource_kind: physical\n".into(),
         }],
         plugins: vec![PluginEntry {
@@ -78,29 +85,27 @@ fn sample() -> RegistryDocument {
             )),
         }],
         environment_settings: vec![
-            SettingEntry {
-                scope: SettingKind::Plan,
-                plan: Some("fast".into()),
-                resource_id: None,
+            SettingRow {
+                scope: SettingScope::Plan("fast".into()),
+                resource: None,
                 priority: Priority::Fallback,
                 updated_at: "2026-01-01T00:00:00.000Z".into(),
             },
-            SettingEntry {
-                scope: SettingKind::Project,
-                plan: None,
-                resource_id: Some(id(2)),
+            SettingRow {
+                scope: SettingScope::Project,
+                resource: Some(id(2)),
                 priority: Priority::Override,
                 updated_at: "2026-01-01T00:00:00.000Z".into(),
             },
         ],
-        events: vec![super::EventEntry {
+        events: vec![EventRow {
             seq: 7,
             txn: 7,
             at: "2026-01-01T00:00:00.000Z".into(),
-            op: crate::registry::recording::EventOp::LinkLinked,
+            op: "link.linked".into(),
             kind: "link".into(),
-            id: Some(id(2).to_string()),
-            name: Some("local/r2".into()),
+            subject_id: Some(id(2).to_string()),
+            subject_name: Some("local/r2".into()),
             related_id: Some(id(1).to_string()),
             changes: Some(serde_json::json!({"parent": {"name": "local/r1"}})),
             actor: crate::model::Actor::new(crate::model::Face::Cli, "alice"),
@@ -157,6 +162,13 @@ fn text_that_is_not_a_registry_document_is_refused_saying_so() {
 fn a_mistake_in_an_item_names_the_item_and_unknown_keys_are_refused() {
     let text = edited(|v| v["resources"][1]["colour"] = "blue".into());
     refused(&text, &["resources[1]", "unknown field `colour`"]);
+    let text = edited(|v| v["types"][0]["colour"] = "blue".into());
+    refused(&text, &["types[0]", "unknown field `colour`"]);
+    let text = edited(|v| v["events"][0]["op"] = "link.exploded".into());
+    refused(
+        &text,
+        &["events[0] (seq 7)", "unknown variant `link.exploded`"],
+    );
     let text = edited(|v| v["links"][0]["parent_id"] = "not-an-id".into());
     refused(&text, &["links[0]"]);
     let text = edited(|v| v["extra"] = 1.into());
@@ -179,6 +191,16 @@ fn a_document_that_contradicts_itself_is_refused_naming_the_item() {
     refused(
         &text,
         &["environment_settings[1]", "a project setting has no plan"],
+    );
+    let text = edited(|v| v["environment_settings"][0]["plan"] = Value::Null);
+    refused(
+        &text,
+        &["environment_settings[0]", "a plan setting names its plan"],
+    );
+    let text = edited(|v| v["environment_settings"][0]["colour"] = "blue".into());
+    refused(
+        &text,
+        &["environment_settings[0]", "unknown field `colour`"],
     );
     let text = edited(|v| v["resources"][0]["classification"] = "virtual".into());
     refused(

@@ -8,10 +8,10 @@ use super::report::{ImportConflict, ImportReport, MissingPlugin, MissingType, di
 use crate::model::{ResourceId, TypeName, TypeSpec, resource_label};
 use crate::plugin::PluginFiles;
 use crate::registry::TransferError;
-use crate::registry::transfer::document::{PluginEntry, RegistryDocument, SettingEntry};
+use crate::registry::transfer::document::{PluginEntry, RegistryDocument};
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Plugins, RegistryError};
-use crate::store::{LinkRow, Reader, ResourceRow, TypeRow};
+use crate::store::{LinkRow, Reader, ResourceRow, SettingRow, TypeRow};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the document adds, in the order it must be written.
@@ -24,7 +24,7 @@ pub(super) struct Plan<'d> {
     pub next: TypeSet,
     pub resources: Vec<ResourceRow>,
     pub links: Vec<&'d LinkRow>,
-    pub settings: Vec<&'d SettingEntry>,
+    pub settings: Vec<&'d SettingRow>,
     /// The tallies so far (what is unchanged, what will be added).
     pub report: ImportReport,
 }
@@ -76,15 +76,13 @@ pub(super) fn plan<'d>(
             Some(here) if here.spec == *spec => report.types.unchanged += 1,
             Some(here) => conflicts.push(ImportConflict::Type {
                 name: spec.name.clone(),
-                here_source: here.source.clone(),
+                here_source: here.origin.source.clone(),
             }),
             None => {
                 report.types.added += 1;
                 new_types.push(TypeRow {
                     spec: spec.clone(),
-                    source: entry.source.clone(),
-                    created_at: entry.created_at.clone(),
-                    updated_at: entry.updated_at.clone(),
+                    origin: entry.origin.clone(),
                 });
             }
         }
@@ -171,10 +169,10 @@ pub(super) fn plan<'d>(
 
     let mut new_settings = Vec::new();
     for entry in &doc.environment_settings {
-        match r.setting(&entry.scope())? {
-            Some(here) if here == entry.row() => report.environment_settings.unchanged += 1,
+        match r.setting(&entry.scope)? {
+            Some(here) if here == *entry => report.environment_settings.unchanged += 1,
             Some(_) => conflicts.push(ImportConflict::Setting {
-                setting: entry.label(),
+                setting: entry.scope.to_string(),
             }),
             None => {
                 report.environment_settings.added += 1;

@@ -48,7 +48,7 @@ fn source(dir: &Path) -> Registry {
 /// A document with its export time blanked, for comparing.
 fn exported(r: &Registry) -> RegistryDocument {
     let mut doc = r.export_document(ExportOptions::default()).unwrap();
-    doc.exported_at = String::new();
+    doc.header.exported_at = String::new();
     doc
 }
 
@@ -232,7 +232,7 @@ fn a_resource_of_a_type_nobody_has_is_refused_naming_the_type() {
 fn a_document_that_contradicts_itself_is_refused_before_the_registry_is_read() {
     let dir = tempfile::tempdir().unwrap();
     let mut doc = exported(&source(dir.path()));
-    doc.version = 7;
+    doc.header.version = 7;
     let mut target = Registry::open_in_memory().unwrap();
     let err = target
         .import_document(&doc, ImportOptions::default())
