@@ -22,10 +22,10 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 /// One plugin module — added to the store, or built into the binary — as
-/// `agents plugin list|show` prints it. It repeats [`PluginRow`]'s fields
-/// rather than flattening the row in: `built_in` comes between `module`
-/// and `version` in what it has always printed, and a built-in module has
-/// no row.
+/// `agents plugin list|show` prints it. It repeats the store row's fields
+/// (`PluginRow`) rather than flattening the row in: `built_in` comes
+/// between `module` and `version` in what it has always printed, and a
+/// built-in module has no row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PluginView {
