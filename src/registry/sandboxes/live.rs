@@ -57,12 +57,12 @@ impl Registry {
         operation: &'static str,
     ) -> Result<(), RegistryError> {
         if row.strategy == SandboxStrategy::TransactionRollback {
-            return Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
+            return Err(super::refused(
+                row,
+                resource,
                 operation,
-                resource: resource.label(),
-                strategy: row.strategy,
-                reason: SandboxRefusal::HeldBySession,
-            }));
+                SandboxRefusal::HeldBySession,
+            ));
         }
         Ok(())
     }

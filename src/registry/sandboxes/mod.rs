@@ -103,6 +103,21 @@ fn failed(
     })
 }
 
+/// A sandbox operation refused before it ran, for `reason`.
+fn refused(
+    row: &SandboxRow,
+    resource: &Resource,
+    operation: &'static str,
+    reason: SandboxRefusal,
+) -> RegistryError {
+    RegistryError::Sandboxes(SandboxesError::SandboxRefused {
+        operation,
+        resource: resource.label(),
+        strategy: row.strategy,
+        reason,
+    })
+}
+
 fn isolating_ancestors(
     r: &crate::store::Reader<'_>,
     types: &crate::registry::type_set::TypeSet,
@@ -281,14 +296,7 @@ impl Registry {
         }
         let label = label.map(str::to_owned);
         let (row, resource) = self.active(id, "checkpoint")?;
-        let refuse = |reason| {
-            RegistryError::Sandboxes(SandboxesError::SandboxRefused {
-                operation: "checkpoint",
-                resource: resource.label(),
-                strategy: row.strategy,
-                reason,
-            })
-        };
+        let refuse = |reason| refused(&row, &resource, "checkpoint", reason);
         if resource.read_only {
             return Err(refuse(SandboxRefusal::ReadOnly));
         }
@@ -378,12 +386,7 @@ impl Registry {
     pub fn apply_sandbox(&mut self, id: SandboxId) -> Result<Applied, RegistryError> {
         let (row, resource) = self.active(id, "apply")?;
         if resource.read_only {
-            return Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
-                operation: "apply",
-                resource: resource.label(),
-                strategy: row.strategy,
-                reason: SandboxRefusal::ReadOnly,
-            }));
+            return Err(refused(&row, &resource, "apply", SandboxRefusal::ReadOnly));
         }
         let work = self.at_work(&row, &resource, "apply")?;
         let _lock = lock(&work.root, id, "apply")?;
@@ -431,12 +434,7 @@ impl Registry {
             ));
         }
         if resource.read_only {
-            return Err(RegistryError::Sandboxes(SandboxesError::SandboxRefused {
-                operation: "open",
-                resource: resource.label(),
-                strategy: row.strategy,
-                reason: SandboxRefusal::ReadOnly,
-            }));
+            return Err(refused(&row, &resource, "open", SandboxRefusal::ReadOnly));
         }
         let strategy = self.implementation(row.strategy);
         let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
