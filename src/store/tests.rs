@@ -32,24 +32,13 @@ fn spec(name: &str) -> TypeSpec {
 }
 
 fn row(n: u128, type_name: &str) -> ResourceRow {
-    ResourceRow {
-        id: ResourceId::from_ulid(ulid::Ulid(n)),
-        name: Some(ResourceName::parse(&format!("local/r{n}")).unwrap()),
-        type_name: TypeName::parse(type_name).unwrap(),
-        kind: ResourceKind::Physical,
-        location: None,
-        description: None,
-        read_only: false,
-        auto_discovered: false,
-        sandbox_strategy: None,
-        content_hash: None,
-        properties: Default::default(),
-        created_at: "2026-01-01T00:00:00.000Z".into(),
-        updated_at: "2026-01-01T00:00:00.000Z".into(),
-        discovered_at: None,
-        stale: None,
-        registered_by: None,
-    }
+    ResourceRow::new(
+        id(n),
+        Some(ResourceName::parse(&format!("local/r{n}")).unwrap()),
+        TypeName::parse(type_name).unwrap(),
+        ResourceKind::Physical,
+        "2026-01-01T00:00:00.000Z",
+    )
 }
 
 fn id(n: u128) -> ResourceId {
