@@ -17,11 +17,10 @@
 
 use crate::devcontainer::{self, Checked, Container, DevcontainerError, UpRequest};
 use crate::model::ContainerState;
-use crate::model::{Resource, ResourceKey, TypeName};
-use crate::registry::environments::DEVCONTAINER_TYPE;
+use crate::model::{Resource, ResourceKey};
+use crate::registry::EnvironmentsError;
 use crate::registry::resources::lookup::{find_row, load_one};
 use crate::registry::trust::TrustState;
-use crate::registry::{EnvironmentsError, SandboxesError};
 use crate::registry::{Registry, RegistryError};
 use crate::store::ContainerStateRow;
 use serde::Serialize;
@@ -121,14 +120,12 @@ impl Registry {
                 Ok(()) | Err(DevcontainerError::NoSuchContainer { .. }) => {}
                 Err(source) => return Err(self.container_failed(&resource, "remove", source)),
             }
-            let removed = ContainerStateRow {
+            self.put_container_state(ContainerStateRow {
                 state: ContainerState::Detected,
                 container_id: None,
                 last_error: None,
-                updated_at: self.now(),
                 ..row
-            };
-            self.store.write(|w| w.put_container_state(&removed))?;
+            })?;
             gone.push((resource.label(), container));
         }
         Ok(gone)
@@ -178,29 +175,38 @@ impl Registry {
         match step(&runtime, &req, &checked, row.as_ref()) {
             Ok(None) => self.view(&resource, row.as_ref()),
             Ok(Some(container)) => {
-                let running = ContainerStateRow {
+                let running = self.put_container_state(ContainerStateRow {
                     state: ContainerState::Running,
                     container_id: Some(container.id),
                     tool: Some(container.tool.to_string()),
                     config_hash: Some(checked.config_hash.clone()),
-                    updated_at: self.now(),
                     ..building
-                };
-                self.store.write(|w| w.put_container_state(&running))?;
+                })?;
                 self.view(&resource, Some(&running))
             }
             Err(source) => {
                 let err = self.container_failed(&resource, operation, source);
-                let failed = ContainerStateRow {
+                self.put_container_state(ContainerStateRow {
                     state: ContainerState::Failed,
                     last_error: Some(crate::text::excerpt(&err.to_string(), 3000).into_owned()),
-                    updated_at: self.now(),
                     ..building
-                };
-                self.store.write(|w| w.put_container_state(&failed))?;
+                })?;
                 Err(err)
             }
         }
+    }
+
+    /// Record `row` as its container's state, stamped now.
+    fn put_container_state(
+        &mut self,
+        row: ContainerStateRow,
+    ) -> Result<ContainerStateRow, RegistryError> {
+        let row = ContainerStateRow {
+            updated_at: self.now(),
+            ..row
+        };
+        self.store.write(|w| w.put_container_state(&row))?;
+        Ok(row)
     }
 
     /// What `up` is asked for `resource`, and its configuration checked
@@ -211,12 +217,10 @@ impl Registry {
         operation: &'static str,
     ) -> Result<(UpRequest, Checked), RegistryError> {
         let req = up_request(self.home.as_deref(), resource)?;
-        let req = req.ok_or_else(|| {
-            RegistryError::Environments(EnvironmentsError::ContainerRefused {
-                resource: resource.label(),
-                operation,
-                reason: "it has no location (the workspace its configuration is in)".into(),
-            })
+        let req = req.ok_or_else(|| EnvironmentsError::ContainerRefused {
+            resource: resource.label(),
+            operation,
+            reason: "it has no location (the workspace its configuration is in)".into(),
         })?;
         let checked = Checked::load_with(&req, &self.container_tools.cli_env())
             .map_err(|e| self.container_failed(resource, operation, e))?;
@@ -231,17 +235,16 @@ impl Registry {
     ) -> Result<(Resource, Option<ContainerStateRow>), RegistryError> {
         match self.lookup_devcontainer(key)? {
             Lookup::Devcontainer(resource, row) => Ok((resource, row)),
-            Lookup::Other(resource) => Err(RegistryError::Environments(
-                EnvironmentsError::ContainerRefused {
-                    resource: resource.label(),
-                    operation,
-                    reason: format!(
-                        "it is a {}; the host builds and starts devcontainer-instance resources \
+            Lookup::Other(resource) => Err(EnvironmentsError::ContainerRefused {
+                resource: resource.label(),
+                operation,
+                reason: format!(
+                    "it is a {}; the host builds and starts devcontainer-instance resources \
                      (a container-instance is an environment someone else runs)",
-                        resource.resource_type_name
-                    ),
-                },
-            )),
+                    resource.resource_type_name
+                ),
+            }
+            .into()),
         }
     }
 
@@ -253,9 +256,7 @@ impl Registry {
             let types = cache.get(r)?;
             let resource = load_one(r, &types, find_row(r, key)?)?;
             let ty = types.resolve(&resource.resource_type_name)?;
-            let dc = TypeName::parse(DEVCONTAINER_TYPE)
-                .unwrap_or_else(|e| unreachable!("a built-in name: {e}"));
-            if !ty.is_a(&dc) {
+            if !ty.is_a(&crate::registry::devcontainer_type()) {
                 return Ok(Lookup::Other(resource));
             }
             let row = r.container_state(resource.resource_id)?;
@@ -284,19 +285,16 @@ impl Registry {
         operation: &'static str,
         source: DevcontainerError,
     ) -> RegistryError {
-        RegistryError::Environments(EnvironmentsError::ContainerFailed {
+        EnvironmentsError::ContainerFailed {
             resource: resource.label(),
             operation,
             source: Box::new(source),
-        })
+        }
+        .into()
     }
 
     fn container_lock(&self, resource: &Resource) -> Result<std::fs::File, RegistryError> {
-        let home = self
-            .home
-            .as_ref()
-            .ok_or(RegistryError::Sandboxes(SandboxesError::SandboxNeedsHome))?;
-        let dir = home.join("containers");
+        let dir = self.needs_home()?.join("containers");
         let path = dir.join(format!("{}.lock", resource.resource_id));
         crate::registry::sandboxes::lock_file(&dir, &path)
     }
@@ -352,9 +350,7 @@ impl Registry {
     ) -> Result<ContainerView, RegistryError> {
         let (now, trust, refused) = match self.checked_config(resource, "show") {
             Ok((_, checked)) => {
-                let trust = self
-                    .store
-                    .read(|r| self.trust_state(r, resource, &checked))?;
+                let trust = self.trust_state(resource, &checked)?;
                 (Some(checked.config_hash), Some(trust), None)
             }
             Err(RegistryError::Environments(EnvironmentsError::ContainerFailed {
@@ -469,16 +465,13 @@ pub(crate) fn stop_container(
     let runtime = reg.container_runtime(&resource, "stop")?;
     let _lock = reg.container_lock(&resource)?;
     match runtime.stop(&id) {
-        Ok(()) => {}
-        Err(DevcontainerError::NoSuchContainer { .. }) => {}
+        Ok(()) | Err(DevcontainerError::NoSuchContainer { .. }) => {}
         Err(source) => return Err(reg.container_failed(&resource, "stop", source)),
     }
-    let stopped = ContainerStateRow {
+    let stopped = reg.put_container_state(ContainerStateRow {
         state: ContainerState::Stopped,
         last_error: None,
-        updated_at: reg.now(),
         ..row
-    };
-    reg.store.write(|w| w.put_container_state(&stopped))?;
+    })?;
     reg.view(&resource, Some(&stopped))
 }

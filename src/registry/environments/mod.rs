@@ -15,13 +15,13 @@ mod level3;
 use super::{Registry, RegistryError};
 use crate::model::SettingScope;
 use crate::model::{ResourceId, ResourceKey, TypeName, resource_label};
+use crate::registry::EnvironmentsError;
 use crate::registry::resources::lookup::find_row;
 use crate::registry::type_set::TypeSet;
-use crate::registry::{EnvironmentsError, ResourcesError};
 use crate::routing::{
     self, Detected, Environment, Priority, Route, RouteInputs, Setting, ToolPreference,
 };
-use crate::store::{Reader, SettingRow};
+use crate::store::{Reader, ResourceRow, SettingRow};
 use serde::Serialize;
 
 /// The plan a command means when it names none.
@@ -126,16 +126,17 @@ pub(super) fn environment_of(
     key: &ResourceKey,
 ) -> Result<(Environment, bool), RegistryError> {
     let row = find_row(r, key)?;
-    let ty = types.resolve(&row.type_name)?;
-    let is_env = ty.is_a(&environment_type());
-    Ok((
-        Environment::Resource {
-            resource_id: row.id,
-            name: resource_label(row.name.as_ref(), row.id),
-            resource_type_name: row.type_name.to_string(),
-        },
-        is_env,
-    ))
+    let is_env = types.resolve(&row.type_name)?.is_a(&environment_type());
+    Ok((environment(&row), is_env))
+}
+
+/// The resource of `row` as an environment.
+fn environment(row: &ResourceRow) -> Environment {
+    Environment::Resource {
+        resource_id: row.id,
+        name: resource_label(row.name.as_ref(), row.id),
+        resource_type_name: row.type_name.to_string(),
+    }
 }
 
 /// A stored setting's target (`None`: the host).
@@ -153,18 +154,7 @@ fn environment_at(
 fn setting_view(r: &Reader<'_>, row: &SettingRow) -> Result<SettingView, RegistryError> {
     let environment = match row.resource {
         None => Environment::Host,
-        Some(id) => {
-            let found = r.resource_by_id(id)?.ok_or(RegistryError::Resources(
-                ResourcesError::ResourceNotFound {
-                    key: ResourceKey::Id(id),
-                },
-            ))?;
-            Environment::Resource {
-                resource_id: id,
-                name: resource_label(found.name.as_ref(), id),
-                resource_type_name: found.type_name.to_string(),
-            }
-        }
+        Some(id) => environment(&find_row(r, &ResourceKey::Id(id))?),
     };
     let (scope, plan) = match &row.scope {
         SettingScope::Project => ("project", None),
@@ -181,6 +171,25 @@ fn setting_view(r: &Reader<'_>, row: &SettingRow) -> Result<SettingView, Registr
 
 fn environment_type() -> TypeName {
     TypeName::parse(ENVIRONMENT_TYPE).unwrap_or_else(|e| unreachable!("a built-in name: {e}"))
+}
+
+/// Record the change of the setting of `scope` from `before` to `after`
+/// (nothing when they are the same).
+fn record_setting(
+    rec: &crate::registry::recording::Recorder,
+    w: &crate::store::Writer<'_>,
+    scope: &SettingScope,
+    before: Option<&SettingRow>,
+    after: Option<&SettingRow>,
+) -> Result<(), RegistryError> {
+    let key = scope_key(scope);
+    let fields = [(key.as_str(), fact(before), fact(after))];
+    let Some(changes) = crate::registry::recording::diff(&fields) else {
+        return Ok(());
+    };
+    let op = crate::registry::recording::EventOp::SettingsChanged;
+    let resource = after.or(before).and_then(|r| r.resource);
+    Ok(rec.named(w, op, &key, resource, Some(changes))?)
 }
 
 /// A setting as its event records it (`null`: none).
@@ -208,13 +217,10 @@ impl Registry {
             let types = cache.get(w)?;
             let resource = match target {
                 EnvironmentKey::Host => None,
-                EnvironmentKey::Resource(key) => {
-                    let env = environment_of(w, &types, key)?;
-                    if !env.1 {
-                        return Err(not_an_environment(&env.0));
-                    }
-                    Some(resource_id_of(&env.0))
-                }
+                EnvironmentKey::Resource(key) => match environment_of(w, &types, key)? {
+                    (env, true) => Some(resource_id_of(&env)),
+                    (env, false) => return Err(not_an_environment(&env)),
+                },
             };
             let row = SettingRow {
                 scope,
@@ -224,12 +230,7 @@ impl Registry {
             };
             let before = w.setting(&row.scope)?;
             w.put_setting(&row)?;
-            let key = scope_key(&row.scope);
-            let fields = [(key.as_str(), fact(before.as_ref()), fact(Some(&row)))];
-            if let Some(changes) = crate::registry::recording::diff(&fields) {
-                let op = crate::registry::recording::EventOp::SettingsChanged;
-                rec.named(w, op, &key, row.resource, Some(changes))?;
-            }
+            record_setting(&rec, w, &row.scope, before.as_ref(), Some(&row))?;
             setting_view(w, &row)
         })
     }
@@ -264,11 +265,7 @@ impl Registry {
             let before = w.setting(scope)?;
             let gone = w.delete_setting(scope)?;
             if let Some(before) = before.filter(|_| gone) {
-                let key = scope_key(scope);
-                let fields = [(key.as_str(), fact(Some(&before)), fact(None))];
-                let changes = crate::registry::recording::diff(&fields);
-                let op = crate::registry::recording::EventOp::SettingsChanged;
-                rec.named(w, op, &key, before.resource, changes)?;
+                record_setting(&rec, w, scope, Some(&before), None)?;
             }
             Ok(gone)
         })
