@@ -135,7 +135,7 @@ impl Registry {
     /// required (before any tool runs, and again under the lock), then
     /// `building` recorded, the outcome after (`running`, or `failed`
     /// with the error).
-    fn lifecycle(
+    pub(super) fn lifecycle(
         &mut self,
         key: &ResourceKey,
         operation: &'static str,
@@ -197,7 +197,7 @@ impl Registry {
     }
 
     /// Record `row` as its container's state, stamped now.
-    fn put_container_state(
+    pub(super) fn put_container_state(
         &mut self,
         row: ContainerStateRow,
     ) -> Result<ContainerStateRow, RegistryError> {
@@ -228,7 +228,7 @@ impl Registry {
     }
 
     /// The resource, if it is a devcontainer, and its recorded state.
-    fn devcontainer(
+    pub(super) fn devcontainer(
         &self,
         key: &ResourceKey,
         operation: &'static str,
@@ -250,7 +250,7 @@ impl Registry {
 
     /// The resource `key` names, and whether it is a devcontainer (with its
     /// recorded state).
-    fn lookup_devcontainer(&self, key: &ResourceKey) -> Result<Lookup, RegistryError> {
+    pub(super) fn lookup_devcontainer(&self, key: &ResourceKey) -> Result<Lookup, RegistryError> {
         let cache = &self.types;
         self.store.read(|r| {
             let types = cache.get(r)?;
@@ -264,7 +264,7 @@ impl Registry {
         })
     }
 
-    fn container_runtime(
+    pub(super) fn container_runtime(
         &self,
         resource: &Resource,
         operation: &'static str,
@@ -279,7 +279,7 @@ impl Registry {
         .map_err(|source| self.container_failed(resource, operation, source))
     }
 
-    fn container_failed(
+    pub(super) fn container_failed(
         &self,
         resource: &Resource,
         operation: &'static str,
@@ -293,7 +293,10 @@ impl Registry {
         .into()
     }
 
-    fn container_lock(&self, resource: &Resource) -> Result<std::fs::File, RegistryError> {
+    pub(super) fn container_lock(
+        &self,
+        resource: &Resource,
+    ) -> Result<std::fs::File, RegistryError> {
         let dir = self.needs_home()?.join("containers");
         let path = dir.join(format!("{}.lock", resource.resource_id));
         crate::registry::sandboxes::lock_file(&dir, &path)
@@ -301,7 +304,7 @@ impl Registry {
 }
 
 /// A resource looked up as a devcontainer.
-enum Lookup {
+pub(super) enum Lookup {
     Devcontainer(Resource, Option<ContainerStateRow>),
     Other(Resource),
 }
@@ -380,98 +383,4 @@ impl Registry {
             updated_at: row.map(|r| r.updated_at.clone()),
         })
     }
-}
-
-/// The work of [`Registry::container_status`].
-pub(crate) fn container_status(
-    reg: &Registry,
-    key: &ResourceKey,
-) -> Result<ContainerView, RegistryError> {
-    let (resource, row) = reg.devcontainer(key, "show")?;
-    reg.view(&resource, row.as_ref())
-}
-
-/// The work of [`Registry::container_of`].
-pub(crate) fn container_of(
-    reg: &Registry,
-    key: &ResourceKey,
-) -> Result<Option<ContainerView>, RegistryError> {
-    match reg.lookup_devcontainer(key)? {
-        Lookup::Devcontainer(resource, row) => reg.view(&resource, row.as_ref()).map(Some),
-        Lookup::Other(_) => Ok(None),
-    }
-}
-
-/// The work of [`Registry::start_container`].
-pub(crate) fn start_container(
-    reg: &mut Registry,
-    key: &ResourceKey,
-) -> Result<ContainerView, RegistryError> {
-    reg.lifecycle(key, "start", |runtime, req, checked, row| {
-        if let Some(id) = row.and_then(|r| r.container_id.as_deref())
-            && row.is_some_and(|r| r.state == ContainerState::Running)
-            && runtime.is_running(id).unwrap_or(false)
-        {
-            return Ok(None);
-        }
-        runtime.up_checked(req, checked).map(Some)
-    })
-}
-
-/// The work of [`Registry::enter_environment`].
-pub(crate) fn enter_environment(
-    reg: &mut Registry,
-    key: &ResourceKey,
-    plan: Option<&str>,
-    tool: &crate::registry::ToolRequest,
-) -> Result<(crate::routing::Route, Option<ContainerView>), RegistryError> {
-    let route = reg.resolve_environment(key, plan, tool)?;
-    let crate::routing::Environment::Resource { resource_id, .. } = &route.environment else {
-        return Ok((route, None));
-    };
-    let target = ResourceKey::Id(*resource_id);
-    match reg.devcontainer(&target, "start") {
-        Ok(_) => {
-            let started = reg.start_container(&target)?;
-            Ok((route, Some(started)))
-        }
-        Err(RegistryError::Environments(EnvironmentsError::ContainerRefused { .. })) => {
-            Ok((route, None))
-        }
-        Err(other) => Err(other),
-    }
-}
-
-/// The work of [`Registry::rebuild_container`].
-pub(crate) fn rebuild_container(
-    reg: &mut Registry,
-    key: &ResourceKey,
-) -> Result<ContainerView, RegistryError> {
-    reg.lifecycle(key, "rebuild", |runtime, req, checked, _| {
-        runtime.rebuild_checked(req, checked).map(Some)
-    })
-}
-
-/// The work of [`Registry::stop_container`].
-pub(crate) fn stop_container(
-    reg: &mut Registry,
-    key: &ResourceKey,
-) -> Result<ContainerView, RegistryError> {
-    let (resource, row) = reg.devcontainer(key, "stop")?;
-    let Some((row, id)) = row.and_then(|r| r.container_id.clone().map(|id| (r, id))) else {
-        log::info!("{} is not running: nothing to stop", resource.label());
-        return reg.container_status(key);
-    };
-    let runtime = reg.container_runtime(&resource, "stop")?;
-    let _lock = reg.container_lock(&resource)?;
-    match runtime.stop(&id) {
-        Ok(()) | Err(DevcontainerError::NoSuchContainer { .. }) => {}
-        Err(source) => return Err(reg.container_failed(&resource, "stop", source)),
-    }
-    let stopped = reg.put_container_state(ContainerStateRow {
-        state: ContainerState::Stopped,
-        last_error: None,
-        ..row
-    })?;
-    reg.view(&resource, Some(&stopped))
 }

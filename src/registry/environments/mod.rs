@@ -9,7 +9,10 @@
 
 pub(super) mod containers;
 
-use containers::ContainerView;
+use crate::devcontainer::DevcontainerError;
+use crate::model::ContainerState;
+use crate::store::ContainerStateRow;
+use containers::{ContainerView, Lookup};
 mod level3;
 
 use super::{Registry, RegistryError};
@@ -334,7 +337,8 @@ impl Registry {
     /// The lifecycle of a devcontainer resource (`detected` until it was
     /// first started).
     pub fn container_status(&self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
-        containers::container_status(self, key)
+        let (resource, row) = self.devcontainer(key, "show")?;
+        self.view(&resource, row.as_ref())
     }
 
     /// A resource's container lifecycle when it is a devcontainer, `None`
@@ -342,13 +346,24 @@ impl Registry {
     /// [`Registry::container_status`], not being one is no refusal, while
     /// every other failure is.
     pub fn container_of(&self, key: &ResourceKey) -> Result<Option<ContainerView>, RegistryError> {
-        containers::container_of(self, key)
+        match self.lookup_devcontainer(key)? {
+            Lookup::Devcontainer(resource, row) => self.view(&resource, row.as_ref()).map(Some),
+            Lookup::Other(_) => Ok(None),
+        }
     }
 
     /// Build and start the container (lazy activation: what the router's
     /// first selection does). A running container is left as it is.
     pub fn start_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
-        containers::start_container(self, key)
+        self.lifecycle(key, "start", |runtime, req, checked, row| {
+            if let Some(id) = row.and_then(|r| r.container_id.as_deref())
+                && row.is_some_and(|r| r.state == ContainerState::Running)
+                && runtime.is_running(id).unwrap_or(false)
+            {
+                return Ok(None);
+            }
+            runtime.up_checked(req, checked).map(Some)
+        })
     }
 
     /// Route a tool call and make its environment ready: what an agent
@@ -359,15 +374,31 @@ impl Registry {
         &mut self,
         key: &ResourceKey,
         plan: Option<&str>,
-        tool: &super::ToolRequest,
-    ) -> Result<(crate::routing::Route, Option<ContainerView>), RegistryError> {
-        containers::enter_environment(self, key, plan, tool)
+        tool: &ToolRequest,
+    ) -> Result<(Route, Option<ContainerView>), RegistryError> {
+        let route = self.resolve_environment(key, plan, tool)?;
+        let Environment::Resource { resource_id, .. } = &route.environment else {
+            return Ok((route, None));
+        };
+        let target = ResourceKey::Id(*resource_id);
+        match self.devcontainer(&target, "start") {
+            Ok(_) => {
+                let started = self.start_container(&target)?;
+                Ok((route, Some(started)))
+            }
+            Err(RegistryError::Environments(EnvironmentsError::ContainerRefused { .. })) => {
+                Ok((route, None))
+            }
+            Err(other) => Err(other),
+        }
     }
 
     /// Rebuild the container from its current configuration (after
     /// `devcontainer.json` changed): the old one is removed first.
     pub fn rebuild_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
-        containers::rebuild_container(self, key)
+        self.lifecycle(key, "rebuild", |runtime, req, checked, _| {
+            runtime.rebuild_checked(req, checked).map(Some)
+        })
     }
 
     /// Stop the running container (it stays, stopped, until started again
@@ -375,7 +406,23 @@ impl Registry {
     /// error: one never started, or with no container (a failed build),
     /// is answered as it is, and nothing is asked of the engine.
     pub fn stop_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
-        containers::stop_container(self, key)
+        let (resource, row) = self.devcontainer(key, "stop")?;
+        let Some((row, id)) = row.and_then(|r| r.container_id.clone().map(|id| (r, id))) else {
+            log::info!("{} is not running: nothing to stop", resource.label());
+            return self.container_status(key);
+        };
+        let runtime = self.container_runtime(&resource, "stop")?;
+        let _lock = self.container_lock(&resource)?;
+        match runtime.stop(&id) {
+            Ok(()) | Err(DevcontainerError::NoSuchContainer { .. }) => {}
+            Err(source) => return Err(self.container_failed(&resource, "stop", source)),
+        }
+        let stopped = self.put_container_state(ContainerStateRow {
+            state: ContainerState::Stopped,
+            last_error: None,
+            ..row
+        })?;
+        self.view(&resource, Some(&stopped))
     }
 }
 
