@@ -13,7 +13,7 @@
 //! So is one reached through a link an agent made (see [`candidates`]).
 
 use super::{Detected, Environment, ResourceKey, ToolRequest, environment_of, resource_id_of};
-use crate::model::{ResourceId, resource_label};
+use crate::model::ResourceId;
 use crate::registry::trust::TrustState;
 use crate::registry::type_set::TypeSet;
 use crate::registry::{EnvironmentsError, Registry, RegistryError};
@@ -176,16 +176,18 @@ fn choose_within_each_resource(
     r: &Reader<'_>,
     level: Vec<Candidate>,
 ) -> Result<Vec<Candidate>, RegistryError> {
-    let mut keyed = Vec::with_capacity(level.len());
-    for c in level {
-        let row = r.resource_by_id(resource_id_of(&c.detected.environment))?;
-        let is_default = row.is_none_or(|row| !row.properties.contains_key("config-folder"));
-        keyed.push((is_default, c));
-    }
-    let vias: Vec<String> = keyed.iter().map(|(_, c)| c.detected.via.clone()).collect();
-    for via in &vias {
+    let mut keyed = level
+        .into_iter()
+        .map(|c| {
+            let row = r.resource_by_id(resource_id_of(&c.detected.environment))?;
+            let is_default = row.is_none_or(|row| !row.properties.contains_key("config-folder"));
+            Ok((is_default, c))
+        })
+        .collect::<Result<Vec<_>, RegistryError>>()?;
+    for at in 0..keyed.len() {
+        let via = keyed[at].1.detected.via.clone();
         let group: Vec<usize> = (0..keyed.len())
-            .filter(|&i| &keyed[i].1.detected.via == via)
+            .filter(|&i| keyed[i].1.detected.via == via)
             .collect();
         if group.len() < 2 || group.iter().any(|&i| keyed[i].0) {
             continue;
@@ -262,7 +264,7 @@ pub(super) fn candidates(
             out.push(Candidate {
                 detected: Detected {
                     environment: env,
-                    via: resource_label(via_row.as_ref().and_then(|v| v.name.as_ref()), via),
+                    via: via_row.map_or_else(|| via.to_string(), |v| v.label()),
                     distance,
                 },
                 at_root,

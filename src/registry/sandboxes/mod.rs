@@ -57,10 +57,8 @@ pub use views::{CheckpointView, SandboxView};
 impl Registry {
     /// The home, which sandboxes and containers keep their files under.
     pub(in crate::registry) fn needs_home(&self) -> Result<&Path, RegistryError> {
-        Ok(self
-            .home
-            .as_deref()
-            .ok_or(SandboxesError::SandboxNeedsHome)?)
+        let home = self.home.as_deref();
+        Ok(home.ok_or(SandboxesError::SandboxNeedsHome)?)
     }
 
     fn sandboxes_root(&self) -> Result<PathBuf, RegistryError> {
@@ -82,10 +80,7 @@ impl Registry {
         row: SandboxRow,
     ) -> Result<SandboxView, RegistryError> {
         let found = r.resource_by_id(row.resource)?;
-        let label = crate::model::resource_label(
-            found.as_ref().and_then(|f| f.name.as_ref()),
-            row.resource,
-        );
+        let label = found.map_or_else(|| row.resource.to_string(), |f| f.label());
         let checkpoints = r.checkpoints(row.id)?.into_iter().map(Into::into).collect();
         let area = self.derived_area(row.id);
         Ok(view(row, label, checkpoints, area.as_deref()))
@@ -296,11 +291,9 @@ impl Registry {
         if resource.read_only {
             return Err(refuse(SandboxRefusal::ReadOnly));
         }
-        let ty = resource.resource_type_name.clone();
-        if row.strategy != SandboxStrategy::None && !self.type_checkpointable(&ty)? {
-            return Err(refuse(SandboxRefusal::TypeNotCheckpointable {
-                type_name: ty,
-            }));
+        let type_name = resource.resource_type_name.clone();
+        if row.strategy != SandboxStrategy::None && !self.type_checkpointable(&type_name)? {
+            return Err(refuse(SandboxRefusal::TypeNotCheckpointable { type_name }));
         }
         let work = self.at_work(&row, &resource, "checkpoint")?;
         let _lock = lock(&work.root, id, "checkpoint")?;

@@ -430,8 +430,7 @@ impl Registry {
                     "person": row.user_name, "digest": row.digest, "machine": row.machine_id,
                 });
                 let op = crate::registry::recording::EventOp::TrustGranted;
-                let name = dc.name.to_string();
-                rec.named(w, op, &name, Some(dc.resource_id), Some(changes))?;
+                rec.named(w, op, &dc.name, Some(dc.resource_id), Some(changes))?;
             }
             Ok::<_, RegistryError>(())
         })?;
