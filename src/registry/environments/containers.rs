@@ -91,18 +91,12 @@ impl Registry {
         &mut self,
         key: &ResourceKey,
     ) -> Result<Vec<(String, String)>, RegistryError> {
-        let cache = &self.types;
-        let going = self.store.read(|r| {
-            let types = cache.get(r)?;
-            let root = find_row(r, key)?;
-            let (removed, _) =
-                crate::registry::resources::removal::what_goes(r, &types, &[root.id])?;
-            let held = crate::registry::resources::removal::containers_on(r, &removed)?;
-            Ok::<_, RegistryError>(
-                held.into_iter()
-                    .map(|(res, _)| res.clone())
-                    .collect::<Vec<_>>(),
-            )
+        let going = self.removal_takes(key, |r, removed| {
+            let held = crate::registry::resources::removal::containers_on(r, removed)?;
+            Ok(held
+                .into_iter()
+                .map(|(res, _)| res.clone())
+                .collect::<Vec<_>>())
         })?;
         let mut gone = Vec::new();
         for resource in going {
@@ -325,14 +319,11 @@ pub(crate) fn up_request(
         return Ok(None);
     };
     let workspace = PathBuf::from(location);
-    let config = match resource
+    let config_path = resource
         .properties
         .get("config-path")
-        .and_then(|v| v.as_str())
-    {
-        Some(path) => workspace.join(path),
-        None => workspace.join(".devcontainer/devcontainer.json"),
-    };
+        .and_then(|v| v.as_str());
+    let config = workspace.join(config_path.unwrap_or(".devcontainer/devcontainer.json"));
     let repository = devcontainer::repository_of(&workspace);
     Ok(Some(UpRequest {
         workspace,

@@ -7,8 +7,9 @@
 
 use super::{Registry, failed, lock, lock_path, sandbox_row, session};
 use crate::model::SandboxState;
-use crate::model::{ResourceKey, SandboxId, SandboxStrategy};
+use crate::model::{Resource, ResourceKey, SandboxId, SandboxStrategy};
 use crate::registry::{RegistryError, SandboxView};
+use crate::store::Reader;
 
 impl Registry {
     /// Destroy every sandbox of the resource and of what removing it would
@@ -17,22 +18,24 @@ impl Registry {
         &mut self,
         key: &ResourceKey,
     ) -> Result<Vec<SandboxView>, RegistryError> {
-        let ids = self.sandboxes_blocking_removal(key)?;
+        let ids = self.removal_takes(key, crate::registry::resources::removal::sandboxes_on)?;
         ids.into_iter().map(|id| self.destroy_sandbox(id)).collect()
     }
 
-    /// The sandboxes living on the resource or on what removing it takes.
-    pub(super) fn sandboxes_blocking_removal(
+    /// `on` of the resource `key` and what removing it takes along, in
+    /// one read: what `resource remove --force` clears first.
+    pub(in crate::registry) fn removal_takes<T>(
         &self,
         key: &ResourceKey,
-    ) -> Result<Vec<SandboxId>, RegistryError> {
+        on: impl FnOnce(&Reader<'_>, &[Resource]) -> Result<T, RegistryError>,
+    ) -> Result<T, RegistryError> {
         let cache = &self.types;
         self.store.read(|r| {
             let types = cache.get(r)?;
             let root = crate::registry::resources::lookup::find_row(r, key)?;
             let (removed, _) =
                 crate::registry::resources::removal::what_goes(r, &types, &[root.id])?;
-            crate::registry::resources::removal::sandboxes_on(r, &removed)
+            on(r, &removed)
         })
     }
 }

@@ -98,18 +98,15 @@ impl Wanted {
 /// inherits) a given one: the built-in directory and file types by what
 /// their handler would call an entry, any other type regular files.
 pub fn wanted_by(is_a: &dyn Fn(&TypeName) -> bool) -> Wanted {
+    let builtins = [
+        ("fs-directory", Wanted::Dirs),
+        ("fs-symlink", Wanted::Symlinks),
+        ("fs-hardlink", Wanted::HardLinks),
+        ("fs-file", Wanted::SingleFiles),
+    ];
     let builtin = |name: &str| TypeName::parse(name).is_ok_and(|t| is_a(&t));
-    if builtin("fs-directory") {
-        Wanted::Dirs
-    } else if builtin("fs-symlink") {
-        Wanted::Symlinks
-    } else if builtin("fs-hardlink") {
-        Wanted::HardLinks
-    } else if builtin("fs-file") {
-        Wanted::SingleFiles
-    } else {
-        Wanted::Files
-    }
+    let found = builtins.into_iter().find(|(name, _)| builtin(name));
+    found.map_or(Wanted::Files, |(_, wanted)| wanted)
 }
 
 /// What each of `rules` finds below `workdir`, each rule listing the

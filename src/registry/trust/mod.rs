@@ -262,9 +262,8 @@ fn devcontainers_at(
             continue;
         }
         match origin {
-            _ if id == root.id => found.person.push(row),
-            Origin::Person => found.person.push(row),
-            Origin::Agent(why) => found.agent.push((row, why)),
+            Origin::Agent(why) if id != root.id => found.agent.push((row, why)),
+            _ => found.person.push(row),
         }
     }
     Ok(found)
