@@ -281,12 +281,17 @@ impl Registry {
     /// runs the built-in handlers (compiled in memory, no cache) but has no
     /// plugin store, so types with plugin handlers cannot be used.
     pub fn open_in_memory() -> Result<Self, RegistryError> {
+        Self::without_home(Store::open_in_memory()?)
+    }
+
+    /// A registry over `store` with no home, as [`Registry::open_in_memory`].
+    fn without_home(store: Store) -> Result<Self, RegistryError> {
         let options = Options::default();
         let plugins = Plugins {
             runtime: PluginRuntime::without_cache(options.limits.clone()),
             files: None,
         };
-        Self::start(Store::open_in_memory()?, plugins, options)
+        Self::start(store, plugins, options)
     }
 
     fn start(store: Store, plugins: Plugins, options: Options) -> Result<Self, RegistryError> {

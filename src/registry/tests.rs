@@ -23,14 +23,7 @@ fn postgres_url() -> Option<String> {
 fn registry() -> Registry {
     match postgres_url() {
         None => Registry::open_in_memory().unwrap(),
-        Some(url) => {
-            let options = Options::default();
-            let plugins = Plugins {
-                runtime: PluginRuntime::without_cache(options.limits.clone()),
-                files: None,
-            };
-            Registry::start(Store::open_postgres(&url).unwrap(), plugins, options).unwrap()
-        }
+        Some(url) => Registry::without_home(Store::open_postgres(&url).unwrap()).unwrap(),
     }
 }
 
@@ -45,6 +38,43 @@ fn dir_request(name: &str, dir: &std::path::Path) -> NewResource {
         args: vec![("path".into(), dir.to_str().unwrap().into())],
         ..NewResource::default()
     }
+}
+
+/// Register the directory `dir` as `name`.
+fn add_dir(r: &mut Registry, name: &str, dir: &std::path::Path) {
+    r.register_resource(dir_request(name, dir), Default::default())
+        .unwrap();
+}
+
+/// Register the type `yaml`, read from `source`.
+fn add_type(r: &mut Registry, yaml: &str, source: &str) -> TypeView {
+    r.register_type_text(yaml, source, RegisterTypeOptions::default())
+        .unwrap()
+}
+
+/// Replacing a type by `yaml` (read from `source`) is refused: the refusal.
+fn replace_refused(r: &mut Registry, yaml: &str, source: &str) -> String {
+    r.register_type_text(yaml, source, RegisterTypeOptions::replacing())
+        .unwrap_err()
+        .to_string()
+}
+
+/// t/base, t/leaf inheriting it, t/holder (listing `holder_lists`, its
+/// rule discovering t/leaf) and `sub_holder`: replacing t/leaf by a root
+/// is refused (the refusal), leaving the four types as they were.
+fn replacing_a_leaf_a_rule_names(r: &mut Registry, holder_lists: &str, sub_holder: &str) -> String {
+    add_type(r, "name: t/base\nresource_kind: physical\n", "b.yaml");
+    add_type(r, "name: t/leaf\ninherits: t/base\n", "l.yaml");
+    let holder = format!(
+        "name: t/holder\nresource_kind: physical\nchild_types: [{holder_lists}]\n\
+         auto_discovery:\n  enabled: true\n  rules:\n    - {{type: t/leaf, pattern: \"*\"}}\n"
+    );
+    add_type(r, &holder, "h.yaml");
+    add_type(r, sub_holder, "s.yaml");
+    let err = replace_refused(r, "name: t/leaf\nresource_kind: physical\n", "l2.yaml");
+    assert_eq!(r.show_type("t/leaf").unwrap().origin.source, "l.yaml");
+    assert_eq!(r.list_types(Some("t")).unwrap().len(), 4);
+    err
 }
 
 /// A registry on a home whose clock stands at `secs` past the epoch.
@@ -141,13 +171,12 @@ fn types_are_read_from_the_table_once_while_none_changes() {
     let dir = tempfile::tempdir().unwrap();
     let loads = r.types.loads();
     r.registration_form("fs-directory").unwrap();
-    r.register_resource(dir_request("local/a", dir.path()), Default::default())
-        .unwrap();
+    add_dir(&mut r, "local/a", dir.path());
     r.show_resource(&key("local/a")).unwrap();
     r.list_resources(&ResourceFilter::All).unwrap();
     assert!(r.types.loads() <= loads + 1, "one load for four operations");
     let before = r.types.loads();
-    r.register_type_text(PKG, "pkg.yaml", RegisterTypeOptions::default()).unwrap();
+    add_type(&mut r, PKG, "pkg.yaml");
     r.show_type("myteam/python-package").unwrap();
     assert_eq!(
         r.types.loads(),
@@ -157,7 +186,7 @@ fn types_are_read_from_the_table_once_while_none_changes() {
 }
 fn a_registered_type_resolves_with_its_declared_fields() {
     let mut r = registry();
-    let view = r.register_type_text(PKG, "pkg.yaml", RegisterTypeOptions::default()).unwrap();
+    let view = add_type(&mut r, PKG, "pkg.yaml");
     assert_eq!(view.name.as_str(), "myteam/python-package");
     assert_eq!(view.origin.source, "pkg.yaml");
     let resolved = r.resolved_type("myteam/python-package").unwrap();
@@ -166,7 +195,7 @@ fn a_registered_type_resolves_with_its_declared_fields() {
 }
 fn replacing_a_type_may_not_change_the_kind_of_registered_resources() {
     let mut r = registry();
-    r.register_type_text(PKG, "pkg.yaml", RegisterTypeOptions::default()).unwrap();
+    add_type(&mut r, PKG, "pkg.yaml");
     let dir = tempfile::tempdir().unwrap();
     r.register_resource(NewResource {
         type_name: "myteam/python-package".into(),
@@ -176,10 +205,7 @@ fn replacing_a_type_may_not_change_the_kind_of_registered_resources() {
     }, Default::default())
     .unwrap();
     let virtual_pkg = "name: myteam/python-package\nresource_kind: virtual\n";
-    let err = r
-        .register_type_text(virtual_pkg, "v.yaml", RegisterTypeOptions::replacing())
-        .unwrap_err()
-        .to_string();
+    let err = replace_refused(&mut r, virtual_pkg, "v.yaml");
     assert!(
         err.contains("cannot replace type myteam/python-package"),
         "{err}"
@@ -189,10 +215,7 @@ fn replacing_a_type_may_not_change_the_kind_of_registered_resources() {
         "parent_types:",
         "  - {name: extra, type: string, required: true}\nparent_types:",
     );
-    let err = r
-        .register_type_text(&required, "r.yaml", RegisterTypeOptions::replacing())
-        .unwrap_err()
-        .to_string();
+    let err = replace_refused(&mut r, &required, "r.yaml");
     assert!(err.contains("--extra required"), "{err}");
     assert_eq!(
         r.show_type("myteam/python-package").unwrap().origin.source,
@@ -201,7 +224,7 @@ fn replacing_a_type_may_not_change_the_kind_of_registered_resources() {
 }
 fn a_type_with_resources_cannot_be_removed() {
     let mut r = registry();
-    r.register_type_text(PKG, "pkg.yaml", RegisterTypeOptions::default()).unwrap();
+    add_type(&mut r, PKG, "pkg.yaml");
     let dir = tempfile::tempdir().unwrap();
     r.register_resource(NewResource {
         type_name: "myteam/python-package".into(),
@@ -219,7 +242,7 @@ fn link_refuses_a_cycle_through_three_resources() {
     let mut r = registry();
     let dir = tempfile::tempdir().unwrap();
     for n in ["local/a", "local/b", "local/c"] {
-        r.register_resource(dir_request(n, dir.path()), Default::default()).unwrap();
+        add_dir(&mut r, n, dir.path());
     }
     r.link_child(&key("local/a"), &key("local/b")).unwrap();
     r.link_child(&key("local/b"), &key("local/c")).unwrap();
@@ -253,10 +276,8 @@ fn batch_registration_is_all_or_nothing() {
 fn removal_takes_discovered_descendants_unless_another_parent_keeps_them() {
     let mut r = registry();
     let dir = tempfile::tempdir().unwrap();
-    r.register_resource(dir_request("local/top", dir.path()), Default::default())
-        .unwrap();
-    r.register_resource(dir_request("local/other", dir.path()), Default::default())
-        .unwrap();
+    add_dir(&mut r, "local/top", dir.path());
+    add_dir(&mut r, "local/other", dir.path());
     let only_mine = discovered_child(&mut r, "local/top", 1);
     let shared = discovered_child(&mut r, "local/top", 2);
     r.link_child(&key("local/other"), &shared.into()).unwrap();
@@ -273,7 +294,7 @@ fn a_cancelled_discovery_writes_nothing_and_a_later_one_finds_everything() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
     std::fs::write(dir.path().join("a/b/f"), "f\n").unwrap();
-    r.register_resource(dir_request("local/t", dir.path()), Default::default()).unwrap();
+    add_dir(&mut r, "local/t", dir.path());
     let before = r.list_resources(&ResourceFilter::All).unwrap();
     std::fs::write(dir.path().join("a/b/g"), "g\n").unwrap();
     let mut heard = 0;
@@ -304,8 +325,8 @@ fn a_cancelled_registration_registers_nothing() {
 fn a_cancelled_refresh_keeps_what_it_refreshed_and_checks_no_further() {
     let mut r = registry();
     let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    r.register_resource(dir_request("local/one", one.path()), Default::default()).unwrap();
-    r.register_resource(dir_request("local/two", two.path()), Default::default()).unwrap();
+    add_dir(&mut r, "local/one", one.path());
+    add_dir(&mut r, "local/two", two.path());
     std::fs::write(one.path().join("new"), "n\n").unwrap();
     std::fs::write(two.path().join("new"), "n\n").unwrap();
     let keys = [key("local/one"), key("local/two")];
@@ -326,9 +347,7 @@ fn a_discovery_raced_by_the_same_discovery_explores_again_and_writes_each_resour
     let mut first = at(&home, 1_000);
     let mut second = at(&home, 1_000);
     // Registration explores two levels: t, a, and b (not explored).
-    first
-        .register_resource(dir_request("local/t", &tree), Default::default())
-        .unwrap();
+    add_dir(&mut first, "local/t", &tree);
     // Once the first has read what b holds (nothing yet), a second
     // process runs the same discovery to the end: what the first found
     // below b is then registered already.
@@ -356,15 +375,11 @@ fn a_discovery_raced_by_the_same_discovery_explores_again_and_writes_each_resour
 }
 fn replacing_a_parent_type_may_not_break_its_subtypes() {
     let mut r = registry();
-    r.register_type_text("name: t/base\nresource_kind: physical\n", "b.yaml", RegisterTypeOptions::default())
-        .unwrap();
+    add_type(&mut r, "name: t/base\nresource_kind: physical\n", "b.yaml");
     let sub = "name: t/sub\ninherits: t/base\ncli_args:\n  - {name: path, type: path}\n";
-    r.register_type_text(sub, "s.yaml", RegisterTypeOptions::default()).unwrap();
+    add_type(&mut r, sub, "s.yaml");
     // A virtual parent would give its subtype a path argument it cannot have.
-    let err = r
-        .register_type_text("name: t/base\nresource_kind: virtual\n", "b2.yaml", RegisterTypeOptions::replacing())
-        .unwrap_err()
-        .to_string();
+    let err = replace_refused(&mut r, "name: t/base\nresource_kind: virtual\n", "b2.yaml");
     assert!(err.contains("t/sub"), "{err}");
     assert_eq!(r.show_type("t/base").unwrap().origin.source, "b.yaml");
 }
@@ -374,52 +389,24 @@ fn replacing_a_type_may_not_break_a_type_whose_discovery_rule_names_it() {
     // Replacing t/leaf by a root was accepted, and t/holder (and with it
     // every type listing) no longer resolved.
     let mut r = registry();
-    r.register_type_text("name: t/base\nresource_kind: physical\n", "b.yaml", RegisterTypeOptions::default())
-        .unwrap();
-    r.register_type_text("name: t/leaf\ninherits: t/base\n", "l.yaml", RegisterTypeOptions::default())
-        .unwrap();
-    let holder = "name: t/holder\nresource_kind: physical\nchild_types: [t/base]\n\
-                  auto_discovery:\n  enabled: true\n  rules:\n    - {type: t/leaf, pattern: \"*\"}\n";
-    r.register_type_text(holder, "h.yaml", RegisterTypeOptions::default()).unwrap();
-    r.register_type_text("name: t/sub-holder\ninherits: t/holder\n", "s.yaml", RegisterTypeOptions::default())
-        .unwrap();
-    let root_leaf = "name: t/leaf\nresource_kind: physical\n";
-    let err = r
-        .register_type_text(root_leaf, "l2.yaml", RegisterTypeOptions::replacing())
-        .unwrap_err()
-        .to_string();
+    let sub = "name: t/sub-holder\ninherits: t/holder\n";
+    let err = replacing_a_leaf_a_rule_names(&mut r, "t/base", sub);
     assert!(err.contains("t/holder"), "{err}");
     assert!(err.contains("auto_discovery.rules[0].type"), "{err}");
-    assert_eq!(r.show_type("t/leaf").unwrap().origin.source, "l.yaml");
-    assert_eq!(r.list_types(Some("t")).unwrap().len(), 4);
 }
 fn replacing_a_type_may_not_break_a_subtype_that_inherits_a_rule_naming_it() {
     // t/holder lists t/leaf itself, so its rule holds whatever t/leaf
     // inherits; t/sub-holder inherits the rule but lists only t/base.
     let mut r = registry();
-    r.register_type_text("name: t/base\nresource_kind: physical\n", "b.yaml", RegisterTypeOptions::default())
-        .unwrap();
-    r.register_type_text("name: t/leaf\ninherits: t/base\n", "l.yaml", RegisterTypeOptions::default())
-        .unwrap();
-    let holder = "name: t/holder\nresource_kind: physical\nchild_types: [t/leaf]\n\
-                  auto_discovery:\n  enabled: true\n  rules:\n    - {type: t/leaf, pattern: \"*\"}\n";
-    r.register_type_text(holder, "h.yaml", RegisterTypeOptions::default()).unwrap();
     let sub = "name: t/sub-holder\ninherits: t/holder\nchild_types: [t/base]\n\
                child_types_replace: true\n";
-    r.register_type_text(sub, "s.yaml", RegisterTypeOptions::default()).unwrap();
-    let err = r
-        .register_type_text("name: t/leaf\nresource_kind: physical\n", "l2.yaml", RegisterTypeOptions::replacing())
-        .unwrap_err()
-        .to_string();
+    let err = replacing_a_leaf_a_rule_names(&mut r, "t/leaf", sub);
     assert!(err.contains("t/sub-holder"), "{err}");
-    assert_eq!(r.show_type("t/leaf").unwrap().origin.source, "l.yaml");
-    assert_eq!(r.list_types(Some("t")).unwrap().len(), 4);
 }
 fn a_resource_that_is_not_a_devcontainer_has_no_container_and_is_no_refusal_for_show() {
     let mut r = registry();
     let dir = tempfile::tempdir().unwrap();
-    r.register_resource(dir_request("local/plain", dir.path()), Default::default())
-        .unwrap();
+    add_dir(&mut r, "local/plain", dir.path());
     assert_eq!(r.container_of(&key("local/plain")).unwrap(), None);
     // Asked for its lifecycle directly, it is refused, saying why.
     let err = r.container_status(&key("local/plain")).unwrap_err();

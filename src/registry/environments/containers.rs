@@ -17,11 +17,10 @@
 
 use crate::devcontainer::{self, Checked, Container, DevcontainerError, UpRequest};
 use crate::model::ContainerState;
-use crate::model::{Resource, ResourceKey, TypeName};
-use crate::registry::environments::DEVCONTAINER_TYPE;
+use crate::model::{Resource, ResourceKey};
+use crate::registry::EnvironmentsError;
 use crate::registry::resources::lookup::{find_row, load_one};
 use crate::registry::trust::TrustState;
-use crate::registry::{EnvironmentsError, SandboxesError};
 use crate::registry::{Registry, RegistryError};
 use crate::store::ContainerStateRow;
 use serde::Serialize;
@@ -92,18 +91,12 @@ impl Registry {
         &mut self,
         key: &ResourceKey,
     ) -> Result<Vec<(String, String)>, RegistryError> {
-        let cache = &self.types;
-        let going = self.store.read(|r| {
-            let types = cache.get(r)?;
-            let root = find_row(r, key)?;
-            let (removed, _) =
-                crate::registry::resources::removal::what_goes(r, &types, &[root.id])?;
-            let held = crate::registry::resources::removal::containers_on(r, &removed)?;
-            Ok::<_, RegistryError>(
-                held.into_iter()
-                    .map(|(res, _)| res.clone())
-                    .collect::<Vec<_>>(),
-            )
+        let going = self.removal_takes(key, |r, removed| {
+            let held = crate::registry::resources::removal::containers_on(r, removed)?;
+            Ok(held
+                .into_iter()
+                .map(|(res, _)| res.clone())
+                .collect::<Vec<_>>())
         })?;
         let mut gone = Vec::new();
         for resource in going {
@@ -121,14 +114,12 @@ impl Registry {
                 Ok(()) | Err(DevcontainerError::NoSuchContainer { .. }) => {}
                 Err(source) => return Err(self.container_failed(&resource, "remove", source)),
             }
-            let removed = ContainerStateRow {
+            self.put_container_state(ContainerStateRow {
                 state: ContainerState::Detected,
                 container_id: None,
                 last_error: None,
-                updated_at: self.now(),
                 ..row
-            };
-            self.store.write(|w| w.put_container_state(&removed))?;
+            })?;
             gone.push((resource.label(), container));
         }
         Ok(gone)
@@ -138,7 +129,7 @@ impl Registry {
     /// required (before any tool runs, and again under the lock), then
     /// `building` recorded, the outcome after (`running`, or `failed`
     /// with the error).
-    fn lifecycle(
+    pub(super) fn lifecycle(
         &mut self,
         key: &ResourceKey,
         operation: &'static str,
@@ -178,29 +169,38 @@ impl Registry {
         match step(&runtime, &req, &checked, row.as_ref()) {
             Ok(None) => self.view(&resource, row.as_ref()),
             Ok(Some(container)) => {
-                let running = ContainerStateRow {
+                let running = self.put_container_state(ContainerStateRow {
                     state: ContainerState::Running,
                     container_id: Some(container.id),
                     tool: Some(container.tool.to_string()),
                     config_hash: Some(checked.config_hash.clone()),
-                    updated_at: self.now(),
                     ..building
-                };
-                self.store.write(|w| w.put_container_state(&running))?;
+                })?;
                 self.view(&resource, Some(&running))
             }
             Err(source) => {
                 let err = self.container_failed(&resource, operation, source);
-                let failed = ContainerStateRow {
+                self.put_container_state(ContainerStateRow {
                     state: ContainerState::Failed,
                     last_error: Some(crate::text::excerpt(&err.to_string(), 3000).into_owned()),
-                    updated_at: self.now(),
                     ..building
-                };
-                self.store.write(|w| w.put_container_state(&failed))?;
+                })?;
                 Err(err)
             }
         }
+    }
+
+    /// Record `row` as its container's state, stamped now.
+    pub(super) fn put_container_state(
+        &mut self,
+        row: ContainerStateRow,
+    ) -> Result<ContainerStateRow, RegistryError> {
+        let row = ContainerStateRow {
+            updated_at: self.now(),
+            ..row
+        };
+        self.store.write(|w| w.put_container_state(&row))?;
+        Ok(row)
     }
 
     /// What `up` is asked for `resource`, and its configuration checked
@@ -211,12 +211,10 @@ impl Registry {
         operation: &'static str,
     ) -> Result<(UpRequest, Checked), RegistryError> {
         let req = up_request(self.home.as_deref(), resource)?;
-        let req = req.ok_or_else(|| {
-            RegistryError::Environments(EnvironmentsError::ContainerRefused {
-                resource: resource.label(),
-                operation,
-                reason: "it has no location (the workspace its configuration is in)".into(),
-            })
+        let req = req.ok_or_else(|| EnvironmentsError::ContainerRefused {
+            resource: resource.label(),
+            operation,
+            reason: "it has no location (the workspace its configuration is in)".into(),
         })?;
         let checked = Checked::load_with(&req, &self.container_tools.cli_env())
             .map_err(|e| self.container_failed(resource, operation, e))?;
@@ -224,38 +222,35 @@ impl Registry {
     }
 
     /// The resource, if it is a devcontainer, and its recorded state.
-    fn devcontainer(
+    pub(super) fn devcontainer(
         &self,
         key: &ResourceKey,
         operation: &'static str,
     ) -> Result<(Resource, Option<ContainerStateRow>), RegistryError> {
         match self.lookup_devcontainer(key)? {
             Lookup::Devcontainer(resource, row) => Ok((resource, row)),
-            Lookup::Other(resource) => Err(RegistryError::Environments(
-                EnvironmentsError::ContainerRefused {
-                    resource: resource.label(),
-                    operation,
-                    reason: format!(
-                        "it is a {}; the host builds and starts devcontainer-instance resources \
+            Lookup::Other(resource) => Err(EnvironmentsError::ContainerRefused {
+                resource: resource.label(),
+                operation,
+                reason: format!(
+                    "it is a {}; the host builds and starts devcontainer-instance resources \
                      (a container-instance is an environment someone else runs)",
-                        resource.resource_type_name
-                    ),
-                },
-            )),
+                    resource.resource_type_name
+                ),
+            }
+            .into()),
         }
     }
 
     /// The resource `key` names, and whether it is a devcontainer (with its
     /// recorded state).
-    fn lookup_devcontainer(&self, key: &ResourceKey) -> Result<Lookup, RegistryError> {
+    pub(super) fn lookup_devcontainer(&self, key: &ResourceKey) -> Result<Lookup, RegistryError> {
         let cache = &self.types;
         self.store.read(|r| {
             let types = cache.get(r)?;
             let resource = load_one(r, &types, find_row(r, key)?)?;
             let ty = types.resolve(&resource.resource_type_name)?;
-            let dc = TypeName::parse(DEVCONTAINER_TYPE)
-                .unwrap_or_else(|e| unreachable!("a built-in name: {e}"));
-            if !ty.is_a(&dc) {
+            if !ty.is_a(&crate::registry::devcontainer_type()) {
                 return Ok(Lookup::Other(resource));
             }
             let row = r.container_state(resource.resource_id)?;
@@ -263,7 +258,7 @@ impl Registry {
         })
     }
 
-    fn container_runtime(
+    pub(super) fn container_runtime(
         &self,
         resource: &Resource,
         operation: &'static str,
@@ -278,32 +273,32 @@ impl Registry {
         .map_err(|source| self.container_failed(resource, operation, source))
     }
 
-    fn container_failed(
+    pub(super) fn container_failed(
         &self,
         resource: &Resource,
         operation: &'static str,
         source: DevcontainerError,
     ) -> RegistryError {
-        RegistryError::Environments(EnvironmentsError::ContainerFailed {
+        EnvironmentsError::ContainerFailed {
             resource: resource.label(),
             operation,
             source: Box::new(source),
-        })
+        }
+        .into()
     }
 
-    fn container_lock(&self, resource: &Resource) -> Result<std::fs::File, RegistryError> {
-        let home = self
-            .home
-            .as_ref()
-            .ok_or(RegistryError::Sandboxes(SandboxesError::SandboxNeedsHome))?;
-        let dir = home.join("containers");
+    pub(super) fn container_lock(
+        &self,
+        resource: &Resource,
+    ) -> Result<std::fs::File, RegistryError> {
+        let dir = self.needs_home()?.join("containers");
         let path = dir.join(format!("{}.lock", resource.resource_id));
         crate::registry::sandboxes::lock_file(&dir, &path)
     }
 }
 
 /// A resource looked up as a devcontainer.
-enum Lookup {
+pub(super) enum Lookup {
     Devcontainer(Resource, Option<ContainerStateRow>),
     Other(Resource),
 }
@@ -324,14 +319,11 @@ pub(crate) fn up_request(
         return Ok(None);
     };
     let workspace = PathBuf::from(location);
-    let config = match resource
+    let config_path = resource
         .properties
         .get("config-path")
-        .and_then(|v| v.as_str())
-    {
-        Some(path) => workspace.join(path),
-        None => workspace.join(".devcontainer/devcontainer.json"),
-    };
+        .and_then(|v| v.as_str());
+    let config = workspace.join(config_path.unwrap_or(".devcontainer/devcontainer.json"));
     let repository = devcontainer::repository_of(&workspace);
     Ok(Some(UpRequest {
         workspace,
@@ -352,9 +344,7 @@ impl Registry {
     ) -> Result<ContainerView, RegistryError> {
         let (now, trust, refused) = match self.checked_config(resource, "show") {
             Ok((_, checked)) => {
-                let trust = self
-                    .store
-                    .read(|r| self.trust_state(r, resource, &checked))?;
+                let trust = self.trust_state(resource, &checked)?;
                 (Some(checked.config_hash), Some(trust), None)
             }
             Err(RegistryError::Environments(EnvironmentsError::ContainerFailed {
@@ -384,101 +374,4 @@ impl Registry {
             updated_at: row.map(|r| r.updated_at.clone()),
         })
     }
-}
-
-/// The work of [`Registry::container_status`].
-pub(crate) fn container_status(
-    reg: &Registry,
-    key: &ResourceKey,
-) -> Result<ContainerView, RegistryError> {
-    let (resource, row) = reg.devcontainer(key, "show")?;
-    reg.view(&resource, row.as_ref())
-}
-
-/// The work of [`Registry::container_of`].
-pub(crate) fn container_of(
-    reg: &Registry,
-    key: &ResourceKey,
-) -> Result<Option<ContainerView>, RegistryError> {
-    match reg.lookup_devcontainer(key)? {
-        Lookup::Devcontainer(resource, row) => reg.view(&resource, row.as_ref()).map(Some),
-        Lookup::Other(_) => Ok(None),
-    }
-}
-
-/// The work of [`Registry::start_container`].
-pub(crate) fn start_container(
-    reg: &mut Registry,
-    key: &ResourceKey,
-) -> Result<ContainerView, RegistryError> {
-    reg.lifecycle(key, "start", |runtime, req, checked, row| {
-        if let Some(id) = row.and_then(|r| r.container_id.as_deref())
-            && row.is_some_and(|r| r.state == ContainerState::Running)
-            && runtime.is_running(id).unwrap_or(false)
-        {
-            return Ok(None);
-        }
-        runtime.up_checked(req, checked).map(Some)
-    })
-}
-
-/// The work of [`Registry::enter_environment`].
-pub(crate) fn enter_environment(
-    reg: &mut Registry,
-    key: &ResourceKey,
-    plan: Option<&str>,
-    tool: &crate::registry::ToolRequest,
-) -> Result<(crate::routing::Route, Option<ContainerView>), RegistryError> {
-    let route = reg.resolve_environment(key, plan, tool)?;
-    let crate::routing::Environment::Resource { resource_id, .. } = &route.environment else {
-        return Ok((route, None));
-    };
-    let target = ResourceKey::Id(*resource_id);
-    match reg.devcontainer(&target, "start") {
-        Ok(_) => {
-            let started = reg.start_container(&target)?;
-            Ok((route, Some(started)))
-        }
-        Err(RegistryError::Environments(EnvironmentsError::ContainerRefused { .. })) => {
-            Ok((route, None))
-        }
-        Err(other) => Err(other),
-    }
-}
-
-/// The work of [`Registry::rebuild_container`].
-pub(crate) fn rebuild_container(
-    reg: &mut Registry,
-    key: &ResourceKey,
-) -> Result<ContainerView, RegistryError> {
-    reg.lifecycle(key, "rebuild", |runtime, req, checked, _| {
-        runtime.rebuild_checked(req, checked).map(Some)
-    })
-}
-
-/// The work of [`Registry::stop_container`].
-pub(crate) fn stop_container(
-    reg: &mut Registry,
-    key: &ResourceKey,
-) -> Result<ContainerView, RegistryError> {
-    let (resource, row) = reg.devcontainer(key, "stop")?;
-    let Some((row, id)) = row.and_then(|r| r.container_id.clone().map(|id| (r, id))) else {
-        log::info!("{} is not running: nothing to stop", resource.label());
-        return reg.container_status(key);
-    };
-    let runtime = reg.container_runtime(&resource, "stop")?;
-    let _lock = reg.container_lock(&resource)?;
-    match runtime.stop(&id) {
-        Ok(()) => {}
-        Err(DevcontainerError::NoSuchContainer { .. }) => {}
-        Err(source) => return Err(reg.container_failed(&resource, "stop", source)),
-    }
-    let stopped = ContainerStateRow {
-        state: ContainerState::Stopped,
-        last_error: None,
-        updated_at: reg.now(),
-        ..row
-    };
-    reg.store.write(|w| w.put_container_state(&stopped))?;
-    reg.view(&resource, Some(&stopped))
 }

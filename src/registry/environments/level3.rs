@@ -12,8 +12,8 @@
 //! reason — until they trust it, and the next one up is chosen instead.
 //! So is one reached through a link an agent made (see [`candidates`]).
 
-use super::{Detected, Environment, ResourceKey, ToolRequest, environment_of};
-use crate::model::{ResourceId, resource_label};
+use super::{Detected, Environment, ResourceKey, ToolRequest, environment_of, resource_id_of};
+use crate::model::ResourceId;
 use crate::registry::trust::TrustState;
 use crate::registry::type_set::TypeSet;
 use crate::registry::{EnvironmentsError, Registry, RegistryError};
@@ -43,27 +43,21 @@ impl Registry {
             }
             Err(other) => return Err(other),
         };
-        let state = self
-            .store
-            .read(|r| self.trust_state(r, &resource, &checked))?;
         Ok(Activation::Trust {
-            state,
+            state: self.trust_state(&resource, &checked)?,
             name: resource.label(),
         })
     }
+}
 
-    fn is_devcontainer(&self, id: ResourceId) -> Result<bool, RegistryError> {
-        let cache = &self.types;
-        self.store.read(|r| {
-            let types = cache.get(r)?;
-            Ok(match r.resource_by_id(id)? {
-                Some(row) => types
-                    .resolve(&row.type_name)?
-                    .is_a(&crate::registry::devcontainer_type()),
-                None => false,
-            })
-        })
-    }
+/// Is `id` a devcontainer (a resource of the type, or a subtype)?
+fn is_devcontainer(r: &Reader<'_>, types: &TypeSet, id: ResourceId) -> Result<bool, RegistryError> {
+    Ok(match r.resource_by_id(id)? {
+        Some(row) => types
+            .resolve(&row.type_name)?
+            .is_a(&crate::registry::devcontainer_type()),
+        None => false,
+    })
 }
 
 /// Level 3: the nearest devcontainer at the root of a resource a person
@@ -76,7 +70,7 @@ pub(super) fn choose(
 ) -> Result<(), RegistryError> {
     for candidate in candidates {
         if !candidate.at_root {
-            let activation = reg.activation(candidate.detected.resource_id())?;
+            let activation = reg.activation(resource_id_of(&candidate.detected.environment))?;
             if !activation.allowed() {
                 inputs.passed_over.push(format!(
                     "{} (below {}: {})",
@@ -111,28 +105,28 @@ pub(super) fn check_trust(
     if let Environment::Resource {
         resource_id, name, ..
     } = &route.environment
-        && reg.is_devcontainer(*resource_id)?
+        && reg
+            .store
+            .read(|r| is_devcontainer(r, &*reg.types.get(r)?, *resource_id))?
     {
         let activation = reg.activation(*resource_id)?;
         let trusted = activation.allowed();
         if !trusted && *tool == ToolRequest::RequiredContainer {
             let operation = "route a tool that requires a container to";
+            let resource = name.clone();
             return Err(match activation {
-                Activation::Trust { state, .. } => {
-                    RegistryError::Environments(EnvironmentsError::NotTrusted {
-                        resource: name.clone(),
-                        operation,
-                        state: Box::new(state),
-                    })
-                }
-                Activation::Refused(reason) => {
-                    RegistryError::Environments(EnvironmentsError::ContainerRefused {
-                        resource: name.clone(),
-                        operation,
-                        reason,
-                    })
-                }
-            });
+                Activation::Trust { state, .. } => EnvironmentsError::NotTrusted {
+                    resource,
+                    operation,
+                    state: Box::new(state),
+                },
+                Activation::Refused(reason) => EnvironmentsError::ContainerRefused {
+                    resource,
+                    operation,
+                    reason,
+                },
+            }
+            .into());
         }
         route.trust = Some(RouteTrust {
             trusted,
@@ -173,15 +167,6 @@ pub(super) struct Candidate {
     ambiguous: Option<Vec<String>>,
 }
 
-impl Detected {
-    fn resource_id(&self) -> ResourceId {
-        match &self.environment {
-            Environment::Resource { resource_id, .. } => *resource_id,
-            Environment::Host => unreachable!("a devcontainer is a resource"),
-        }
-    }
-}
-
 /// Among one level's candidates, a resource holding several
 /// devcontainers offers its default one (`.devcontainer/devcontainer.json`
 /// or `.devcontainer.json`: no `config-folder`) first; with no default and
@@ -191,16 +176,18 @@ fn choose_within_each_resource(
     r: &Reader<'_>,
     level: Vec<Candidate>,
 ) -> Result<Vec<Candidate>, RegistryError> {
-    let mut keyed = Vec::with_capacity(level.len());
-    for c in level {
-        let row = r.resource_by_id(c.detected.resource_id())?;
-        let is_default = row.is_none_or(|row| !row.properties.contains_key("config-folder"));
-        keyed.push((is_default, c));
-    }
-    let vias: Vec<String> = keyed.iter().map(|(_, c)| c.detected.via.clone()).collect();
-    for via in &vias {
+    let mut keyed = level
+        .into_iter()
+        .map(|c| {
+            let row = r.resource_by_id(resource_id_of(&c.detected.environment))?;
+            let is_default = row.is_none_or(|row| !row.properties.contains_key("config-folder"));
+            Ok((is_default, c))
+        })
+        .collect::<Result<Vec<_>, RegistryError>>()?;
+    for at in 0..keyed.len() {
+        let via = keyed[at].1.detected.via.clone();
         let group: Vec<usize> = (0..keyed.len())
-            .filter(|&i| &keyed[i].1.detected.via == via)
+            .filter(|&i| keyed[i].1.detected.via == via)
             .collect();
         if group.len() < 2 || group.iter().any(|&i| keyed[i].0) {
             continue;
@@ -238,13 +225,7 @@ pub(super) fn candidates(
     types: &TypeSet,
     start: ResourceId,
 ) -> Result<Vec<Candidate>, RegistryError> {
-    let dc = crate::registry::devcontainer_type();
-    let is_dc = |id: ResourceId| -> Result<bool, RegistryError> {
-        Ok(match r.resource_by_id(id)? {
-            Some(row) => types.resolve(&row.type_name)?.is_a(&dc),
-            None => false,
-        })
-    };
+    let is_dc = |id: ResourceId| is_devcontainer(r, types, id);
     let by_agent = |a: &Option<crate::model::Actor>| a.as_ref().is_some_and(|a| a.face.is_agent());
     let registered = |id: ResourceId| -> Result<bool, RegistryError> {
         Ok(r.resource_by_id(id)?
@@ -283,7 +264,7 @@ pub(super) fn candidates(
             out.push(Candidate {
                 detected: Detected {
                     environment: env,
-                    via: resource_label(via_row.as_ref().and_then(|v| v.name.as_ref()), via),
+                    via: via_row.map_or_else(|| via.to_string(), |v| v.label()),
                     distance,
                 },
                 at_root,

@@ -9,19 +9,22 @@
 
 pub(super) mod containers;
 
-use containers::ContainerView;
+use crate::devcontainer::DevcontainerError;
+use crate::model::ContainerState;
+use crate::store::ContainerStateRow;
+use containers::{ContainerView, Lookup};
 mod level3;
 
 use super::{Registry, RegistryError};
 use crate::model::SettingScope;
 use crate::model::{ResourceId, ResourceKey, TypeName, resource_label};
+use crate::registry::EnvironmentsError;
 use crate::registry::resources::lookup::find_row;
 use crate::registry::type_set::TypeSet;
-use crate::registry::{EnvironmentsError, ResourcesError};
 use crate::routing::{
     self, Detected, Environment, Priority, Route, RouteInputs, Setting, ToolPreference,
 };
-use crate::store::{Reader, SettingRow};
+use crate::store::{Reader, ResourceRow, SettingRow};
 use serde::Serialize;
 
 /// The plan a command means when it names none.
@@ -126,16 +129,17 @@ pub(super) fn environment_of(
     key: &ResourceKey,
 ) -> Result<(Environment, bool), RegistryError> {
     let row = find_row(r, key)?;
-    let ty = types.resolve(&row.type_name)?;
-    let is_env = ty.is_a(&environment_type());
-    Ok((
-        Environment::Resource {
-            resource_id: row.id,
-            name: resource_label(row.name.as_ref(), row.id),
-            resource_type_name: row.type_name.to_string(),
-        },
-        is_env,
-    ))
+    let is_env = types.resolve(&row.type_name)?.is_a(&environment_type());
+    Ok((environment(&row), is_env))
+}
+
+/// The resource of `row` as an environment.
+fn environment(row: &ResourceRow) -> Environment {
+    Environment::Resource {
+        resource_id: row.id,
+        name: resource_label(row.name.as_ref(), row.id),
+        resource_type_name: row.type_name.to_string(),
+    }
 }
 
 /// A stored setting's target (`None`: the host).
@@ -153,18 +157,7 @@ fn environment_at(
 fn setting_view(r: &Reader<'_>, row: &SettingRow) -> Result<SettingView, RegistryError> {
     let environment = match row.resource {
         None => Environment::Host,
-        Some(id) => {
-            let found = r.resource_by_id(id)?.ok_or(RegistryError::Resources(
-                ResourcesError::ResourceNotFound {
-                    key: ResourceKey::Id(id),
-                },
-            ))?;
-            Environment::Resource {
-                resource_id: id,
-                name: resource_label(found.name.as_ref(), id),
-                resource_type_name: found.type_name.to_string(),
-            }
-        }
+        Some(id) => environment(&find_row(r, &ResourceKey::Id(id))?),
     };
     let (scope, plan) = match &row.scope {
         SettingScope::Project => ("project", None),
@@ -181,6 +174,25 @@ fn setting_view(r: &Reader<'_>, row: &SettingRow) -> Result<SettingView, Registr
 
 fn environment_type() -> TypeName {
     TypeName::parse(ENVIRONMENT_TYPE).unwrap_or_else(|e| unreachable!("a built-in name: {e}"))
+}
+
+/// Record the change of the setting of `scope` from `before` to `after`
+/// (nothing when they are the same).
+fn record_setting(
+    rec: &crate::registry::recording::Recorder,
+    w: &crate::store::Writer<'_>,
+    scope: &SettingScope,
+    before: Option<&SettingRow>,
+    after: Option<&SettingRow>,
+) -> Result<(), RegistryError> {
+    let key = scope_key(scope);
+    let fields = [(key.as_str(), fact(before), fact(after))];
+    let Some(changes) = crate::registry::recording::diff(&fields) else {
+        return Ok(());
+    };
+    let op = crate::registry::recording::EventOp::SettingsChanged;
+    let resource = after.or(before).and_then(|r| r.resource);
+    Ok(rec.named(w, op, &key, resource, Some(changes))?)
 }
 
 /// A setting as its event records it (`null`: none).
@@ -208,13 +220,10 @@ impl Registry {
             let types = cache.get(w)?;
             let resource = match target {
                 EnvironmentKey::Host => None,
-                EnvironmentKey::Resource(key) => {
-                    let env = environment_of(w, &types, key)?;
-                    if !env.1 {
-                        return Err(not_an_environment(&env.0));
-                    }
-                    Some(resource_id_of(&env.0))
-                }
+                EnvironmentKey::Resource(key) => match environment_of(w, &types, key)? {
+                    (env, true) => Some(resource_id_of(&env)),
+                    (env, false) => return Err(not_an_environment(&env)),
+                },
             };
             let row = SettingRow {
                 scope,
@@ -224,12 +233,7 @@ impl Registry {
             };
             let before = w.setting(&row.scope)?;
             w.put_setting(&row)?;
-            let key = scope_key(&row.scope);
-            let fields = [(key.as_str(), fact(before.as_ref()), fact(Some(&row)))];
-            if let Some(changes) = crate::registry::recording::diff(&fields) {
-                let op = crate::registry::recording::EventOp::SettingsChanged;
-                rec.named(w, op, &key, row.resource, Some(changes))?;
-            }
+            record_setting(&rec, w, &row.scope, before.as_ref(), Some(&row))?;
             setting_view(w, &row)
         })
     }
@@ -264,11 +268,7 @@ impl Registry {
             let before = w.setting(scope)?;
             let gone = w.delete_setting(scope)?;
             if let Some(before) = before.filter(|_| gone) {
-                let key = scope_key(scope);
-                let fields = [(key.as_str(), fact(Some(&before)), fact(None))];
-                let changes = crate::registry::recording::diff(&fields);
-                let op = crate::registry::recording::EventOp::SettingsChanged;
-                rec.named(w, op, &key, before.resource, changes)?;
+                record_setting(&rec, w, scope, Some(&before), None)?;
             }
             Ok(gone)
         })
@@ -337,7 +337,8 @@ impl Registry {
     /// The lifecycle of a devcontainer resource (`detected` until it was
     /// first started).
     pub fn container_status(&self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
-        containers::container_status(self, key)
+        let (resource, row) = self.devcontainer(key, "show")?;
+        self.view(&resource, row.as_ref())
     }
 
     /// A resource's container lifecycle when it is a devcontainer, `None`
@@ -345,13 +346,24 @@ impl Registry {
     /// [`Registry::container_status`], not being one is no refusal, while
     /// every other failure is.
     pub fn container_of(&self, key: &ResourceKey) -> Result<Option<ContainerView>, RegistryError> {
-        containers::container_of(self, key)
+        match self.lookup_devcontainer(key)? {
+            Lookup::Devcontainer(resource, row) => self.view(&resource, row.as_ref()).map(Some),
+            Lookup::Other(_) => Ok(None),
+        }
     }
 
     /// Build and start the container (lazy activation: what the router's
     /// first selection does). A running container is left as it is.
     pub fn start_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
-        containers::start_container(self, key)
+        self.lifecycle(key, "start", |runtime, req, checked, row| {
+            if let Some(id) = row.and_then(|r| r.container_id.as_deref())
+                && row.is_some_and(|r| r.state == ContainerState::Running)
+                && runtime.is_running(id).unwrap_or(false)
+            {
+                return Ok(None);
+            }
+            runtime.up_checked(req, checked).map(Some)
+        })
     }
 
     /// Route a tool call and make its environment ready: what an agent
@@ -362,15 +374,31 @@ impl Registry {
         &mut self,
         key: &ResourceKey,
         plan: Option<&str>,
-        tool: &super::ToolRequest,
-    ) -> Result<(crate::routing::Route, Option<ContainerView>), RegistryError> {
-        containers::enter_environment(self, key, plan, tool)
+        tool: &ToolRequest,
+    ) -> Result<(Route, Option<ContainerView>), RegistryError> {
+        let route = self.resolve_environment(key, plan, tool)?;
+        let Environment::Resource { resource_id, .. } = &route.environment else {
+            return Ok((route, None));
+        };
+        let target = ResourceKey::Id(*resource_id);
+        match self.devcontainer(&target, "start") {
+            Ok(_) => {
+                let started = self.start_container(&target)?;
+                Ok((route, Some(started)))
+            }
+            Err(RegistryError::Environments(EnvironmentsError::ContainerRefused { .. })) => {
+                Ok((route, None))
+            }
+            Err(other) => Err(other),
+        }
     }
 
     /// Rebuild the container from its current configuration (after
     /// `devcontainer.json` changed): the old one is removed first.
     pub fn rebuild_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
-        containers::rebuild_container(self, key)
+        self.lifecycle(key, "rebuild", |runtime, req, checked, _| {
+            runtime.rebuild_checked(req, checked).map(Some)
+        })
     }
 
     /// Stop the running container (it stays, stopped, until started again
@@ -378,7 +406,23 @@ impl Registry {
     /// error: one never started, or with no container (a failed build),
     /// is answered as it is, and nothing is asked of the engine.
     pub fn stop_container(&mut self, key: &ResourceKey) -> Result<ContainerView, RegistryError> {
-        containers::stop_container(self, key)
+        let (resource, row) = self.devcontainer(key, "stop")?;
+        let Some((row, id)) = row.and_then(|r| r.container_id.clone().map(|id| (r, id))) else {
+            log::info!("{} is not running: nothing to stop", resource.label());
+            return self.container_status(key);
+        };
+        let runtime = self.container_runtime(&resource, "stop")?;
+        let _lock = self.container_lock(&resource)?;
+        match runtime.stop(&id) {
+            Ok(()) | Err(DevcontainerError::NoSuchContainer { .. }) => {}
+            Err(source) => return Err(self.container_failed(&resource, "stop", source)),
+        }
+        let stopped = self.put_container_state(ContainerStateRow {
+            state: ContainerState::Stopped,
+            last_error: None,
+            ..row
+        })?;
+        self.view(&resource, Some(&stopped))
     }
 }
 

@@ -5,11 +5,11 @@
 //! and that nothing is mounted inside (a refused destroy leaves the
 //! sandbox active).
 
-use super::{Registry, failed, lock, lock_path, place, session};
+use super::{Registry, failed, lock, lock_path, sandbox_row, session};
 use crate::model::SandboxState;
-use crate::model::{ResourceKey, SandboxId, SandboxStrategy};
-use crate::registry::SandboxesError;
+use crate::model::{Resource, ResourceKey, SandboxId, SandboxStrategy};
 use crate::registry::{RegistryError, SandboxView};
+use crate::store::Reader;
 
 impl Registry {
     /// Destroy every sandbox of the resource and of what removing it would
@@ -18,22 +18,24 @@ impl Registry {
         &mut self,
         key: &ResourceKey,
     ) -> Result<Vec<SandboxView>, RegistryError> {
-        let ids = self.sandboxes_blocking_removal(key)?;
+        let ids = self.removal_takes(key, crate::registry::resources::removal::sandboxes_on)?;
         ids.into_iter().map(|id| self.destroy_sandbox(id)).collect()
     }
 
-    /// The sandboxes living on the resource or on what removing it takes.
-    pub(super) fn sandboxes_blocking_removal(
+    /// `on` of the resource `key` and what removing it takes along, in
+    /// one read: what `resource remove --force` clears first.
+    pub(in crate::registry) fn removal_takes<T>(
         &self,
         key: &ResourceKey,
-    ) -> Result<Vec<SandboxId>, RegistryError> {
+        on: impl FnOnce(&Reader<'_>, &[Resource]) -> Result<T, RegistryError>,
+    ) -> Result<T, RegistryError> {
         let cache = &self.types;
         self.store.read(|r| {
             let types = cache.get(r)?;
             let root = crate::registry::resources::lookup::find_row(r, key)?;
             let (removed, _) =
                 crate::registry::resources::removal::what_goes(r, &types, &[root.id])?;
-            crate::registry::resources::removal::sandboxes_on(r, &removed)
+            on(r, &removed)
         })
     }
 }
@@ -46,32 +48,28 @@ pub(in crate::registry) fn destroy_sandbox(
     let root = reg.sandboxes_root()?;
     let mut shown = reg.show_sandbox(id)?;
     let _lock = lock(&root, id, "destroy")?;
-    let (mut row, location) =
-        reg.store.read(|r| {
-            let row = r.sandbox(id)?.ok_or(RegistryError::Sandboxes(
-                SandboxesError::SandboxNotFound { id },
-            ))?;
-            let location = r.resource_by_id(row.resource)?.and_then(|f| f.location);
-            Ok::<_, RegistryError>((row, location))
-        })?;
+    let (mut row, location) = reg.store.read(|r| {
+        let row = sandbox_row(r, id)?;
+        let location = r.resource_by_id(row.resource)?.and_then(|f| f.location);
+        Ok::<_, RegistryError>((row, location))
+    })?;
     reg.check_machine_of(row.resource, || shown.resource.clone(), "its sandboxes")?;
     reg.check_location_in_roots(location.as_deref(), "destroy")?;
-    let strategy = reg.implementation(row.strategy);
-    let place = place::place(&root, &row, location.as_deref(), &*strategy)?;
+    let work = reg.placed(root, &row, location.as_deref())?;
     // A mount inside is refused before anything changes: the sandbox
     // stays as it was (active stays active) until it is unmounted.
-    strategy
-        .refuse_mounts(&place)
+    work.strategy
+        .refuse_mounts(&work.place)
         .map_err(|source| failed(&row, &shown.resource, "destroy", source))?;
     // A live session would outlive the sandbox (and could still
     // apply): refused while one is; none can start until this ends.
     let _session = (row.strategy == SandboxStrategy::TransactionRollback)
-        .then(|| session::claim(&root, id, "destroy"))
+        .then(|| session::claim(&work.root, id, "destroy"))
         .transpose()?;
     row.state = SandboxState::Destroying;
     row.updated_at = reg.now();
     reg.store.write(|w| w.update_sandbox(&row))?;
-    if let Err(source) = strategy.destroy(&place) {
+    if let Err(source) = work.strategy.destroy(&work.place) {
         let err = failed(&row, &shown.resource, "destroy", source);
         row.last_error = Some(crate::text::excerpt(&err.to_string(), 3000).into_owned());
         reg.store.write(|w| w.update_sandbox(&row))?;
@@ -84,8 +82,8 @@ pub(in crate::registry) fn destroy_sandbox(
         let changes = serde_json::json!({"strategy": row.strategy});
         rec.sandbox(w, op, id, (row.resource, &shown.resource), Some(changes))
     })?;
-    let _ = std::fs::remove_file(lock_path(&root, id));
-    let _ = std::fs::remove_file(session::session_path(&root, id));
+    let _ = std::fs::remove_file(lock_path(&work.root, id));
+    let _ = std::fs::remove_file(session::session_path(&work.root, id));
     shown.state = SandboxState::Destroying;
     Ok(shown)
 }

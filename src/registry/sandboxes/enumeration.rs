@@ -3,7 +3,7 @@
 //! what each rule lists ([`local_mode`] walks the copy; a plugin's
 //! handler is asked about each entry its rule's pattern matches).
 
-use super::{SandboxView, local_mode, place};
+use super::{SandboxView, local_mode};
 use crate::model::SandboxState;
 use crate::registry::{Registry, RegistryError};
 
@@ -14,8 +14,7 @@ impl Registry {
     pub(super) fn local_enumeration(
         &self,
         sandbox: &SandboxView,
-    ) -> Result<Option<Vec<crate::registry::sandboxes::local_mode::RuleEntries>>, RegistryError>
-    {
+    ) -> Result<Option<Vec<local_mode::RuleEntries>>, RegistryError> {
         if sandbox.state != SandboxState::Active {
             return Ok(None);
         }
@@ -41,21 +40,17 @@ impl Registry {
         // says: a row that disagrees is not listed (its operations refuse
         // it, saying why).
         let root = self.sandboxes_root()?;
-        let strategy = self.implementation(row.strategy);
-        let Ok(at) = place::place(&root, &row, resource.location.as_deref(), &*strategy) else {
+        let Ok(at) = self.placed(root, &row, resource.location.as_deref()) else {
             return Ok(None);
         };
+        let workdir = at.place.workdir;
         // Each rule lists what its type stands for: the built-in types by
         // what their handler would call an entry, a type a plugin handles
         // by asking that handler about each entry its pattern matches.
         let plugin_handler = |rule: &crate::model::DiscoveryRule| {
             let ty = types.resolve(&rule.type_name).ok()?;
             let reserved = ty.handler_ref()?.module.is_reserved();
-            if reserved {
-                None
-            } else {
-                self.handler_for(&ty).ok().flatten()
-            }
+            (!reserved).then(|| self.handler_for(&ty).ok().flatten())?
         };
         let wanted = |rule: &crate::model::DiscoveryRule| {
             if plugin_handler(rule).is_some() {
@@ -64,10 +59,10 @@ impl Registry {
             let ty = types.resolve(&rule.type_name).ok();
             local_mode::wanted_by(&|t| ty.as_ref().is_some_and(|ty| ty.is_a(t)))
         };
-        let mut listed = local_mode::enumerate(rules, &at.workdir, &wanted).map_err(|source| {
+        let mut listed = local_mode::enumerate(rules, &workdir, &wanted).map_err(|source| {
             RegistryError::ReadFile {
                 what: "the sandbox's working copy",
-                path: at.workdir.clone(),
+                path: workdir.clone(),
                 source,
             }
         })?;
@@ -86,7 +81,7 @@ impl Registry {
                 }
                 let mut probe = resource.clone();
                 probe.type_name = rule.type_name.clone();
-                probe.location = Some(at.workdir.join(entry).to_string_lossy().into_owned());
+                probe.location = Some(workdir.join(entry).to_string_lossy().into_owned());
                 probe.properties = Default::default();
                 probe.auto_discovered = true;
                 match self.call_validate(&handler, &probe) {

@@ -21,14 +21,11 @@ impl Registry {
     ) -> Result<(SandboxRow, Resource), RegistryError> {
         let cache = &self.types;
         let (row, resource) = self.store.read(|r| {
-            let row = r.sandbox(id)?.ok_or(RegistryError::Sandboxes(
-                SandboxesError::SandboxNotFound { id },
-            ))?;
+            let row = super::sandbox_row(r, id)?;
             if row.state != SandboxState::Active {
-                return Err(RegistryError::Sandboxes(SandboxesError::SandboxNotActive {
-                    sandbox: id,
-                    state: row.state,
-                }));
+                let state = row.state;
+                let not_active = SandboxesError::SandboxNotActive { sandbox: id, state };
+                return Err(RegistryError::from(not_active));
             }
             let types = cache.get(r)?;
             let resource = load_one(r, &types, find_row(r, &ResourceKey::Id(row.resource))?)?;
@@ -48,27 +45,6 @@ impl Registry {
         })
     }
 
-    /// `transaction_rollback` keeps its transaction in the session that
-    /// holds it: outside one, its operations are refused with that reason.
-    pub(super) fn refuse_held(
-        &self,
-        row: &SandboxRow,
-        resource: &Resource,
-        operation: &'static str,
-    ) -> Result<(), RegistryError> {
-        if row.strategy == SandboxStrategy::TransactionRollback {
-            return Err(super::refused(
-                row,
-                resource,
-                operation,
-                SandboxRefusal::HeldBySession,
-            ));
-        }
-        Ok(())
-    }
-}
-
-impl Registry {
     pub(super) fn implementation(&self, strategy: SandboxStrategy) -> Box<dyn Strategy> {
         // `inherit` never reaches a row: create refuses it.
         sandbox::implementation(strategy, &self.overlay, &self.git)
@@ -76,18 +52,33 @@ impl Registry {
     }
 
     /// What an operation on an active sandbox works with: refused for a
-    /// session-held one, else its strategy and its place (derived from the
-    /// home, checked against the row).
+    /// session-held one (`transaction_rollback` keeps its transaction in
+    /// the session that holds it: outside one, its operations are refused
+    /// with that reason), else [`Registry::placed`].
     pub(super) fn at_work(
         &self,
         row: &SandboxRow,
         resource: &Resource,
         operation: &'static str,
     ) -> Result<AtWork, RegistryError> {
-        self.refuse_held(row, resource, operation)?;
-        let root = self.sandboxes_root()?;
+        if row.strategy == SandboxStrategy::TransactionRollback {
+            let reason = SandboxRefusal::HeldBySession;
+            return Err(super::refused(row.strategy, resource, operation, reason));
+        }
+        self.placed(self.sandboxes_root()?, row, resource.location.as_deref())
+    }
+
+    /// The sandbox of `row`'s strategy and its place: derived from `root`
+    /// (the home's `sandboxes/`) and its resource's `location`, checked
+    /// against the row.
+    pub(super) fn placed(
+        &self,
+        root: PathBuf,
+        row: &SandboxRow,
+        location: Option<&str>,
+    ) -> Result<AtWork, RegistryError> {
         let strategy = self.implementation(row.strategy);
-        let place = place::place(&root, row, resource.location.as_deref(), &*strategy)?;
+        let place = place::place(&root, row, location, &*strategy)?;
         Ok(AtWork {
             root,
             strategy,
@@ -96,25 +87,26 @@ impl Registry {
     }
 
     /// Stamp the sandbox's row as changed now (after its strategy
-    /// acted), recording `op` with `changes`.
+    /// acted), recording `op` with `changes`; answers the row written.
     pub(super) fn touch(
         &mut self,
         row: &SandboxRow,
         resource: &Resource,
         op: crate::registry::recording::EventOp,
         changes: serde_json::Value,
-    ) -> Result<(), RegistryError> {
-        let now = self.now();
+    ) -> Result<SandboxRow, RegistryError> {
+        let row = SandboxRow {
+            updated_at: self.now(),
+            ..row.clone()
+        };
         let rec = self.recorder();
         let label = resource.label();
-        Ok(self.store.write(|w| {
-            w.update_sandbox(&SandboxRow {
-                updated_at: now,
-                ..row.clone()
-            })?;
+        self.store.write(|w| {
+            w.update_sandbox(&row)?;
             let subject = (resource.resource_id, label.as_str());
             rec.sandbox(w, op, row.id, subject, Some(changes))
-        })?)
+        })?;
+        Ok(row)
     }
 }
 

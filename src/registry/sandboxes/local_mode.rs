@@ -98,18 +98,15 @@ impl Wanted {
 /// inherits) a given one: the built-in directory and file types by what
 /// their handler would call an entry, any other type regular files.
 pub fn wanted_by(is_a: &dyn Fn(&TypeName) -> bool) -> Wanted {
+    let builtins = [
+        ("fs-directory", Wanted::Dirs),
+        ("fs-symlink", Wanted::Symlinks),
+        ("fs-hardlink", Wanted::HardLinks),
+        ("fs-file", Wanted::SingleFiles),
+    ];
     let builtin = |name: &str| TypeName::parse(name).is_ok_and(|t| is_a(&t));
-    if builtin("fs-directory") {
-        Wanted::Dirs
-    } else if builtin("fs-symlink") {
-        Wanted::Symlinks
-    } else if builtin("fs-hardlink") {
-        Wanted::HardLinks
-    } else if builtin("fs-file") {
-        Wanted::SingleFiles
-    } else {
-        Wanted::Files
-    }
+    let found = builtins.into_iter().find(|(name, _)| builtin(name));
+    found.map_or(Wanted::Files, |(_, wanted)| wanted)
 }
 
 /// What each of `rules` finds below `workdir`, each rule listing the
@@ -129,8 +126,7 @@ pub fn enumerate(
         flags,
         Mode::empty(),
     )?));
-    let mut out = Vec::new();
-    for (n, rule) in rules.rules.iter().enumerate() {
+    let each = rules.rules.iter().enumerate().map(|(n, rule)| {
         let want = if rule.pattern.ends_with('/') {
             Wanted::Dirs
         } else {
@@ -147,15 +143,15 @@ pub fn enumerate(
             walk(&root, "", &segments, want, &mut found)?;
         }
         found.entries.sort();
-        out.push(RuleEntries {
+        Ok(RuleEntries {
             rule: n + 1,
             type_name: rule.type_name.clone(),
             pattern: rule.pattern.clone(),
             entries: found.entries,
             truncated: found.truncated,
-        });
-    }
-    Ok(out)
+        })
+    });
+    each.collect()
 }
 
 #[derive(Default)]
@@ -175,17 +171,13 @@ fn walk(
     let mut names = Vec::new();
     for entry in dir.entries()? {
         let entry = entry?;
-        let Ok(name) = entry.file_name().into_string() else {
-            continue;
-        };
-        if !glob_match(segment, &name) {
-            continue;
-        }
         // The entry itself, never what a symlink points at.
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        names.push((name, kind));
+        if let Ok(name) = entry.file_name().into_string()
+            && glob_match(segment, &name)
+            && let Ok(kind) = entry.file_type()
+        {
+            names.push((name, kind));
+        }
     }
     names.sort_by(|a, b| a.0.cmp(&b.0));
     for (name, kind) in names {
@@ -256,16 +248,17 @@ mod tests {
         assert!(glob_match("trailing\\", "trailing\\"));
     }
 
-    fn rules(patterns: &[&str]) -> AutoDiscovery {
+    fn rule(ty: &str, pattern: &str) -> DiscoveryRule {
+        DiscoveryRule {
+            type_name: TypeName::parse(ty).unwrap(),
+            pattern: pattern.to_owned(),
+        }
+    }
+
+    fn rules(rules: Vec<DiscoveryRule>) -> AutoDiscovery {
         AutoDiscovery {
             enabled: true,
-            rules: patterns
-                .iter()
-                .map(|p| DiscoveryRule {
-                    type_name: TypeName::parse("fs-file").unwrap(),
-                    pattern: (*p).to_owned(),
-                })
-                .collect(),
+            rules,
         }
     }
 
@@ -280,7 +273,9 @@ mod tests {
         std::fs::write(outside.path().join("secret.md"), "s").unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join("linked")).unwrap();
 
-        let found = enumerate(&rules(&["*/", "*.md", "*/*.md", "docs/*"]), root, &by_type).unwrap();
+        let patterns = ["*/", "*.md", "*/*.md", "docs/*"];
+        let fs_files = rules(patterns.iter().map(|p| rule("fs-file", p)).collect());
+        let found = enumerate(&fs_files, root, &by_type).unwrap();
         assert_eq!(found[0].entries, ["docs"]);
         assert_eq!(found[1].entries, ["README.md"]);
         // `linked/secret.md` is outside: the symlink is not a directory.
@@ -309,20 +304,13 @@ mod tests {
         std::fs::write(root.join("shared.txt"), "s").unwrap();
         std::fs::hard_link(root.join("shared.txt"), root.join("shared-too.txt")).unwrap();
         std::os::unix::fs::symlink("sub", root.join("link")).unwrap();
-        let rule = |ty: &str, pattern: &str| DiscoveryRule {
-            type_name: TypeName::parse(ty).unwrap(),
-            pattern: pattern.to_owned(),
-        };
-        let rules = AutoDiscovery {
-            enabled: true,
-            rules: vec![
-                rule("fs-directory", "*/"),
-                rule("fs-file", "*"),
-                rule("fs-symlink", "*"),
-                rule("fs-hardlink", "*"),
-                rule("acme/note", "*"),
-            ],
-        };
+        let rules = rules(vec![
+            rule("fs-directory", "*/"),
+            rule("fs-file", "*"),
+            rule("fs-symlink", "*"),
+            rule("fs-hardlink", "*"),
+            rule("acme/note", "*"),
+        ]);
         let found = enumerate(&rules, root, &by_type).unwrap();
         let lists: Vec<Vec<&str>> = found
             .iter()

@@ -55,12 +55,14 @@ use views::view;
 pub use views::{CheckpointView, SandboxView};
 
 impl Registry {
+    /// The home, which sandboxes and containers keep their files under.
+    pub(in crate::registry) fn needs_home(&self) -> Result<&Path, RegistryError> {
+        let home = self.home.as_deref();
+        Ok(home.ok_or(SandboxesError::SandboxNeedsHome)?)
+    }
+
     fn sandboxes_root(&self) -> Result<PathBuf, RegistryError> {
-        let home = self
-            .home
-            .as_ref()
-            .ok_or(RegistryError::Sandboxes(SandboxesError::SandboxNeedsHome))?;
-        place::sandboxes_root(home)
+        place::sandboxes_root(self.needs_home()?)
     }
 
     /// Where sandbox `id`'s area is, when this registry has a home (for
@@ -78,14 +80,17 @@ impl Registry {
         row: SandboxRow,
     ) -> Result<SandboxView, RegistryError> {
         let found = r.resource_by_id(row.resource)?;
-        let label = crate::model::resource_label(
-            found.as_ref().and_then(|f| f.name.as_ref()),
-            row.resource,
-        );
+        let label = found.map_or_else(|| row.resource.to_string(), |f| f.label());
         let checkpoints = r.checkpoints(row.id)?.into_iter().map(Into::into).collect();
         let area = self.derived_area(row.id);
         Ok(view(row, label, checkpoints, area.as_deref()))
     }
+}
+
+/// Sandbox `id`'s row.
+fn sandbox_row(r: &crate::store::Reader<'_>, id: SandboxId) -> Result<SandboxRow, RegistryError> {
+    Ok(r.sandbox(id)?
+        .ok_or(SandboxesError::SandboxNotFound { id })?)
 }
 
 fn failed(
@@ -105,17 +110,18 @@ fn failed(
 
 /// A sandbox operation refused before it ran, for `reason`.
 fn refused(
-    row: &SandboxRow,
+    strategy: SandboxStrategy,
     resource: &Resource,
     operation: &'static str,
     reason: SandboxRefusal,
 ) -> RegistryError {
-    RegistryError::Sandboxes(SandboxesError::SandboxRefused {
+    SandboxesError::SandboxRefused {
         operation,
         resource: resource.label(),
-        strategy: row.strategy,
+        strategy,
         reason,
-    })
+    }
+    .into()
 }
 
 fn isolating_ancestors(
@@ -177,14 +183,7 @@ impl Registry {
                 None => resource.sandbox_strategy.unwrap_or(ty.sandbox_strategy()),
             };
             let caps = ty.type_capabilities();
-            let refuse = |reason| {
-                RegistryError::Sandboxes(SandboxesError::SandboxRefused {
-                    operation: "create",
-                    resource: resource.label(),
-                    strategy: chosen,
-                    reason,
-                })
-            };
+            let refuse = |reason| refused(chosen, &resource, "create", reason);
             if resource.kind == ResourceKind::Virtual {
                 return Err(refuse(SandboxRefusal::Virtual));
             }
@@ -208,7 +207,7 @@ impl Registry {
         let id = SandboxId::from_ulid(self.ids.next_id(self.clock.now()).ulid());
         let area = place::area_of(&root, id);
         let now = self.now();
-        let mut row = SandboxRow {
+        let row = SandboxRow {
             id,
             resource: resource.resource_id,
             strategy: chosen,
@@ -233,9 +232,8 @@ impl Registry {
             Err(err) => {
                 // Nothing half made stays behind: the strategy's partial
                 // files (a worktree, a copy) and the row.
-                let strategy = self.implementation(chosen);
-                if let Ok(partial) = place::place(&root, &row, Some(&location), &*strategy) {
-                    let _ = strategy.destroy(&partial);
+                if let Ok(partial) = self.placed(root.clone(), &row, Some(&location)) {
+                    let _ = partial.strategy.destroy(&partial.place);
                 }
                 let _ = std::fs::remove_dir_all(&area);
                 self.store.write(|w| w.delete_sandbox(id))?;
@@ -243,18 +241,14 @@ impl Registry {
                 return Err(err);
             }
         };
-        row.state = SandboxState::Active;
-        row.workdir = Some(place.workdir.to_string_lossy().into_owned());
-        row.base = Some(place.base.clone());
-        row.updated_at = self.now();
-        let rec = self.recorder();
-        let label = resource.label();
-        self.store.write(|w| {
-            w.update_sandbox(&row)?;
-            let changes = json!({"strategy": row.strategy, "location": location});
-            let subject = (resource.resource_id, label.as_str());
-            rec.sandbox(w, EventOp::SandboxCreated, id, subject, Some(changes))
-        })?;
+        let row = SandboxRow {
+            state: SandboxState::Active,
+            workdir: Some(place.workdir.to_string_lossy().into_owned()),
+            base: Some(place.base.clone()),
+            ..row
+        };
+        let changes = json!({"strategy": row.strategy, "location": location});
+        let row = self.touch(&row, &resource, EventOp::SandboxCreated, changes)?;
         let mut made = view(row, resource.label(), Vec::new(), Some(&area));
         made.enumerated = self.local_enumeration(&made)?;
         Ok(made)
@@ -275,12 +269,9 @@ impl Registry {
     }
 
     pub fn show_sandbox(&self, id: SandboxId) -> Result<SandboxView, RegistryError> {
-        let mut shown = self.store.read(|r| {
-            let row = r.sandbox(id)?.ok_or(RegistryError::Sandboxes(
-                SandboxesError::SandboxNotFound { id },
-            ))?;
-            self.stored_view(r, row)
-        })?;
+        let mut shown = self
+            .store
+            .read(|r| self.stored_view(r, sandbox_row(r, id)?))?;
         shown.enumerated = self.local_enumeration(&shown)?;
         Ok(shown)
     }
@@ -296,15 +287,13 @@ impl Registry {
         }
         let label = label.map(str::to_owned);
         let (row, resource) = self.active(id, "checkpoint")?;
-        let refuse = |reason| refused(&row, &resource, "checkpoint", reason);
+        let refuse = |reason| refused(row.strategy, &resource, "checkpoint", reason);
         if resource.read_only {
             return Err(refuse(SandboxRefusal::ReadOnly));
         }
-        let ty = resource.resource_type_name.clone();
-        if row.strategy != SandboxStrategy::None && !self.type_checkpointable(&ty)? {
-            return Err(refuse(SandboxRefusal::TypeNotCheckpointable {
-                type_name: ty,
-            }));
+        let type_name = resource.resource_type_name.clone();
+        if row.strategy != SandboxStrategy::None && !self.type_checkpointable(&type_name)? {
+            return Err(refuse(SandboxRefusal::TypeNotCheckpointable { type_name }));
         }
         let work = self.at_work(&row, &resource, "checkpoint")?;
         let _lock = lock(&work.root, id, "checkpoint")?;
@@ -386,7 +375,12 @@ impl Registry {
     pub fn apply_sandbox(&mut self, id: SandboxId) -> Result<Applied, RegistryError> {
         let (row, resource) = self.active(id, "apply")?;
         if resource.read_only {
-            return Err(refused(&row, &resource, "apply", SandboxRefusal::ReadOnly));
+            return Err(refused(
+                row.strategy,
+                &resource,
+                "apply",
+                SandboxRefusal::ReadOnly,
+            ));
         }
         let work = self.at_work(&row, &resource, "apply")?;
         let _lock = lock(&work.root, id, "apply")?;
@@ -434,12 +428,16 @@ impl Registry {
             ));
         }
         if resource.read_only {
-            return Err(refused(&row, &resource, "open", SandboxRefusal::ReadOnly));
+            return Err(refused(
+                row.strategy,
+                &resource,
+                "open",
+                SandboxRefusal::ReadOnly,
+            ));
         }
-        let strategy = self.implementation(row.strategy);
-        let place = place::place(&root, &row, resource.location.as_deref(), &*strategy)?;
+        let work = self.placed(root, &row, resource.location.as_deref())?;
         let wait = sandbox::TRANSACTION_BUSY_TIMEOUT;
-        let mut tx = sandbox::SqliteTransaction::open_with(&place.original, wait, limits)
+        let mut tx = sandbox::SqliteTransaction::open_with(&work.place.original, wait, limits)
             .map_err(|source| failed(&row, &resource.label(), "open", source))?;
         tx.hold(session);
         Ok(tx)

@@ -158,14 +158,7 @@ pub(super) fn take_noting(
         path: path.to_owned(),
         source,
     };
-    std::fs::create_dir_all(dir).map_err(home_err)?;
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(home_err)?;
+    let mut file = open_lock(dir, path).map_err(home_err)?;
     let started = Instant::now();
     let mut pause = Duration::from_millis(5);
     loop {
@@ -202,19 +195,22 @@ pub(in crate::registry) fn lock_file(
     dir: &Path,
     path: &Path,
 ) -> Result<std::fs::File, RegistryError> {
-    let home_err = |source| RegistryError::Home {
+    let file = open_lock(dir, path).and_then(|file| file.lock().map(|()| file));
+    file.map_err(|source| RegistryError::Home {
         path: dir.to_owned(),
         source,
-    };
-    std::fs::create_dir_all(dir).map_err(home_err)?;
-    let file = std::fs::OpenOptions::new()
+    })
+}
+
+/// The lock file `path`, created (with `dir`) if missing.
+fn open_lock(dir: &Path, path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
+        .read(true)
         .write(true)
         .open(path)
-        .map_err(home_err)?;
-    file.lock().map_err(home_err)?;
-    Ok(file)
 }
 
 #[cfg(test)]

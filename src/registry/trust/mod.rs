@@ -171,14 +171,14 @@ impl Registry {
     /// this registry's person.
     pub(super) fn trust_state(
         &self,
-        r: &Reader<'_>,
         resource: &Resource,
         checked: &Checked,
     ) -> Result<TrustState, RegistryError> {
         let Some(person) = &self.person else {
             return Ok(TrustState::NoPerson);
         };
-        let Some(row) = r.trust(resource.resource_id, &self.machine_key(), person.uid)? else {
+        let (id, machine) = (resource.resource_id, self.machine_key());
+        let Some(row) = self.store.read(|r| r.trust(id, &machine, person.uid))? else {
             return Ok(TrustState::Untrusted);
         };
         let by = format!("{} (uid {})", row.user_name, row.uid);
@@ -208,17 +208,16 @@ impl Registry {
         checked: &Checked,
         operation: &'static str,
     ) -> Result<(), RegistryError> {
-        let state = self
-            .store
-            .read(|r| self.trust_state(r, resource, checked))?;
+        let state = self.trust_state(resource, checked)?;
         if state.is_trusted() {
             return Ok(());
         }
-        Err(RegistryError::Environments(EnvironmentsError::NotTrusted {
+        Err(EnvironmentsError::NotTrusted {
             resource: resource.label(),
             operation,
             state: Box::new(state),
-        }))
+        }
+        .into())
     }
 
     /// The machine part of a decision's key (`""` on a SQLite home).
@@ -263,12 +262,21 @@ fn devcontainers_at(
             continue;
         }
         match origin {
-            _ if id == root.id => found.person.push(row),
-            Origin::Person => found.person.push(row),
-            Origin::Agent(why) => found.agent.push((row, why)),
+            Origin::Agent(why) if id != root.id => found.agent.push((row, why)),
+            _ => found.person.push(row),
         }
     }
     Ok(found)
+}
+
+/// Trusting `resource` refused, for `reason`.
+fn refused(resource: String, reason: impl Into<String>) -> RegistryError {
+    EnvironmentsError::ContainerRefused {
+        resource,
+        operation: "trust",
+        reason: reason.into(),
+    }
+    .into()
 }
 
 /// Which files differ between what was trusted and what is there now.
@@ -334,38 +342,35 @@ impl Registry {
         })?;
         let (label, resources, brought_by_agents) = found;
         if resources.is_empty() && !brought_by_agents.is_empty() {
-            return Err(RegistryError::Environments(
-                EnvironmentsError::BroughtByAgent {
-                    resource: label,
-                    agent_brought: brought_by_agents
-                        .iter()
-                        .map(|a| format!("{} was {}", a.name, a.why))
-                        .collect(),
-                },
-            ));
+            let agent_brought = brought_by_agents
+                .iter()
+                .map(|a| format!("{} was {}", a.name, a.why))
+                .collect();
+            let resource = label;
+            return Err(EnvironmentsError::BroughtByAgent {
+                resource,
+                agent_brought,
+            }
+            .into());
         }
         if resources.is_empty() {
-            return Err(RegistryError::Environments(
-                EnvironmentsError::ContainerRefused {
-                    resource: label,
-                    operation: "trust",
-                    reason: "there is no devcontainer-instance at or below it".into(),
-                },
+            return Err(refused(
+                label,
+                "there is no devcontainer-instance at or below it",
             ));
         }
-        let mut devcontainers = Vec::new();
-        for resource in resources {
-            let (_, checked) = self.checked_config(&resource, "trust")?;
-            let trust = self
-                .store
-                .read(|r| self.trust_state(r, &resource, &checked))?;
-            devcontainers.push(DevcontainerSummary {
-                resource_id: resource.resource_id,
-                name: resource.label(),
-                trust,
-                summary: Summary::of(&checked, &tools),
-            });
-        }
+        let devcontainers = resources
+            .into_iter()
+            .map(|resource| {
+                let (_, checked) = self.checked_config(&resource, "trust")?;
+                Ok(DevcontainerSummary {
+                    resource_id: resource.resource_id,
+                    name: resource.label(),
+                    trust: self.trust_state(&resource, &checked)?,
+                    summary: Summary::of(&checked, &tools),
+                })
+            })
+            .collect::<Result<_, RegistryError>>()?;
         Ok(TrustSummary {
             resource: label,
             devcontainers,
@@ -379,29 +384,24 @@ impl Registry {
     /// was shown.
     pub fn trust(&mut self, consent: Consent) -> Result<Vec<TrustRecord>, RegistryError> {
         let person = self.person.clone().ok_or_else(|| {
-            RegistryError::Environments(EnvironmentsError::ContainerRefused {
-                resource: consent.summary.resource.clone(),
-                operation: "trust",
-                reason: TrustState::NoPerson.explain(""),
-            })
+            refused(
+                consent.summary.resource.clone(),
+                TrustState::NoPerson.explain(""),
+            )
         })?;
         let now = self.now();
         let machine = self.machine_key();
-        let mut rows = Vec::new();
-        for dc in &consent.summary.devcontainers {
+        let rows = consent.summary.devcontainers.iter().map(|dc| {
             let resource = self.show_resource(&ResourceKey::Id(dc.resource_id))?;
             let (_, checked) = self.checked_config(&resource, "trust")?;
             if checked.digest != dc.summary.digest {
-                return Err(RegistryError::Environments(
-                    EnvironmentsError::ContainerRefused {
-                        resource: dc.name.clone(),
-                        operation: "trust",
-                        reason: format!(
-                            "its configuration changed since it was shown ({}); nothing was \
-                         recorded — read it again and decide",
-                            changes(&dc.summary.files, &checked.files).join(", ")
-                        ),
-                    },
+                let changed = changes(&dc.summary.files, &checked.files).join(", ");
+                return Err(refused(
+                    dc.name.clone(),
+                    format!(
+                        "its configuration changed since it was shown ({changed}); nothing was \
+                         recorded — read it again and decide"
+                    ),
                 ));
             }
             let mut summary = serde_json::to_string(&dc.summary).unwrap_or_default();
@@ -409,7 +409,7 @@ impl Registry {
                 summary =
                     serde_json::json!({"omitted": "the summary was larger than 1 MiB"}).to_string();
             }
-            rows.push(TrustRow {
+            Ok(TrustRow {
                 resource: dc.resource_id,
                 machine_id: machine.clone(),
                 uid: person.uid,
@@ -418,8 +418,9 @@ impl Registry {
                 files: serde_json::to_string(&checked.files).unwrap_or_default(),
                 summary,
                 trusted_at: now.clone(),
-            });
-        }
+            })
+        });
+        let rows = rows.collect::<Result<Vec<_>, RegistryError>>()?;
         let rec = self.recorder();
         self.store.write(|w| {
             for (row, dc) in rows.iter().zip(&consent.summary.devcontainers) {
@@ -428,8 +429,7 @@ impl Registry {
                     "person": row.user_name, "digest": row.digest, "machine": row.machine_id,
                 });
                 let op = crate::registry::recording::EventOp::TrustGranted;
-                let name = dc.name.to_string();
-                rec.named(w, op, &name, Some(dc.resource_id), Some(changes))?;
+                rec.named(w, op, &dc.name, Some(dc.resource_id), Some(changes))?;
             }
             Ok::<_, RegistryError>(())
         })?;
