@@ -55,23 +55,14 @@ pub struct Pool {
 impl Pool {
     pub fn new(ctx: Context, first: Registry, scope: Arc<Scope>) -> Arc<Self> {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        Self::sized(ctx, first, scope, size_for(cores), busy_wait())
-    }
-
-    fn sized(
-        ctx: Context,
-        first: Registry,
-        scope: Arc<Scope>,
-        size: usize,
-        wait: Duration,
-    ) -> Arc<Self> {
+        let size = size_for(cores);
         Arc::new(Self {
             ctx,
             idle: Mutex::new(vec![first]),
             scope,
             slots: Semaphore::new(size),
             size,
-            wait,
+            wait: busy_wait(),
         })
     }
 
