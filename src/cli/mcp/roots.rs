@@ -88,13 +88,12 @@ impl Scope {
                 notified.await;
             }
         };
-        match tokio::time::timeout(WAIT, waiting).await {
-            Ok(roots) => roots,
-            Err(_) => {
+        tokio::time::timeout(WAIT, waiting)
+            .await
+            .unwrap_or_else(|_| {
                 log::warn!("the client has not answered roots/list; acting in no roots");
                 Roots::none()
-            }
-        }
+            })
     }
 
     /// Ask the client for its roots (when it declares them); the answer
@@ -164,12 +163,9 @@ fn client_roots<'a>(uris: impl Iterator<Item = &'a str>) -> Roots {
             }
             path
         })
-        .filter(|path| match Roots::new([path]) {
-            Ok(_) => true,
-            Err(e) => {
-                log::warn!("client {e}; ignored");
-                false
-            }
+        .filter(|path| {
+            let root = Roots::new([path]).inspect_err(|e| log::warn!("client {e}; ignored"));
+            root.is_ok()
         })
         .collect();
     Roots::new(dirs).unwrap_or_default()

@@ -358,14 +358,12 @@ where
 /// agent's).
 fn absolute(text: &str) -> Result<std::path::PathBuf, Refusal> {
     let path = std::path::PathBuf::from(text);
-    if path.is_absolute() {
-        Ok(path)
-    } else {
-        Err(Refusal::invalid(format!(
+    path.is_absolute().then_some(path).ok_or_else(|| {
+        Refusal::invalid(format!(
             "{text:?} is a relative path; give an absolute one (the server's working \
              directory is not yours)"
-        )))
-    }
+        ))
+    })
 }
 
 /// A discovery's progress, reported as a tool's.
