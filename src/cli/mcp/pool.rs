@@ -84,19 +84,15 @@ impl Pool {
     ) -> Result<T, Refusal> {
         // Waiting holds no thread and no registry: only a running call
         // has either.
-        let _slot = match tokio::time::timeout(self.wait, self.slots.acquire()).await {
-            Ok(Ok(slot)) => slot,
-            _ => {
-                return Err(Refusal::new(
-                    "busy",
-                    format!(
-                        "the server is busy: it runs {} calls at once and none ended in the {} s \
-                         this one waited; nothing was done, try again",
-                        self.size,
-                        self.wait.as_secs_f64()
-                    ),
-                ));
-            }
+        let Ok(Ok(_slot)) = tokio::time::timeout(self.wait, self.slots.acquire()).await else {
+            let (size, waited) = (self.size, self.wait.as_secs_f64());
+            return Err(Refusal::new(
+                "busy",
+                format!(
+                    "the server is busy: it runs {size} calls at once and none ended in the \
+                     {waited} s this one waited; nothing was done, try again"
+                ),
+            ));
         };
         // On this worker, which tokio hands its other tasks off from (a
         // multi-thread runtime): no hop to a blocking thread and back,
