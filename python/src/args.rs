@@ -30,10 +30,9 @@ pub fn path_text(what: &str, path: PathBuf) -> PyResult<String> {
 
 pub fn strategy(text: &str) -> PyResult<SandboxStrategy> {
     SandboxStrategy::parse(text).ok_or_else(|| {
-        let all: Vec<&str> = SandboxStrategy::ALL.iter().map(|s| s.as_str()).collect();
+        let all = SandboxStrategy::ALL.map(|s| s.as_str()).join(", ");
         invalid(format!(
-            "{text:?} is not a sandbox strategy; use one of {}",
-            all.join(", ")
+            "{text:?} is not a sandbox strategy; use one of {all}"
         ))
     })
 }

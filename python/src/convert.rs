@@ -31,11 +31,8 @@ pub fn value_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, P
         },
         Value::String(s) => s.into_bound_py_any(py),
         Value::Array(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(value_to_py(py, item)?)?;
-            }
-            Ok(list.into_any())
+            let items = items.iter().map(|item| value_to_py(py, item));
+            Ok(PyList::new(py, items.collect::<PyResult<Vec<_>>>()?)?.into_any())
         }
         Value::Object(map) => {
             let dict = PyDict::new(py);

@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 use resource_host::registry::{Event, EventFollower, Registry, Since};
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 /// How long one wait lasts before Python's signals are looked at.
@@ -66,6 +66,10 @@ impl EventStream {
             }),
         }
     }
+
+    fn locked(&self) -> MutexGuard<'_, Following> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 #[pymethods]
@@ -79,10 +83,7 @@ impl EventStream {
     fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         loop {
             let next = py.detach(|| {
-                let mut inner = self
-                    .inner
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let mut inner = self.locked();
                 if inner.ready.is_empty() {
                     let Following {
                         registry,
@@ -103,10 +104,6 @@ impl EventStream {
     /// The number of the last event this stream has looked past.
     #[getter]
     fn last_seq(&self) -> i64 {
-        self.inner
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .follower
-            .last_seq()
+        self.locked().follower.last_seq()
     }
 }

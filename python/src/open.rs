@@ -53,10 +53,8 @@ impl Pool {
             None => Home::new(front_end::default_home().ok_or_else(no_home)?),
         };
         let url = registry.or_else(|| std::env::var("AGENTS_REGISTRY").ok());
-        let location = match url.as_deref().filter(|u| !u.is_empty()) {
-            Some(text) => Some(RegistryLocation::parse(text)?),
-            None => None,
-        };
+        let url = url.as_deref().filter(|u| !u.is_empty());
+        let location = url.map(RegistryLocation::parse).transpose()?;
         let name = actor.unwrap_or_else(|| front_end::person().user);
         let pool = Self {
             home,

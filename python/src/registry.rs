@@ -72,25 +72,6 @@ impl NativeRegistry {
         py.detach(|| self.pool.with(work)).map_err(to_py_err)
     }
 
-    /// [`call`](Self::call), answering the view as a Python value.
-    fn run<T: Serialize + Send>(
-        &self,
-        py: Python<'_>,
-        work: impl FnOnce(&mut Registry) -> Result<T, RegistryError> + Send,
-    ) -> PyResult<Py<PyAny>> {
-        to_py(py, &self.call(py, work)?)
-    }
-
-    /// [`call`](Self::call), answering the view as `class` objects.
-    fn run_objects<T: Serialize + Send>(
-        &self,
-        py: Python<'_>,
-        class: Object,
-        work: impl FnOnce(&mut Registry) -> Result<T, RegistryError> + Send,
-    ) -> PyResult<Py<PyAny>> {
-        to_objects(py, class, &self.call(py, work)?)
-    }
-
     /// [`call`](Self::call) for an operation that reports progress to the
     /// Python callable `progress` (and stops when it says so).
     fn watch<T: Send>(
@@ -102,16 +83,6 @@ impl NativeRegistry {
         let mut callback = Callback::new(progress);
         let result = py.detach(|| self.pool.with(|r| work(r, &mut callback)));
         callback.finish(result)
-    }
-
-    /// [`watch`](Self::watch), answering the view as a Python value.
-    fn run_watched<T: Serialize + Send>(
-        &self,
-        py: Python<'_>,
-        progress: Option<Py<PyAny>>,
-        work: impl FnOnce(&mut Registry, &mut Callback) -> Result<T, RegistryError> + Send,
-    ) -> PyResult<Py<PyAny>> {
-        to_py(py, &self.watch(py, progress, work)?)
     }
 }
 
@@ -125,18 +96,21 @@ enum Drawn {
 
 /// The `#[pymethods]` block: the methods written out (in braces), then
 /// the table of those of one shape, each
-/// `/// doc  #[pyo3(signature = …)]  fn name(arg: Type, …) -> how = { prepare } |r| call;`
-/// where `how` is `run` (the view as a dict; `()` as `None`),
-/// `run_objects(Object::Resource)` / `run_objects(Object::ResourceType)`
-/// (the package's objects) or `run_watched(progress)` (the view as a
-/// dict, the closure `|r, cb|` reporting to the callback `cb`);
-/// `prepare` (optional) turns the Python arguments into what the call
-/// takes, GIL held, and `call` is the library operation on the pooled
-/// registry `r` (the arguments are moved into it).
+/// `/// doc  #[pyo3(signature = …)]  fn name(arg: Type, …) -> answer = { prepare } |r| call;`
+/// where `answer` is `to_py` (the view as a dict; `()` as `None`) or
+/// `to_objects(Object::Resource)` / `to_objects(Object::ResourceType)`
+/// (the package's objects), followed by `watching progress` for an
+/// operation that reports to the callback `progress` (the closure is
+/// then `|r, cb|`, reporting to `cb`); `prepare` (optional) turns the
+/// Python arguments into what the call takes, GIL held, and `call` is the
+/// library operation on the pooled registry `r` (the arguments are moved
+/// into it), run by [`call`](NativeRegistry::call) or
+/// [`watch`](NativeRegistry::watch).
 macro_rules! methods {
     ({ $($written:tt)* } $(
         $(#[$attr:meta])*
-        fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $how:ident $(($extra:expr))? =
+        fn $name:ident($($arg:ident: $ty:ty),* $(,)?)
+            -> $answer:ident $(($class:expr))? $(watching $progress:ident)? =
             $({ $($prepare:tt)* })? |$r:ident $(, $cb:ident)?| $call:expr;
     )*) => {
         #[pymethods]
@@ -146,10 +120,17 @@ macro_rules! methods {
                 $(#[$attr])*
                 fn $name(&self, py: Python<'_>, $($arg: $ty),*) -> PyResult<Py<PyAny>> {
                     $($($prepare)*)?
-                    self.$how(py, $($extra,)? move |$r $(, $cb)?| $call)
+                    let view = methods!(@run self, py, $($progress)?, move |$r $(, $cb)?| $call)?;
+                    $answer(py, $($class,)? &view)
                 }
             )*
         }
+    };
+    (@run $self:ident, $py:ident, , $work:expr) => {
+        $self.call($py, $work)
+    };
+    (@run $self:ident, $py:ident, $progress:ident, $work:expr) => {
+        $self.watch($py, $progress, $work)
     };
 }
 
@@ -324,14 +305,14 @@ methods! {{
     // ---- types ----
 
     /// Register the built-in types (idempotent).
-    fn bootstrap_builtin_types() -> run = |r| r.bootstrap_builtin_types();
+    fn bootstrap_builtin_types() -> to_py = |r| r.bootstrap_builtin_types();
 
     /// Register the custom type defined in the YAML file at `config_path`.
     ///
     /// `replace=True` replaces a custom type of the same name (still
     /// checked against the resources and types that rely on it).
     #[pyo3(signature = (config_path, *, replace=false))]
-    fn register_type(config_path: PathBuf, replace: bool) -> run_objects(Object::ResourceType) = |r| {
+    fn register_type(config_path: PathBuf, replace: bool) -> to_objects(Object::ResourceType) = |r| {
         let mut options = RegisterTypeOptions::default();
         options.replace = replace;
         r.register_type(&config_path, options)
@@ -339,20 +320,20 @@ methods! {{
 
     /// Every type, or those in `namespace` (`"builtin"` for the built-ins).
     #[pyo3(signature = (namespace=None))]
-    fn list_types(namespace: Option<String>) -> run_objects(Object::ResourceType) =
+    fn list_types(namespace: Option<String>) -> to_objects(Object::ResourceType) =
         |r| r.list_types(namespace.as_deref());
 
     /// Remove a custom type no resource or other type relies on.
-    fn remove_type(name: String) -> run = |r| r.remove_type(&name);
+    fn remove_type(name: String) -> to_py = |r| r.remove_type(&name);
 
     /// One type, effective (after inheritance).
-    fn show_type(name: String) -> run_objects(Object::ResourceType) = |r| r.show_type(&name);
+    fn show_type(name: String) -> to_objects(Object::ResourceType) = |r| r.show_type(&name);
 
     // ---- resources ----
 
     /// Resources in registration order; of `type_name` or its subtypes (`exact`: that type only).
     #[pyo3(signature = (type_name=None, *, exact=false))]
-    fn list_resources(type_name: Option<String>, exact: bool) -> run_objects(Object::Resource) =
+    fn list_resources(type_name: Option<String>, exact: bool) -> to_objects(Object::Resource) =
         |r| r.list_resources(&match (type_name, exact) {
             (None, _) => ResourceFilter::All,
             (Some(t), false) => ResourceFilter::TypeOrSubtype(t),
@@ -360,11 +341,11 @@ methods! {{
         });
 
     /// One resource by namespaced name or ULID.
-    fn show_resource(name_or_id: String) -> run_objects(Object::Resource) =
+    fn show_resource(name_or_id: String) -> to_objects(Object::Resource) =
         |r| r.show_resource(&key(&name_or_id)?);
 
     /// Run the type's discovery rules below a resource, one level (the specification's call).
-    fn auto_discover_children(resource_id: String) -> run =
+    fn auto_discover_children(resource_id: String) -> to_py =
         |r| r.discover(&key(&resource_id)?, DiscoverOptions::default());
 
     /// Discover again below a resource, `depth` levels (`None`: all the way down).
@@ -376,7 +357,7 @@ methods! {{
         text_signature = "(self, /, name_or_id, depth=1, *, progress=None)"
     )]
     fn discover(name_or_id: String, depth: Option<u32>, progress: Option<Py<PyAny>>)
-        -> run_watched(progress) = |r, cb| r.discover(&key(&name_or_id)?, DiscoverOptions {
+        -> to_py watching progress = |r, cb| r.discover(&key(&name_or_id)?, DiscoverOptions {
             depth: depth.map_or(Depth::All, Depth::Levels),
             progress: Some(&mut |p| cb.report(p.visited, p.found)),
         });
@@ -387,7 +368,7 @@ methods! {{
     /// stopped, what was refreshed stays refreshed (each resource is its
     /// own transaction) and nothing further is checked.
     #[pyo3(signature = (*names_or_ids, progress=None))]
-    fn refresh(names_or_ids: &Bound<'_, PyTuple>, progress: Option<Py<PyAny>>) -> run_watched(progress) = {
+    fn refresh(names_or_ids: &Bound<'_, PyTuple>, progress: Option<Py<PyAny>>) -> to_py watching progress = {
         let names: Vec<String> = names_or_ids.extract()?;
     } |r, cb| r.refresh(
         &names.iter().map(|k| key(k)).collect::<Result<Vec<_>, _>>()?,
@@ -399,7 +380,7 @@ methods! {{
     /// `dry_run`: only report what would go. `force`: first destroy the
     /// sandboxes and containers that would refuse it.
     #[pyo3(signature = (name_or_id, *, dry_run=false, force=false))]
-    fn remove_resource(name_or_id: String, dry_run: bool, force: bool) -> run = |r| {
+    fn remove_resource(name_or_id: String, dry_run: bool, force: bool) -> to_py = |r| {
         let mut options = RemoveOptions::default();
         options.dry_run = dry_run;
         options.force = force;
@@ -408,7 +389,7 @@ methods! {{
 
     /// The handler's description of a resource, or of one file in it.
     #[pyo3(signature = (name_or_id, file=None))]
-    fn inspect(name_or_id: String, file: Option<String>) -> run =
+    fn inspect(name_or_id: String, file: Option<String>) -> to_py =
         |r| r.inspect(&key(&name_or_id)?, file.as_deref());
 
     /// The DAG below a resource, as `agents resource graph` draws it.
@@ -422,7 +403,7 @@ methods! {{
     fn graph(
         name_or_id: String, format: &str, depth: Option<u32>, type_filter: Option<String>,
         max_children: usize, max_nodes: usize,
-    ) -> run = {
+    ) -> to_py = {
         let draw: Option<fn(&GraphView) -> String> = match format {
             "json" => None,
             "dot" => Some(resource_host::graph::dot::render),
@@ -439,15 +420,15 @@ methods! {{
     // ---- links ----
 
     /// Link `child` below `parent`; answers the link.
-    fn link_child(parent: String, child: String) -> run =
+    fn link_child(parent: String, child: String) -> to_py =
         |r| r.link_child(&key(&parent)?, &key(&child)?);
 
     /// Remove the link `parent` → `child` (both resources stay).
-    fn unlink_child(parent: String, child: String) -> run =
+    fn unlink_child(parent: String, child: String) -> to_py =
         |r| r.unlink_child(&key(&parent)?, &key(&child)?);
 
     /// The direct children of a resource.
-    fn get_children(name_or_id: String) -> run_objects(Object::Resource) =
+    fn get_children(name_or_id: String) -> to_objects(Object::Resource) =
         |r| r.get_children(&key(&name_or_id)?);
 
     /// The tree below a resource, `depth` links deep (all when `None`).
@@ -457,13 +438,13 @@ methods! {{
     /// (`InvalidArgumentsError` naming the bound): ask for `depth`.
     #[pyo3(signature = (name_or_id, depth=None, type_filter=None))]
     fn get_resource_tree(name_or_id: String, depth: Option<u32>, type_filter: Option<String>)
-        -> run = |r| r.get_resource_tree(&key(&name_or_id)?, depth, type_filter.as_deref());
+        -> to_py = |r| r.get_resource_tree(&key(&name_or_id)?, depth, type_filter.as_deref());
 
     // ---- plugins ----
 
     /// Add the WebAssembly component at `path` to the plugin store.
     #[pyo3(signature = (path, *, module=None, replace=false))]
-    fn add_plugin(path: PathBuf, module: Option<String>, replace: bool) -> run = |r| {
+    fn add_plugin(path: PathBuf, module: Option<String>, replace: bool) -> to_py = |r| {
         let mut options = AddPluginOptions::default();
         options.replace = replace;
         options.module = module.as_deref().map(ModuleName::parse).transpose()?;
@@ -475,7 +456,7 @@ methods! {{
     /// (`oci-layout:DIR:TAG`); refused without a publisher signature a
     /// trusted key verifies unless `allow_unsigned`.
     #[pyo3(signature = (reference, *, allow_unsigned=false, replace=false))]
-    fn install_plugin(reference: String, allow_unsigned: bool, replace: bool) -> run = |r| {
+    fn install_plugin(reference: String, allow_unsigned: bool, replace: bool) -> to_py = |r| {
         let mut options = InstallPluginOptions::from(reference);
         options.allow_unsigned = allow_unsigned;
         options.replace = replace;
@@ -483,42 +464,42 @@ methods! {{
     };
 
     /// The built-in modules, then the added ones.
-    fn list_plugins() -> run = |r| r.list_plugins();
+    fn list_plugins() -> to_py = |r| r.list_plugins();
 
     // ---- sandboxes ----
 
     /// Make a sandbox of a resource (`strategy`: else the resource's, else its type's).
     #[pyo3(signature = (name_or_id, strategy=None))]
-    fn create_sandbox(name_or_id: String, strategy: Option<String>) -> run = {
+    fn create_sandbox(name_or_id: String, strategy: Option<String>) -> to_py = {
         let strategy = strategy.as_deref().map(self::strategy).transpose()?;
     } |r| r.create_sandbox(&key(&name_or_id)?, strategy);
 
     /// Every sandbox, or one resource's, oldest first.
     #[pyo3(signature = (name_or_id=None))]
-    fn list_sandboxes(name_or_id: Option<String>) -> run =
+    fn list_sandboxes(name_or_id: Option<String>) -> to_py =
         |r| r.list_sandboxes(name_or_id.as_deref().map(key).transpose()?.as_ref());
 
     /// One sandbox and its checkpoints.
-    fn show_sandbox(sandbox_id: String) -> run = |r| r.show_sandbox(self::sandbox_id(&sandbox_id)?);
+    fn show_sandbox(sandbox_id: String) -> to_py = |r| r.show_sandbox(self::sandbox_id(&sandbox_id)?);
 
     /// Record the working copy's whole state as the next checkpoint.
     #[pyo3(signature = (sandbox_id, label=None))]
-    fn checkpoint_sandbox(sandbox_id: String, label: Option<String>) -> run =
+    fn checkpoint_sandbox(sandbox_id: String, label: Option<String>) -> to_py =
         |r| r.checkpoint_sandbox(self::sandbox_id(&sandbox_id)?, label.as_deref());
 
     /// Bring the working copy back to a checkpoint (number or label; default the latest).
     #[pyo3(signature = (sandbox_id, to=None))]
-    fn rollback_sandbox(sandbox_id: String, to: Option<String>) -> run =
+    fn rollback_sandbox(sandbox_id: String, to: Option<String>) -> to_py =
         |r| r.rollback_sandbox(self::sandbox_id(&sandbox_id)?, to.as_deref());
 
     /// What changed in the sandbox against the original.
-    fn diff_sandbox(sandbox_id: String) -> run = |r| r.diff_sandbox(self::sandbox_id(&sandbox_id)?);
+    fn diff_sandbox(sandbox_id: String) -> to_py = |r| r.diff_sandbox(self::sandbox_id(&sandbox_id)?);
 
     /// Promote the sandbox's changes to the original, all or nothing.
-    fn apply_sandbox(sandbox_id: String) -> run = |r| r.apply_sandbox(self::sandbox_id(&sandbox_id)?);
+    fn apply_sandbox(sandbox_id: String) -> to_py = |r| r.apply_sandbox(self::sandbox_id(&sandbox_id)?);
 
     /// Remove everything the sandbox made, and its rows.
-    fn destroy_sandbox(sandbox_id: String) -> run =
+    fn destroy_sandbox(sandbox_id: String) -> to_py =
         |r| r.destroy_sandbox(self::sandbox_id(&sandbox_id)?);
 
     // ---- environments ----
@@ -529,7 +510,7 @@ methods! {{
     /// `preferred:container`, `specific:NAME`, or `None`. Nothing is
     /// built or started.
     #[pyo3(signature = (name_or_id, plan=None, tool=None))]
-    fn resolve_environment(name_or_id: String, plan: Option<String>, tool: Option<String>) -> run = {
+    fn resolve_environment(name_or_id: String, plan: Option<String>, tool: Option<String>) -> to_py = {
         let tool = match tool.as_deref() {
             None | Some("") | Some("none") => ToolRequest::None,
             Some(text) => ToolRequest::parse(text).map_err(invalid)?,
@@ -540,13 +521,13 @@ methods! {{
 
     /// Everything worth moving, as one document (`with_plugins`: each component embedded).
     #[pyo3(signature = (*, with_plugins=false))]
-    fn export_document(with_plugins: bool) -> run = |r| {
+    fn export_document(with_plugins: bool) -> to_py = |r| {
         r.export_document(if with_plugins { ExportOptions::with_plugins() } else { ExportOptions::default() })
     };
 
     /// Import a document (a dict, or JSON/YAML text); `dry_run` checks and writes nothing.
     #[pyo3(signature = (document, *, dry_run=false))]
-    fn import_document(document: &Bound<'_, PyAny>, dry_run: bool) -> run = {
+    fn import_document(document: &Bound<'_, PyAny>, dry_run: bool) -> to_py = {
         let text: String = match document.cast::<PyString>() {
             Ok(text) => text.extract()?,
             Err(_) => document.py().import("json")?.call_method1("dumps", (document,))?.extract()?,
@@ -555,7 +536,7 @@ methods! {{
     } |r| r.import_document(&RegistryDocument::parse(&text)?, options);
 
     /// Which backend, where, which schema, how much.
-    fn info() -> run = |r| r.info();
+    fn info() -> to_py = |r| r.info();
 
     // ---- the event log ----
 
@@ -569,7 +550,7 @@ methods! {{
     /// most 10000).
     #[pyo3(signature = (since=None, resource=None, below=false, limit=None))]
     fn events(since: Option<Bound<'_, PyAny>>, resource: Option<String>, below: bool, limit: Option<u32>)
-        -> run = {
+        -> to_py = {
         if below && resource.is_none() {
             return Err(invalid("below=True needs a resource"));
         }

@@ -9,6 +9,7 @@ use crate::convert::to_py;
 use crate::errors::{invalid, sandbox_failed};
 use pyo3::prelude::*;
 use resource_host::sandbox::{SandboxError, SqliteTransaction};
+use serde::Serialize;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// A held `transaction_rollback` sandbox (see `Registry.open_transaction`).
@@ -34,14 +35,15 @@ impl NativeTransaction {
         self.txn.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Run `work` on the open transaction, GIL released; with `end`, the
-    /// transaction ends with this call, whatever its outcome.
-    fn with<T: Send>(
+    /// Run `work` on the open transaction, GIL released, answering its
+    /// result as a Python value; with `end`, the transaction ends with
+    /// this call, whatever its outcome.
+    fn with<T: Serialize + Send>(
         &self,
         py: Python<'_>,
         end: bool,
         work: impl FnOnce(&mut SqliteTransaction) -> Result<T, SandboxError> + Send,
-    ) -> PyResult<T> {
+    ) -> PyResult<Py<PyAny>> {
         let outcome = py.detach(|| {
             let mut guard = self.locked();
             match end {
@@ -50,7 +52,7 @@ impl NativeTransaction {
             }
         });
         match outcome {
-            Some(result) => result.map_err(|e| sandbox_failed(&e)),
+            Some(result) => to_py(py, &result.map_err(|e| sandbox_failed(&e))?),
             None => Err(ended()),
         }
     }
@@ -91,39 +93,34 @@ impl NativeTransaction {
     /// Run one input of SQL (all or nothing); one outcome per statement:
     /// `{"Rows": {"columns", "rows", "truncated"}}` or `{"Changed": n}`.
     fn execute(&self, py: Python<'_>, sql: String) -> PyResult<Py<PyAny>> {
-        let outcomes = self.with(py, false, |t| t.execute(&sql))?;
-        to_py(py, &outcomes)
+        self.with(py, false, |t| t.execute(&sql))
     }
 
     /// Record a checkpoint (a savepoint); answers its name.
     #[pyo3(signature = (label=None))]
-    fn checkpoint(&self, py: Python<'_>, label: Option<String>) -> PyResult<String> {
+    fn checkpoint(&self, py: Python<'_>, label: Option<String>) -> PyResult<Py<PyAny>> {
         self.with(py, false, |t| t.checkpoint(label.as_deref()))
     }
 
     /// The checkpoints so far: `name` and `label` of each.
     fn checkpoints(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let checkpoints = self.with(py, false, |t| Ok(t.checkpoints().to_vec()))?;
-        to_py(py, &checkpoints)
+        self.with(py, false, |t| Ok(t.checkpoints().to_vec()))
     }
 
     /// Back to a checkpoint (its name or label; default the latest).
     #[pyo3(signature = (to=None))]
     fn rollback(&self, py: Python<'_>, to: Option<String>) -> PyResult<Py<PyAny>> {
-        let checkpoint = self.with(py, false, |t| t.rollback(to.as_deref()))?;
-        to_py(py, &checkpoint)
+        self.with(py, false, |t| t.rollback(to.as_deref()))
     }
 
     /// What the transaction changed so far: rows per table and schema changes.
     fn changes(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let changes = self.with(py, false, |t| t.changes())?;
-        to_py(py, &changes)
+        self.with(py, false, |t| t.changes())
     }
 
     /// Commit to the database and end the transaction; answers what it changed.
     fn apply(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let changes = self.with(py, true, |t| t.apply())?;
-        to_py(py, &changes)
+        self.with(py, true, |t| t.apply())
     }
 
     /// Roll everything back and end the transaction; a no-op once ended.

@@ -84,7 +84,6 @@ pub enum Mode {
 fn server_roots(
     given: Vec<std::path::PathBuf>,
 ) -> Result<resource_host::roots::Roots, super::Failure> {
-    let usage = |e: &dyn std::fmt::Display| super::Failure::Usage(format!("--{e}"));
     let dirs = if given.is_empty() {
         vec![std::env::current_dir().map_err(|e| {
             super::Failure::Usage(format!(
@@ -95,7 +94,7 @@ fn server_roots(
         let cwd = std::env::current_dir().unwrap_or_default();
         given.into_iter().map(|d| cwd.join(d)).collect()
     };
-    resource_host::roots::Roots::new(dirs).map_err(|e| usage(&e))
+    resource_host::roots::Roots::new(dirs).map_err(|e| super::Failure::Usage(format!("--{e}")))
 }
 
 /// A test seam's variable, read in debug builds only: a release build

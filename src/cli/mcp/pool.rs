@@ -55,23 +55,14 @@ pub struct Pool {
 impl Pool {
     pub fn new(ctx: Context, first: Registry, scope: Arc<Scope>) -> Arc<Self> {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        Self::sized(ctx, first, scope, size_for(cores), busy_wait())
-    }
-
-    fn sized(
-        ctx: Context,
-        first: Registry,
-        scope: Arc<Scope>,
-        size: usize,
-        wait: Duration,
-    ) -> Arc<Self> {
+        let size = size_for(cores);
         Arc::new(Self {
             ctx,
             idle: Mutex::new(vec![first]),
             scope,
             slots: Semaphore::new(size),
             size,
-            wait,
+            wait: busy_wait(),
         })
     }
 
@@ -93,19 +84,15 @@ impl Pool {
     ) -> Result<T, Refusal> {
         // Waiting holds no thread and no registry: only a running call
         // has either.
-        let _slot = match tokio::time::timeout(self.wait, self.slots.acquire()).await {
-            Ok(Ok(slot)) => slot,
-            _ => {
-                return Err(Refusal::new(
-                    "busy",
-                    format!(
-                        "the server is busy: it runs {} calls at once and none ended in the {} s \
-                         this one waited; nothing was done, try again",
-                        self.size,
-                        self.wait.as_secs_f64()
-                    ),
-                ));
-            }
+        let Ok(Ok(_slot)) = tokio::time::timeout(self.wait, self.slots.acquire()).await else {
+            let (size, waited) = (self.size, self.wait.as_secs_f64());
+            return Err(Refusal::new(
+                "busy",
+                format!(
+                    "the server is busy: it runs {size} calls at once and none ended in the \
+                     {waited} s this one waited; nothing was done, try again"
+                ),
+            ));
         };
         // On this worker, which tokio hands its other tasks off from (a
         // multi-thread runtime): no hop to a blocking thread and back,

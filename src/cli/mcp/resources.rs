@@ -87,13 +87,11 @@ pub async fn list(
     pool: &Arc<Pool>,
     cursor: Option<String>,
 ) -> Result<ListResourcesResult, Refusal> {
-    let after = match cursor {
-        None => None,
-        Some(c) => Some(
-            resource_host::model::ResourceId::parse(&c)
-                .map_err(|_| Refusal::invalid(format!("{c:?} is not a cursor this server gave")))?,
-        ),
+    let cursor_id = |c: String| {
+        ResourceId::parse(&c)
+            .map_err(|_| Refusal::invalid(format!("{c:?} is not a cursor this server gave")))
     };
+    let after = cursor.map(cursor_id).transpose()?;
     pool.with(move |registry| {
         // One more than a page says whether another follows.
         let mut rows = registry.registered_page(after, PAGE + 1)?;

@@ -75,7 +75,7 @@ impl Scope {
         if !declares_roots(peer) {
             return self.server.clone();
         }
-        self.ask_once(peer.clone());
+        self.ask(peer.clone(), true);
         let waiting = async {
             loop {
                 let notified = self.answered.notified();
@@ -88,32 +88,23 @@ impl Scope {
                 notified.await;
             }
         };
-        match tokio::time::timeout(WAIT, waiting).await {
-            Ok(roots) => roots,
-            Err(_) => {
+        tokio::time::timeout(WAIT, waiting)
+            .await
+            .unwrap_or_else(|_| {
                 log::warn!("the client has not answered roots/list; acting in no roots");
                 Roots::none()
-            }
-        }
+            })
     }
 
     /// Ask the client for its roots (when it declares them); the answer
     /// replaces the effective roots unless a later ask was sent meanwhile.
+    /// With `once`, only if the client was not asked already (the check
+    /// and the count under one lock: a first call racing the handshake's
+    /// own ask does not ask twice).
     // Roots are deprecated by SEP-2577 (2026-07-28), and still what
     // clients of the handshake-era versions declare.
-    pub fn ask(self: &Arc<Self>, peer: Peer<RoleServer>) {
-        self.send_ask(peer, false);
-    }
-
-    /// [`Scope::ask`] unless the client was asked already (the check and
-    /// the count under one lock: a first call racing the handshake's own
-    /// ask does not ask twice).
-    pub fn ask_once(self: &Arc<Self>, peer: Peer<RoleServer>) {
-        self.send_ask(peer, true);
-    }
-
     #[allow(deprecated)]
-    fn send_ask(self: &Arc<Self>, peer: Peer<RoleServer>, once: bool) {
+    pub fn ask(self: &Arc<Self>, peer: Peer<RoleServer>, once: bool) {
         if !declares_roots(&peer) {
             return;
         }
@@ -172,12 +163,9 @@ fn client_roots<'a>(uris: impl Iterator<Item = &'a str>) -> Roots {
             }
             path
         })
-        .filter(|path| match Roots::new([path]) {
-            Ok(_) => true,
-            Err(e) => {
-                log::warn!("client {e}; ignored");
-                false
-            }
+        .filter(|path| {
+            let root = Roots::new([path]).inspect_err(|e| log::warn!("client {e}; ignored"));
+            root.is_ok()
         })
         .collect();
     Roots::new(dirs).unwrap_or_default()

@@ -14,6 +14,7 @@ use rmcp::model::{
     ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::transport::IntoTransport;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -37,14 +38,9 @@ pub async fn serve(pool: Arc<Pool>, mode: Mode, watch: bool) -> std::io::Result<
         subscriptions: Arc::new(Subscriptions::default()),
     };
     let stop = super::following::start(&server.pool, &server.subscriptions, watch);
+    let stdio = IntoTransport::<RoleServer, _, _>::into_transport(rmcp::transport::io::stdio());
     let running = server
-        .serve(super::gate::Gate::new(rmcp::transport::IntoTransport::<
-            RoleServer,
-            _,
-            _,
-        >::into_transport(
-            rmcp::transport::io::stdio()
-        )))
+        .serve(super::gate::Gate::new(stdio))
         .await
         .map_err(std::io::Error::other)?;
     let ended = running.waiting().await;
@@ -234,11 +230,11 @@ impl ServerHandler for Server {
         // Told of the lists' changes from now on (`following`).
         self.subscriptions.add_session(context.peer.clone());
         // A first call may have asked already (it can arrive first).
-        self.pool.scope().ask_once(context.peer);
+        self.pool.scope().ask(context.peer, true);
     }
 
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
-        self.pool.scope().ask(context.peer);
+        self.pool.scope().ask(context.peer, false);
     }
 
     async fn list_tools(

@@ -235,9 +235,8 @@ impl Subscriptions {
         if changed.is_empty() {
             return;
         }
-        let ids = match ids_of(pool, changed).await {
-            Ok(ids) => ids,
-            Err(_) => return,
+        let Ok(ids) = ids_of(pool, changed).await else {
+            return;
         };
         let legacy: Vec<(String, Peer<RoleServer>)> = self
             .legacy

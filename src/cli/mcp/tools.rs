@@ -83,8 +83,9 @@ use super::kinds::Refusal;
 use resource_host::registry::Registry;
 use resource_host::text::escape_line;
 use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 /// Who may call a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,17 +203,15 @@ impl Entry {
     }
 
     pub fn to_tool(&self, input: Value) -> rmcp::model::Tool {
-        let annotations = match self.access {
-            Access::Read => rmcp::model::ToolAnnotations::new()
-                .read_only(true)
-                .idempotent(true)
-                .open_world(false),
-            _ => rmcp::model::ToolAnnotations::new()
-                .read_only(false)
-                .destructive(self.destructive)
-                .idempotent(self.idempotent)
-                .open_world(false),
-        };
+        // A read tool changes nothing: idempotent, and never destructive.
+        let read = self.access == Access::Read;
+        let mut annotations = rmcp::model::ToolAnnotations::new()
+            .read_only(read)
+            .idempotent(read || self.idempotent)
+            .open_world(false);
+        if !read {
+            annotations = annotations.destructive(self.destructive);
+        }
         let as_object = |v: Value| std::sync::Arc::new(v.as_object().cloned().unwrap_or_default());
         rmcp::model::Tool::new(self.name, self.description.clone(), as_object(input))
             .with_raw_output_schema(as_object(self.output.clone()))
@@ -220,28 +219,29 @@ impl Entry {
     }
 }
 
-/// `T`'s description (its doc comment) and input schema, as schemars
-/// derives it (draft 2020-12, what MCP names), spelt the way the argument
-/// check reads it: an `Option` is an argument that may be absent, not one
-/// that may be `null` (`["string", "null"]` becomes `"string"`), integer
-/// formats go (the `minimum` says what is allowed), and the root always
-/// names its `required` arguments.
+/// `T`'s root schema as `settings` derive it (draft 2020-12, what MCP
+/// names), without the `$schema` and `title` a listing has no use for.
+fn root_schema<T: JsonSchema>(settings: SchemaSettings) -> schemars::Schema {
+    let mut schema = settings.into_generator().into_root_schema_for::<T>();
+    schema.remove("$schema");
+    schema.remove("title");
+    schema
+}
+
+/// `T`'s description (its doc comment) and input schema, spelt the way
+/// the argument check reads it: an `Option` is an argument that may be
+/// absent, not one that may be `null` (`["string", "null"]` becomes
+/// `"string"`), integer formats go (the `minimum` says what is allowed),
+/// and the root always names its `required` arguments.
 fn input_schema<T: JsonSchema>() -> (String, Value) {
-    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-    let mut schema = generator.into_root_schema_for::<T>().to_value();
-    let description = match schema.as_object_mut() {
-        Some(root) => {
-            root.remove("$schema");
-            root.remove("title");
-            root.entry("required")
-                .or_insert_with(|| Value::Array(Vec::new()));
-            match root.remove("description") {
-                Some(Value::String(text)) => text,
-                _ => String::new(),
-            }
-        }
-        None => String::new(),
+    let mut schema = root_schema::<T>(SchemaSettings::draft2020_12());
+    let root = schema.ensure_object();
+    root.entry("required").or_insert_with(|| json!([]));
+    let description = match root.remove("description") {
+        Some(Value::String(text)) => text,
+        _ => String::new(),
     };
+    let mut schema = schema.to_value();
     not_null(&mut schema);
     (description, schema)
 }
@@ -252,16 +252,10 @@ fn input_schema<T: JsonSchema>() -> (String, Value) {
 /// objects, `sandbox_apply`'s, is one too). The doc comments stay out:
 /// they are written for Rust readers, and every listing would carry them.
 fn output_schema<V: JsonSchema>() -> Value {
-    let generator = schemars::generate::SchemaSettings::draft2020_12()
-        .for_serialize()
-        .into_generator();
-    let mut schema = generator.into_root_schema_for::<V>().to_value();
+    let mut schema = root_schema::<V>(SchemaSettings::draft2020_12().for_serialize());
+    schema.insert("type".to_owned(), json!("object"));
+    let mut schema = schema.to_value();
     undocumented(&mut schema);
-    if let Some(root) = schema.as_object_mut() {
-        root.remove("$schema");
-        root.remove("title");
-        root.insert("type".to_owned(), Value::from("object"));
-    }
     schema
 }
 
@@ -364,14 +358,12 @@ where
 /// agent's).
 fn absolute(text: &str) -> Result<std::path::PathBuf, Refusal> {
     let path = std::path::PathBuf::from(text);
-    if path.is_absolute() {
-        Ok(path)
-    } else {
-        Err(Refusal::invalid(format!(
+    path.is_absolute().then_some(path).ok_or_else(|| {
+        Refusal::invalid(format!(
             "{text:?} is a relative path; give an absolute one (the server's working \
              directory is not yours)"
-        )))
-    }
+        ))
+    })
 }
 
 /// A discovery's progress, reported as a tool's.
@@ -386,15 +378,13 @@ fn discovery(
 
 /// One resource in a line: name (type) at location.
 fn summary(r: &resource_host::model::Resource) -> String {
-    let mut text = format!(
-        "{} ({})",
-        escape_line(&r.label()),
-        r.resource_type_name.as_str()
-    );
-    if let Some(location) = &r.location {
-        text.push_str(&format!(" at {}", escape_line(location)));
-    }
-    text
+    let label = r.label();
+    let (name, type_name) = (escape_line(&label), r.resource_type_name.as_str());
+    let at = r
+        .location
+        .as_ref()
+        .map(|l| format!(" at {}", escape_line(l)));
+    format!("{name} ({type_name}){}", at.unwrap_or_default())
 }
 
 #[cfg(test)]

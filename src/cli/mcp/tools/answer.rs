@@ -25,6 +25,14 @@ impl Done {
             changed: Vec::new(),
         })
     }
+
+    /// This answer, telling the subscribers of `ids` that the call changed them.
+    pub(crate) fn changing(self, ids: Vec<String>) -> Self {
+        Self {
+            changed: ids,
+            ..self
+        }
+    }
 }
 
 /// Progress a long call reports: `(done, total, message)`; it answers

@@ -190,69 +190,59 @@ mod tests {
     use super::*;
     use resource_host::model::{SandboxStrategy, TypeName};
 
-    fn flag(name: &str, arg_type: ArgType, required: bool) -> TypeArgument {
-        TypeArgument {
-            name: name.to_owned(),
-            arg_type,
-            required,
-            description: String::new(),
-            default: None,
-            choices: Vec::new(),
-        }
-    }
-
-    fn form(type_name: &str, args: Vec<TypeArgument>) -> RegistrationForm {
+    /// A form of `type_name` whose arguments are `args`' (as a type file
+    /// declares them).
+    fn form(type_name: &str, args: Value) -> RegistrationForm {
         RegistrationForm {
             type_name: TypeName::parse(type_name).unwrap(),
             description: String::new(),
-            args,
+            args: serde_json::from_value(args).unwrap(),
             sandbox_strategy: SandboxStrategy::None,
         }
     }
 
     fn forms() -> [RegistrationForm; 2] {
+        let path = json!({"name": "path", "type": "path", "required": true});
         [
-            form("fs-directory", vec![flag("path", ArgType::Path, true)]),
+            form("fs-directory", json!([path])),
             form(
                 "git-checkout",
-                vec![
-                    flag("path", ArgType::Path, true),
-                    flag("depth", ArgType::Integer, false),
-                    flag("bare", ArgType::Boolean, false),
-                ],
+                json!([path, {"name": "depth", "type": "integer"}, {"name": "bare", "type": "boolean"}]),
             ),
         ]
     }
 
-    fn refused(form: usize, args: Value) -> String {
-        let args = args.as_object().unwrap().clone();
-        let refusal = check(&forms()[form], args).unwrap_err();
-        assert_eq!(refusal.kind, "invalid_arguments", "{}", refusal.message);
-        refusal.message
+    fn checked(form: usize, args: Value) -> Result<Vec<(String, String)>, Refusal> {
+        check(&forms()[form], args.as_object().unwrap().clone())
     }
 
     #[test]
     fn registration_checks_each_type_s_own_arguments() {
-        let message = refused(0, json!({"path": "/a", "branch": "main"}));
-        assert!(
-            message.contains("\"args.branch\" for type fs-directory"),
-            "{message}"
-        );
-        assert!(message.contains("are: path"), "{message}");
-        let message = refused(1, json!({"path": "/a", "depth": "deep"}));
-        assert!(message.contains("\"args.depth\""), "{message}");
-        assert!(message.contains("whole number"), "{message}");
-        let message = refused(0, json!({}));
-        assert!(
-            message.contains("\"args.path\" for type fs-directory"),
-            "{message}"
-        );
-        let message = refused(0, json!({"path": 7}));
-        assert!(message.contains("must be a string"), "{message}");
+        // (form, args, what the refusal says)
+        let refused: [(usize, Value, &[&str]); 4] = [
+            (
+                0,
+                json!({"path": "/a", "branch": "main"}),
+                &["\"args.branch\" for type fs-directory", "are: path"],
+            ),
+            (
+                1,
+                json!({"path": "/a", "depth": "deep"}),
+                &["\"args.depth\"", "whole number"],
+            ),
+            (0, json!({}), &["\"args.path\" for type fs-directory"]),
+            (0, json!({"path": 7}), &["must be a string"]),
+        ];
+        for (form, args, says) in refused {
+            let refusal = checked(form, args).unwrap_err();
+            assert_eq!(refusal.kind, "invalid_arguments", "{}", refusal.message);
+            for words in says {
+                assert!(refusal.message.contains(words), "{}", refusal.message);
+            }
+        }
         let message = unknown_type(&forms(), "nope").message;
         assert!(message.contains("\"fs-directory\""), "{message}");
-        let args = json!({"path": "/src/a", "depth": 2, "bare": false});
-        let flags = check(&forms()[1], args.as_object().unwrap().clone()).unwrap();
+        let flags = checked(1, json!({"path": "/src/a", "depth": 2, "bare": false})).unwrap();
         assert!(
             flags.contains(&("depth".to_owned(), "2".to_owned())),
             "{flags:?}"

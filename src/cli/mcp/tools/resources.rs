@@ -103,9 +103,8 @@ tools! {
         };
         let options = RegisterOptions { progress: Some(&mut discovery(progress)) };
         let resource = registry.register_resource(request, options)?;
-        let mut done = Done::new(&resource, format!("registered {}", summary(&resource)))?;
-        done.changed = vec![resource.resource_id.to_string()];
-        Ok(done)
+        let done = Done::new(&resource, format!("registered {}", summary(&resource)))?;
+        Ok(done.changing(vec![resource.resource_id.to_string()]))
     }
 
     /// The resource and its descendants as a tree, to a depth, optionally only of one type.
@@ -131,9 +130,8 @@ tools! {
     } |registry, args, _| {
         let (parent, child) = (parsed("parent", &args.parent)?, parsed("child", &args.child)?);
         let link = registry.link_child(&parent, &child)?;
-        let mut done = Done::new(&link, format!("linked {parent} → {child}"))?;
-        done.changed = vec![parent.to_string(), child.to_string()];
-        Ok(done)
+        let done = Done::new(&link, format!("linked {parent} → {child}"))?;
+        Ok(done.changing(vec![parent.to_string(), child.to_string()]))
     }
 
     /// Remove the link between a parent and a child (the resources stay).
@@ -148,9 +146,7 @@ tools! {
         let (parent, child) = (parent.to_string(), child.to_string());
         let text = format!("unlinked {parent} → {child}");
         let unlinked = Edge { parent: parent.clone(), child: child.clone() };
-        let mut done = Done::new(&Unlinked { unlinked }, text)?;
-        done.changed = vec![parent, child];
-        Ok(done)
+        Ok(Done::new(&Unlinked { unlinked }, text)?.changing(vec![parent, child]))
     }
 
     /// Remove a resource and what it alone holds (its discovered children). dry_run says what would go; force first stops its containers and destroys its sandboxes.
@@ -180,8 +176,7 @@ tools! {
         if !before.is_empty() {
             done.value["stopped_first"] = json!(before);
         }
-        done.changed = report.removed.iter().map(|r| r.resource_id.to_string()).collect();
-        Ok(done)
+        Ok(done.changing(report.removed.iter().map(|r| r.resource_id.to_string()).collect()))
     }
 
     /// Ask the resource's handler again what lies below it (one level unless `depth`), adding new children and removing vanished ones. Sends progress.
@@ -202,9 +197,7 @@ tools! {
             report.removed.len(),
             report.updated
         );
-        let mut done = Done::new(&report, text)?;
-        done.changed = vec![report.resource.resource_id.to_string()];
-        Ok(done)
+        Ok(Done::new(&report, text)?.changing(vec![report.resource.resource_id.to_string()]))
     }
 
     /// Bring resources up to date with their locations (all when `names` is absent). Sends progress; subscribers of changed resources are told.
@@ -220,9 +213,7 @@ tools! {
         };
         let report = registry.refresh(&keys, RefreshOptions { progress: Some(&mut on) })?;
         let changed = crate::cli::mcp::following::refreshed(&report);
-        let mut done = Done::new(&report, format!("refreshed: {} changed", changed.len()))?;
-        done.changed = changed;
-        Ok(done)
+        Ok(Done::new(&report, format!("refreshed: {} changed", changed.len()))?.changing(changed))
     }
 
     /// What the resource's handler reports about it now (a checkout's branch and status, a file's blob), or about one file in it.
