@@ -88,10 +88,11 @@ impl TypeSet {
     /// Look a type up by the text a user gave.
     pub fn find(&self, text: &str) -> Result<Arc<ResolvedType>, RegistryError> {
         let not_found = || {
-            RegistryError::Types(TypesError::TypeNotFound {
+            TypesError::TypeNotFound {
                 name: text.to_owned(),
                 suggestions: self.near(text),
-            })
+            }
+            .into()
         };
         let name = TypeName::parse(text).map_err(|_| not_found())?;
         if !self.contains(&name) {

@@ -32,7 +32,7 @@ impl Plugins {
     pub fn files(&self, what: &'static str) -> Result<&PluginFiles, RegistryError> {
         self.files
             .as_ref()
-            .ok_or(RegistryError::Plugins(PluginsError::NoPluginStore(what)))
+            .ok_or(PluginsError::NoPluginStore(what).into())
     }
 }
 
@@ -231,9 +231,10 @@ fn view(row: &ResourceRow) -> ResourceView {
 /// The plugin-store row of `module`.
 pub(crate) fn find_plugin(r: &Reader<'_>, module: &ModuleName) -> Result<PluginRow, RegistryError> {
     r.plugin(module)?.ok_or_else(|| {
-        RegistryError::Plugins(PluginsError::PluginNotFound {
+        PluginsError::PluginNotFound {
             module: module.clone(),
-        })
+        }
+        .into()
     })
 }
 
@@ -244,7 +245,7 @@ pub(crate) fn no_handler(
     row: &ResourceRow,
     action: &'static str,
 ) -> RegistryError {
-    RegistryError::Plugins(PluginsError::NoHandler {
+    PluginsError::NoHandler {
         resource: row.label(),
         type_name: ty.name.clone(),
         action,
@@ -252,5 +253,6 @@ pub(crate) fn no_handler(
             Some(h) => crate::registry::NoHandlerReason::BuiltinNotInBuild(h.clone()),
             None => crate::registry::NoHandlerReason::TypeNamesNone,
         },
-    })
+    }
+    .into()
 }

@@ -25,12 +25,18 @@ use std::path::Path;
 pub(crate) struct AddSpec<'a> {
     /// What the row's `source` records (the file, or the reference).
     pub source: String,
+    pub mode: AddMode,
+    pub provenance: Option<&'a ProvenanceRow>,
+}
+
+/// What a write may replace, and whether it is kept.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct AddMode {
     /// Replace a module of the same name, and differing types it carries.
     pub replace: bool,
     /// Replace carried types even when a registered resource would lack
     /// a field they now require (`plugin update --force`).
     pub force: bool,
-    pub provenance: Option<&'a ProvenanceRow>,
     /// Run every check and write in a transaction that is rolled back,
     /// and leave no file (`plugin update --dry-run`).
     pub rehearse: bool,
@@ -47,10 +53,11 @@ pub(crate) fn add_plugin(
     let acceptance = accept(&reg.plugins.runtime, path, module.as_ref())?;
     let spec = AddSpec {
         source: path.display().to_string(),
-        replace,
-        force: false,
+        mode: AddMode {
+            replace,
+            ..AddMode::default()
+        },
         provenance: None,
-        rehearse: false,
     };
     let (view, _) = add_accepted(reg, acceptance, &spec)?;
     Ok(view)
@@ -69,16 +76,18 @@ pub(crate) fn add_accepted(
         accepted: Accepted { info, .. },
         types: carried,
     } = acceptance;
-    let replace = spec.replace;
-    let refused = |source| {
-        RegistryError::Plugins(PluginsError::PluginRefused {
-            path: spec.source.clone().into(),
-            source,
-        })
+    let AddMode {
+        replace,
+        force,
+        rehearse,
+    } = spec.mode;
+    let refused = |source| PluginsError::PluginRefused {
+        path: spec.source.clone().into(),
+        source,
     };
     let plugins = &reg.plugins;
     let files = plugins.files("cannot add a plugin")?;
-    let sha256 = match spec.rehearse {
+    let sha256 = match rehearse {
         true => crate::digest::sha256_hex(&bytes),
         false => files.import(&bytes).map_err(refused)?.sha256,
     };
@@ -99,11 +108,12 @@ pub(crate) fn add_accepted(
         let current = cache.get(w)?;
         if let Some(old) = &old {
             if !replace && old.sha256 != sha256 {
-                return Err(RegistryError::Plugins(PluginsError::PluginExists {
+                return Err(PluginsError::PluginExists {
                     module: module.clone(),
                     version: old.version.clone(),
                     sha256: old.sha256.clone(),
-                }));
+                }
+                .into());
             }
             for type_name in w.types_using_module(&module)? {
                 let ty = current.resolve(&type_name)?;
@@ -113,14 +123,13 @@ pub(crate) fn add_accepted(
                     // A carried replacement of the type may name another class.
                     && !carried.specs.iter().any(|s| s.name == type_name)
                 {
-                    return Err(RegistryError::Plugins(
-                        PluginsError::ReplacementDropsClass {
-                            module: module.clone(),
-                            type_name,
-                            class: h.class.clone(),
-                            provides: row.class_names(),
-                        },
-                    ));
+                    return Err(PluginsError::ReplacementDropsClass {
+                        module: module.clone(),
+                        type_name,
+                        class: h.class.clone(),
+                        provides: row.class_names(),
+                    }
+                    .into());
                 }
             }
         }
@@ -131,14 +140,13 @@ pub(crate) fn add_accepted(
         if let Some(old) = &old {
             w.drop_unused_plugin_component(&old.sha256)?;
         }
-        let outcome =
-            register_carried(w, &current, &module, &carried, (replace, spec.force), &now)?;
+        let outcome = register_carried(w, &current, &module, &carried, (replace, force), &now)?;
         w.set_plugin_provenance(&module, spec.provenance)?;
         record_plugin(w, &rec, old.as_ref(), &row, spec.provenance)?;
         record_carried(w, &rec, &module, &outcome)?;
         Ok::<_, RegistryError>((old, outcome))
     };
-    if spec.rehearse {
+    if rehearse {
         let (_, outcome) = reg.store.rehearse(write)?;
         return Ok((reg.show_plugin(&module)?, outcome));
     }

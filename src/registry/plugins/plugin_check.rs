@@ -49,24 +49,23 @@ pub(crate) fn accept_bytes(
     shown: &Path,
     module: Option<&ModuleName>,
 ) -> Result<Acceptance, RegistryError> {
-    let accepted = runtime.accept(&bytes).map_err(|source| {
-        RegistryError::Plugins(PluginsError::PluginRefused {
+    let accepted = runtime
+        .accept(&bytes)
+        .map_err(|source| PluginsError::PluginRefused {
             path: shown.to_owned(),
             source,
-        })
-    })?;
+        })?;
     let module = module.unwrap_or(&accepted.info.module).clone();
     let checked = (|| {
         if module.is_reserved() {
-            return Err(RegistryError::Plugins(PluginsError::ReservedModule {
+            return Err(PluginsError::ReservedModule {
                 module: module.clone(),
-            }));
+            }
+            .into());
         }
-        let files = carried_types(&bytes).map_err(|source| {
-            RegistryError::Plugins(PluginsError::CarriedTypes {
-                module: module.clone(),
-                source,
-            })
+        let files = carried_types(&bytes).map_err(|source| PluginsError::CarriedTypes {
+            module: module.clone(),
+            source,
         })?;
         if module != accepted.info.module && !files.is_empty() {
             // Its types name the module it reports; added under another

@@ -180,11 +180,9 @@ impl Registry {
         let bytes = self
             .store
             .read(|r| r.plugin_component(&row.sha256))?
-            .ok_or_else(|| {
-                RegistryError::Plugins(PluginsError::ComponentMissing {
-                    module: row.module.clone(),
-                    sha256: row.sha256.clone(),
-                })
+            .ok_or_else(|| PluginsError::ComponentMissing {
+                module: row.module.clone(),
+                sha256: row.sha256.clone(),
             })?;
         verify_component(row, &bytes)?;
         log::info!(
@@ -278,17 +276,18 @@ pub(crate) fn remove_plugin(
         let row = find_plugin(w, module)?;
         let types = w.types_using_module(module)?;
         if !types.is_empty() {
-            return Err(RegistryError::Plugins(PluginsError::PluginInUse {
+            return Err(PluginsError::PluginInUse {
                 module: module.clone(),
                 types,
-            }));
+            }
+            .into());
         }
         w.delete_plugin(module)?;
         w.drop_unused_plugin_component(&row.sha256)?;
         let changes = serde_json::json!({"version": row.version, "sha256": row.sha256});
         let op = crate::registry::recording::EventOp::PluginRemoved;
         rec.named(w, op, &row.module.to_string(), None, Some(changes))?;
-        Ok(PluginView::new(row, Vec::new(), Vec::new(), None))
+        Ok::<_, RegistryError>(PluginView::new(row, Vec::new(), Vec::new(), None))
     })?;
     reg.forget_file_if_unused(&removed.sha256);
     Ok(removed)

@@ -42,12 +42,7 @@ pub(super) struct Vouched {
 /// Pull `source` (a tag or a digest) through `client`.
 pub(super) fn pull(client: &Client, source: &Source) -> Result<Pulled, RegistryError> {
     let shown = source.to_string();
-    let oci = |source: OciError| {
-        RegistryError::Distribution(DistributionError::Oci {
-            reference: shown.clone(),
-            source,
-        })
-    };
+    let oci = DistributionError::oci(&shown);
     let (origin, key, registry, repository, tag) = match source {
         Source::Registry(reference) => (
             Origin::Registry(client.session(reference, false)),
@@ -78,10 +73,10 @@ pub(super) fn pull(client: &Client, source: &Source) -> Result<Pulled, RegistryE
     } = origin.manifest(&key).map_err(oci)?;
     let limit = InputKind::PluginComponent.limit();
     let manifest = artifact::check_manifest(&bytes, media_type.as_deref(), limit).map_err(|e| {
-        RegistryError::Distribution(DistributionError::NotAPlugin {
+        DistributionError::NotAPlugin {
             reference: shown.clone(),
             source: e,
-        })
+        }
     })?;
     let layer_digest = manifest.layers[0].digest.clone();
     let component = origin.blob(&layer_digest, limit).map_err(oci)?;
@@ -91,7 +86,7 @@ pub(super) fn pull(client: &Client, source: &Source) -> Result<Pulled, RegistryE
             None => None,
         },
         Err(OciError::NotFound { .. }) => None,
-        Err(e) => return Err(oci(e)),
+        Err(e) => return Err(oci(e).into()),
     };
     Ok(Pulled {
         shown,
@@ -154,7 +149,7 @@ impl Pulled {
         expect_signer: Option<&str>,
     ) -> Result<(String, Statement), RegistryError> {
         let reference = self.shown.clone();
-        let refuse = |e: DistributionError| Err(RegistryError::Distribution(e));
+        let refuse = |e: DistributionError| Err(e.into());
         let Some(layer) = &self.signature else {
             return refuse(DistributionError::Unsigned { reference });
         };

@@ -66,10 +66,7 @@ pub(super) fn push_plugin(
     file: &Path,
     options: PushPluginOptions,
 ) -> Result<PushView, RegistryError> {
-    let oci = |reference: &str| {
-        let reference = reference.to_owned();
-        move |source| RegistryError::Distribution(DistributionError::Oci { reference, source })
-    };
+    let oci = DistributionError::oci;
     let parsed =
         Reference::parse(&options.reference).map_err(|e| oci(&options.reference)(e.into()))?;
     let keys = match &options.sign {

@@ -5,12 +5,13 @@
 //! resource without a field it requires, unless forced. A dry run runs
 //! every check and the write in a transaction it rolls back.
 
-use super::install::{Expect, add_pulled};
+use super::install::add_pulled;
 use super::pull::pull;
 use crate::model::{ModuleName, TypeName};
 use crate::oci::{Client, LAYOUT_PREFIX, Reference, Source};
 use crate::registry::DistributionError;
 use crate::registry::plugins::carried_types;
+use crate::registry::plugins::plugin_add::AddMode;
 use crate::registry::plugins::plugin_check::accept_bytes;
 use crate::registry::{Registry, RegistryError};
 use crate::store::PluginOrigin;
@@ -68,11 +69,10 @@ pub(super) fn update_plugins(
     if let Some(module) = &options.module
         && !provenances.iter().any(|(m, _)| m == module)
     {
-        return Err(RegistryError::Distribution(
-            DistributionError::NotInstalled {
-                module: module.clone(),
-            },
-        ));
+        return Err(DistributionError::NotInstalled {
+            module: module.clone(),
+        }
+        .into());
     }
     let client = Client::new(reg.oci.clone());
     let mut views = Vec::new();
@@ -117,19 +117,12 @@ fn update_one(
     options: &UpdatePluginsOptions,
 ) -> Result<UpdateView, RegistryError> {
     let text = format!("{}/{}", p.registry, p.repository);
-    let base = Reference::parse(&text).map_err(|e| {
-        RegistryError::Distribution(DistributionError::Oci {
-            reference: text.clone(),
-            source: e.into(),
-        })
-    })?;
-    let oci = |source| {
-        RegistryError::Distribution(DistributionError::Oci {
-            reference: base.to_string(),
-            source,
-        })
-    };
-    let tags = client.session(&base, false).tags().map_err(oci)?;
+    let base = Reference::parse(&text).map_err(|e| DistributionError::oci(&text)(e.into()))?;
+    let shown = base.to_string();
+    let tags = client
+        .session(&base, false)
+        .tags()
+        .map_err(DistributionError::oci(&shown))?;
     let current = parse_version(&from_version);
     let newest = tags
         .iter()
@@ -182,12 +175,12 @@ fn update_one(
     view.to_version = Some(version.to_string());
     view.reference = Some(reference.to_string());
     view.to_contract = Some(preview.accepted.info.contract.as_str().to_owned());
-    let expect = Expect {
+    let mode = AddMode {
         replace: true,
         force: options.force,
         rehearse: options.dry_run,
     };
-    add_pulled(reg, pulled, &vouched, &expect)?;
+    add_pulled(reg, pulled, &vouched, mode)?;
     view.updated = !options.dry_run;
     Ok(view)
 }
