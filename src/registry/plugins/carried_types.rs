@@ -17,7 +17,7 @@
 use crate::model::{ModuleName, TypeName, TypeSpec};
 use crate::registry::RegistryError;
 use crate::registry::type_set::TypeSet;
-use crate::registry::types::{check_handler, check_replacement, check_type};
+use crate::registry::types::{check_handler, check_replacement, check_type, newly_required};
 use crate::registry::{PluginsError, TypesError};
 use crate::store::Writer;
 use crate::typespec;
@@ -153,21 +153,16 @@ pub(crate) fn check_resources_keep_fields(
 ) -> Result<(), RegistryError> {
     for type_name in next.with_subtypes(name) {
         let (before, after) = (current.resolve(&type_name)?, next.resolve(&type_name)?);
-        let required: Vec<&str> = after
-            .args()
-            .filter(|a| a.required && a.default.is_none())
-            .filter(|a| before.arg(&a.name).is_none_or(|b| !b.required))
-            .map(|a| a.name.as_str())
-            .collect();
+        let required = newly_required(&before, &after);
         if required.is_empty() {
             continue;
         }
         for row in w.resources(Some(std::slice::from_ref(&type_name)))? {
-            if let Some(field) = required.iter().find(|f| !row.properties.contains_key(**f)) {
+            if let Some(field) = required.iter().find(|f| !row.properties.contains_key(*f)) {
                 return Err(TypesError::ReplaceInvalidatesResource {
                     name: name.clone(),
                     resource: row.label(),
-                    field: (*field).to_owned(),
+                    field: field.clone(),
                 }
                 .into());
             }

@@ -194,8 +194,6 @@ fn optional<T>(answer: Result<T, CallError>) -> Result<Option<T>, RegistryError>
     }
 }
 
-/// The sandbox a call on `location` gets: that location, read-only (the
-/// plugin layer checks it again and decides the view).
 /// What a call on `row` is granted: its location, read-only; with none,
 /// a resource a person registered with a `url` (a remote `git`) has its
 /// git questions asked of that URL.

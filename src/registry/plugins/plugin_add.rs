@@ -178,46 +178,24 @@ fn record_plugin(
     row: &PluginRow,
     provenance: Option<&crate::store::ProvenanceRow>,
 ) -> Result<(), RegistryError> {
-    use crate::registry::recording::{EventOp, diff};
-    use serde_json::{Value, json};
+    use crate::registry::recording::{EventOp, diff_documents};
+    use serde_json::json;
     let from = provenance.map(|p| &p.origin).map(|o| {
         json!({"registry": o.registry, "repository": o.repository, "tag": o.tag,
                "manifest_digest": o.manifest_digest, "signer": o.signer})
     });
-    let facts = |r: &PluginRow| -> [(&'static str, Value); 3] {
-        [
-            ("version", r.version.clone().into()),
-            ("sha256", r.sha256.clone().into()),
-            ("source", r.source.clone().into()),
-        ]
+    let facts =
+        |r: &PluginRow| json!({"version": r.version, "sha256": r.sha256, "source": r.source});
+    let (op, changes) = match old {
+        None => (EventOp::PluginAdded, Some(facts(row))),
+        Some(old) => (
+            EventOp::PluginReplaced,
+            diff_documents(&facts(old), &facts(row)),
+        ),
     };
-    let module = row.module.to_string();
-    match old {
-        None => {
-            let mut changes: serde_json::Map<String, Value> = facts(row)
-                .into_iter()
-                .map(|(k, v)| (k.to_owned(), v))
-                .collect();
-            changes.insert("from".into(), from.unwrap_or(Value::Null));
-            rec.named(
-                w,
-                EventOp::PluginAdded,
-                &module,
-                None,
-                Some(Value::Object(changes)),
-            )?;
-        }
-        Some(old) => {
-            let fields: Vec<(&str, Value, Value)> = facts(old)
-                .into_iter()
-                .zip(facts(row))
-                .map(|((k, before), (_, after))| (k, before, after))
-                .collect();
-            if let Some(mut changes) = diff(&fields) {
-                changes["from"] = from.unwrap_or(Value::Null);
-                rec.named(w, EventOp::PluginReplaced, &module, None, Some(changes))?;
-            }
-        }
+    if let Some(mut changes) = changes {
+        changes["from"] = json!(from);
+        rec.named(w, op, &row.module.to_string(), None, Some(changes))?;
     }
     Ok(())
 }

@@ -137,6 +137,17 @@ pub(super) fn check_handler(
     Ok(())
 }
 
+/// The arguments `after` requires (with no default) that `before` did
+/// not: what a resource registered under `before` may lack.
+pub(super) fn newly_required(before: &ResolvedType, after: &ResolvedType) -> Vec<String> {
+    after
+        .args()
+        .filter(|a| a.required && a.default.is_none())
+        .filter(|a| before.arg(&a.name).is_none_or(|b| !b.required))
+        .map(|a| a.name.clone())
+        .collect()
+}
+
 /// What a replacement must not break in what is already registered.
 pub(super) fn check_replacement(
     w: &Writer<'_>,
@@ -161,12 +172,7 @@ pub(super) fn check_replacement(
             }
             .into());
         }
-        let flags: Vec<String> = after
-            .args()
-            .filter(|a| a.required && a.default.is_none())
-            .filter(|a| before.arg(&a.name).is_none_or(|b| !b.required))
-            .map(|a| a.name.clone())
-            .collect();
+        let flags = newly_required(&before, &after);
         if !flags.is_empty() {
             return Err(TypesError::ReplaceAddsRequired {
                 name: name.clone(),

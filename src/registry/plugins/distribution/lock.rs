@@ -15,6 +15,7 @@ use crate::model::ModuleName;
 use crate::oci::{Client, LAYOUT_PREFIX, Reference, Source};
 use crate::registry::DistributionError;
 use crate::registry::plugins::plugin_add::AddMode;
+use crate::registry::plugins::plugin_store::shown;
 use crate::registry::{Registry, RegistryError};
 use crate::store::PluginOrigin;
 use serde::{Deserialize, Serialize};
@@ -59,19 +60,16 @@ pub struct LockedInstallOptions {
 impl LockFile {
     /// Parse a lock file's text (`path` names it in refusals).
     pub fn parse(text: &str, path: &std::path::Path) -> Result<Self, RegistryError> {
-        let lock: Self = serde_json::from_str(text).map_err(|e| DistributionError::LockFile {
+        let refused = |why| DistributionError::LockFile {
             path: path.to_owned(),
-            why: format!("not a plugin lock file: {e}"),
-        })?;
+            why,
+        };
+        let lock: Self = serde_json::from_str(text)
+            .map_err(|e| refused(format!("not a plugin lock file: {e}")))?;
         if lock.format != LOCK_FORMAT || lock.version != 1 {
-            return Err(DistributionError::LockFile {
-                path: path.to_owned(),
-                why: format!(
-                    "format {:?} version {} is not {LOCK_FORMAT} version 1",
-                    lock.format, lock.version
-                ),
-            }
-            .into());
+            let (format, version) = (&lock.format, lock.version);
+            let why = format!("format {format:?} version {version} is not {LOCK_FORMAT} version 1");
+            return Err(refused(why).into());
         }
         Ok(lock)
     }
@@ -89,12 +87,7 @@ pub(super) fn lock_plugins(reg: &Registry) -> Result<LockFile, RegistryError> {
             continue;
         };
         entries.push(LockEntry {
-            reference: Source::shown(
-                &p.origin.registry,
-                &p.origin.repository,
-                p.origin.tag.as_deref(),
-                &p.origin.manifest_digest,
-            ),
+            reference: shown(&p.origin),
             module: plugin.module,
             version: plugin.version,
             origin: p.origin.clone(),

@@ -139,7 +139,7 @@ impl Pulled {
                     module: None,
                 })
             }
-            Err(e) => Err(e),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -147,65 +147,54 @@ impl Pulled {
         &self,
         keys: Option<&Keyring>,
         expect_signer: Option<&str>,
-    ) -> Result<(String, Statement), RegistryError> {
+    ) -> Result<(String, Statement), DistributionError> {
         let reference = self.shown.clone();
-        let refuse = |e: DistributionError| Err(e.into());
-        let Some(layer) = &self.signature else {
-            return refuse(DistributionError::Unsigned { reference });
-        };
-        let opened = open(layer).map_err(|source| DistributionError::BadSignature {
+        let bad = |source| DistributionError::BadSignature {
             reference: reference.clone(),
             source,
-        })?;
+        };
+        let mismatch = |what: &str, vouched: &str, found: &str| {
+            Err(DistributionError::SignatureMismatch {
+                reference: reference.clone(),
+                vouched: format!("{what} {vouched}"),
+                found: format!("{what} {found}"),
+            })
+        };
+        let Some(layer) = &self.signature else {
+            return Err(DistributionError::Unsigned { reference });
+        };
+        let opened = open(layer).map_err(bad)?;
         if let Some(expected) = expect_signer
             && expected != opened.key_id
         {
-            return refuse(DistributionError::SignatureMismatch {
-                reference,
-                vouched: format!("key {}", opened.key_id),
-                found: format!("key {expected}, which the lock file names"),
-            });
+            let found = format!("{expected}, which the lock file names");
+            return mismatch("key", &opened.key_id, &found);
         }
-        let pins: Vec<_> = match keys {
-            Some(keys) => keys.pins()?,
-            None => Vec::new(),
-        };
-        let pins: Vec<_> = pins
+        let pins: Vec<_> = keys
+            .map(Keyring::pins)
+            .transpose()?
+            .unwrap_or_default()
             .into_iter()
             .filter(|p| p.key_id == opened.key_id)
             .collect();
         let Some(pin) = pins.first() else {
-            return refuse(DistributionError::UnpinnedKey {
+            return Err(DistributionError::UnpinnedKey {
                 reference,
                 key_id: opened.key_id,
             });
         };
-        let statement =
-            opened
-                .verify(&pin.public_key)
-                .map_err(|source| DistributionError::BadSignature {
-                    reference: reference.clone(),
-                    source,
-                })?;
+        let statement = opened.verify(&pin.public_key).map_err(bad)?;
         if statement.layer_digest != self.layer_digest {
-            return refuse(DistributionError::SignatureMismatch {
-                reference,
-                vouched: format!("layer {}", statement.layer_digest),
-                found: format!("layer {}", self.layer_digest),
-            });
+            return mismatch("layer", &statement.layer_digest, &self.layer_digest);
         }
         let repository = self
             .repository_path()
             .unwrap_or_else(|| statement.repository.clone());
         if statement.repository != repository {
-            return refuse(DistributionError::SignatureMismatch {
-                reference,
-                vouched: format!("repository {}", statement.repository),
-                found: format!("repository {repository}"),
-            });
+            return mismatch("repository", &statement.repository, &repository);
         }
         if !pins.iter().any(|p| prefix_covers(&p.prefix, &repository)) {
-            return refuse(DistributionError::WrongPrefix {
+            return Err(DistributionError::WrongPrefix {
                 reference,
                 key_id: opened.key_id,
                 repository,

@@ -75,47 +75,38 @@ pub(super) fn update_plugins(
         .into());
     }
     let client = Client::new(reg.oci.clone());
-    let mut views = Vec::new();
-    for (module, provenance) in provenances {
-        let p = &provenance.origin;
-        if options.module.as_ref().is_some_and(|m| *m != module)
-            || p.registry.starts_with(LAYOUT_PREFIX)
-        {
-            continue;
-        }
-        // The tag it was installed by, when that is a version (a
-        // plugin's own version may lag its tags), else its own.
-        let from_version = p
-            .tag
-            .clone()
-            .filter(|t| parse_version(t).is_some())
-            .or_else(|| {
-                plugins
-                    .iter()
-                    .find(|row| row.module == module)
-                    .map(|row| row.version.clone())
-            })
-            .unwrap_or_default();
-        views.push(update_one(
-            reg,
-            &client,
-            &module,
-            p,
-            from_version,
-            &options,
-        )?);
-    }
-    Ok(views)
+    provenances
+        .iter()
+        .map(|(module, provenance)| (module, &provenance.origin))
+        .filter(|(module, p)| {
+            options.module.as_ref().is_none_or(|m| m == *module)
+                && !p.registry.starts_with(LAYOUT_PREFIX)
+        })
+        .map(|(module, p)| {
+            let row = plugins.iter().find(|row| row.module == *module);
+            let installed = row.map(|row| row.version.as_str());
+            update_one(reg, &client, module, p, installed, &options)
+        })
+        .collect()
 }
 
+/// Update `module`, installed from `p` (its row's version: `installed`).
 fn update_one(
     reg: &mut Registry,
     client: &Client,
     module: &ModuleName,
     p: &PluginOrigin,
-    from_version: String,
+    installed: Option<&str>,
     options: &UpdatePluginsOptions,
 ) -> Result<UpdateView, RegistryError> {
+    // The tag it was installed by, when that is a version (a plugin's own
+    // version may lag its tags), else its own.
+    let from_version = p
+        .tag
+        .clone()
+        .filter(|t| parse_version(t).is_some())
+        .or_else(|| installed.map(str::to_owned))
+        .unwrap_or_default();
     let text = format!("{}/{}", p.registry, p.repository);
     let base = Reference::parse(&text).map_err(|e| DistributionError::oci(&text)(e.into()))?;
     let shown = base.to_string();
@@ -149,10 +140,9 @@ fn update_one(
     // What changes, from the component's own carried types.
     let shown = PathBuf::from(&pulled.shown);
     let preview = accept_bytes(&reg.plugins.runtime, pulled.bytes.clone(), &shown, None)?;
-    let registered = reg
+    let (old_names, rows) = reg
         .store
         .read(|r| Ok::<_, RegistryError>((carried_types::carried_by(r, module)?, r.types()?)))?;
-    let (old_names, rows) = registered;
     for spec in &preview.types.specs {
         let change = match rows.iter().find(|row| row.spec.name == spec.name) {
             None => "added",
