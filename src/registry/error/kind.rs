@@ -88,14 +88,17 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-/// Each concern's `kind()`: every variant listed under its kind, so the
-/// match stays exhaustive (a new variant without a kind does not compile).
+/// Each error's `kind()`: every variant listed under its kind (or, for
+/// a concern's error wrapped whole, after `by`: that error's own kind),
+/// so the match stays exhaustive — a new variant without a kind does not
+/// compile.
 macro_rules! kinds {
-    ($error:ident { $($kind:ident: $($variant:ident)|+;)* }) => {
+    ($error:ident $(by $($inner:ident)|+)? { $($kind:ident: $($variant:ident)|+;)* }) => {
         impl $error {
             /// What kind of refusal this is.
             pub fn kind(&self) -> ErrorKind {
                 match self {
+                    $($(Self::$inner(e) => e.kind(),)+)?
                     $($(Self::$variant { .. })|+ => ErrorKind::$kind,)*
                 }
             }
@@ -103,38 +106,16 @@ macro_rules! kinds {
     };
 }
 
-use ErrorKind as K;
-
-impl RegistryError {
-    /// What kind of refusal this is.
-    pub fn kind(&self) -> ErrorKind {
-        use RegistryError as E;
-        match self {
-            E::Types(e) => e.kind(),
-            E::Resources(e) => e.kind(),
-            E::Links(e) => e.kind(),
-            E::Environments(e) => e.kind(),
-            E::Sandboxes(e) => e.kind(),
-            E::Plugins(e) => e.kind(),
-            E::Transfer(e) => e.kind(),
-            E::Distribution(e) => e.kind(),
-            E::Events(e) => e.kind(),
-            E::Store { .. } => K::Store,
-            E::Spec { .. }
-            | E::Inheritance { .. }
-            | E::Name { .. }
-            | E::Args { .. }
-            | E::Input { .. }
-            | E::ReadFile { .. }
-            | E::Document { .. } => K::InvalidArguments,
-            E::HomeDir { .. } | E::Home { .. } => K::Refused,
-            E::HasSandboxes { .. } | E::HasContainers { .. } => K::InUse,
-            E::OtherMachine { .. } => K::OtherMachine,
-            E::OutsideRoots { .. } => K::OutsideRoots,
-            E::PluginLoad { .. } | E::Handler { .. } => K::HandlerFailed,
-        }
-    }
-}
+kinds!(RegistryError by Types | Resources | Links | Environments | Sandboxes | Plugins
+    | Transfer | Distribution | Events {
+    Store: Store;
+    InvalidArguments: Spec | Inheritance | Name | Args | Input | ReadFile | Document;
+    Refused: HomeDir | Home;
+    InUse: HasSandboxes | HasContainers;
+    OtherMachine: OtherMachine;
+    OutsideRoots: OutsideRoots;
+    HandlerFailed: PluginLoad | Handler;
+});
 
 kinds!(TypesError {
     NotFound: TypeNotFound;

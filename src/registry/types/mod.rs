@@ -265,17 +265,13 @@ impl Registry {
         self.store.write(|w| {
             let current = cache.get(w)?;
             if let Some(existing) = current.row(&name)
-                && existing.spec == spec
-                && existing.origin.source.starts_with("plugin ")
                 && !replace
             {
-                // The plugin brought this very type: registering its file
-                // again changes nothing.
-                return Ok(TypeView::new(current.resolve(&name)?, existing));
-            }
-            if let Some(existing) = current.row(&name)
-                && !replace
-            {
+                if existing.spec == spec && existing.origin.source.starts_with("plugin ") {
+                    // The plugin brought this very type: registering its
+                    // file again changes nothing.
+                    return Ok(TypeView::new(current.resolve(&name)?, existing));
+                }
                 return Err(TypesError::TypeExists {
                     name,
                     source_name: existing.origin.source.clone(),
