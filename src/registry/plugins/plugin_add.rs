@@ -150,21 +150,15 @@ pub(crate) fn add_accepted(
         let (_, outcome) = reg.store.rehearse(write)?;
         return Ok((reg.show_plugin(&module)?, outcome));
     }
-    let written = reg.store.write(write);
-    let outcome = match written {
-        Ok((old, outcome)) => {
-            if let Some(old) = old
-                && old.sha256 != sha256
-            {
-                reg.forget_file_if_unused(&old.sha256);
-            }
-            outcome
-        }
-        Err(e) => {
-            reg.forget_file_if_unused(&sha256);
-            return Err(e);
-        }
-    };
+    let (old, outcome) = reg
+        .store
+        .write(write)
+        .inspect_err(|_| reg.forget_file_if_unused(&sha256))?;
+    if let Some(old) = old
+        && old.sha256 != sha256
+    {
+        reg.forget_file_if_unused(&old.sha256);
+    }
     Ok((reg.show_plugin(&module)?, outcome))
 }
 

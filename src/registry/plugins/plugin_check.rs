@@ -83,14 +83,8 @@ pub(crate) fn accept_bytes(
         }
         CarriedTypes::parse(&module, &files)
     })();
-    let types = match checked {
-        Ok(types) => types,
-        Err(e) => {
-            // Accepting compiled it into the cache: nothing will use that.
-            runtime.forget_compiled(&accepted.sha256);
-            return Err(e);
-        }
-    };
+    // Accepting compiled it into the cache: on a refusal nothing will use that.
+    let types = checked.inspect_err(|_| runtime.forget_compiled(&accepted.sha256))?;
     Ok(Acceptance {
         bytes,
         module,
