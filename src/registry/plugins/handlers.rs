@@ -57,11 +57,8 @@ impl Registry {
             return Ok(None);
         };
         let module = &reference.module;
-        let load_err = |source| RegistryError::PluginLoad {
-            module: module.clone(),
-            source,
-        };
-        let loaded = if module.is_reserved() {
+        let (row, path);
+        let source = if module.is_reserved() {
             let Some(bytes) = builtin_component(module) else {
                 log::info!(
                     "built-in handler module {module} is not in this build; {} runs without \
@@ -70,23 +67,25 @@ impl Registry {
                 );
                 return Ok(None);
             };
-            self.plugins
-                .runtime
-                .load(ComponentSource::Embedded { module, bytes })
-                .map_err(load_err)?
+            ComponentSource::Embedded { module, bytes }
         } else {
-            let row = self.store.read(|r| find_plugin(r, module))?;
+            row = self.store.read(|r| find_plugin(r, module))?;
             let files = self.plugins.files("cannot run a plugin handler")?;
-            let path = self.local_component(files, &row)?;
+            path = self.local_component(files, &row)?;
+            ComponentSource::Stored {
+                module,
+                path: &path,
+                sha256: &row.sha256,
+            }
+        };
+        let loaded =
             self.plugins
                 .runtime
-                .load(ComponentSource::Stored {
-                    module,
-                    path: &path,
-                    sha256: &row.sha256,
-                })
-                .map_err(load_err)?
-        };
+                .load(source)
+                .map_err(|source| RegistryError::PluginLoad {
+                    module: module.clone(),
+                    source,
+                })?;
         log::debug!(
             "handler module {module} {} ({} code)",
             match loaded.origin() {

@@ -34,20 +34,6 @@ impl InstallPluginOptions {
             ..Self::default()
         }
     }
-
-    pub fn allowing_unsigned(self) -> Self {
-        Self {
-            allow_unsigned: true,
-            ..self
-        }
-    }
-
-    pub fn replacing(self) -> Self {
-        Self {
-            replace: true,
-            ..self
-        }
-    }
 }
 
 /// What an install added.

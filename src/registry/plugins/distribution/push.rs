@@ -36,13 +36,6 @@ impl PushPluginOptions {
             ..Self::default()
         }
     }
-
-    pub fn signed_with(self, key: impl Into<String>) -> Self {
-        Self {
-            sign: Some(key.into()),
-            ..self
-        }
-    }
 }
 
 /// What a push published.
