@@ -119,8 +119,7 @@ pub fn check(
             return Err(ArgError::Repeated { flag: flag.clone() });
         }
         seen.push(flag);
-        let value = convert(arg, raw, base_dir)?;
-        store(&mut out, arg, value);
+        store(&mut out, arg, convert(arg, raw, base_dir)?);
     }
     let mut missing = Vec::new();
     for arg in ty.cli_args.iter().map(|a| &a.value) {
@@ -128,10 +127,7 @@ pub fn check(
             continue;
         }
         match (&arg.default, arg.required) {
-            (Some(default), _) => {
-                let value = default_value(arg, default, base_dir)?;
-                store(&mut out, arg, value);
-            }
+            (Some(default), _) => store(&mut out, arg, default_value(arg, default, base_dir)?),
             (None, true) => missing.push(format!("--{}", arg.name)),
             (None, false) => {}
         }

@@ -26,15 +26,7 @@ pub(crate) struct TypeSet {
 
 impl TypeSet {
     pub fn load(reader: &Reader<'_>) -> Result<Self, RegistryError> {
-        let rows = reader
-            .types()?
-            .into_iter()
-            .map(|row| (row.spec.name.clone(), row))
-            .collect();
-        Ok(Self {
-            rows,
-            resolved: Mutex::default(),
-        })
+        Ok(Self::default().with_rows(reader.types()?))
     }
 
     pub fn rows(&self) -> impl Iterator<Item = &TypeRow> {
@@ -56,22 +48,12 @@ impl TypeSet {
     /// The set with `spec` added or replacing its namesake (a
     /// registration checks the world as it would be).
     pub fn with(&self, spec: TypeSpec, source: &str) -> Self {
-        let mut rows = self.rows.clone();
-        rows.insert(
-            spec.name.clone(),
-            TypeRow {
-                spec,
-                origin: TypeOrigin {
-                    source: source.to_owned(),
-                    created_at: String::new(),
-                    updated_at: String::new(),
-                },
-            },
-        );
-        Self {
-            rows,
-            resolved: Mutex::default(),
-        }
+        let origin = TypeOrigin {
+            source: source.to_owned(),
+            created_at: String::new(),
+            updated_at: String::new(),
+        };
+        self.with_rows([TypeRow { spec, origin }])
     }
 
     /// The set with every row of `rows` added or replacing its namesake
@@ -88,10 +70,11 @@ impl TypeSet {
     /// Look a type up by the text a user gave.
     pub fn find(&self, text: &str) -> Result<Arc<ResolvedType>, RegistryError> {
         let not_found = || {
-            RegistryError::Types(TypesError::TypeNotFound {
+            TypesError::TypeNotFound {
                 name: text.to_owned(),
                 suggestions: self.near(text),
-            })
+            }
+            .into()
         };
         let name = TypeName::parse(text).map_err(|_| not_found())?;
         if !self.contains(&name) {
@@ -112,11 +95,6 @@ impl TypeSet {
         Ok(ty)
     }
 
-    /// Types that inherit `name` directly (inheritance rule 5's question).
-    pub fn direct_subtypes(&self, name: &TypeName) -> Vec<TypeName> {
-        typespec::subtypes_of(name, self.specs())
-    }
-
     /// Rule 5: refuse removing `name` while a type inherits it.
     pub fn check_removable(&self, name: &TypeName) -> Result<(), RegistryError> {
         Ok(typespec::check_removable(name, self.specs())?)
@@ -127,7 +105,8 @@ impl TypeSet {
         let mut out = vec![name.clone()];
         let mut i = 0;
         while i < out.len() {
-            for sub in self.direct_subtypes(&out[i]) {
+            // Types that inherit it directly (inheritance rule 5's question).
+            for sub in typespec::subtypes_of(&out[i], self.specs()) {
                 if !out.contains(&sub) {
                     out.push(sub);
                 }

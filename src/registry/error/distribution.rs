@@ -77,6 +77,15 @@ pub enum DistributionError {
 }
 
 impl DistributionError {
+    /// The refusal of an OCI step on `reference` (what the person wrote,
+    /// as the message names it), for `map_err`.
+    pub(crate) fn oci(reference: &str) -> impl Fn(OciError) -> Self + Copy + '_ {
+        move |source| Self::Oci {
+            reference: reference.to_owned(),
+            source,
+        }
+    }
+
     pub fn kind(&self) -> super::ErrorKind {
         use super::ErrorKind as K;
         match self {

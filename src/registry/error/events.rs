@@ -30,9 +30,3 @@ pub enum EventsError {
     #[error("an event limit must be between 1 and {max}, not {limit}")]
     BadLimit { limit: u32, max: u32 },
 }
-
-impl EventsError {
-    pub fn kind(&self) -> super::ErrorKind {
-        super::ErrorKind::InvalidArguments
-    }
-}

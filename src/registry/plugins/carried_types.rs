@@ -17,7 +17,7 @@
 use crate::model::{ModuleName, TypeName, TypeSpec};
 use crate::registry::RegistryError;
 use crate::registry::type_set::TypeSet;
-use crate::registry::types::{check_handler, check_replacement, check_type};
+use crate::registry::types::{check_handler, check_replacement, check_type, newly_required};
 use crate::registry::{PluginsError, TypesError};
 use crate::store::Writer;
 use crate::typespec;
@@ -40,19 +40,19 @@ impl CarriedTypes {
             if let Some(handler) = &spec.handler
                 && handler.module != *module
             {
-                return Err(RegistryError::Plugins(
-                    PluginsError::CarriedForeignHandler {
-                        module: module.clone(),
-                        type_name: spec.name.clone(),
-                        handler: handler.clone(),
-                    },
-                ));
-            }
-            if specs.iter().any(|s| s.name == spec.name) {
-                return Err(RegistryError::Plugins(PluginsError::CarriedTwice {
+                return Err(PluginsError::CarriedForeignHandler {
                     module: module.clone(),
                     type_name: spec.name.clone(),
-                }));
+                    handler: handler.clone(),
+                }
+                .into());
+            }
+            if specs.iter().any(|s| s.name == spec.name) {
+                return Err(PluginsError::CarriedTwice {
+                    module: module.clone(),
+                    type_name: spec.name.clone(),
+                }
+                .into());
             }
             specs.push(spec);
         }
@@ -100,16 +100,18 @@ pub(crate) fn register_carried(
                 continue;
             }
             Some(row) if row.spec.built_in => {
-                return Err(RegistryError::Types(TypesError::BuiltinType {
+                return Err(TypesError::BuiltinType {
                     name: spec.name.clone(),
                     action: "replaced by a plugin's type file",
-                }));
+                }
+                .into());
             }
             Some(row) if !replace => {
-                return Err(RegistryError::Types(TypesError::TypeExists {
+                return Err(TypesError::TypeExists {
                     name: spec.name.clone(),
                     source_name: row.origin.source.clone(),
-                }));
+                }
+                .into());
             }
             Some(_) => outcome.replaced.push(spec.name.clone()),
             None => outcome.added.push(spec.name.clone()),
@@ -151,24 +153,18 @@ pub(crate) fn check_resources_keep_fields(
 ) -> Result<(), RegistryError> {
     for type_name in next.with_subtypes(name) {
         let (before, after) = (current.resolve(&type_name)?, next.resolve(&type_name)?);
-        let required: Vec<&str> = after
-            .args()
-            .filter(|a| a.required && a.default.is_none())
-            .filter(|a| before.arg(&a.name).is_none_or(|b| !b.required))
-            .map(|a| a.name.as_str())
-            .collect();
+        let required = newly_required(&before, &after);
         if required.is_empty() {
             continue;
         }
         for row in w.resources(Some(std::slice::from_ref(&type_name)))? {
-            if let Some(field) = required.iter().find(|f| !row.properties.contains_key(**f)) {
-                return Err(RegistryError::Types(
-                    TypesError::ReplaceInvalidatesResource {
-                        name: name.clone(),
-                        resource: row.label(),
-                        field: (*field).to_owned(),
-                    },
-                ));
+            if let Some(field) = required.iter().find(|f| !row.properties.contains_key(*f)) {
+                return Err(TypesError::ReplaceInvalidatesResource {
+                    name: name.clone(),
+                    resource: row.label(),
+                    field: field.clone(),
+                }
+                .into());
             }
         }
     }

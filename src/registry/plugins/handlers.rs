@@ -32,7 +32,7 @@ impl Plugins {
     pub fn files(&self, what: &'static str) -> Result<&PluginFiles, RegistryError> {
         self.files
             .as_ref()
-            .ok_or(RegistryError::Plugins(PluginsError::NoPluginStore(what)))
+            .ok_or(PluginsError::NoPluginStore(what).into())
     }
 }
 
@@ -57,11 +57,8 @@ impl Registry {
             return Ok(None);
         };
         let module = &reference.module;
-        let load_err = |source| RegistryError::PluginLoad {
-            module: module.clone(),
-            source,
-        };
-        let loaded = if module.is_reserved() {
+        let (row, path);
+        let source = if module.is_reserved() {
             let Some(bytes) = builtin_component(module) else {
                 log::info!(
                     "built-in handler module {module} is not in this build; {} runs without \
@@ -70,23 +67,25 @@ impl Registry {
                 );
                 return Ok(None);
             };
-            self.plugins
-                .runtime
-                .load(ComponentSource::Embedded { module, bytes })
-                .map_err(load_err)?
+            ComponentSource::Embedded { module, bytes }
         } else {
-            let row = self.store.read(|r| find_plugin(r, module))?;
+            row = self.store.read(|r| find_plugin(r, module))?;
             let files = self.plugins.files("cannot run a plugin handler")?;
-            let path = self.local_component(files, &row)?;
+            path = self.local_component(files, &row)?;
+            ComponentSource::Stored {
+                module,
+                path: &path,
+                sha256: &row.sha256,
+            }
+        };
+        let loaded =
             self.plugins
                 .runtime
-                .load(ComponentSource::Stored {
-                    module,
-                    path: &path,
-                    sha256: &row.sha256,
-                })
-                .map_err(load_err)?
-        };
+                .load(source)
+                .map_err(|source| RegistryError::PluginLoad {
+                    module: module.clone(),
+                    source,
+                })?;
         log::debug!(
             "handler module {module} {} ({} code)",
             match loaded.origin() {
@@ -194,8 +193,6 @@ fn optional<T>(answer: Result<T, CallError>) -> Result<Option<T>, RegistryError>
     }
 }
 
-/// The sandbox a call on `location` gets: that location, read-only (the
-/// plugin layer checks it again and decides the view).
 /// What a call on `row` is granted: its location, read-only; with none,
 /// a resource a person registered with a `url` (a remote `git`) has its
 /// git questions asked of that URL.
@@ -231,9 +228,10 @@ fn view(row: &ResourceRow) -> ResourceView {
 /// The plugin-store row of `module`.
 pub(crate) fn find_plugin(r: &Reader<'_>, module: &ModuleName) -> Result<PluginRow, RegistryError> {
     r.plugin(module)?.ok_or_else(|| {
-        RegistryError::Plugins(PluginsError::PluginNotFound {
+        PluginsError::PluginNotFound {
             module: module.clone(),
-        })
+        }
+        .into()
     })
 }
 
@@ -244,7 +242,7 @@ pub(crate) fn no_handler(
     row: &ResourceRow,
     action: &'static str,
 ) -> RegistryError {
-    RegistryError::Plugins(PluginsError::NoHandler {
+    PluginsError::NoHandler {
         resource: row.label(),
         type_name: ty.name.clone(),
         action,
@@ -252,5 +250,6 @@ pub(crate) fn no_handler(
             Some(h) => crate::registry::NoHandlerReason::BuiltinNotInBuild(h.clone()),
             None => crate::registry::NoHandlerReason::TypeNamesNone,
         },
-    })
+    }
+    .into()
 }

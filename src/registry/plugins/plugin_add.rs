@@ -25,12 +25,18 @@ use std::path::Path;
 pub(crate) struct AddSpec<'a> {
     /// What the row's `source` records (the file, or the reference).
     pub source: String,
+    pub mode: AddMode,
+    pub provenance: Option<&'a ProvenanceRow>,
+}
+
+/// What a write may replace, and whether it is kept.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct AddMode {
     /// Replace a module of the same name, and differing types it carries.
     pub replace: bool,
     /// Replace carried types even when a registered resource would lack
     /// a field they now require (`plugin update --force`).
     pub force: bool,
-    pub provenance: Option<&'a ProvenanceRow>,
     /// Run every check and write in a transaction that is rolled back,
     /// and leave no file (`plugin update --dry-run`).
     pub rehearse: bool,
@@ -47,10 +53,11 @@ pub(crate) fn add_plugin(
     let acceptance = accept(&reg.plugins.runtime, path, module.as_ref())?;
     let spec = AddSpec {
         source: path.display().to_string(),
-        replace,
-        force: false,
+        mode: AddMode {
+            replace,
+            ..AddMode::default()
+        },
         provenance: None,
-        rehearse: false,
     };
     let (view, _) = add_accepted(reg, acceptance, &spec)?;
     Ok(view)
@@ -69,16 +76,18 @@ pub(crate) fn add_accepted(
         accepted: Accepted { info, .. },
         types: carried,
     } = acceptance;
-    let replace = spec.replace;
-    let refused = |source| {
-        RegistryError::Plugins(PluginsError::PluginRefused {
-            path: spec.source.clone().into(),
-            source,
-        })
+    let AddMode {
+        replace,
+        force,
+        rehearse,
+    } = spec.mode;
+    let refused = |source| PluginsError::PluginRefused {
+        path: spec.source.clone().into(),
+        source,
     };
     let plugins = &reg.plugins;
     let files = plugins.files("cannot add a plugin")?;
-    let sha256 = match spec.rehearse {
+    let sha256 = match rehearse {
         true => crate::digest::sha256_hex(&bytes),
         false => files.import(&bytes).map_err(refused)?.sha256,
     };
@@ -99,11 +108,12 @@ pub(crate) fn add_accepted(
         let current = cache.get(w)?;
         if let Some(old) = &old {
             if !replace && old.sha256 != sha256 {
-                return Err(RegistryError::Plugins(PluginsError::PluginExists {
+                return Err(PluginsError::PluginExists {
                     module: module.clone(),
                     version: old.version.clone(),
                     sha256: old.sha256.clone(),
-                }));
+                }
+                .into());
             }
             for type_name in w.types_using_module(&module)? {
                 let ty = current.resolve(&type_name)?;
@@ -113,14 +123,13 @@ pub(crate) fn add_accepted(
                     // A carried replacement of the type may name another class.
                     && !carried.specs.iter().any(|s| s.name == type_name)
                 {
-                    return Err(RegistryError::Plugins(
-                        PluginsError::ReplacementDropsClass {
-                            module: module.clone(),
-                            type_name,
-                            class: h.class.clone(),
-                            provides: row.class_names(),
-                        },
-                    ));
+                    return Err(PluginsError::ReplacementDropsClass {
+                        module: module.clone(),
+                        type_name,
+                        class: h.class.clone(),
+                        provides: row.class_names(),
+                    }
+                    .into());
                 }
             }
         }
@@ -131,32 +140,25 @@ pub(crate) fn add_accepted(
         if let Some(old) = &old {
             w.drop_unused_plugin_component(&old.sha256)?;
         }
-        let outcome =
-            register_carried(w, &current, &module, &carried, (replace, spec.force), &now)?;
+        let outcome = register_carried(w, &current, &module, &carried, (replace, force), &now)?;
         w.set_plugin_provenance(&module, spec.provenance)?;
         record_plugin(w, &rec, old.as_ref(), &row, spec.provenance)?;
         record_carried(w, &rec, &module, &outcome)?;
         Ok::<_, RegistryError>((old, outcome))
     };
-    if spec.rehearse {
+    if rehearse {
         let (_, outcome) = reg.store.rehearse(write)?;
         return Ok((reg.show_plugin(&module)?, outcome));
     }
-    let written = reg.store.write(write);
-    let outcome = match written {
-        Ok((old, outcome)) => {
-            if let Some(old) = old
-                && old.sha256 != sha256
-            {
-                reg.forget_file_if_unused(&old.sha256);
-            }
-            outcome
-        }
-        Err(e) => {
-            reg.forget_file_if_unused(&sha256);
-            return Err(e);
-        }
-    };
+    let (old, outcome) = reg
+        .store
+        .write(write)
+        .inspect_err(|_| reg.forget_file_if_unused(&sha256))?;
+    if let Some(old) = old
+        && old.sha256 != sha256
+    {
+        reg.forget_file_if_unused(&old.sha256);
+    }
     Ok((reg.show_plugin(&module)?, outcome))
 }
 
@@ -170,46 +172,24 @@ fn record_plugin(
     row: &PluginRow,
     provenance: Option<&crate::store::ProvenanceRow>,
 ) -> Result<(), RegistryError> {
-    use crate::registry::recording::{EventOp, diff};
-    use serde_json::{Value, json};
+    use crate::registry::recording::{EventOp, diff_documents};
+    use serde_json::json;
     let from = provenance.map(|p| &p.origin).map(|o| {
         json!({"registry": o.registry, "repository": o.repository, "tag": o.tag,
                "manifest_digest": o.manifest_digest, "signer": o.signer})
     });
-    let facts = |r: &PluginRow| -> [(&'static str, Value); 3] {
-        [
-            ("version", r.version.clone().into()),
-            ("sha256", r.sha256.clone().into()),
-            ("source", r.source.clone().into()),
-        ]
+    let facts =
+        |r: &PluginRow| json!({"version": r.version, "sha256": r.sha256, "source": r.source});
+    let (op, changes) = match old {
+        None => (EventOp::PluginAdded, Some(facts(row))),
+        Some(old) => (
+            EventOp::PluginReplaced,
+            diff_documents(&facts(old), &facts(row)),
+        ),
     };
-    let module = row.module.to_string();
-    match old {
-        None => {
-            let mut changes: serde_json::Map<String, Value> = facts(row)
-                .into_iter()
-                .map(|(k, v)| (k.to_owned(), v))
-                .collect();
-            changes.insert("from".into(), from.unwrap_or(Value::Null));
-            rec.named(
-                w,
-                EventOp::PluginAdded,
-                &module,
-                None,
-                Some(Value::Object(changes)),
-            )?;
-        }
-        Some(old) => {
-            let fields: Vec<(&str, Value, Value)> = facts(old)
-                .into_iter()
-                .zip(facts(row))
-                .map(|((k, before), (_, after))| (k, before, after))
-                .collect();
-            if let Some(mut changes) = diff(&fields) {
-                changes["from"] = from.unwrap_or(Value::Null);
-                rec.named(w, EventOp::PluginReplaced, &module, None, Some(changes))?;
-            }
-        }
+    if let Some(mut changes) = changes {
+        changes["from"] = json!(from);
+        rec.named(w, op, &row.module.to_string(), None, Some(changes))?;
     }
     Ok(())
 }

@@ -49,24 +49,23 @@ pub(crate) fn accept_bytes(
     shown: &Path,
     module: Option<&ModuleName>,
 ) -> Result<Acceptance, RegistryError> {
-    let accepted = runtime.accept(&bytes).map_err(|source| {
-        RegistryError::Plugins(PluginsError::PluginRefused {
+    let accepted = runtime
+        .accept(&bytes)
+        .map_err(|source| PluginsError::PluginRefused {
             path: shown.to_owned(),
             source,
-        })
-    })?;
+        })?;
     let module = module.unwrap_or(&accepted.info.module).clone();
     let checked = (|| {
         if module.is_reserved() {
-            return Err(RegistryError::Plugins(PluginsError::ReservedModule {
+            return Err(PluginsError::ReservedModule {
                 module: module.clone(),
-            }));
+            }
+            .into());
         }
-        let files = carried_types(&bytes).map_err(|source| {
-            RegistryError::Plugins(PluginsError::CarriedTypes {
-                module: module.clone(),
-                source,
-            })
+        let files = carried_types(&bytes).map_err(|source| PluginsError::CarriedTypes {
+            module: module.clone(),
+            source,
         })?;
         if module != accepted.info.module && !files.is_empty() {
             // Its types name the module it reports; added under another
@@ -84,14 +83,8 @@ pub(crate) fn accept_bytes(
         }
         CarriedTypes::parse(&module, &files)
     })();
-    let types = match checked {
-        Ok(types) => types,
-        Err(e) => {
-            // Accepting compiled it into the cache: nothing will use that.
-            runtime.forget_compiled(&accepted.sha256);
-            return Err(e);
-        }
-    };
+    // Accepting compiled it into the cache: on a refusal nothing will use that.
+    let types = checked.inspect_err(|_| runtime.forget_compiled(&accepted.sha256))?;
     Ok(Acceptance {
         bytes,
         module,

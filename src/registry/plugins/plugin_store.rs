@@ -17,7 +17,7 @@ use crate::plugin::{
 use crate::registry::PluginsError;
 use crate::registry::plugins::handlers::find_plugin;
 use crate::registry::{Registry, RegistryError};
-use crate::store::{PluginRow, ProvenanceRow, Reader};
+use crate::store::{PluginOrigin, PluginRow, ProvenanceRow, Reader};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -62,17 +62,22 @@ pub struct ProvenanceView {
 
 impl From<ProvenanceRow> for ProvenanceView {
     fn from(recorded: ProvenanceRow) -> Self {
-        let o = &recorded.origin;
         Self {
-            reference: crate::oci::Source::shown(
-                &o.registry,
-                &o.repository,
-                o.tag.as_deref(),
-                &o.manifest_digest,
-            ),
+            reference: shown(&recorded.origin),
             recorded,
         }
     }
+}
+
+/// How `origin` is referred to: `HOST[:PORT]/REPOSITORY:TAG` (see
+/// [`ProvenanceView::reference`]).
+pub(crate) fn shown(o: &PluginOrigin) -> String {
+    crate::oci::Source::shown(
+        &o.registry,
+        &o.repository,
+        o.tag.as_deref(),
+        &o.manifest_digest,
+    )
 }
 
 impl PluginView {
@@ -145,18 +150,18 @@ impl Registry {
             })?;
         let info = loaded.info();
         let used_by = self.store.read(|r| r.types_using_module(module))?;
-        Ok(PluginView {
+        let row = PluginRow {
             module: module.clone(),
-            built_in: true,
             version: info.version.clone(),
             sha256: loaded.sha256().to_owned(),
             classes: info.classes.clone(),
             size_bytes: bytes.len() as i64,
             source: "built-in".to_owned(),
             added_at: String::new(),
-            used_by,
-            types: Vec::new(),
-            provenance: None,
+        };
+        Ok(PluginView {
+            built_in: true,
+            ..PluginView::new(row, used_by, Vec::new(), None)
         })
     }
 
@@ -180,11 +185,9 @@ impl Registry {
         let bytes = self
             .store
             .read(|r| r.plugin_component(&row.sha256))?
-            .ok_or_else(|| {
-                RegistryError::Plugins(PluginsError::ComponentMissing {
-                    module: row.module.clone(),
-                    sha256: row.sha256.clone(),
-                })
+            .ok_or_else(|| PluginsError::ComponentMissing {
+                module: row.module.clone(),
+                sha256: row.sha256.clone(),
             })?;
         verify_component(row, &bytes)?;
         log::info!(
@@ -278,17 +281,18 @@ pub(crate) fn remove_plugin(
         let row = find_plugin(w, module)?;
         let types = w.types_using_module(module)?;
         if !types.is_empty() {
-            return Err(RegistryError::Plugins(PluginsError::PluginInUse {
+            return Err(PluginsError::PluginInUse {
                 module: module.clone(),
                 types,
-            }));
+            }
+            .into());
         }
         w.delete_plugin(module)?;
         w.drop_unused_plugin_component(&row.sha256)?;
         let changes = serde_json::json!({"version": row.version, "sha256": row.sha256});
         let op = crate::registry::recording::EventOp::PluginRemoved;
         rec.named(w, op, &row.module.to_string(), None, Some(changes))?;
-        Ok(PluginView::new(row, Vec::new(), Vec::new(), None))
+        Ok::<_, RegistryError>(PluginView::new(row, Vec::new(), Vec::new(), None))
     })?;
     reg.forget_file_if_unused(&removed.sha256);
     Ok(removed)

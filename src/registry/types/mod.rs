@@ -73,11 +73,12 @@ pub(super) fn check_type(next: &TypeSet, spec: &TypeSpec) -> Result<(), Registry
     }
     for (field, missing) in typespec::references(spec) {
         if !next.contains(&missing) {
-            return Err(RegistryError::Types(TypesError::UnknownTypeReference {
+            return Err(TypesError::UnknownTypeReference {
                 type_name: spec.name.clone(),
                 field,
                 missing,
-            }));
+            }
+            .into());
         }
     }
     Ok(())
@@ -105,32 +106,46 @@ pub(super) fn check_handler(
         classes.sort();
         classes.dedup();
         if classes.is_empty() {
-            return Err(RegistryError::Plugins(PluginsError::NotABuiltinModule {
+            return Err(PluginsError::NotABuiltinModule {
                 type_name: ty.name.clone(),
                 handler: handler.clone(),
-            }));
+            }
+            .into());
         }
         classes
     } else {
         match r.plugin(module)? {
             Some(row) => row.class_names(),
             None => {
-                return Err(RegistryError::Plugins(PluginsError::HandlerModuleMissing {
+                return Err(PluginsError::HandlerModuleMissing {
                     type_name: ty.name.clone(),
                     handler: handler.clone(),
                     added: r.plugins()?.into_iter().map(|p| p.module).collect(),
-                }));
+                }
+                .into());
             }
         }
     };
     if !provides.contains(&handler.class) {
-        return Err(RegistryError::Plugins(PluginsError::HandlerClassMissing {
+        return Err(PluginsError::HandlerClassMissing {
             type_name: ty.name.clone(),
             handler: handler.clone(),
             provides,
-        }));
+        }
+        .into());
     }
     Ok(())
+}
+
+/// The arguments `after` requires (with no default) that `before` did
+/// not: what a resource registered under `before` may lack.
+pub(super) fn newly_required(before: &ResolvedType, after: &ResolvedType) -> Vec<String> {
+    after
+        .args()
+        .filter(|a| a.required && a.default.is_none())
+        .filter(|a| before.arg(&a.name).is_none_or(|b| !b.required))
+        .map(|a| a.name.clone())
+        .collect()
 }
 
 /// What a replacement must not break in what is already registered.
@@ -148,39 +163,37 @@ pub(super) fn check_replacement(
             continue;
         }
         if before.kind() != after.kind() {
-            return Err(RegistryError::Types(TypesError::ReplaceChangesKind {
+            return Err(TypesError::ReplaceChangesKind {
                 name: name.clone(),
                 type_name: type_name.clone(),
                 from: before.kind(),
                 to: after.kind(),
                 count,
-            }));
+            }
+            .into());
         }
-        let flags: Vec<String> = after
-            .args()
-            .filter(|a| a.required && a.default.is_none())
-            .filter(|a| before.arg(&a.name).is_none_or(|b| !b.required))
-            .map(|a| a.name.clone())
-            .collect();
+        let flags = newly_required(&before, &after);
         if !flags.is_empty() {
-            return Err(RegistryError::Types(TypesError::ReplaceAddsRequired {
+            return Err(TypesError::ReplaceAddsRequired {
                 name: name.clone(),
                 type_name: type_name.clone(),
                 flags,
                 count,
-            }));
+            }
+            .into());
         }
     }
     for link in w.links_touching_types(&affected)? {
         let parent = next.resolve(&link.parent_type)?;
         let child = next.resolve(&link.child_type)?;
         if let Err(rule) = dag::check_link_types(&parent, &child) {
-            return Err(RegistryError::Types(TypesError::ReplaceBreaksLink {
+            return Err(TypesError::ReplaceBreaksLink {
                 name: name.clone(),
                 parent: link.parent.to_string(),
                 child: link.child.to_string(),
                 rule: Box::new(rule),
-            }));
+            }
+            .into());
         }
     }
     Ok(())
@@ -252,21 +265,18 @@ impl Registry {
         self.store.write(|w| {
             let current = cache.get(w)?;
             if let Some(existing) = current.row(&name)
-                && existing.spec == spec
-                && existing.origin.source.starts_with("plugin ")
                 && !replace
             {
-                // The plugin brought this very type: registering its file
-                // again changes nothing.
-                return Ok(TypeView::new(current.resolve(&name)?, existing));
-            }
-            if let Some(existing) = current.row(&name)
-                && !replace
-            {
-                return Err(RegistryError::Types(TypesError::TypeExists {
+                if existing.spec == spec && existing.origin.source.starts_with("plugin ") {
+                    // The plugin brought this very type: registering its
+                    // file again changes nothing.
+                    return Ok(TypeView::new(current.resolve(&name)?, existing));
+                }
+                return Err(TypesError::TypeExists {
                     name,
                     source_name: existing.origin.source.clone(),
-                }));
+                }
+                .into());
             }
             let next = current.with(spec.clone(), source_name);
             check_type(&next, &spec)?;
@@ -338,25 +348,20 @@ impl Registry {
             let resolved = types.find(name)?;
             let name = resolved.name.clone();
             if resolved.built_in {
-                return Err(RegistryError::Types(TypesError::BuiltinType {
+                return Err(TypesError::BuiltinType {
                     name,
                     action: "removed",
-                }));
+                }
+                .into());
             }
             types.check_removable(&name)?;
             let count = w.count_resources_of_type(&name)?;
             if count > 0 {
-                return Err(RegistryError::Types(TypesError::TypeHasResources {
-                    name,
-                    count,
-                }));
+                return Err(TypesError::TypeHasResources { name, count }.into());
             }
             let by = types.referrers(&name);
             if !by.is_empty() {
-                return Err(RegistryError::Types(TypesError::TypeReferenced {
-                    name,
-                    by,
-                }));
+                return Err(TypesError::TypeReferenced { name, by }.into());
             }
             let source = types.row(&name).map(|row| row.origin.source.clone());
             w.delete_type(&name)?;

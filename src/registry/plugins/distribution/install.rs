@@ -5,7 +5,7 @@ use super::pull::{Pulled, Vouched, pull};
 use crate::model::TypeName;
 use crate::oci::{Client, Source};
 use crate::registry::DistributionError;
-use crate::registry::plugins::plugin_add::{AddSpec, add_accepted};
+use crate::registry::plugins::plugin_add::{AddMode, AddSpec, add_accepted};
 use crate::registry::plugins::plugin_check::accept_bytes;
 use crate::registry::plugins::plugin_store::PluginView;
 use crate::registry::{Registry, RegistryError};
@@ -34,20 +34,6 @@ impl InstallPluginOptions {
             ..Self::default()
         }
     }
-
-    pub fn allowing_unsigned(self) -> Self {
-        Self {
-            allow_unsigned: true,
-            ..self
-        }
-    }
-
-    pub fn replacing(self) -> Self {
-        Self {
-            replace: true,
-            ..self
-        }
-    }
 }
 
 /// What an install added.
@@ -61,39 +47,22 @@ pub struct InstallView {
     pub types_unchanged: Vec<TypeName>,
 }
 
-/// What the lock and update paths hand the shared tail of an install.
-#[derive(Debug, Default)]
-pub(super) struct Expect {
-    pub replace: bool,
-    /// Replace carried types even when a registered resource would lack
-    /// a field they now require (`update --force`).
-    pub force: bool,
-    /// Check everything, add nothing (`update --dry-run`).
-    pub rehearse: bool,
-}
-
 pub(super) fn install_plugin(
     reg: &mut Registry,
     options: InstallPluginOptions,
 ) -> Result<InstallView, RegistryError> {
-    let source = parse(&options.reference)?;
+    // (A refusal names at most 200 characters of what was given.)
+    let shown: String = options.reference.chars().take(200).collect();
+    let source =
+        Source::parse(&options.reference).map_err(|e| DistributionError::oci(&shown)(e.into()))?;
     let client = Client::new(reg.oci.clone());
     let mut pulled = pull(&client, &source)?;
     let vouched = pulled.vouch(reg.keys.as_ref(), options.allow_unsigned, None)?;
-    let expect = Expect {
+    let mode = AddMode {
         replace: options.replace,
-        ..Expect::default()
+        ..AddMode::default()
     };
-    add_pulled(reg, pulled, &vouched, &expect)
-}
-
-pub(super) fn parse(reference: &str) -> Result<Source, RegistryError> {
-    Source::parse(reference).map_err(|e| {
-        RegistryError::Distribution(DistributionError::Oci {
-            reference: reference.chars().take(200).collect(),
-            source: e.into(),
-        })
-    })
+    add_pulled(reg, pulled, &vouched, mode)
 }
 
 /// Accept the pulled component and add it with its provenance.
@@ -101,20 +70,19 @@ pub(super) fn add_pulled(
     reg: &mut Registry,
     pulled: Pulled,
     vouched: &Vouched,
-    expect: &Expect,
+    mode: AddMode,
 ) -> Result<InstallView, RegistryError> {
     let shown = PathBuf::from(&pulled.shown);
     let acceptance = accept_bytes(&reg.plugins.runtime, pulled.bytes, &shown, None)?;
     if let Some(signed) = &vouched.module
         && *signed != acceptance.module.as_str()
     {
-        return Err(RegistryError::Distribution(
-            DistributionError::SignatureMismatch {
-                reference: pulled.shown,
-                vouched: format!("module {signed}"),
-                found: format!("module {}", acceptance.module),
-            },
-        ));
+        return Err(DistributionError::SignatureMismatch {
+            reference: pulled.shown,
+            vouched: format!("module {signed}"),
+            found: format!("module {}", acceptance.module),
+        }
+        .into());
     }
     let origin = PluginOrigin {
         registry: pulled.registry,
@@ -132,10 +100,8 @@ pub(super) fn add_pulled(
     };
     let spec = AddSpec {
         source: pulled.shown,
-        replace: expect.replace,
-        force: expect.force,
+        mode,
         provenance: Some(&provenance),
-        rehearse: expect.rehearse,
     };
     let (plugin, outcome) = add_accepted(reg, acceptance, &spec)?;
     Ok(InstallView {

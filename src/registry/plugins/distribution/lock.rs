@@ -9,11 +9,13 @@
 //! and refuses, naming the plugin, when a manifest, a layer or a signer
 //! differs; only when every plugin matched is any of them added.
 
-use super::install::{Expect, InstallView, add_pulled};
+use super::install::{InstallView, add_pulled};
 use super::pull::pull;
 use crate::model::ModuleName;
 use crate::oci::{Client, LAYOUT_PREFIX, Reference, Source};
 use crate::registry::DistributionError;
+use crate::registry::plugins::plugin_add::AddMode;
+use crate::registry::plugins::plugin_store::shown;
 use crate::registry::{Registry, RegistryError};
 use crate::store::PluginOrigin;
 use serde::{Deserialize, Serialize};
@@ -58,20 +60,16 @@ pub struct LockedInstallOptions {
 impl LockFile {
     /// Parse a lock file's text (`path` names it in refusals).
     pub fn parse(text: &str, path: &std::path::Path) -> Result<Self, RegistryError> {
-        let lock: Self = serde_json::from_str(text).map_err(|e| {
-            RegistryError::Distribution(DistributionError::LockFile {
-                path: path.to_owned(),
-                why: format!("not a plugin lock file: {e}"),
-            })
-        })?;
+        let refused = |why| DistributionError::LockFile {
+            path: path.to_owned(),
+            why,
+        };
+        let lock: Self = serde_json::from_str(text)
+            .map_err(|e| refused(format!("not a plugin lock file: {e}")))?;
         if lock.format != LOCK_FORMAT || lock.version != 1 {
-            return Err(RegistryError::Distribution(DistributionError::LockFile {
-                path: path.to_owned(),
-                why: format!(
-                    "format {:?} version {} is not {LOCK_FORMAT} version 1",
-                    lock.format, lock.version
-                ),
-            }));
+            let (format, version) = (&lock.format, lock.version);
+            let why = format!("format {format:?} version {version} is not {LOCK_FORMAT} version 1");
+            return Err(refused(why).into());
         }
         Ok(lock)
     }
@@ -89,12 +87,7 @@ pub(super) fn lock_plugins(reg: &Registry) -> Result<LockFile, RegistryError> {
             continue;
         };
         entries.push(LockEntry {
-            reference: Source::shown(
-                &p.origin.registry,
-                &p.origin.repository,
-                p.origin.tag.as_deref(),
-                &p.origin.manifest_digest,
-            ),
+            reference: shown(&p.origin),
             module: plugin.module,
             version: plugin.version,
             origin: p.origin.clone(),
@@ -130,10 +123,11 @@ fn source_of(entry: &LockEntry) -> Result<Source, RegistryError> {
 }
 
 fn differs(entry: &LockEntry, why: &str) -> RegistryError {
-    RegistryError::Distribution(DistributionError::LockDiffers {
+    DistributionError::LockDiffers {
         module: entry.module.clone(),
         why: why.to_owned(),
-    })
+    }
+    .into()
 }
 
 pub(super) fn install_locked(
@@ -166,15 +160,14 @@ pub(super) fn install_locked(
         }
         let allow = options.allow_unsigned && pinned.signer.is_none();
         let vouched = pulled.vouch(reg.keys.as_ref(), allow, pinned.signer.as_deref())?;
-        checked.push((entry, pulled, vouched));
+        checked.push((pulled, vouched));
     }
-    let mut views = Vec::new();
-    for (_, pulled, vouched) in checked {
-        let expect = Expect {
-            replace: true,
-            ..Expect::default()
-        };
-        views.push(add_pulled(reg, pulled, &vouched, &expect)?);
-    }
-    Ok(views)
+    let mode = AddMode {
+        replace: true,
+        ..AddMode::default()
+    };
+    checked
+        .into_iter()
+        .map(|(pulled, vouched)| add_pulled(reg, pulled, &vouched, mode))
+        .collect()
 }

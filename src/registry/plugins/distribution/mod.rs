@@ -113,9 +113,7 @@ impl Registry {
     fn keyring(&self, action: &'static str) -> Result<&Keyring, RegistryError> {
         self.keys
             .as_ref()
-            .ok_or(RegistryError::Distribution(DistributionError::NoKeyring {
-                action,
-            }))
+            .ok_or(DistributionError::NoKeyring { action }.into())
     }
 }
 

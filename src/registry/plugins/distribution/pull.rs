@@ -42,12 +42,7 @@ pub(super) struct Vouched {
 /// Pull `source` (a tag or a digest) through `client`.
 pub(super) fn pull(client: &Client, source: &Source) -> Result<Pulled, RegistryError> {
     let shown = source.to_string();
-    let oci = |source: OciError| {
-        RegistryError::Distribution(DistributionError::Oci {
-            reference: shown.clone(),
-            source,
-        })
-    };
+    let oci = DistributionError::oci(&shown);
     let (origin, key, registry, repository, tag) = match source {
         Source::Registry(reference) => (
             Origin::Registry(client.session(reference, false)),
@@ -78,10 +73,10 @@ pub(super) fn pull(client: &Client, source: &Source) -> Result<Pulled, RegistryE
     } = origin.manifest(&key).map_err(oci)?;
     let limit = InputKind::PluginComponent.limit();
     let manifest = artifact::check_manifest(&bytes, media_type.as_deref(), limit).map_err(|e| {
-        RegistryError::Distribution(DistributionError::NotAPlugin {
+        DistributionError::NotAPlugin {
             reference: shown.clone(),
             source: e,
-        })
+        }
     })?;
     let layer_digest = manifest.layers[0].digest.clone();
     let component = origin.blob(&layer_digest, limit).map_err(oci)?;
@@ -91,7 +86,7 @@ pub(super) fn pull(client: &Client, source: &Source) -> Result<Pulled, RegistryE
             None => None,
         },
         Err(OciError::NotFound { .. }) => None,
-        Err(e) => return Err(oci(e)),
+        Err(e) => return Err(oci(e).into()),
     };
     Ok(Pulled {
         shown,
@@ -144,7 +139,7 @@ impl Pulled {
                     module: None,
                 })
             }
-            Err(e) => Err(e),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -152,65 +147,54 @@ impl Pulled {
         &self,
         keys: Option<&Keyring>,
         expect_signer: Option<&str>,
-    ) -> Result<(String, Statement), RegistryError> {
+    ) -> Result<(String, Statement), DistributionError> {
         let reference = self.shown.clone();
-        let refuse = |e: DistributionError| Err(RegistryError::Distribution(e));
-        let Some(layer) = &self.signature else {
-            return refuse(DistributionError::Unsigned { reference });
-        };
-        let opened = open(layer).map_err(|source| DistributionError::BadSignature {
+        let bad = |source| DistributionError::BadSignature {
             reference: reference.clone(),
             source,
-        })?;
+        };
+        let mismatch = |what: &str, vouched: &str, found: &str| {
+            Err(DistributionError::SignatureMismatch {
+                reference: reference.clone(),
+                vouched: format!("{what} {vouched}"),
+                found: format!("{what} {found}"),
+            })
+        };
+        let Some(layer) = &self.signature else {
+            return Err(DistributionError::Unsigned { reference });
+        };
+        let opened = open(layer).map_err(bad)?;
         if let Some(expected) = expect_signer
             && expected != opened.key_id
         {
-            return refuse(DistributionError::SignatureMismatch {
-                reference,
-                vouched: format!("key {}", opened.key_id),
-                found: format!("key {expected}, which the lock file names"),
-            });
+            let found = format!("{expected}, which the lock file names");
+            return mismatch("key", &opened.key_id, &found);
         }
-        let pins: Vec<_> = match keys {
-            Some(keys) => keys.pins()?,
-            None => Vec::new(),
-        };
-        let pins: Vec<_> = pins
+        let pins: Vec<_> = keys
+            .map(Keyring::pins)
+            .transpose()?
+            .unwrap_or_default()
             .into_iter()
             .filter(|p| p.key_id == opened.key_id)
             .collect();
         let Some(pin) = pins.first() else {
-            return refuse(DistributionError::UnpinnedKey {
+            return Err(DistributionError::UnpinnedKey {
                 reference,
                 key_id: opened.key_id,
             });
         };
-        let statement =
-            opened
-                .verify(&pin.public_key)
-                .map_err(|source| DistributionError::BadSignature {
-                    reference: reference.clone(),
-                    source,
-                })?;
+        let statement = opened.verify(&pin.public_key).map_err(bad)?;
         if statement.layer_digest != self.layer_digest {
-            return refuse(DistributionError::SignatureMismatch {
-                reference,
-                vouched: format!("layer {}", statement.layer_digest),
-                found: format!("layer {}", self.layer_digest),
-            });
+            return mismatch("layer", &statement.layer_digest, &self.layer_digest);
         }
         let repository = self
             .repository_path()
             .unwrap_or_else(|| statement.repository.clone());
         if statement.repository != repository {
-            return refuse(DistributionError::SignatureMismatch {
-                reference,
-                vouched: format!("repository {}", statement.repository),
-                found: format!("repository {repository}"),
-            });
+            return mismatch("repository", &statement.repository, &repository);
         }
         if !pins.iter().any(|p| prefix_covers(&p.prefix, &repository)) {
-            return refuse(DistributionError::WrongPrefix {
+            return Err(DistributionError::WrongPrefix {
                 reference,
                 key_id: opened.key_id,
                 repository,

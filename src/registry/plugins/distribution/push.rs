@@ -36,13 +36,6 @@ impl PushPluginOptions {
             ..Self::default()
         }
     }
-
-    pub fn signed_with(self, key: impl Into<String>) -> Self {
-        Self {
-            sign: Some(key.into()),
-            ..self
-        }
-    }
 }
 
 /// What a push published.
@@ -66,16 +59,14 @@ pub(super) fn push_plugin(
     file: &Path,
     options: PushPluginOptions,
 ) -> Result<PushView, RegistryError> {
-    let oci = |reference: &str| {
-        let reference = reference.to_owned();
-        move |source| RegistryError::Distribution(DistributionError::Oci { reference, source })
-    };
+    let oci = DistributionError::oci;
     let parsed =
         Reference::parse(&options.reference).map_err(|e| oci(&options.reference)(e.into()))?;
-    let keys = match &options.sign {
-        Some(_) => Some(reg.keyring("signing")?),
-        None => None,
-    };
+    let keys = options
+        .sign
+        .as_ref()
+        .map(|_| reg.keyring("signing"))
+        .transpose()?;
     let Acceptance {
         bytes,
         module,
@@ -83,9 +74,9 @@ pub(super) fn push_plugin(
         types,
     } = accept(&reg.plugins.runtime, file, None)?;
     let info = &accepted.info;
-    let tag = match (&parsed.tag, &parsed.digest) {
-        (Some(tag), _) => tag.clone(),
-        _ => {
+    let tag = match &parsed.tag {
+        Some(tag) => tag.clone(),
+        None => {
             check_tag(&info.version).map_err(|why| DistributionError::BadTag {
                 version: info.version.clone(),
                 why,
@@ -129,23 +120,18 @@ pub(super) fn push_plugin(
     };
     let client = Client::new(reg.oci.clone());
     let session = client.session(&reference, true);
-    session.put_blob(&built.config).map_err(oci(&shown))?;
-    session.put_blob(&bytes).map_err(oci(&shown))?;
-    let manifest_digest = session
-        .put_manifest(&tag, &built.manifest, artifact::MANIFEST_MEDIA_TYPE)
-        .map_err(oci(&shown))?;
+    // An artifact goes up as its config and layer blobs, then its manifest.
+    let put = |tag: &str, config: &[u8], layer: &[u8], manifest: &[u8]| {
+        session.put_blob(config)?;
+        session.put_blob(layer)?;
+        session.put_manifest(tag, manifest, artifact::MANIFEST_MEDIA_TYPE)
+    };
+    let manifest_digest = put(&tag, &built.config, &bytes, &built.manifest).map_err(oci(&shown))?;
     let signed_by = match signature {
         Some((layer, key_id)) => {
             let (config, manifest, _) = artifact::build_signature_artifact(&layer);
-            session.put_blob(&config).map_err(oci(&shown))?;
-            session.put_blob(&layer).map_err(oci(&shown))?;
-            session
-                .put_manifest(
-                    &artifact::signature_tag(&manifest_digest),
-                    &manifest,
-                    artifact::MANIFEST_MEDIA_TYPE,
-                )
-                .map_err(oci(&shown))?;
+            let tag = artifact::signature_tag(&manifest_digest);
+            put(&tag, &config, &layer, &manifest).map_err(oci(&shown))?;
             Some(key_id)
         }
         None => None,

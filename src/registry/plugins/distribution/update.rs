@@ -5,12 +5,13 @@
 //! resource without a field it requires, unless forced. A dry run runs
 //! every check and the write in a transaction it rolls back.
 
-use super::install::{Expect, add_pulled};
+use super::install::add_pulled;
 use super::pull::pull;
 use crate::model::{ModuleName, TypeName};
 use crate::oci::{Client, LAYOUT_PREFIX, Reference, Source};
 use crate::registry::DistributionError;
 use crate::registry::plugins::carried_types;
+use crate::registry::plugins::plugin_add::AddMode;
 use crate::registry::plugins::plugin_check::accept_bytes;
 use crate::registry::{Registry, RegistryError};
 use crate::store::PluginOrigin;
@@ -68,68 +69,51 @@ pub(super) fn update_plugins(
     if let Some(module) = &options.module
         && !provenances.iter().any(|(m, _)| m == module)
     {
-        return Err(RegistryError::Distribution(
-            DistributionError::NotInstalled {
-                module: module.clone(),
-            },
-        ));
+        return Err(DistributionError::NotInstalled {
+            module: module.clone(),
+        }
+        .into());
     }
     let client = Client::new(reg.oci.clone());
-    let mut views = Vec::new();
-    for (module, provenance) in provenances {
-        let p = &provenance.origin;
-        if options.module.as_ref().is_some_and(|m| *m != module)
-            || p.registry.starts_with(LAYOUT_PREFIX)
-        {
-            continue;
-        }
-        // The tag it was installed by, when that is a version (a
-        // plugin's own version may lag its tags), else its own.
-        let from_version = p
-            .tag
-            .clone()
-            .filter(|t| parse_version(t).is_some())
-            .or_else(|| {
-                plugins
-                    .iter()
-                    .find(|row| row.module == module)
-                    .map(|row| row.version.clone())
-            })
-            .unwrap_or_default();
-        views.push(update_one(
-            reg,
-            &client,
-            &module,
-            p,
-            from_version,
-            &options,
-        )?);
-    }
-    Ok(views)
+    provenances
+        .iter()
+        .map(|(module, provenance)| (module, &provenance.origin))
+        .filter(|(module, p)| {
+            options.module.as_ref().is_none_or(|m| m == *module)
+                && !p.registry.starts_with(LAYOUT_PREFIX)
+        })
+        .map(|(module, p)| {
+            let row = plugins.iter().find(|row| row.module == *module);
+            let installed = row.map(|row| row.version.as_str());
+            update_one(reg, &client, module, p, installed, &options)
+        })
+        .collect()
 }
 
+/// Update `module`, installed from `p` (its row's version: `installed`).
 fn update_one(
     reg: &mut Registry,
     client: &Client,
     module: &ModuleName,
     p: &PluginOrigin,
-    from_version: String,
+    installed: Option<&str>,
     options: &UpdatePluginsOptions,
 ) -> Result<UpdateView, RegistryError> {
+    // The tag it was installed by, when that is a version (a plugin's own
+    // version may lag its tags), else its own.
+    let from_version = p
+        .tag
+        .clone()
+        .filter(|t| parse_version(t).is_some())
+        .or_else(|| installed.map(str::to_owned))
+        .unwrap_or_default();
     let text = format!("{}/{}", p.registry, p.repository);
-    let base = Reference::parse(&text).map_err(|e| {
-        RegistryError::Distribution(DistributionError::Oci {
-            reference: text.clone(),
-            source: e.into(),
-        })
-    })?;
-    let oci = |source| {
-        RegistryError::Distribution(DistributionError::Oci {
-            reference: base.to_string(),
-            source,
-        })
-    };
-    let tags = client.session(&base, false).tags().map_err(oci)?;
+    let base = Reference::parse(&text).map_err(|e| DistributionError::oci(&text)(e.into()))?;
+    let shown = base.to_string();
+    let tags = client
+        .session(&base, false)
+        .tags()
+        .map_err(DistributionError::oci(&shown))?;
     let current = parse_version(&from_version);
     let newest = tags
         .iter()
@@ -156,10 +140,9 @@ fn update_one(
     // What changes, from the component's own carried types.
     let shown = PathBuf::from(&pulled.shown);
     let preview = accept_bytes(&reg.plugins.runtime, pulled.bytes.clone(), &shown, None)?;
-    let registered = reg
+    let (old_names, rows) = reg
         .store
         .read(|r| Ok::<_, RegistryError>((carried_types::carried_by(r, module)?, r.types()?)))?;
-    let (old_names, rows) = registered;
     for spec in &preview.types.specs {
         let change = match rows.iter().find(|row| row.spec.name == spec.name) {
             None => "added",
@@ -182,12 +165,12 @@ fn update_one(
     view.to_version = Some(version.to_string());
     view.reference = Some(reference.to_string());
     view.to_contract = Some(preview.accepted.info.contract.as_str().to_owned());
-    let expect = Expect {
+    let mode = AddMode {
         replace: true,
         force: options.force,
         rehearse: options.dry_run,
     };
-    add_pulled(reg, pulled, &vouched, &expect)?;
+    add_pulled(reg, pulled, &vouched, mode)?;
     view.updated = !options.dry_run;
     Ok(view)
 }
