@@ -34,6 +34,22 @@ impl InstallPluginOptions {
             ..Self::default()
         }
     }
+
+    /// Install without a trusted signature (recorded as such).
+    pub fn allowing_unsigned(self) -> Self {
+        Self {
+            allow_unsigned: true,
+            ..self
+        }
+    }
+
+    /// Replace a module of the same name already added with other bytes.
+    pub fn replacing(self) -> Self {
+        Self {
+            replace: true,
+            ..self
+        }
+    }
 }
 
 /// What an install added.

@@ -36,6 +36,14 @@ impl PushPluginOptions {
             ..Self::default()
         }
     }
+
+    /// Sign with this key of the home (`plugin key new`).
+    pub fn signed_with(self, key: impl Into<String>) -> Self {
+        Self {
+            sign: Some(key.into()),
+            ..self
+        }
+    }
 }
 
 /// What a push published.
