@@ -5,30 +5,32 @@
 //! item (`links[3]`, `plugins[0] (acme.py)`).
 
 use super::fields::{MAX_HASH, MAX_STALE};
-use super::{DocumentError, FORMAT, PluginEntry, RegistryDocument, VERSION, base64};
+use super::{DocumentError, FORMAT, PluginEntry, RegistryDocument, VERSION, base64, invalid};
 use crate::dag::{self, LinkRefusal};
 use crate::digest::{is_sha256_hex, sha256_hex};
 use crate::model::{ResourceId, ResourceKind};
 use std::collections::{BTreeMap, BTreeSet};
 
-fn invalid(item: impl Into<String>, reason: impl Into<String>) -> DocumentError {
-    DocumentError::Invalid {
-        item: item.into(),
-        reason: reason.into(),
+/// A document of `format` and `version` (`None`: not a whole number) is
+/// one this binary reads: judged before anything else, so that a newer
+/// document is refused as newer, not as malformed.
+pub(super) fn header(format: &str, version: Option<u64>) -> Result<(), DocumentError> {
+    if format != FORMAT {
+        let found = format.to_owned();
+        return Err(DocumentError::UnknownFormat { found });
+    }
+    match version {
+        None => Err(DocumentError::Unreadable {
+            reason: "no `version` (a whole number)".to_owned(),
+        }),
+        Some(0) => Err(DocumentError::UnknownVersion { found: 0 }),
+        Some(found) if found > VERSION => Err(DocumentError::TooNew { found }),
+        Some(_) => Ok(()),
     }
 }
 
 pub(super) fn document(doc: &RegistryDocument) -> Result<(), DocumentError> {
-    if doc.header.format != FORMAT {
-        return Err(DocumentError::UnknownFormat {
-            found: doc.header.format.clone(),
-        });
-    }
-    match doc.header.version {
-        0 => return Err(DocumentError::UnknownVersion { found: 0 }),
-        v if v > VERSION => return Err(DocumentError::TooNew { found: v }),
-        _ => {}
-    }
+    header(&doc.header.format, Some(doc.header.version))?;
     unique(
         doc.types.iter().map(|t| t.name.to_string()).enumerate(),
         "types",
@@ -43,7 +45,7 @@ pub(super) fn document(doc: &RegistryDocument) -> Result<(), DocumentError> {
         "module",
     )?;
     for (i, plugin) in doc.plugins.iter().enumerate() {
-        component(plugin).map_err(|e| match e {
+        plugin.component().map_err(|e| match e {
             DocumentError::Invalid { reason, .. } => {
                 invalid(format!("plugins[{i}] ({})", plugin.row.module), reason)
             }
@@ -183,52 +185,55 @@ fn settings(doc: &RegistryDocument) -> Result<(), DocumentError> {
     )
 }
 
-/// The embedded component of `plugin`, decoded and verified.
-pub(super) fn component(plugin: &PluginEntry) -> Result<Option<Vec<u8>>, DocumentError> {
-    let item = || format!("plugin {}", plugin.row.module);
-    if plugin.row.module.is_reserved() {
-        return Err(invalid(
-            item(),
-            format!(
-                "module names under {} are the built-in handlers', which come with the binary",
-                crate::model::BUILTIN_MODULE_PREFIX
-            ),
-        ));
-    }
-    if !is_sha256_hex(&plugin.row.sha256) {
-        return Err(invalid(
-            item(),
-            format!(
-                "sha256 {} is not 64 lowercase hex digits",
-                crate::text::quote(&plugin.row.sha256)
-            ),
-        ));
-    }
-    let Some(text) = &plugin.component_base64 else {
-        return Ok(None);
-    };
-    let bytes = base64::decode(text)
-        .map_err(|reason| invalid(item(), format!("component_base64: {reason}")))?;
-    let actual = sha256_hex(&bytes);
-    if actual != plugin.row.sha256 {
-        return Err(invalid(
-            item(),
-            format!(
-                "the embedded component hashes to {actual}, not to its recorded sha256 {}; the \
+impl PluginEntry {
+    /// The embedded component, decoded and checked against `sha256` and
+    /// `size_bytes` (`None`: not embedded).
+    pub fn component(&self) -> Result<Option<Vec<u8>>, DocumentError> {
+        let item = || format!("plugin {}", self.row.module);
+        if self.row.module.is_reserved() {
+            return Err(invalid(
+                item(),
+                format!(
+                    "module names under {} are the built-in handlers', which come with the binary",
+                    crate::model::BUILTIN_MODULE_PREFIX
+                ),
+            ));
+        }
+        if !is_sha256_hex(&self.row.sha256) {
+            return Err(invalid(
+                item(),
+                format!(
+                    "sha256 {} is not 64 lowercase hex digits",
+                    crate::text::quote(&self.row.sha256)
+                ),
+            ));
+        }
+        let Some(text) = &self.component_base64 else {
+            return Ok(None);
+        };
+        let bytes = base64::decode(text)
+            .map_err(|reason| invalid(item(), format!("component_base64: {reason}")))?;
+        let actual = sha256_hex(&bytes);
+        if actual != self.row.sha256 {
+            return Err(invalid(
+                item(),
+                format!(
+                    "the embedded component hashes to {actual}, not to its recorded sha256 {}; the \
                  document was changed or damaged",
-                plugin.row.sha256
-            ),
-        ));
+                    self.row.sha256
+                ),
+            ));
+        }
+        if bytes.len() as i64 != self.row.size_bytes {
+            return Err(invalid(
+                item(),
+                format!(
+                    "the embedded component is {} bytes, not its recorded {}",
+                    bytes.len(),
+                    self.row.size_bytes
+                ),
+            ));
+        }
+        Ok(Some(bytes))
     }
-    if bytes.len() as i64 != plugin.row.size_bytes {
-        return Err(invalid(
-            item(),
-            format!(
-                "the embedded component is {} bytes, not its recorded {}",
-                bytes.len(),
-                plugin.row.size_bytes
-            ),
-        ));
-    }
-    Ok(Some(bytes))
 }

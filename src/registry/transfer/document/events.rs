@@ -5,7 +5,7 @@
 //! them to the target's log under new numbers (their order, times and
 //! actors kept), so two registries' logs never collide.
 
-use super::DocumentError;
+use super::{DocumentError, invalid};
 use crate::model::Actor;
 use crate::registry::recording::EventOp;
 use crate::store::{EventRow, MAX_CHANGES_BYTES};
@@ -19,10 +19,7 @@ const MAX_NAME: usize = 4096;
 pub(super) fn check(events: &[EventRow]) -> Result<(), DocumentError> {
     let mut last = 0;
     for (i, e) in events.iter().enumerate() {
-        let bad = |reason: String| DocumentError::Invalid {
-            item: format!("events[{i}] (seq {})", e.seq),
-            reason,
-        };
+        let bad = |reason: String| invalid(format!("events[{i}] (seq {})", e.seq), reason);
         // An op this binary knows (serde's refusal lists them).
         let op: EventOp =
             serde_json::from_value(e.op.as_str().into()).map_err(|error| bad(error.to_string()))?;

@@ -12,7 +12,7 @@
 //!   is — [`AnswerBounds`]'s counts and sizes) and holds no NUL byte,
 //!   which a PostgreSQL registry could not store and no terminal shows.
 
-use super::{DocumentError, RegistryDocument, ResourceRow};
+use super::{DocumentError, RegistryDocument, ResourceRow, invalid};
 use crate::model::DESCRIPTION_MAX;
 use crate::plugin::AnswerBounds;
 use crate::text::quote;
@@ -30,13 +30,6 @@ const VERSION_MAX: usize = 64;
 /// The longest informational header field (`produced_by`, the
 /// catalogue's fingerprint).
 const HEADER_MAX: usize = 256;
-
-fn invalid(item: &str, reason: String) -> DocumentError {
-    DocumentError::Invalid {
-        item: item.to_owned(),
-        reason,
-    }
-}
 
 /// `value` (the field `field` of `item`) holds no NUL and at most `max`
 /// bytes.

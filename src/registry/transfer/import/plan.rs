@@ -4,7 +4,9 @@
 //! conflict. Every conflict, missing plugin file and missing type is
 //! collected, then refused together.
 
-use super::report::{ImportConflict, ImportReport, MissingPlugin, MissingType, differing_fields};
+use super::report::{
+    ImportConflict, ImportReport, MissingPlugin, MissingType, differing, differing_fields,
+};
 use crate::model::{ResourceId, TypeName, TypeSpec, resource_label};
 use crate::plugin::PluginFiles;
 use crate::registry::TransferError;
@@ -147,18 +149,14 @@ pub(super) fn plan<'d>(
             Some(here) => conflicts.push(ImportConflict::Link {
                 parent: labels[&row.parent].clone(),
                 child: labels[&row.child].clone(),
-                fields: [
+                fields: differing([
                     (
                         "auto_discovered",
                         here.auto_discovered == row.auto_discovered,
                     ),
                     ("derived", here.derived == row.derived),
                     ("created_at", here.created_at == row.created_at),
-                ]
-                .into_iter()
-                .filter(|(_, same)| !same)
-                .map(|(field, _)| field)
-                .collect(),
+                ]),
             }),
             None => {
                 report.links.added += 1;
@@ -182,27 +180,21 @@ pub(super) fn plan<'d>(
     }
 
     if !conflicts.is_empty() {
-        return Err(RegistryError::Transfer(TransferError::ImportConflicts(
-            conflicts,
-        )));
+        return Err(TransferError::ImportConflicts(conflicts).into());
     }
     if !missing_plugins.is_empty() {
-        return Err(RegistryError::Transfer(
-            TransferError::ImportPluginsMissing {
-                missing: missing_plugins,
-            },
-        ));
+        let missing = missing_plugins;
+        return Err(TransferError::ImportPluginsMissing { missing }.into());
     }
     if !missing_types.is_empty() {
-        return Err(RegistryError::Transfer(TransferError::ImportTypesMissing {
-            missing: missing_types
-                .into_iter()
-                .map(|(type_name, resources)| MissingType {
-                    type_name,
-                    resources,
-                })
-                .collect(),
-        }));
+        let missing = missing_types
+            .into_iter()
+            .map(|(type_name, resources)| MissingType {
+                type_name,
+                resources,
+            })
+            .collect();
+        return Err(TransferError::ImportTypesMissing { missing }.into());
     }
     Ok(Plan {
         plugins: new_plugins,
