@@ -3,31 +3,18 @@
 //! a plugin store, so they are the integration suite's.)
 
 use super::*;
-use crate::model::{ResourceId, ResourceKey};
+use crate::model::ResourceId;
+use crate::registry::tests::{dir_request, key};
 use crate::registry::transfer::document::{DocumentError, RegistryDocument};
-use crate::registry::{
-    ExportOptions, ImportOptions, NewResource, RegisterTypeOptions, Registry, RegistryError,
-};
+use crate::registry::{ExportOptions, ImportOptions, RegisterTypeOptions, Registry, RegistryError};
 use crate::registry::{LinksError, ResourcesError, TransferError};
 use std::path::Path;
 
 const PKG: &str = include_str!("../../../../tests/data/python-package.yaml");
 
-fn key(text: &str) -> ResourceKey {
-    ResourceKey::parse(text).unwrap()
-}
-
 fn add_dir(r: &mut Registry, name: &str, dir: &Path) {
-    r.register_resource(
-        NewResource {
-            type_name: "fs-directory".into(),
-            name: Some(name.into()),
-            args: vec![("path".into(), dir.to_str().unwrap().into())],
-            ..NewResource::default()
-        },
-        Default::default(),
-    )
-    .unwrap();
+    let request = dir_request(name, dir);
+    r.register_resource(request, Default::default()).unwrap();
 }
 
 /// A registry with the custom type, a checkout-less package tree: two
