@@ -29,6 +29,7 @@ mod report;
 
 pub use report::{ImportConflict, ImportOptions, ImportReport, MissingPlugin, MissingType, Tally};
 
+use super::plugin_load;
 use crate::dag;
 use crate::model::{ResourceId, ResourceKey, TypeSpec};
 use crate::registry::environments::{check_scope, environment_of, not_an_environment};
@@ -80,12 +81,8 @@ pub(crate) fn import_document(
                 None if w.has_plugin_component(&entry.row.sha256)? => {}
                 None => {
                     let files = plugins.files("cannot import plugins")?;
-                    let bytes = files.read(&entry.row.sha256).map_err(|source| {
-                        RegistryError::PluginLoad {
-                            module: entry.row.module.clone(),
-                            source,
-                        }
-                    })?;
+                    let bytes = files.read(&entry.row.sha256);
+                    let bytes = bytes.map_err(plugin_load(&entry.row.module))?;
                     w.put_plugin_component(&entry.row.sha256, &bytes)?;
                 }
             }
@@ -101,10 +98,7 @@ pub(crate) fn import_document(
                 let fresh = !files.path_of(&entry.row.sha256).is_ok_and(|p| p.exists());
                 files
                     .import(bytes)
-                    .map_err(|source| RegistryError::PluginLoad {
-                        module: entry.row.module.clone(),
-                        source,
-                    })?;
+                    .map_err(plugin_load(&entry.row.module))?;
                 if fresh {
                     written.borrow_mut().push(entry.row.sha256.clone());
                 }
