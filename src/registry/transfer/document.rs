@@ -227,7 +227,10 @@ impl RegistryDocument {
 }
 
 /// `item` of the document is refused for `reason`.
-fn invalid(item: impl Into<String>, reason: impl Into<String>) -> DocumentError {
+pub(in crate::registry::transfer) fn invalid(
+    item: impl Into<String>,
+    reason: impl Into<String>,
+) -> DocumentError {
     DocumentError::Invalid {
         item: item.into(),
         reason: reason.into(),

@@ -35,7 +35,7 @@ use crate::model::{ResourceId, ResourceKey, TypeSpec};
 use crate::registry::environments::{check_scope, environment_of, not_an_environment};
 use crate::registry::links::StoredLinks;
 use crate::registry::resources::{equivalence, register};
-use crate::registry::transfer::document::{DocumentError, RegistryDocument};
+use crate::registry::transfer::document::{RegistryDocument, invalid};
 use crate::registry::{Registry, RegistryError, TransferError, types};
 use crate::store::{EventRow, Writer};
 use crate::typespec;
@@ -138,10 +138,8 @@ fn parse_specs(document: &RegistryDocument) -> Result<Vec<TypeSpec>, RegistryErr
             let spec = typespec::parse_type_file(&entry.spec, &format!("types[{i}].spec"))
                 .map_err(|e| refuse(e.into()))?;
             if spec.name != entry.name {
-                return Err(refuse(RegistryError::Document(DocumentError::Invalid {
-                    item: format!("types[{i}]"),
-                    reason: format!("its spec is named {}, not {}", spec.name, entry.name),
-                })));
+                let reason = format!("its spec is named {}, not {}", spec.name, entry.name);
+                return Err(refuse(invalid(format!("types[{i}]"), reason).into()));
             }
             Ok(spec)
         })

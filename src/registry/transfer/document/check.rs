@@ -31,19 +31,8 @@ pub(super) fn header(format: &str, version: Option<u64>) -> Result<(), DocumentE
 
 pub(super) fn document(doc: &RegistryDocument) -> Result<(), DocumentError> {
     header(&doc.header.format, Some(doc.header.version))?;
-    unique(
-        doc.types.iter().map(|t| t.name.to_string()).enumerate(),
-        "types",
-        "type",
-    )?;
-    unique(
-        doc.plugins
-            .iter()
-            .map(|p| p.row.module.to_string())
-            .enumerate(),
-        "plugins",
-        "module",
-    )?;
+    unique(&doc.types, "types", "type", |t| Some(&t.name))?;
+    unique(&doc.plugins, "plugins", "module", |p| Some(&p.row.module))?;
     for (i, plugin) in doc.plugins.iter().enumerate() {
         plugin.component().map_err(|e| match e {
             DocumentError::Invalid { reason, .. } => {
@@ -59,15 +48,17 @@ pub(super) fn document(doc: &RegistryDocument) -> Result<(), DocumentError> {
     super::fields::check(doc)
 }
 
-/// Every key of `keys` (with its index in `section`) once; a repeat
-/// names both places.
-fn unique(
-    keys: impl Iterator<Item = (usize, String)>,
+/// Every `key` of the items of `section` (`None`: the item has none)
+/// once; a repeat names both places.
+fn unique<'a, T, K: std::fmt::Display>(
+    items: &'a [T],
     section: &str,
     what: &str,
+    key: impl Fn(&'a T) -> Option<K>,
 ) -> Result<(), DocumentError> {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, key) in keys {
+    let keys = items.iter().enumerate();
+    for (i, key) in keys.filter_map(|(i, item)| Some((i, key(item)?.to_string()))) {
         if let Some(first) = seen.insert(key.clone(), i) {
             return Err(invalid(
                 format!("{section}[{i}]"),
@@ -79,19 +70,10 @@ fn unique(
 }
 
 fn resources(doc: &RegistryDocument) -> Result<(), DocumentError> {
-    unique(
-        doc.resources.iter().map(|r| r.id.to_string()).enumerate(),
-        "resources",
-        "resource id",
-    )?;
-    unique(
-        doc.resources
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| Some((i, r.name.as_ref()?.to_string()))),
-        "resources",
-        "resource name",
-    )?;
+    unique(&doc.resources, "resources", "resource id", |r| Some(r.id))?;
+    unique(&doc.resources, "resources", "resource name", |r| {
+        r.name.as_ref()
+    })?;
     for (i, r) in doc.resources.iter().enumerate() {
         let item = || format!("resources[{i}] ({})", r.id);
         if r.content_hash.as_ref().is_some_and(|h| h.len() > MAX_HASH) {
@@ -175,14 +157,10 @@ fn settings(doc: &RegistryDocument) -> Result<(), DocumentError> {
             ));
         }
     }
-    unique(
-        doc.environment_settings
-            .iter()
-            .map(|s| s.scope.to_string())
-            .enumerate(),
-        "environment_settings",
-        "the setting of",
-    )
+    let settings = &doc.environment_settings;
+    unique(settings, "environment_settings", "the setting of", |s| {
+        Some(&s.scope)
+    })
 }
 
 impl PluginEntry {
