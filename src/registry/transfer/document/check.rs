@@ -42,8 +42,9 @@ pub(super) fn document(doc: &RegistryDocument) -> Result<(), DocumentError> {
         })?;
     }
     resources(doc)?;
-    links(doc)?;
-    settings(doc)?;
+    let ids: BTreeSet<ResourceId> = doc.resources.iter().map(|r| r.id).collect();
+    links(doc, &ids)?;
+    settings(doc, &ids)?;
     super::events::check(&doc.events)?;
     super::fields::check(doc)
 }
@@ -75,24 +76,18 @@ fn resources(doc: &RegistryDocument) -> Result<(), DocumentError> {
         r.name.as_ref()
     })?;
     for (i, r) in doc.resources.iter().enumerate() {
-        let item = || format!("resources[{i}] ({})", r.id);
+        let refuse = |reason: String| Err(invalid(format!("resources[{i}] ({})", r.id), reason));
         if r.content_hash.as_ref().is_some_and(|h| h.len() > MAX_HASH) {
-            return Err(invalid(
-                item(),
-                format!("content_hash is longer than {MAX_HASH} bytes"),
-            ));
+            return refuse(format!("content_hash is longer than {MAX_HASH} bytes"));
         }
         if r.kind == ResourceKind::Virtual && r.location.is_some() {
-            return Err(invalid(item(), "a virtual resource has no location"));
+            return refuse("a virtual resource has no location".to_owned());
         }
         if let Some(why) = r.registered_by.as_ref().and_then(actor_refused) {
-            return Err(invalid(item(), format!("registered_by: {why}")));
+            return refuse(format!("registered_by: {why}"));
         }
         if r.stale.as_ref().is_some_and(|s| s.len() > MAX_STALE) {
-            return Err(invalid(
-                item(),
-                format!("stale is longer than {MAX_STALE} bytes"),
-            ));
+            return refuse(format!("stale is longer than {MAX_STALE} bytes"));
         }
     }
     Ok(())
@@ -113,21 +108,26 @@ fn actor_refused(actor: &crate::model::Actor) -> Option<String> {
         .then(|| "its name holds a control character".to_owned())
 }
 
-fn links(doc: &RegistryDocument) -> Result<(), DocumentError> {
-    let ids: BTreeSet<ResourceId> = doc.resources.iter().map(|r| r.id).collect();
+/// `item` names resource `id`, which the document does not hold.
+fn not_held(item: String, id: ResourceId) -> DocumentError {
+    invalid(
+        item,
+        format!("resource {id} is not in the document's resources"),
+    )
+}
+
+fn links(doc: &RegistryDocument, ids: &BTreeSet<ResourceId>) -> Result<(), DocumentError> {
     let mut seen: BTreeMap<(ResourceId, ResourceId), usize> = BTreeMap::new();
     for (i, l) in doc.links.iter().enumerate() {
         let item = format!("links[{i}] ({} → {})", l.parent, l.child);
         if let Some(why) = l.linked_by.as_ref().and_then(actor_refused) {
             return Err(invalid(item, format!("linked_by: {why}")));
         }
-        for end in [l.parent, l.child] {
-            if !ids.contains(&end) {
-                return Err(invalid(
-                    item,
-                    format!("resource {end} is not in the document's resources"),
-                ));
-            }
+        if let Some(end) = [l.parent, l.child]
+            .into_iter()
+            .find(|end| !ids.contains(end))
+        {
+            return Err(not_held(item, end));
         }
         let first = seen.get(&(l.parent, l.child)).copied();
         if let Err(refusal) = dag::check_ends(l.parent, l.child, first.is_some()) {
@@ -144,17 +144,10 @@ fn links(doc: &RegistryDocument) -> Result<(), DocumentError> {
     Ok(())
 }
 
-fn settings(doc: &RegistryDocument) -> Result<(), DocumentError> {
-    let ids: BTreeSet<ResourceId> = doc.resources.iter().map(|r| r.id).collect();
+fn settings(doc: &RegistryDocument, ids: &BTreeSet<ResourceId>) -> Result<(), DocumentError> {
     for (i, s) in doc.environment_settings.iter().enumerate() {
-        let item = format!("environment_settings[{i}]");
-        if let Some(id) = s.resource
-            && !ids.contains(&id)
-        {
-            return Err(invalid(
-                item,
-                format!("resource {id} is not in the document's resources"),
-            ));
+        if let Some(id) = s.resource.filter(|id| !ids.contains(id)) {
+            return Err(not_held(format!("environment_settings[{i}]"), id));
         }
     }
     let settings = &doc.environment_settings;
@@ -167,49 +160,37 @@ impl PluginEntry {
     /// The embedded component, decoded and checked against `sha256` and
     /// `size_bytes` (`None`: not embedded).
     pub fn component(&self) -> Result<Option<Vec<u8>>, DocumentError> {
-        let item = || format!("plugin {}", self.row.module);
+        let refuse = |reason: String| Err(invalid(format!("plugin {}", self.row.module), reason));
         if self.row.module.is_reserved() {
-            return Err(invalid(
-                item(),
-                format!(
-                    "module names under {} are the built-in handlers', which come with the binary",
-                    crate::model::BUILTIN_MODULE_PREFIX
-                ),
+            return refuse(format!(
+                "module names under {} are the built-in handlers', which come with the binary",
+                crate::model::BUILTIN_MODULE_PREFIX
             ));
         }
         if !is_sha256_hex(&self.row.sha256) {
-            return Err(invalid(
-                item(),
-                format!(
-                    "sha256 {} is not 64 lowercase hex digits",
-                    crate::text::quote(&self.row.sha256)
-                ),
-            ));
+            let sha256 = crate::text::quote(&self.row.sha256);
+            return refuse(format!("sha256 {sha256} is not 64 lowercase hex digits"));
         }
         let Some(text) = &self.component_base64 else {
             return Ok(None);
         };
-        let bytes = base64::decode(text)
-            .map_err(|reason| invalid(item(), format!("component_base64: {reason}")))?;
+        let bytes = match base64::decode(text) {
+            Ok(bytes) => bytes,
+            Err(reason) => return refuse(format!("component_base64: {reason}")),
+        };
         let actual = sha256_hex(&bytes);
         if actual != self.row.sha256 {
-            return Err(invalid(
-                item(),
-                format!(
-                    "the embedded component hashes to {actual}, not to its recorded sha256 {}; the \
+            return refuse(format!(
+                "the embedded component hashes to {actual}, not to its recorded sha256 {}; the \
                  document was changed or damaged",
-                    self.row.sha256
-                ),
+                self.row.sha256
             ));
         }
         if bytes.len() as i64 != self.row.size_bytes {
-            return Err(invalid(
-                item(),
-                format!(
-                    "the embedded component is {} bytes, not its recorded {}",
-                    bytes.len(),
-                    self.row.size_bytes
-                ),
+            return refuse(format!(
+                "the embedded component is {} bytes, not its recorded {}",
+                bytes.len(),
+                self.row.size_bytes
             ));
         }
         Ok(Some(bytes))
