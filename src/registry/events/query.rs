@@ -143,12 +143,9 @@ pub(super) fn select(
     query: &EventQuery,
 ) -> Result<EventSelect, RegistryError> {
     let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
-    if limit == 0 || limit > MAX_LIMIT {
-        return Err(EventsError::BadLimit {
-            limit,
-            max: MAX_LIMIT,
-        }
-        .into());
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        let max = MAX_LIMIT;
+        return Err(EventsError::BadLimit { limit, max }.into());
     }
     let mut select = EventSelect {
         limit,
@@ -165,10 +162,8 @@ pub(super) fn select(
     }
     if let Some(kind) = &query.kind {
         if !KINDS.contains(&kind.as_str()) {
-            return Err(EventsError::BadKind {
-                value: kind.clone(),
-            }
-            .into());
+            let value = kind.clone();
+            return Err(EventsError::BadKind { value }.into());
         }
         select.kind = Some(kind.clone());
     }

@@ -34,10 +34,11 @@ use crate::dag;
 use crate::model::{ResourceId, ResourceKey, TypeSpec};
 use crate::registry::environments::{check_scope, environment_of, not_an_environment};
 use crate::registry::links::StoredLinks;
+use crate::registry::recording::{EventOp, Recorder, Subject};
 use crate::registry::resources::{equivalence, register};
 use crate::registry::transfer::document::{RegistryDocument, invalid};
 use crate::registry::{Registry, RegistryError, TransferError, types};
-use crate::store::{EventRow, Writer};
+use crate::store::{EventRow, StoreError, Writer};
 use crate::typespec;
 use plan::Plan;
 use std::cell::RefCell;
@@ -263,24 +264,14 @@ mod tests;
 
 /// The event of an import that added anything: what it added, by section
 /// (an import that found everything already here records nothing).
-fn record_import(
-    w: &Writer<'_>,
-    rec: &crate::registry::recording::Recorder,
-    report: &ImportReport,
-) -> Result<(), RegistryError> {
+fn record_import(w: &Writer<'_>, rec: &Recorder, report: &ImportReport) -> Result<(), StoreError> {
     let changes: serde_json::Map<String, serde_json::Value> = report
         .tallies()
         .into_iter()
         .map(|(k, t)| (k.to_owned(), serde_json::json!({"added": t.added})))
         .collect();
-    let op = crate::registry::recording::EventOp::RegistryImported;
-    rec.record(
-        w,
-        op,
-        crate::registry::recording::Subject::default(),
-        Some(serde_json::Value::Object(changes)),
-    )?;
-    Ok(())
+    let op = EventOp::RegistryImported;
+    rec.record(w, op, Subject::default(), Some(changes.into()))
 }
 
 /// Append the document's events to the log under new numbers, after the

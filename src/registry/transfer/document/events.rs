@@ -26,11 +26,9 @@ pub(super) fn check(events: &[EventRow]) -> Result<(), DocumentError> {
         if e.seq <= last {
             return Err(bad(format!("its seq is not above the one before ({last})")));
         }
-        if e.txn < 1 || e.txn > e.seq {
-            return Err(bad(format!(
-                "its txn {} is not between 1 and its seq",
-                e.txn
-            )));
+        if !(1..=e.seq).contains(&e.txn) {
+            let txn = e.txn;
+            return Err(bad(format!("its txn {txn} is not between 1 and its seq")));
         }
         last = e.seq;
         if !crate::effects::is_iso8601(&e.at) || e.at.len() > 64 {
@@ -49,16 +47,14 @@ pub(super) fn check(events: &[EventRow]) -> Result<(), DocumentError> {
         if e.actor.name.chars().count() > Actor::MAX_NAME
             || e.actor.name.chars().any(char::is_control)
         {
-            return Err(bad(
-                "the actor's name is too long or holds control characters".into(),
-            ));
+            let reason = "the actor's name is too long or holds control characters";
+            return Err(bad(reason.to_owned()));
         }
         if let Some(c) = &e.changes
             && serde_json::to_string(c).map_or(usize::MAX, |t| t.len()) > MAX_CHANGES_BYTES
         {
-            return Err(bad(format!(
-                "its changes are longer than {MAX_CHANGES_BYTES} bytes"
-            )));
+            let max = MAX_CHANGES_BYTES;
+            return Err(bad(format!("its changes are longer than {max} bytes")));
         }
     }
     Ok(())
