@@ -52,10 +52,12 @@ pub(crate) fn import_document(
 ) -> Result<ImportReport, RegistryError> {
     let dry_run = options.dry_run;
     document.check()?;
-    for entry in &document.resources {
-        if let Some(location) = &entry.location {
-            reg.check_in_roots(std::path::Path::new(location), "import")?;
-        }
+    for location in document
+        .resources
+        .iter()
+        .filter_map(|r| r.location.as_ref())
+    {
+        reg.check_in_roots(std::path::Path::new(location), "import")?;
     }
     let specs = parse_specs(document)?;
     let components = document

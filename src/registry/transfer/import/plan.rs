@@ -64,7 +64,6 @@ pub(super) fn plan<'d>(
                     (false, Some(_)) => report.plugin_files.push(entry.row.sha256.clone()),
                     (true, _) => {}
                 }
-                report.plugins.added += 1;
                 new_plugins.push((entry, bytes.as_deref()));
             }
         }
@@ -80,13 +79,10 @@ pub(super) fn plan<'d>(
                 name: spec.name.clone(),
                 here_source: here.origin.source.clone(),
             }),
-            None => {
-                report.types.added += 1;
-                new_types.push(TypeRow {
-                    spec: spec.clone(),
-                    origin: entry.origin.clone(),
-                });
-            }
+            None => new_types.push(TypeRow {
+                spec: spec.clone(),
+                origin: entry.origin.clone(),
+            }),
         }
     }
     let next = current.with_rows(new_types.iter().cloned());
@@ -136,7 +132,6 @@ pub(super) fn plan<'d>(
             });
             continue;
         }
-        report.resources.added += 1;
         report.credentials_removed += scrubbed;
         new_resources.push(row);
     }
@@ -158,10 +153,7 @@ pub(super) fn plan<'d>(
                     ("created_at", here.created_at == row.created_at),
                 ]),
             }),
-            None => {
-                report.links.added += 1;
-                new_links.push(row);
-            }
+            None => new_links.push(row),
         }
     }
 
@@ -172,13 +164,16 @@ pub(super) fn plan<'d>(
             Some(_) => conflicts.push(ImportConflict::Setting {
                 setting: entry.scope.to_string(),
             }),
-            None => {
-                report.environment_settings.added += 1;
-                new_settings.push(entry);
-            }
+            None => new_settings.push(entry),
         }
     }
 
+    // What is new is added.
+    report.plugins.added = new_plugins.len();
+    report.types.added = new_types.len();
+    report.resources.added = new_resources.len();
+    report.links.added = new_links.len();
+    report.environment_settings.added = new_settings.len();
     if !conflicts.is_empty() {
         return Err(TransferError::ImportConflicts(conflicts).into());
     }
