@@ -50,6 +50,17 @@ pub(crate) struct Subject<'a> {
     pub related: Option<&'a str>,
 }
 
+impl<'a> Subject<'a> {
+    /// The subject `id`, named `name`, and the other resource it names.
+    fn new(id: &'a str, name: &'a str, related: Option<&'a str>) -> Self {
+        Self {
+            id: Some(id),
+            name: Some(name),
+            related,
+        }
+    }
+}
+
 impl Recorder {
     /// Record `op` about `subject` with `changes`.
     pub(crate) fn record(
@@ -83,18 +94,8 @@ impl Recorder {
         row: &ResourceRow,
         changes: Option<Value>,
     ) -> Result<(), StoreError> {
-        let id = row.id.to_string();
-        let name = row.label();
-        self.record(
-            w,
-            op,
-            Subject {
-                id: Some(&id),
-                name: Some(&name),
-                related: None,
-            },
-            changes,
-        )
+        let (id, name) = (row.id.to_string(), row.label());
+        self.record(w, op, Subject::new(&id, &name, None), changes)
     }
 
     /// Record a link made or undone: the subject is the child, the
@@ -111,11 +112,7 @@ impl Recorder {
         self.record(
             w,
             op,
-            Subject {
-                id: Some(&child_id),
-                name: Some(&child_name),
-                related: Some(&parent_id),
-            },
+            Subject::new(&child_id, &child_name, Some(&parent_id)),
             Some(json!({
                 "parent": {"id": parent_id, "name": parent.label()},
                 "child": {"id": child_id, "name": child_name},
@@ -134,16 +131,57 @@ impl Recorder {
         changes: Option<Value>,
     ) -> Result<(), StoreError> {
         let related = related.map(|id| id.to_string());
-        self.record(
-            w,
-            op,
-            Subject {
-                id: Some(name),
-                name: Some(name),
-                related: related.as_deref(),
-            },
-            changes,
-        )
+        self.record(w, op, Subject::new(name, name, related.as_deref()), changes)
+    }
+
+    /// Record `op` about a sandbox of the resource `resource` (named
+    /// `label`).
+    pub(crate) fn sandbox(
+        &self,
+        w: &Writer<'_>,
+        op: EventOp,
+        sandbox: crate::model::SandboxId,
+        (resource, label): (ResourceId, &str),
+        changes: Option<Value>,
+    ) -> Result<(), StoreError> {
+        let (id, related) = (sandbox.to_string(), resource.to_string());
+        self.record(w, op, Subject::new(&id, label, Some(&related)), changes)
+    }
+
+    /// Record a discovery or refresh of `row` — when it changed anything.
+    pub(crate) fn explored(
+        &self,
+        w: &Writer<'_>,
+        op: EventOp,
+        row: &ResourceRow,
+        e: Explored,
+    ) -> Result<(), StoreError> {
+        let mut changes = serde_json::Map::new();
+        if e.added.1 > 0 {
+            changes.insert("added".into(), listed(e.added.0, e.added.1));
+        }
+        if e.gone.1 > 0 {
+            changes.insert("gone".into(), listed(e.gone.0, e.gone.1));
+        }
+        if e.updated > 0 {
+            changes.insert("updated".into(), json!({"count": e.updated}));
+        }
+        if e.properties_changed {
+            changes.insert("properties".into(), json!({"changed": true}));
+        }
+        if let Some((before, after)) = e.hash {
+            changes.insert(
+                "content_hash".into(),
+                json!({"before": before, "after": after}),
+            );
+        }
+        if let Some(reason) = e.unstale {
+            changes.insert("stale".into(), json!({"before": reason, "after": null}));
+        }
+        if changes.is_empty() {
+            return Ok(());
+        }
+        self.resource(w, op, row, Some(Value::Object(changes)))
     }
 }
 
@@ -203,67 +241,4 @@ pub(crate) struct Explored {
     pub hash: Option<(Option<String>, Option<String>)>,
     /// The stale reason cleared, if any.
     pub unstale: Option<String>,
-}
-
-impl Recorder {
-    /// Record a discovery or refresh of `row` — when it changed anything.
-    pub(crate) fn explored(
-        &self,
-        w: &Writer<'_>,
-        op: EventOp,
-        row: &ResourceRow,
-        e: Explored,
-    ) -> Result<(), StoreError> {
-        let mut changes = serde_json::Map::new();
-        if e.added.1 > 0 {
-            changes.insert("added".into(), listed(e.added.0, e.added.1));
-        }
-        if e.gone.1 > 0 {
-            changes.insert("gone".into(), listed(e.gone.0, e.gone.1));
-        }
-        if e.updated > 0 {
-            changes.insert("updated".into(), json!({"count": e.updated}));
-        }
-        if e.properties_changed {
-            changes.insert("properties".into(), json!({"changed": true}));
-        }
-        if let Some((before, after)) = e.hash {
-            changes.insert(
-                "content_hash".into(),
-                json!({"before": before, "after": after}),
-            );
-        }
-        if let Some(reason) = e.unstale {
-            changes.insert("stale".into(), json!({"before": reason, "after": null}));
-        }
-        if changes.is_empty() {
-            return Ok(());
-        }
-        self.resource(w, op, row, Some(Value::Object(changes)))
-    }
-}
-
-impl Recorder {
-    /// Record `op` about a sandbox of the resource `resource` (named
-    /// `label`).
-    pub(crate) fn sandbox(
-        &self,
-        w: &Writer<'_>,
-        op: EventOp,
-        sandbox: crate::model::SandboxId,
-        (resource, label): (ResourceId, &str),
-        changes: Option<Value>,
-    ) -> Result<(), StoreError> {
-        let (id, related) = (sandbox.to_string(), resource.to_string());
-        self.record(
-            w,
-            op,
-            Subject {
-                id: Some(&id),
-                name: Some(label),
-                related: Some(&related),
-            },
-            changes,
-        )
-    }
 }

@@ -27,11 +27,11 @@ fn registry() -> Registry {
     }
 }
 
-fn key(text: &str) -> ResourceKey {
+pub(super) fn key(text: &str) -> ResourceKey {
     ResourceKey::parse(text).unwrap()
 }
 
-fn dir_request(name: &str, dir: &std::path::Path) -> NewResource {
+pub(super) fn dir_request(name: &str, dir: &std::path::Path) -> NewResource {
     NewResource {
         type_name: "fs-directory".into(),
         name: Some(name.into()),

@@ -56,24 +56,21 @@ pub(super) fn history(
         let mut entries: Vec<HistoryEntry> = Vec::new();
         let mut own_txn: HashMap<i64, usize> = HashMap::new();
         let (own, others): (Vec<Event>, Vec<Event>) = events.into_iter().partition(is_own);
+        let entry = |event| HistoryEntry {
+            event,
+            children: Vec::new(),
+        };
         for event in own {
             own_txn.entry(event.txn).or_insert(entries.len());
-            entries.push(HistoryEntry {
-                event,
-                children: Vec::new(),
-            });
+            entries.push(entry(event));
         }
-        let mut loose = Vec::new();
+        // (Every own entry is in place: the loose ones go after them.)
         for event in others {
             match own_txn.get(&event.txn) {
                 Some(&i) => entries[i].children.push(event),
-                None => loose.push(HistoryEntry {
-                    event,
-                    children: Vec::new(),
-                }),
+                None => entries.push(entry(event)),
             }
         }
-        entries.extend(loose);
         entries.sort_by_key(|e| std::cmp::Reverse(e.event.seq));
         for entry in &mut entries {
             entry.children.sort_by_key(|e| e.seq);

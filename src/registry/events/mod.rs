@@ -102,11 +102,8 @@ impl Registry {
 }
 
 fn check_setting(key: &str) -> Result<(), EventsError> {
-    if key == retention::KEEP_KEY {
-        Ok(())
-    } else {
-        Err(EventsError::UnknownSetting {
-            key: key.to_owned(),
-        })
-    }
+    let key = key.to_owned();
+    (key == retention::KEEP_KEY)
+        .then_some(())
+        .ok_or(EventsError::UnknownSetting { key })
 }

@@ -143,12 +143,9 @@ pub(super) fn select(
     query: &EventQuery,
 ) -> Result<EventSelect, RegistryError> {
     let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
-    if limit == 0 || limit > MAX_LIMIT {
-        return Err(EventsError::BadLimit {
-            limit,
-            max: MAX_LIMIT,
-        }
-        .into());
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        let max = MAX_LIMIT;
+        return Err(EventsError::BadLimit { limit, max }.into());
     }
     let mut select = EventSelect {
         limit,
@@ -165,10 +162,8 @@ pub(super) fn select(
     }
     if let Some(kind) = &query.kind {
         if !KINDS.contains(&kind.as_str()) {
-            return Err(EventsError::BadKind {
-                value: kind.clone(),
-            }
-            .into());
+            let value = kind.clone();
+            return Err(EventsError::BadKind { value }.into());
         }
         select.kind = Some(kind.clone());
     }
@@ -199,31 +194,24 @@ fn subject_filter(
     below: bool,
     select: &mut EventSelect,
 ) -> Result<(), RegistryError> {
-    let (id, name) = match find_row(r, key) {
-        Ok(row) => (Some(row.id), row.name.map(|n| n.to_string())),
-        Err(RegistryError::Resources(_)) => match key {
-            ResourceKey::Id(id) => (Some(*id), None),
-            // Gone: its id is the one its last event under this name had.
-            ResourceKey::Name(name) => (last_id_named(r, name.as_str())?, Some(name.to_string())),
-            ResourceKey::Location { .. } => {
-                return Err(find_row(r, key).unwrap_err());
-            }
-        },
-        Err(e) => return Err(e),
+    let (id, name) = match (find_row(r, key), key) {
+        (Ok(row), _) => (Some(row.id), row.name.map(|n| n.to_string())),
+        (Err(RegistryError::Resources(_)), ResourceKey::Id(id)) => (Some(*id), None),
+        // Gone: its id is the one its last event under this name had.
+        (Err(RegistryError::Resources(_)), ResourceKey::Name(name)) => {
+            (last_id_named(r, name.as_str())?, Some(name.to_string()))
+        }
+        (Err(e), _) => return Err(e),
     };
     if let Some(id) = id {
         select.ids.push(id.to_string());
         if below {
-            let edges = r.edges_reachable(&[id])?;
             let mut seen = std::collections::HashSet::from([id]);
-            for edge in edges {
-                if seen.len() >= MAX_BELOW {
-                    break;
-                }
-                if seen.insert(edge.child) {
-                    select.ids.push(edge.child.to_string());
-                }
-            }
+            let children = r.edges_reachable(&[id])?.into_iter().map(|e| e.child);
+            let new = children.filter(|child| seen.insert(*child));
+            select
+                .ids
+                .extend(new.take(MAX_BELOW - 1).map(|child| child.to_string()));
         }
     }
     if let Some(name) = name {
@@ -255,25 +243,22 @@ pub(super) fn name_now(
     r: &crate::store::Reader<'_>,
     events: &mut [Event],
 ) -> Result<(), RegistryError> {
-    let ids: Vec<ResourceId> = events
+    let of_resource = |e: &Event| matches!(e.kind.as_str(), "resource" | "link");
+    let ids: std::collections::BTreeSet<ResourceId> = events
         .iter()
-        .filter(|e| matches!(e.kind.as_str(), "resource" | "link"))
+        .filter(|e| of_resource(e))
         .filter_map(|e| e.id.as_deref().and_then(|id| ResourceId::parse(id).ok()))
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
         .collect();
     if ids.is_empty() {
         return Ok(());
     }
+    let ids: Vec<ResourceId> = ids.into_iter().collect();
     let now: HashMap<String, String> = r
         .resources_by_ids(&ids)?
         .into_iter()
         .map(|row| (row.id.to_string(), row.label()))
         .collect();
-    for event in events {
-        if !matches!(event.kind.as_str(), "resource" | "link") {
-            continue;
-        }
+    for event in events.iter_mut().filter(|e| of_resource(e)) {
         if let Some(current) = event.id.as_ref().and_then(|id| now.get(id))
             && event.name.as_ref() != Some(current)
         {

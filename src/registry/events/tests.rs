@@ -2,25 +2,14 @@
 //! `retention::EVERY` events, keeps what the setting says and nothing
 //! less; a dry run and a refusal record nothing.
 
-use crate::model::{ResourceKey, ResourceName};
-use crate::registry::{EventQuery, NewResource, Registry, RemoveOptions};
+use crate::registry::recording::retention::EVERY;
+use crate::registry::tests::{dir_request, key};
+use crate::registry::{EventQuery, Registry, RemoveOptions};
 
 fn dir(reg: &mut Registry, name: &str, path: &std::path::Path) {
     std::fs::create_dir_all(path).unwrap();
-    reg.register_resource(
-        NewResource {
-            type_name: "fs-directory".into(),
-            name: Some(name.into()),
-            args: vec![("path".into(), path.display().to_string())],
-            ..NewResource::default()
-        },
-        Default::default(),
-    )
-    .unwrap();
-}
-
-fn key(name: &str) -> ResourceKey {
-    ResourceKey::Name(ResourceName::parse(name).unwrap())
+    let request = dir_request(name, path);
+    reg.register_resource(request, Default::default()).unwrap();
 }
 
 fn all(reg: &Registry) -> Vec<i64> {
@@ -43,23 +32,19 @@ fn retention_on_write_keeps_the_newest_events_the_setting_names() {
     reg.set_registry_setting("events.keep", Some("10")).unwrap();
     // 3 events so far (two registrations, the setting), all kept.
     assert_eq!(all(&reg), [1, 2, 3]);
-    while reg.last_event_seq().unwrap() < crate::registry::recording::retention::EVERY - 1 {
+    while reg.last_event_seq().unwrap() < EVERY - 1 {
         reg.link_child(&key("local/a"), &key("local/b")).unwrap();
         reg.unlink_child(&key("local/a"), &key("local/b")).unwrap();
     }
     // Not pruned yet: retention runs when an event's number is a
     // multiple of EVERY.
-    assert_eq!(
-        all(&reg).len() as i64,
-        crate::registry::recording::retention::EVERY - 1
-    );
+    assert_eq!(all(&reg).len() as i64, EVERY - 1);
     reg.link_child(&key("local/a"), &key("local/b")).unwrap();
     let kept = all(&reg);
-    let last = crate::registry::recording::retention::EVERY;
-    assert_eq!(kept, ((last - 9)..=last).collect::<Vec<_>>());
+    assert_eq!(kept, ((EVERY - 9)..=EVERY).collect::<Vec<_>>());
     // The numbers go on.
     reg.unlink_child(&key("local/a"), &key("local/b")).unwrap();
-    assert_eq!(reg.last_event_seq().unwrap(), last + 1);
+    assert_eq!(reg.last_event_seq().unwrap(), EVERY + 1);
 }
 
 #[test]

@@ -33,17 +33,13 @@ impl Keep {
         let bad = || EventsError::BadKeep {
             value: text.to_owned(),
         };
-        let (digits, days) = match text.strip_suffix('d') {
-            Some(d) => (d, true),
-            None => (text, false),
-        };
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || digits.len() > 13 {
-            return Err(bad());
-        }
-        let n: u64 = digits.parse().map_err(|_| bad())?;
-        if n == 0 || n > MAX {
-            return Err(bad());
-        }
+        let (digits, days) = text.strip_suffix('d').map_or((text, false), |d| (d, true));
+        // One to 13 digits (`parse` would take a sign).
+        let n = Some(digits)
+            .filter(|d| (1..=13).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|d| d.parse::<u64>().ok())
+            .filter(|n| (1..=MAX).contains(n))
+            .ok_or_else(bad)?;
         Ok(if days {
             Keep::Days(u32::try_from(n).map_err(|_| bad())?)
         } else {

@@ -44,7 +44,6 @@ mod base64;
 mod check;
 mod events;
 mod fields;
-mod rows;
 
 use crate::model::TypeName;
 pub(crate) use crate::store::{
@@ -121,6 +120,20 @@ pub struct PluginEntry {
     pub component_base64: Option<String>,
 }
 
+impl PluginEntry {
+    pub(in crate::registry) fn from_row(
+        row: PluginRow,
+        provenance: Option<ProvenanceRow>,
+        component: Option<&[u8]>,
+    ) -> Self {
+        Self {
+            row,
+            provenance,
+            component_base64: component.map(base64::encode),
+        }
+    }
+}
+
 /// Why a text is not a registry document this binary can import.
 #[derive(Debug, Error)]
 pub enum DocumentError {
@@ -166,19 +179,10 @@ impl RegistryDocument {
                 kind_of(&value)
             )));
         };
-        match map.get("format") {
-            Some(Value::String(f)) if f == FORMAT => {}
-            Some(Value::String(f)) => {
-                return Err(DocumentError::UnknownFormat { found: f.clone() });
-            }
-            _ => return Err(unreadable(format!("no `format: {FORMAT}`"))),
-        }
-        match map.get("version").and_then(Value::as_u64) {
-            Some(found) if found > VERSION => return Err(DocumentError::TooNew { found }),
-            Some(0) => return Err(DocumentError::UnknownVersion { found: 0 }),
-            Some(_) => {}
-            None => return Err(unreadable("no `version` (a whole number)".to_owned())),
-        }
+        let Some(format) = map.get("format").and_then(Value::as_str) else {
+            return Err(unreadable(format!("no `format: {FORMAT}`")));
+        };
+        check::header(format, map.get("version").and_then(Value::as_u64))?;
         let types = section(&mut map, "types")?;
         let plugins = section(&mut map, "plugins")?;
         let resources = section(&mut map, "resources")?;
@@ -188,11 +192,8 @@ impl RegistryDocument {
             true => section(&mut map, "events")?,
             false => Vec::new(),
         };
-        let header: Header =
-            serde_json::from_value(Value::Object(map)).map_err(|e| DocumentError::Invalid {
-                item: "(document)".to_owned(),
-                reason: e.to_string(),
-            })?;
+        let header: Header = serde_json::from_value(Value::Object(map))
+            .map_err(|e| invalid("(document)", e.to_string()))?;
         let document = Self {
             header,
             types,
@@ -225,26 +226,29 @@ impl RegistryDocument {
     }
 }
 
+/// `item` of the document is refused for `reason`.
+pub(in crate::registry::transfer) fn invalid(
+    item: impl Into<String>,
+    reason: impl Into<String>,
+) -> DocumentError {
+    DocumentError::Invalid {
+        item: item.into(),
+        reason: reason.into(),
+    }
+}
+
 /// Read the list under `key`, item by item, naming the item that is wrong.
 fn section<T: DeserializeOwned>(
     map: &mut Map<String, Value>,
     key: &str,
 ) -> Result<Vec<T>, DocumentError> {
-    let invalid = |item: String, reason: String| DocumentError::Invalid { item, reason };
     let items = match map.remove(key) {
         Some(Value::Array(items)) => items,
         Some(other) => {
-            return Err(invalid(
-                key.to_owned(),
-                format!("expected a list, found {}", kind_of(&other)),
-            ));
+            let reason = format!("expected a list, found {}", kind_of(&other));
+            return Err(invalid(key, reason));
         }
-        None => {
-            return Err(invalid(
-                key.to_owned(),
-                "missing (an empty list is `[]`)".into(),
-            ));
-        }
+        None => return Err(invalid(key, "missing (an empty list is `[]`)")),
     };
     items
         .into_iter()

@@ -9,6 +9,7 @@
 //! (`--with-plugins`) are read from the plugin store in the same
 //! closure, each verified against the sha256 of the snapshot's row.
 
+use super::plugin_load;
 use crate::registry::PluginsError;
 use crate::registry::transfer::document::{
     Header, PluginEntry, RegistryDocument, TypeEntry, VERSION,
@@ -93,28 +94,23 @@ pub(crate) fn export_document(
             .collect();
         let mut plugins = Vec::new();
         for row in r.plugins()? {
-            let bytes =
-                match files {
-                    // This machine's copy, else the registry's (a plugin
-                    // added on another machine), verified either way.
-                    Some(files) if !files.path_of(&row.sha256).is_ok_and(|p| p.exists()) => {
-                        let bytes = r.plugin_component(&row.sha256)?.ok_or_else(|| {
-                            RegistryError::Plugins(PluginsError::ComponentMissing {
-                                module: row.module.clone(),
-                                sha256: row.sha256.clone(),
-                            })
-                        })?;
-                        crate::registry::plugins::plugin_store::verify_component(&row, &bytes)?;
-                        Some(bytes)
-                    }
-                    Some(files) => Some(files.read(&row.sha256).map_err(|source| {
-                        RegistryError::PluginLoad {
-                            module: row.module.clone(),
-                            source,
-                        }
-                    })?),
-                    None => None,
-                };
+            let bytes = match files {
+                // This machine's copy, else the registry's (a plugin
+                // added on another machine), verified either way.
+                Some(files) if files.path_of(&row.sha256).is_ok_and(|p| p.exists()) => {
+                    Some(files.read(&row.sha256).map_err(plugin_load(&row.module))?)
+                }
+                Some(_) => {
+                    let missing = || PluginsError::ComponentMissing {
+                        module: row.module.clone(),
+                        sha256: row.sha256.clone(),
+                    };
+                    let bytes = r.plugin_component(&row.sha256)?.ok_or_else(missing)?;
+                    crate::registry::plugins::plugin_store::verify_component(&row, &bytes)?;
+                    Some(bytes)
+                }
+                None => None,
+            };
             let provenance = r.plugin_provenance(&row.module)?;
             plugins.push(PluginEntry::from_row(row, provenance, bytes.as_deref()));
         }

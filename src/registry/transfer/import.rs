@@ -29,14 +29,16 @@ mod report;
 
 pub use report::{ImportConflict, ImportOptions, ImportReport, MissingPlugin, MissingType, Tally};
 
+use super::plugin_load;
 use crate::dag;
 use crate::model::{ResourceId, ResourceKey, TypeSpec};
 use crate::registry::environments::{check_scope, environment_of, not_an_environment};
 use crate::registry::links::StoredLinks;
+use crate::registry::recording::{EventOp, Recorder, Subject};
 use crate::registry::resources::{equivalence, register};
-use crate::registry::transfer::document::RegistryDocument;
+use crate::registry::transfer::document::{RegistryDocument, invalid};
 use crate::registry::{Registry, RegistryError, TransferError, types};
-use crate::store::{EventRow, Writer};
+use crate::store::{EventRow, StoreError, Writer};
 use crate::typespec;
 use plan::Plan;
 use std::cell::RefCell;
@@ -50,10 +52,12 @@ pub(crate) fn import_document(
 ) -> Result<ImportReport, RegistryError> {
     let dry_run = options.dry_run;
     document.check()?;
-    for entry in &document.resources {
-        if let Some(location) = &entry.location {
-            reg.check_in_roots(std::path::Path::new(location), "import")?;
-        }
+    for location in document
+        .resources
+        .iter()
+        .filter_map(|r| r.location.as_ref())
+    {
+        reg.check_in_roots(std::path::Path::new(location), "import")?;
     }
     let specs = parse_specs(document)?;
     let components = document
@@ -80,12 +84,8 @@ pub(crate) fn import_document(
                 None if w.has_plugin_component(&entry.row.sha256)? => {}
                 None => {
                     let files = plugins.files("cannot import plugins")?;
-                    let bytes = files.read(&entry.row.sha256).map_err(|source| {
-                        RegistryError::PluginLoad {
-                            module: entry.row.module.clone(),
-                            source,
-                        }
-                    })?;
+                    let bytes = files.read(&entry.row.sha256);
+                    let bytes = bytes.map_err(plugin_load(&entry.row.module))?;
                     w.put_plugin_component(&entry.row.sha256, &bytes)?;
                 }
             }
@@ -101,19 +101,16 @@ pub(crate) fn import_document(
                 let fresh = !files.path_of(&entry.row.sha256).is_ok_and(|p| p.exists());
                 files
                     .import(bytes)
-                    .map_err(|source| RegistryError::PluginLoad {
-                        module: entry.row.module.clone(),
-                        source,
-                    })?;
+                    .map_err(plugin_load(&entry.row.module))?;
                 if fresh {
                     written.borrow_mut().push(entry.row.sha256.clone());
                 }
             }
         }
-        if plan_adds(&plan.report) {
+        if !plan.report.is_no_op() {
             append_events(w, &document.events)?;
+            record_import(w, &rec, &plan.report)?;
         }
-        record_import(w, &rec, &plan.report)?;
         plan.report.dry_run = dry_run;
         plan.report.same_builtin_catalogue =
             document.header.builtin_catalogue.as_deref() == Some(catalogue.as_str());
@@ -140,25 +137,26 @@ fn parse_specs(document: &RegistryDocument) -> Result<Vec<TypeSpec>, RegistryErr
         .iter()
         .enumerate()
         .map(|(i, entry)| {
-            let refused = |source: RegistryError| {
-                RegistryError::from(TransferError::ImportRefused {
-                    item: format!("type {} (types[{i}])", entry.name),
-                    source: Box::new(source),
-                })
-            };
+            let refuse = |source| refused(format!("type {} (types[{i}])", entry.name), source);
             let spec = typespec::parse_type_file(&entry.spec, &format!("types[{i}].spec"))
-                .map_err(|e| refused(e.into()))?;
+                .map_err(|e| refuse(e.into()))?;
             if spec.name != entry.name {
-                return Err(refused(RegistryError::Document(
-                    crate::registry::transfer::document::DocumentError::Invalid {
-                        item: format!("types[{i}]"),
-                        reason: format!("its spec is named {}, not {}", spec.name, entry.name),
-                    },
-                )));
+                let reason = format!("its spec is named {}, not {}", spec.name, entry.name);
+                return Err(refuse(invalid(format!("types[{i}]"), reason).into()));
             }
             Ok(spec)
         })
         .collect()
+}
+
+/// The import's refusal of `item`, for `source` (the refusal its own verb
+/// would give).
+fn refused(item: String, source: RegistryError) -> RegistryError {
+    TransferError::ImportRefused {
+        item,
+        source: Box::new(source),
+    }
+    .into()
 }
 
 /// Write the new plugins' rows, types (each checked as `type add` checks
@@ -176,25 +174,18 @@ fn write_rows(
         w.set_plugin_provenance(&entry.row.module, entry.provenance.as_ref())?;
     }
     for row in &plan.types {
-        let refused = |source| TransferError::ImportRefused {
-            item: format!("type {}", row.spec.name),
-            source: Box::new(source),
-        };
-        types::check_type(&plan.next, &row.spec).map_err(refused)?;
-        let resolved = plan.next.resolve(&row.spec.name).map_err(refused)?;
-        types::check_handler(w, &plan.next, &resolved).map_err(refused)?;
+        let refuse = |source| refused(format!("type {}", row.spec.name), source);
+        types::check_type(&plan.next, &row.spec).map_err(refuse)?;
+        let resolved = plan.next.resolve(&row.spec.name).map_err(refuse)?;
+        types::check_handler(w, &plan.next, &resolved).map_err(refuse)?;
         w.insert_type_row(row)?;
     }
     let mut inserter = w.resource_inserter()?;
     for row in &plan.resources {
         if let Some(strategy) = row.sandbox_strategy {
             let ty = plan.next.resolve(&row.type_name)?;
-            register::check_strategy(&ty, row.name.as_ref(), strategy.as_str()).map_err(
-                |source| TransferError::ImportRefused {
-                    item: format!("resource {}", row.label()),
-                    source: Box::new(source),
-                },
-            )?;
+            register::check_strategy(&ty, row.name.as_ref(), strategy.as_str())
+                .map_err(|source| refused(format!("resource {}", row.label()), source))?;
         }
         match agent {
             Some(agent) => inserter.insert(&crate::store::ResourceRow {
@@ -238,11 +229,7 @@ fn check_and_link(
         let (parent, child) = pairs[i];
         let source =
             crate::registry::link_refused(refusal, labels[&parent].clone(), labels[&child].clone());
-        return Err(TransferError::ImportRefused {
-            item: "the document's links".to_owned(),
-            source: Box::new(source),
-        }
-        .into());
+        return Err(refused("the document's links".to_owned(), source));
     }
     for entry in &plan.links {
         let mut row = (*entry).clone();
@@ -260,16 +247,13 @@ fn check_and_link(
 /// execution environment (or the host).
 fn write_settings(w: &Writer<'_>, plan: &Plan<'_>) -> Result<(), RegistryError> {
     for row in &plan.settings {
-        let refused = |source| TransferError::ImportRefused {
-            item: format!("the {} environment setting", row.scope),
-            source: Box::new(source),
-        };
-        check_scope(&row.scope).map_err(refused)?;
+        let refuse = |source| refused(format!("the {} environment setting", row.scope), source);
+        check_scope(&row.scope).map_err(refuse)?;
         if let Some(id) = row.resource {
             let (env, is_env) =
-                environment_of(w, &plan.next, &ResourceKey::Id(id)).map_err(refused)?;
+                environment_of(w, &plan.next, &ResourceKey::Id(id)).map_err(refuse)?;
             if !is_env {
-                return Err(refused(not_an_environment(&env)).into());
+                return Err(refuse(not_an_environment(&env)));
             }
         }
         w.put_setting(row)?;
@@ -282,48 +266,14 @@ mod tests;
 
 /// The event of an import that added anything: what it added, by section
 /// (an import that found everything already here records nothing).
-fn record_import(
-    w: &Writer<'_>,
-    rec: &crate::registry::recording::Recorder,
-    report: &ImportReport,
-) -> Result<(), RegistryError> {
-    let r = report;
-    let sections = [
-        ("types", r.types),
-        ("plugins", r.plugins),
-        ("resources", r.resources),
-        ("links", r.links),
-        ("environment_settings", r.environment_settings),
-    ];
-    if !plan_adds(report) {
-        return Ok(());
-    }
-    let changes: serde_json::Map<String, serde_json::Value> = sections
-        .iter()
-        .map(|(k, t)| ((*k).to_owned(), serde_json::json!({"added": t.added})))
+fn record_import(w: &Writer<'_>, rec: &Recorder, report: &ImportReport) -> Result<(), StoreError> {
+    let changes: serde_json::Map<String, serde_json::Value> = report
+        .tallies()
+        .into_iter()
+        .map(|(k, t)| (k.to_owned(), serde_json::json!({"added": t.added})))
         .collect();
-    let op = crate::registry::recording::EventOp::RegistryImported;
-    rec.record(
-        w,
-        op,
-        crate::registry::recording::Subject::default(),
-        Some(serde_json::Value::Object(changes)),
-    )?;
-    Ok(())
-}
-
-/// Does the import add anything? (One that does not, importing a document
-/// a second time, writes nothing, its events included.)
-fn plan_adds(r: &ImportReport) -> bool {
-    [
-        r.types,
-        r.plugins,
-        r.resources,
-        r.links,
-        r.environment_settings,
-    ]
-    .iter()
-    .any(|t| t.added > 0)
+    let op = EventOp::RegistryImported;
+    rec.record(w, op, Subject::default(), Some(changes.into()))
 }
 
 /// Append the document's events to the log under new numbers, after the

@@ -5,45 +5,36 @@
 //! item (`links[3]`, `plugins[0] (acme.py)`).
 
 use super::fields::{MAX_HASH, MAX_STALE};
-use super::{DocumentError, FORMAT, PluginEntry, RegistryDocument, VERSION, base64};
+use super::{DocumentError, FORMAT, PluginEntry, RegistryDocument, VERSION, base64, invalid};
 use crate::dag::{self, LinkRefusal};
 use crate::digest::{is_sha256_hex, sha256_hex};
 use crate::model::{ResourceId, ResourceKind};
 use std::collections::{BTreeMap, BTreeSet};
 
-fn invalid(item: impl Into<String>, reason: impl Into<String>) -> DocumentError {
-    DocumentError::Invalid {
-        item: item.into(),
-        reason: reason.into(),
+/// A document of `format` and `version` (`None`: not a whole number) is
+/// one this binary reads: judged before anything else, so that a newer
+/// document is refused as newer, not as malformed.
+pub(super) fn header(format: &str, version: Option<u64>) -> Result<(), DocumentError> {
+    if format != FORMAT {
+        let found = format.to_owned();
+        return Err(DocumentError::UnknownFormat { found });
+    }
+    match version {
+        None => Err(DocumentError::Unreadable {
+            reason: "no `version` (a whole number)".to_owned(),
+        }),
+        Some(0) => Err(DocumentError::UnknownVersion { found: 0 }),
+        Some(found) if found > VERSION => Err(DocumentError::TooNew { found }),
+        Some(_) => Ok(()),
     }
 }
 
 pub(super) fn document(doc: &RegistryDocument) -> Result<(), DocumentError> {
-    if doc.header.format != FORMAT {
-        return Err(DocumentError::UnknownFormat {
-            found: doc.header.format.clone(),
-        });
-    }
-    match doc.header.version {
-        0 => return Err(DocumentError::UnknownVersion { found: 0 }),
-        v if v > VERSION => return Err(DocumentError::TooNew { found: v }),
-        _ => {}
-    }
-    unique(
-        doc.types.iter().map(|t| t.name.to_string()).enumerate(),
-        "types",
-        "type",
-    )?;
-    unique(
-        doc.plugins
-            .iter()
-            .map(|p| p.row.module.to_string())
-            .enumerate(),
-        "plugins",
-        "module",
-    )?;
+    header(&doc.header.format, Some(doc.header.version))?;
+    unique(&doc.types, "types", "type", |t| Some(&t.name))?;
+    unique(&doc.plugins, "plugins", "module", |p| Some(&p.row.module))?;
     for (i, plugin) in doc.plugins.iter().enumerate() {
-        component(plugin).map_err(|e| match e {
+        plugin.component().map_err(|e| match e {
             DocumentError::Invalid { reason, .. } => {
                 invalid(format!("plugins[{i}] ({})", plugin.row.module), reason)
             }
@@ -51,21 +42,24 @@ pub(super) fn document(doc: &RegistryDocument) -> Result<(), DocumentError> {
         })?;
     }
     resources(doc)?;
-    links(doc)?;
-    settings(doc)?;
+    let ids: BTreeSet<ResourceId> = doc.resources.iter().map(|r| r.id).collect();
+    links(doc, &ids)?;
+    settings(doc, &ids)?;
     super::events::check(&doc.events)?;
     super::fields::check(doc)
 }
 
-/// Every key of `keys` (with its index in `section`) once; a repeat
-/// names both places.
-fn unique(
-    keys: impl Iterator<Item = (usize, String)>,
+/// Every `key` of the items of `section` (`None`: the item has none)
+/// once; a repeat names both places.
+fn unique<'a, T, K: std::fmt::Display>(
+    items: &'a [T],
     section: &str,
     what: &str,
+    key: impl Fn(&'a T) -> Option<K>,
 ) -> Result<(), DocumentError> {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, key) in keys {
+    let keys = items.iter().enumerate();
+    for (i, key) in keys.filter_map(|(i, item)| Some((i, key(item)?.to_string()))) {
         if let Some(first) = seen.insert(key.clone(), i) {
             return Err(invalid(
                 format!("{section}[{i}]"),
@@ -77,38 +71,23 @@ fn unique(
 }
 
 fn resources(doc: &RegistryDocument) -> Result<(), DocumentError> {
-    unique(
-        doc.resources.iter().map(|r| r.id.to_string()).enumerate(),
-        "resources",
-        "resource id",
-    )?;
-    unique(
-        doc.resources
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| Some((i, r.name.as_ref()?.to_string()))),
-        "resources",
-        "resource name",
-    )?;
+    unique(&doc.resources, "resources", "resource id", |r| Some(r.id))?;
+    unique(&doc.resources, "resources", "resource name", |r| {
+        r.name.as_ref()
+    })?;
     for (i, r) in doc.resources.iter().enumerate() {
-        let item = || format!("resources[{i}] ({})", r.id);
+        let refuse = |reason: String| Err(invalid(format!("resources[{i}] ({})", r.id), reason));
         if r.content_hash.as_ref().is_some_and(|h| h.len() > MAX_HASH) {
-            return Err(invalid(
-                item(),
-                format!("content_hash is longer than {MAX_HASH} bytes"),
-            ));
+            return refuse(format!("content_hash is longer than {MAX_HASH} bytes"));
         }
         if r.kind == ResourceKind::Virtual && r.location.is_some() {
-            return Err(invalid(item(), "a virtual resource has no location"));
+            return refuse("a virtual resource has no location".to_owned());
         }
         if let Some(why) = r.registered_by.as_ref().and_then(actor_refused) {
-            return Err(invalid(item(), format!("registered_by: {why}")));
+            return refuse(format!("registered_by: {why}"));
         }
         if r.stale.as_ref().is_some_and(|s| s.len() > MAX_STALE) {
-            return Err(invalid(
-                item(),
-                format!("stale is longer than {MAX_STALE} bytes"),
-            ));
+            return refuse(format!("stale is longer than {MAX_STALE} bytes"));
         }
     }
     Ok(())
@@ -129,21 +108,26 @@ fn actor_refused(actor: &crate::model::Actor) -> Option<String> {
         .then(|| "its name holds a control character".to_owned())
 }
 
-fn links(doc: &RegistryDocument) -> Result<(), DocumentError> {
-    let ids: BTreeSet<ResourceId> = doc.resources.iter().map(|r| r.id).collect();
+/// `item` names resource `id`, which the document does not hold.
+fn not_held(item: String, id: ResourceId) -> DocumentError {
+    invalid(
+        item,
+        format!("resource {id} is not in the document's resources"),
+    )
+}
+
+fn links(doc: &RegistryDocument, ids: &BTreeSet<ResourceId>) -> Result<(), DocumentError> {
     let mut seen: BTreeMap<(ResourceId, ResourceId), usize> = BTreeMap::new();
     for (i, l) in doc.links.iter().enumerate() {
         let item = format!("links[{i}] ({} → {})", l.parent, l.child);
         if let Some(why) = l.linked_by.as_ref().and_then(actor_refused) {
             return Err(invalid(item, format!("linked_by: {why}")));
         }
-        for end in [l.parent, l.child] {
-            if !ids.contains(&end) {
-                return Err(invalid(
-                    item,
-                    format!("resource {end} is not in the document's resources"),
-                ));
-            }
+        if let Some(end) = [l.parent, l.child]
+            .into_iter()
+            .find(|end| !ids.contains(end))
+        {
+            return Err(not_held(item, end));
         }
         let first = seen.get(&(l.parent, l.child)).copied();
         if let Err(refusal) = dag::check_ends(l.parent, l.child, first.is_some()) {
@@ -160,75 +144,55 @@ fn links(doc: &RegistryDocument) -> Result<(), DocumentError> {
     Ok(())
 }
 
-fn settings(doc: &RegistryDocument) -> Result<(), DocumentError> {
-    let ids: BTreeSet<ResourceId> = doc.resources.iter().map(|r| r.id).collect();
+fn settings(doc: &RegistryDocument, ids: &BTreeSet<ResourceId>) -> Result<(), DocumentError> {
     for (i, s) in doc.environment_settings.iter().enumerate() {
-        let item = format!("environment_settings[{i}]");
-        if let Some(id) = s.resource
-            && !ids.contains(&id)
-        {
-            return Err(invalid(
-                item,
-                format!("resource {id} is not in the document's resources"),
-            ));
+        if let Some(id) = s.resource.filter(|id| !ids.contains(id)) {
+            return Err(not_held(format!("environment_settings[{i}]"), id));
         }
     }
-    unique(
-        doc.environment_settings
-            .iter()
-            .map(|s| s.scope.to_string())
-            .enumerate(),
-        "environment_settings",
-        "the setting of",
-    )
+    let settings = &doc.environment_settings;
+    unique(settings, "environment_settings", "the setting of", |s| {
+        Some(&s.scope)
+    })
 }
 
-/// The embedded component of `plugin`, decoded and verified.
-pub(super) fn component(plugin: &PluginEntry) -> Result<Option<Vec<u8>>, DocumentError> {
-    let item = || format!("plugin {}", plugin.row.module);
-    if plugin.row.module.is_reserved() {
-        return Err(invalid(
-            item(),
-            format!(
+impl PluginEntry {
+    /// The embedded component, decoded and checked against `sha256` and
+    /// `size_bytes` (`None`: not embedded).
+    pub fn component(&self) -> Result<Option<Vec<u8>>, DocumentError> {
+        let refuse = |reason: String| Err(invalid(format!("plugin {}", self.row.module), reason));
+        if self.row.module.is_reserved() {
+            return refuse(format!(
                 "module names under {} are the built-in handlers', which come with the binary",
                 crate::model::BUILTIN_MODULE_PREFIX
-            ),
-        ));
-    }
-    if !is_sha256_hex(&plugin.row.sha256) {
-        return Err(invalid(
-            item(),
-            format!(
-                "sha256 {} is not 64 lowercase hex digits",
-                crate::text::quote(&plugin.row.sha256)
-            ),
-        ));
-    }
-    let Some(text) = &plugin.component_base64 else {
-        return Ok(None);
-    };
-    let bytes = base64::decode(text)
-        .map_err(|reason| invalid(item(), format!("component_base64: {reason}")))?;
-    let actual = sha256_hex(&bytes);
-    if actual != plugin.row.sha256 {
-        return Err(invalid(
-            item(),
-            format!(
+            ));
+        }
+        if !is_sha256_hex(&self.row.sha256) {
+            let sha256 = crate::text::quote(&self.row.sha256);
+            return refuse(format!("sha256 {sha256} is not 64 lowercase hex digits"));
+        }
+        let Some(text) = &self.component_base64 else {
+            return Ok(None);
+        };
+        let bytes = match base64::decode(text) {
+            Ok(bytes) => bytes,
+            Err(reason) => return refuse(format!("component_base64: {reason}")),
+        };
+        let actual = sha256_hex(&bytes);
+        if actual != self.row.sha256 {
+            return refuse(format!(
                 "the embedded component hashes to {actual}, not to its recorded sha256 {}; the \
                  document was changed or damaged",
-                plugin.row.sha256
-            ),
-        ));
-    }
-    if bytes.len() as i64 != plugin.row.size_bytes {
-        return Err(invalid(
-            item(),
-            format!(
+                self.row.sha256
+            ));
+        }
+        if bytes.len() as i64 != self.row.size_bytes {
+            return refuse(format!(
                 "the embedded component is {} bytes, not its recorded {}",
                 bytes.len(),
-                plugin.row.size_bytes
-            ),
-        ));
+                self.row.size_bytes
+            ));
+        }
+        Ok(Some(bytes))
     }
-    Ok(Some(bytes))
 }

@@ -5,7 +5,7 @@
 //! them to the target's log under new numbers (their order, times and
 //! actors kept), so two registries' logs never collide.
 
-use super::DocumentError;
+use super::{DocumentError, invalid};
 use crate::model::Actor;
 use crate::registry::recording::EventOp;
 use crate::store::{EventRow, MAX_CHANGES_BYTES};
@@ -19,21 +19,16 @@ const MAX_NAME: usize = 4096;
 pub(super) fn check(events: &[EventRow]) -> Result<(), DocumentError> {
     let mut last = 0;
     for (i, e) in events.iter().enumerate() {
-        let bad = |reason: String| DocumentError::Invalid {
-            item: format!("events[{i}] (seq {})", e.seq),
-            reason,
-        };
+        let bad = |reason: String| invalid(format!("events[{i}] (seq {})", e.seq), reason);
         // An op this binary knows (serde's refusal lists them).
         let op: EventOp =
             serde_json::from_value(e.op.as_str().into()).map_err(|error| bad(error.to_string()))?;
         if e.seq <= last {
             return Err(bad(format!("its seq is not above the one before ({last})")));
         }
-        if e.txn < 1 || e.txn > e.seq {
-            return Err(bad(format!(
-                "its txn {} is not between 1 and its seq",
-                e.txn
-            )));
+        if !(1..=e.seq).contains(&e.txn) {
+            let txn = e.txn;
+            return Err(bad(format!("its txn {txn} is not between 1 and its seq")));
         }
         last = e.seq;
         if !crate::effects::is_iso8601(&e.at) || e.at.len() > 64 {
@@ -52,16 +47,14 @@ pub(super) fn check(events: &[EventRow]) -> Result<(), DocumentError> {
         if e.actor.name.chars().count() > Actor::MAX_NAME
             || e.actor.name.chars().any(char::is_control)
         {
-            return Err(bad(
-                "the actor's name is too long or holds control characters".into(),
-            ));
+            let reason = "the actor's name is too long or holds control characters";
+            return Err(bad(reason.to_owned()));
         }
         if let Some(c) = &e.changes
             && serde_json::to_string(c).map_or(usize::MAX, |t| t.len()) > MAX_CHANGES_BYTES
         {
-            return Err(bad(format!(
-                "its changes are longer than {MAX_CHANGES_BYTES} bytes"
-            )));
+            let max = MAX_CHANGES_BYTES;
+            return Err(bad(format!("its changes are longer than {max} bytes")));
         }
     }
     Ok(())

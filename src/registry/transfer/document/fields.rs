@@ -12,7 +12,7 @@
 //!   is — [`AnswerBounds`]'s counts and sizes) and holds no NUL byte,
 //!   which a PostgreSQL registry could not store and no terminal shows.
 
-use super::{DocumentError, RegistryDocument, ResourceRow};
+use super::{DocumentError, RegistryDocument, ResourceRow, invalid};
 use crate::model::DESCRIPTION_MAX;
 use crate::plugin::AnswerBounds;
 use crate::text::quote;
@@ -31,24 +31,13 @@ const VERSION_MAX: usize = 64;
 /// catalogue's fingerprint).
 const HEADER_MAX: usize = 256;
 
-fn invalid(item: &str, reason: String) -> DocumentError {
-    DocumentError::Invalid {
-        item: item.to_owned(),
-        reason,
-    }
-}
-
 /// `value` (the field `field` of `item`) holds no NUL and at most `max`
 /// bytes.
 fn text(item: &str, field: &str, value: &str, max: usize) -> Result<(), DocumentError> {
-    if value.len() > max {
-        return Err(invalid(
-            item,
-            format!(
-                "{field} is {} bytes, more than the {max} allowed",
-                value.len()
-            ),
-        ));
+    let len = value.len();
+    if len > max {
+        let reason = format!("{field} is {len} bytes, more than the {max} allowed");
+        return Err(invalid(item, reason));
     }
     if value.contains('\0') {
         return Err(invalid(item, format!("{field} holds a NUL byte")));
@@ -60,13 +49,9 @@ fn timestamp(item: &str, field: &str, value: &str) -> Result<(), DocumentError> 
     if crate::effects::is_iso8601(value) {
         return Ok(());
     }
-    Err(invalid(
-        item,
-        format!(
-            "{field} {} is not a UTC timestamp like 2026-01-31T12:00:00.000Z",
-            quote(value)
-        ),
-    ))
+    let value = quote(value);
+    let reason = format!("{field} {value} is not a UTC timestamp like 2026-01-31T12:00:00.000Z");
+    Err(invalid(item, reason))
 }
 
 /// Why `location` is not a path registration would store, if it is not.
@@ -117,10 +102,8 @@ pub(super) fn check(doc: &RegistryDocument) -> Result<(), DocumentError> {
         text(&item, "source", &p.source, SOURCE_MAX)?;
         timestamp(&item, "added_at", &p.added_at)?;
         if p.classes.len() > bounds.max_classes {
-            return Err(invalid(
-                &item,
-                format!("it has more than {} classes", bounds.max_classes),
-            ));
+            let reason = format!("it has more than {} classes", bounds.max_classes);
+            return Err(invalid(item, reason));
         }
         for c in &p.classes {
             let field = format!("the description of class {}", c.name);
@@ -147,14 +130,12 @@ fn resource(item: &str, r: &ResourceRow, bounds: &AnswerBounds) -> Result<(), Do
     if let Some(location) = &r.location
         && let Some(why) = location_fault(location)
     {
-        return Err(invalid(
-            item,
-            format!(
-                "its location {} is refused: {why}; a location is stored as registration \
-                 stores it, absolute and canonical",
-                quote(location)
-            ),
-        ));
+        let reason = format!(
+            "its location {} is refused: {why}; a location is stored as registration stores \
+             it, absolute and canonical",
+            quote(location)
+        );
+        return Err(invalid(item, reason));
     }
     if let Some(description) = &r.description {
         text(item, "description", description, DESCRIPTION_MAX)?;
@@ -170,15 +151,10 @@ fn resource(item: &str, r: &ResourceRow, bounds: &AnswerBounds) -> Result<(), Do
     if let Some(at) = &r.discovered_at {
         timestamp(item, "discovered_at", at)?;
     }
-    if r.properties.len() > bounds.max_properties {
-        return Err(invalid(
-            item,
-            format!(
-                "it has {} properties, more than the {} allowed",
-                r.properties.len(),
-                bounds.max_properties
-            ),
-        ));
+    let (count, max) = (r.properties.len(), bounds.max_properties);
+    if count > max {
+        let reason = format!("it has {count} properties, more than the {max} allowed");
+        return Err(invalid(item, reason));
     }
     let max = bounds.max_string_bytes;
     for (key, value) in &r.properties {

@@ -4,7 +4,9 @@
 //! conflict. Every conflict, missing plugin file and missing type is
 //! collected, then refused together.
 
-use super::report::{ImportConflict, ImportReport, MissingPlugin, MissingType, differing_fields};
+use super::report::{
+    ImportConflict, ImportReport, MissingPlugin, MissingType, differing, differing_fields,
+};
 use crate::model::{ResourceId, TypeName, TypeSpec, resource_label};
 use crate::plugin::PluginFiles;
 use crate::registry::TransferError;
@@ -62,7 +64,6 @@ pub(super) fn plan<'d>(
                     (false, Some(_)) => report.plugin_files.push(entry.row.sha256.clone()),
                     (true, _) => {}
                 }
-                report.plugins.added += 1;
                 new_plugins.push((entry, bytes.as_deref()));
             }
         }
@@ -78,13 +79,10 @@ pub(super) fn plan<'d>(
                 name: spec.name.clone(),
                 here_source: here.origin.source.clone(),
             }),
-            None => {
-                report.types.added += 1;
-                new_types.push(TypeRow {
-                    spec: spec.clone(),
-                    origin: entry.origin.clone(),
-                });
-            }
+            None => new_types.push(TypeRow {
+                spec: spec.clone(),
+                origin: entry.origin.clone(),
+            }),
         }
     }
     let next = current.with_rows(new_types.iter().cloned());
@@ -134,7 +132,6 @@ pub(super) fn plan<'d>(
             });
             continue;
         }
-        report.resources.added += 1;
         report.credentials_removed += scrubbed;
         new_resources.push(row);
     }
@@ -147,23 +144,16 @@ pub(super) fn plan<'d>(
             Some(here) => conflicts.push(ImportConflict::Link {
                 parent: labels[&row.parent].clone(),
                 child: labels[&row.child].clone(),
-                fields: [
+                fields: differing([
                     (
                         "auto_discovered",
                         here.auto_discovered == row.auto_discovered,
                     ),
                     ("derived", here.derived == row.derived),
                     ("created_at", here.created_at == row.created_at),
-                ]
-                .into_iter()
-                .filter(|(_, same)| !same)
-                .map(|(field, _)| field)
-                .collect(),
+                ]),
             }),
-            None => {
-                report.links.added += 1;
-                new_links.push(row);
-            }
+            None => new_links.push(row),
         }
     }
 
@@ -174,35 +164,32 @@ pub(super) fn plan<'d>(
             Some(_) => conflicts.push(ImportConflict::Setting {
                 setting: entry.scope.to_string(),
             }),
-            None => {
-                report.environment_settings.added += 1;
-                new_settings.push(entry);
-            }
+            None => new_settings.push(entry),
         }
     }
 
+    // What is new is added.
+    report.plugins.added = new_plugins.len();
+    report.types.added = new_types.len();
+    report.resources.added = new_resources.len();
+    report.links.added = new_links.len();
+    report.environment_settings.added = new_settings.len();
     if !conflicts.is_empty() {
-        return Err(RegistryError::Transfer(TransferError::ImportConflicts(
-            conflicts,
-        )));
+        return Err(TransferError::ImportConflicts(conflicts).into());
     }
     if !missing_plugins.is_empty() {
-        return Err(RegistryError::Transfer(
-            TransferError::ImportPluginsMissing {
-                missing: missing_plugins,
-            },
-        ));
+        let missing = missing_plugins;
+        return Err(TransferError::ImportPluginsMissing { missing }.into());
     }
     if !missing_types.is_empty() {
-        return Err(RegistryError::Transfer(TransferError::ImportTypesMissing {
-            missing: missing_types
-                .into_iter()
-                .map(|(type_name, resources)| MissingType {
-                    type_name,
-                    resources,
-                })
-                .collect(),
-        }));
+        let missing = missing_types
+            .into_iter()
+            .map(|(type_name, resources)| MissingType {
+                type_name,
+                resources,
+            })
+            .collect();
+        return Err(TransferError::ImportTypesMissing { missing }.into());
     }
     Ok(Plan {
         plugins: new_plugins,
@@ -218,11 +205,8 @@ pub(super) fn plan<'d>(
 /// Does the plugin store hold `entry`'s file, intact? A file that is
 /// there with other bytes is refused (the store's own tamper check).
 fn holds(files: &PluginFiles, entry: &PluginEntry) -> Result<bool, RegistryError> {
-    let load = |source| RegistryError::PluginLoad {
-        module: entry.row.module.clone(),
-        source,
-    };
-    if !files.path_of(&entry.row.sha256).map_err(load)?.exists() {
+    let load = crate::registry::transfer::plugin_load(&entry.row.module);
+    if !files.path_of(&entry.row.sha256).map_err(&load)?.exists() {
         return Ok(false);
     }
     files.read(&entry.row.sha256).map_err(load)?;

@@ -58,15 +58,18 @@ pub struct Tally {
 impl ImportReport {
     /// Nothing to add: the registry already holds the whole document.
     pub fn is_no_op(&self) -> bool {
+        self.tallies().iter().all(|(_, t)| t.added == 0)
+    }
+
+    /// Each section's tally, under the section's name.
+    pub(super) fn tallies(&self) -> [(&'static str, Tally); 5] {
         [
-            self.types,
-            self.plugins,
-            self.resources,
-            self.links,
-            self.environment_settings,
+            ("types", self.types),
+            ("plugins", self.plugins),
+            ("resources", self.resources),
+            ("links", self.links),
+            ("environment_settings", self.environment_settings),
         ]
-        .iter()
-        .all(|t| t.added == 0)
     }
 }
 
@@ -146,7 +149,7 @@ fn short(sha: &str) -> &str {
 
 /// The columns in which two rows of the same resource differ.
 pub(super) fn differing_fields(a: &ResourceRow, b: &ResourceRow) -> Vec<&'static str> {
-    let checks: [(&'static str, bool); 15] = [
+    differing([
         ("resource_id", a.id == b.id),
         ("name", a.name == b.name),
         ("resource_type_name", a.type_name == b.type_name),
@@ -162,10 +165,13 @@ pub(super) fn differing_fields(a: &ResourceRow, b: &ResourceRow) -> Vec<&'static
         ("updated_at", a.updated_at == b.updated_at),
         ("discovered_at", a.discovered_at == b.discovered_at),
         ("stale", a.stale == b.stale),
-    ];
-    checks
+    ])
+}
+
+/// The names of the `(name, same)` pairs that are not the same.
+pub(super) fn differing<const N: usize>(fields: [(&'static str, bool); N]) -> Vec<&'static str> {
+    fields
         .into_iter()
-        .filter(|(_, same)| !same)
-        .map(|(name, _)| name)
+        .filter_map(|(name, same)| (!same).then_some(name))
         .collect()
 }
