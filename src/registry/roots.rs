@@ -172,18 +172,7 @@ impl Registry {
             Err(_) => Err(self.outside(shown, action)),
         }
     }
-}
 
-/// The work of [`Registry::check_file_in_roots`].
-pub(super) fn check_file(
-    reg: &Registry,
-    path: &Path,
-    action: &'static str,
-) -> Result<(), RegistryError> {
-    reg.check_read_in_roots(path, action)
-}
-
-impl Registry {
     /// The roots this registry acts in (`None`: anywhere its user can).
     pub fn roots(&self) -> Option<&crate::roots::Roots> {
         self.roots.as_ref()
@@ -205,7 +194,7 @@ impl Registry {
         path: &Path,
         action: &'static str,
     ) -> Result<(), RegistryError> {
-        check_file(self, path, action)
+        self.check_read_in_roots(path, action)
     }
 }
 

@@ -222,13 +222,17 @@ pub(crate) fn watch(
             last = None;
             let touched: Vec<ResourceKey> = touched(&watched, &paths);
             if !touched.is_empty() {
-                let report = super::refresh::refresh(reg, &touched, &mut |p: RefreshProgress| {
-                    on_event(WatchEvent::Progress {
-                        checked: p.checked,
-                        changed: p.changed,
-                    });
-                    ControlFlow::Continue(())
-                })?;
+                let report = super::refresh::refresh(
+                    reg,
+                    &touched,
+                    Some(&mut |p: RefreshProgress| {
+                        on_event(WatchEvent::Progress {
+                            checked: p.checked,
+                            changed: p.changed,
+                        });
+                        ControlFlow::Continue(())
+                    }),
+                )?;
                 on_event(WatchEvent::Refreshed {
                     more: paths.len().saturating_sub(NAMED_PATHS),
                     paths: paths

@@ -18,7 +18,25 @@ use std::sync::Arc;
 
 /// How many times a discovery or a refresh of one resource explores
 /// again when other processes keep changing what it explored.
-pub(in crate::registry) const ATTEMPTS: usize = 5;
+const ATTEMPTS: usize = 5;
+
+/// Run `attempt` again while other processes keep changing what it
+/// explored ([`ResourcesError::ChangedMeanwhile`]), [`ATTEMPTS`] times in
+/// all; `what` names it in the log.
+pub(in crate::registry) fn explore_again<T>(
+    what: &str,
+    mut attempt: impl FnMut() -> Result<T, RegistryError>,
+) -> Result<T, RegistryError> {
+    for _ in 1..ATTEMPTS {
+        match attempt() {
+            Err(RegistryError::Resources(ResourcesError::ChangedMeanwhile { .. })) => {
+                log::info!("what {what} explored changed meanwhile; exploring again");
+            }
+            other => return other,
+        }
+    }
+    attempt()
+}
 
 /// Refuse with [`ResourcesError::ChangedMeanwhile`] when a resource
 /// `findings` explored is gone or has other children than it had then:

@@ -68,7 +68,7 @@ impl Registry {
         root_stored: bool,
         root_hash: RootHash,
         depth: Depth,
-        progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
+        mut progress: Option<&mut (dyn FnMut(DiscoveryProgress) -> ControlFlow<()> + '_)>,
     ) -> Result<Findings, RegistryError> {
         let now = self.now();
         let mut findings = Findings::default();
@@ -170,17 +170,20 @@ impl Registry {
             next.sort_by_key(|(index, _)| *index);
             let parent_label: Arc<str> = visit.row.label().into();
             let found_by = Arc::new(handler.reference.clone());
+            let mut visit_next = |row, stored, slot| {
+                queue.push_back(Visit {
+                    row,
+                    level,
+                    stored,
+                    slot,
+                    answered_by: Some(handler.reference.clone()),
+                });
+            };
             for (_, child) in next {
                 match child {
                     Next::Kept(kept) => {
                         if let Some(row) = kept.visit {
-                            queue.push_back(Visit {
-                                row,
-                                level,
-                                stored: true,
-                                slot: Slot::Kept(findings.kept.len()),
-                                answered_by: Some(handler.reference.clone()),
-                            });
+                            visit_next(row, true, Slot::Kept(findings.kept.len()));
                         }
                         findings.kept.push(kept.refresh);
                     }
@@ -190,13 +193,8 @@ impl Registry {
                         visit: visit_it,
                     }) => {
                         if visit_it {
-                            queue.push_back(Visit {
-                                row: row.clone(),
-                                level,
-                                stored: false,
-                                slot: Slot::Added(findings.added.len()),
-                                answered_by: Some(handler.reference.clone()),
-                            });
+                            let slot = Slot::Added(findings.added.len());
+                            visit_next(row.clone(), false, slot);
                         }
                         findings.added.push(Found {
                             row,
@@ -212,7 +210,10 @@ impl Registry {
             if found > MAX_FOUND {
                 return Err(ResourcesError::DiscoveryTooLarge { limit: MAX_FOUND }.into());
             }
-            if progress(DiscoveryProgress { visited, found }).is_break() {
+            let heard = progress
+                .as_mut()
+                .map(|p| p(DiscoveryProgress { visited, found }));
+            if heard == Some(ControlFlow::Break(())) {
                 return Err(ResourcesError::Cancelled {
                     resource: root_label,
                 }
