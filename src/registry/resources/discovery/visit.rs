@@ -5,7 +5,7 @@
 //! child is which stored one is [`match_children`]'s to say; this module
 //! only records its answer in the [`Findings`].
 
-use super::matching::{AddedChild, FoundChild, KeptChild, match_children};
+use super::matching::{Child, FoundChild, match_children};
 use super::{Depth, DiscoveryProgress, Findings, Found, MAX_FOUND};
 use crate::model::{HandlerRef, ResourceId};
 use crate::registry::type_set::TypeSet;
@@ -47,12 +47,6 @@ enum Slot {
     Added(usize),
     /// `Findings::kept[i]`.
     Kept(usize),
-}
-
-/// A matched child, in the order of the handler's answer.
-enum Next {
-    Kept(KeptChild),
-    Added(AddedChild),
 }
 
 impl Registry {
@@ -161,13 +155,6 @@ impl Registry {
             findings
                 .vanished
                 .extend(matched.vanished.iter().map(|old| (visit.row.id, *old)));
-            let mut next: Vec<(usize, Next)> = matched
-                .kept
-                .into_iter()
-                .map(|k| (k.index, Next::Kept(k)))
-                .chain(matched.added.into_iter().map(|a| (a.index, Next::Added(a))))
-                .collect();
-            next.sort_by_key(|(index, _)| *index);
             let parent_label: Arc<str> = visit.row.label().into();
             let found_by = Arc::new(handler.reference.clone());
             let mut visit_next = |row, stored, slot| {
@@ -179,16 +166,15 @@ impl Registry {
                     answered_by: Some(handler.reference.clone()),
                 });
             };
-            for (_, child) in next {
+            for (index, child) in matched.children.into_iter().enumerate() {
                 match child {
-                    Next::Kept(kept) => {
-                        if let Some(row) = kept.visit {
+                    Child::Kept(refresh, visit_row) => {
+                        if let Some(row) = visit_row {
                             visit_next(row, true, Slot::Kept(findings.kept.len()));
                         }
-                        findings.kept.push(kept.refresh);
+                        findings.kept.push(refresh);
                     }
-                    Next::Added(AddedChild {
-                        index,
+                    Child::Added(FoundChild {
                         row,
                         visit: visit_it,
                     }) => {
