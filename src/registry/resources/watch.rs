@@ -14,7 +14,6 @@ use crate::model::ResourceKey;
 use crate::registry::ResourcesError;
 use crate::registry::resources::refresh::{RefreshProgress, RefreshReport};
 use crate::registry::{Registry, RegistryError};
-use crate::store::ResourceRow;
 use notify::{EventKind, RecursiveMode, Watcher};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
@@ -88,15 +87,12 @@ impl Registry {
             .read(|r| crate::registry::resources::lookup::rows_named(r, keys))?;
         // With roots, only what lies inside them is watched (a watch
         // refreshes what it sees change).
-        let rows: Vec<ResourceRow> = rows.into_iter().filter(|r| self.row_in_roots(r)).collect();
         let wanted: HashMap<PathBuf, ResourceKey> = rows
-            .iter()
+            .into_iter()
+            .filter(|row| self.row_in_roots(row))
             .filter_map(|row| {
-                let key = match &row.name {
-                    Some(name) => ResourceKey::Name(name.clone()),
-                    None => ResourceKey::Id(row.id),
-                };
-                row.location.as_ref().map(|l| (PathBuf::from(l), key))
+                let key = row.name.map_or(ResourceKey::Id(row.id), ResourceKey::Name);
+                row.location.map(|l| (PathBuf::from(l), key))
             })
             .collect();
         let gone: Vec<PathBuf> = watched
