@@ -63,12 +63,7 @@ impl Registry {
         location: Option<&str>,
         action: &'static str,
     ) -> Result<(), RegistryError> {
-        match location {
-            Some(location) if self.roots.is_some() => {
-                self.check_in_roots(Path::new(location), action)
-            }
-            _ => Ok(()),
-        }
+        location.map_or(Ok(()), |l| self.check_in_roots(Path::new(l), action))
     }
 
     /// [`Registry::check_location_in_roots`] for the resource `key` names.

@@ -104,29 +104,28 @@ impl Registry {
                     .call_content_hash(&handler, &visit.row)
                     .map_err(disowned)?,
             };
-            if discovers {
-                match visit.slot {
-                    Slot::Root => {
-                        findings.root_explored = true;
-                        if visit.stored && visit.row.discovered_at.is_none() {
-                            findings.root_first_explored = Some(visit.row.id);
-                        }
-                    }
-                    Slot::Added(at) => findings.added[at].row.discovered_at = Some(now.clone()),
-                    Slot::Kept(at) => {
-                        findings.kept[at].first_explored = visit.row.discovered_at.is_none()
-                    }
-                }
-            }
+            let first_explored = discovers && visit.row.discovered_at.is_none();
             match visit.slot {
-                Slot::Root if !visit.stored => findings.root_hash = hash,
                 Slot::Root => {
-                    if hash != visit.row.content_hash {
+                    findings.root_explored = discovers;
+                    if visit.stored && first_explored {
+                        findings.root_first_explored = Some(visit.row.id);
+                    }
+                    if !visit.stored {
+                        findings.root_hash = hash;
+                    } else if hash != visit.row.content_hash {
                         findings.root_rehashed = Some((visit.row.id, hash));
                     }
                 }
-                Slot::Added(at) => findings.added[at].row.content_hash = hash,
-                Slot::Kept(at) => findings.kept[at].content_hash = hash,
+                Slot::Added(at) => {
+                    let row = &mut findings.added[at].row;
+                    row.discovered_at = discovers.then(|| now.clone());
+                    row.content_hash = hash;
+                }
+                Slot::Kept(at) => {
+                    findings.kept[at].first_explored = first_explored;
+                    findings.kept[at].content_hash = hash;
+                }
             }
             let stored_children = if visit.stored && discovers {
                 let id = visit.row.id;
