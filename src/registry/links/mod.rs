@@ -210,11 +210,9 @@ impl Registry {
                 .into_iter()
                 .map(|row| (row.id, row))
                 .collect();
-            let keep = |id: ResourceId| match &wanted {
-                None => true,
-                Some(types) => rows
-                    .get(&id)
-                    .is_some_and(|row| types.contains(&row.type_name)),
+            let keep = |id: ResourceId| {
+                let row = rows.get(&id);
+                (wanted.as_ref()).is_none_or(|t| row.is_some_and(|r| t.contains(&r.type_name)))
             };
             let pairs: Vec<_> = edges.iter().map(|e| (e.parent, e.child)).collect();
             let tree = dag::unfold(root.id, &pairs, &keep, limit).map_err(|e| {

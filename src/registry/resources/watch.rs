@@ -206,12 +206,9 @@ pub(crate) fn watch(
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
-        let due = match (first, last) {
-            (Some(first), Some(last)) => {
-                last.elapsed() >= options.debounce || first.elapsed() >= options.max_delay
-            }
-            _ => false,
-        };
+        let due = first.zip(last).is_some_and(|(first, last)| {
+            last.elapsed() >= options.debounce || first.elapsed() >= options.max_delay
+        });
         if due {
             let paths = std::mem::take(&mut pending);
             first = None;
