@@ -63,12 +63,7 @@ impl Registry {
         location: Option<&str>,
         action: &'static str,
     ) -> Result<(), RegistryError> {
-        match location {
-            Some(location) if self.roots.is_some() => {
-                self.check_in_roots(Path::new(location), action)
-            }
-            _ => Ok(()),
-        }
+        location.map_or(Ok(()), |l| self.check_in_roots(Path::new(l), action))
     }
 
     /// [`Registry::check_location_in_roots`] for the resource `key` names.
@@ -172,18 +167,7 @@ impl Registry {
             Err(_) => Err(self.outside(shown, action)),
         }
     }
-}
 
-/// The work of [`Registry::check_file_in_roots`].
-pub(super) fn check_file(
-    reg: &Registry,
-    path: &Path,
-    action: &'static str,
-) -> Result<(), RegistryError> {
-    reg.check_read_in_roots(path, action)
-}
-
-impl Registry {
     /// The roots this registry acts in (`None`: anywhere its user can).
     pub fn roots(&self) -> Option<&crate::roots::Roots> {
         self.roots.as_ref()
@@ -205,7 +189,7 @@ impl Registry {
         path: &Path,
         action: &'static str,
     ) -> Result<(), RegistryError> {
-        check_file(self, path, action)
+        self.check_read_in_roots(path, action)
     }
 }
 

@@ -178,10 +178,7 @@ fn pick(tree: &TreeView, opts: &GraphOptions) -> Picked {
         kids.dedup_by_key(|k| k.resource_id);
         let mut budget = opts.max_children;
         for kid in &kids {
-            if drawn.contains(&kid.resource_id) {
-                continue;
-            }
-            if budget == 0 || order.len() >= opts.max_nodes {
+            if drawn.contains(&kid.resource_id) || budget == 0 || order.len() >= opts.max_nodes {
                 continue;
             }
             budget -= 1;

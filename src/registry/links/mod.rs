@@ -20,6 +20,7 @@ use crate::registry::resources::lookup::{find_row, load_resources};
 use crate::registry::type_set::TypeSet;
 use crate::store::{ResourceRow, Writer};
 use serde::Serialize;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -54,19 +55,16 @@ pub(crate) struct StoredLinks<'a, 'w> {
 
 impl StoredLinks<'_, '_> {
     fn type_of(&mut self, id: ResourceId) -> Result<Arc<ResolvedType>, RegistryError> {
-        let name = match self.type_names.get(&id) {
-            Some(name) => name.clone(),
-            None => {
-                let name = self
-                    .w
+        let name = match self.type_names.entry(id) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(unknown) => unknown.insert(
+                self.w
                     .resource_by_id(id)?
                     .unwrap_or_else(|| unreachable!("both ends were checked or written"))
-                    .type_name;
-                self.type_names.insert(id, name.clone());
-                name
-            }
+                    .type_name,
+            ),
         };
-        self.types.resolve(&name)
+        self.types.resolve(name)
     }
 }
 
@@ -128,11 +126,11 @@ impl Registry {
         self.store.write(|w| {
             let types = cache.get(w)?;
             let (p, c) = (find_row(w, parent)?, find_row(w, child)?);
-            let type_names = [(p.id, &p.type_name), (c.id, &c.type_name)];
+            let type_names = [(p.id, p.type_name.clone()), (c.id, c.type_name.clone())];
             let mut facts = StoredLinks {
                 w,
                 types: &types,
-                type_names: type_names.map(|(id, t)| (id, t.clone())).into(),
+                type_names: type_names.into(),
             };
             let link = dag::admit_link(p.id, c.id, &mut facts)?
                 .map_err(|refusal| refused(refusal, p.label(), c.label()))?;
@@ -212,11 +210,9 @@ impl Registry {
                 .into_iter()
                 .map(|row| (row.id, row))
                 .collect();
-            let keep = |id: ResourceId| match &wanted {
-                None => true,
-                Some(types) => rows
-                    .get(&id)
-                    .is_some_and(|row| types.contains(&row.type_name)),
+            let keep = |id: ResourceId| {
+                let row = rows.get(&id);
+                (wanted.as_ref()).is_none_or(|t| row.is_some_and(|r| t.contains(&r.type_name)))
             };
             let pairs: Vec<_> = edges.iter().map(|e| (e.parent, e.child)).collect();
             let tree = dag::unfold(root.id, &pairs, &keep, limit).map_err(|e| {

@@ -8,7 +8,7 @@
 use crate::model::TypeName;
 use crate::registry::type_set::TypeSet;
 use crate::registry::{RegistryError, ResourcesError};
-use crate::store::{Reader, ResourceRow};
+use crate::store::{Reader, ResourceRow, StoreError};
 use std::path::Path;
 
 /// The row a location key names: of those located exactly at `path` (of
@@ -38,28 +38,20 @@ pub(crate) fn row_at(
 /// `here` (rows at one location), each before those it lies below.
 fn deepest_first(
     r: &Reader<'_>,
-    mut here: Vec<ResourceRow>,
+    here: Vec<ResourceRow>,
 ) -> Result<Vec<ResourceRow>, RegistryError> {
     // Deepest first: fewer of the others below which it lies means
     // higher up, so sort by how many reach it, most first.
-    let mut depth = Vec::with_capacity(here.len());
-    for row in &here {
-        let mut above = 0;
-        for other in &here {
-            if other.id != row.id && r.reaches(other.id, row.id)? {
-                above += 1;
-            }
-        }
-        depth.push((row.id, above));
-    }
-    here.sort_by_key(|row| {
-        let above = depth
-            .iter()
-            .find(|(id, _)| *id == row.id)
-            .map_or(0, |d| d.1);
-        (std::cmp::Reverse(above), row.id)
-    });
-    Ok(here)
+    let above = |row: &ResourceRow| -> Result<usize, StoreError> {
+        here.iter()
+            .filter(|other| other.id != row.id)
+            .map(|other| r.reaches(other.id, row.id).map(usize::from))
+            .sum()
+    };
+    let counts = here.iter().map(above).collect::<Result<Vec<_>, _>>()?;
+    let mut ranked: Vec<_> = counts.into_iter().zip(here).collect();
+    ranked.sort_by_key(|(above, row)| (std::cmp::Reverse(*above), row.id));
+    Ok(ranked.into_iter().map(|(_, row)| row).collect())
 }
 
 /// The rows located at `path` or one of its ancestors, nearest first;

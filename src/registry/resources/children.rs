@@ -65,19 +65,18 @@ impl Registry {
             })
         };
         let mut names = BTreeSet::new();
-        let mut rows = Vec::with_capacity(found.len());
-        for (index, child) in found.into_iter().enumerate() {
+        let each = |(index, child)| {
             let row = self
                 .child_row(types, parent_ty, parent, child, now)
                 .map_err(|reason| refuse(index, reason))?;
-            if let Some(name) = &row.name
-                && !names.insert(name.clone())
-            {
-                return Err(refuse(index, ChildRefusal::NameGivenTwice(name.clone())));
+            match &row.name {
+                Some(name) if !names.insert(name.clone()) => {
+                    Err(refuse(index, ChildRefusal::NameGivenTwice(name.clone())))
+                }
+                _ => Ok(row),
             }
-            rows.push(row);
-        }
-        Ok(rows)
+        };
+        found.into_iter().enumerate().map(each).collect()
     }
 
     /// Check one discovered child against the parent's type and make its row.
@@ -89,9 +88,6 @@ impl Registry {
         child: Discovered,
         now: &str,
     ) -> Result<ResourceRow, ChildRefusal> {
-        if !types.contains(&child.type_name) {
-            return Err(ChildRefusal::UnknownType(child.type_name));
-        }
         let child_ty = types
             .resolve(&child.type_name)
             .map_err(|_| ChildRefusal::UnknownType(child.type_name.clone()))?;

@@ -30,7 +30,7 @@ use crate::model::{HandlerRef, PropertyMap, ResolvedType, Resource, ResourceId, 
 use crate::registry::recording::{EventOp, Explored, MAX_LISTED};
 use crate::registry::resources::lookup::{assemble, find_row, load_one};
 use crate::registry::type_set::TypeSet;
-use crate::registry::{Registry, RegistryError, ResourcesError};
+use crate::registry::{Registry, RegistryError};
 use crate::store::ResourceRow;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -44,13 +44,20 @@ pub const REGISTRATION_DEPTH: u32 = 2;
 /// one meant to register whole).
 pub const MAX_FOUND: usize = 1_000_000;
 
-/// How far a discovery goes below the resource it starts from.
+/// How far a discovery goes below the resource it starts from (default:
+/// its children, `Levels(1)`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Depth {
     /// This many levels (1: the resource's children).
     Levels(u32),
     /// Until nothing discovers anything more.
     All,
+}
+
+impl Default for Depth {
+    fn default() -> Self {
+        Self::Levels(1)
+    }
 }
 
 impl Depth {
@@ -63,6 +70,7 @@ impl Depth {
 }
 
 /// How [`Registry::discover`] runs.
+#[derive(Default)]
 pub struct DiscoverOptions<'a> {
     /// How far below the resource (default: its children,
     /// `Depth::Levels(1)`).
@@ -78,15 +86,6 @@ impl std::fmt::Debug for DiscoverOptions<'_> {
             .field("depth", &self.depth)
             .field("progress", &self.progress.as_ref().map(|_| "…"))
             .finish()
-    }
-}
-
-impl Default for DiscoverOptions<'_> {
-    fn default() -> Self {
-        Self {
-            depth: Depth::Levels(1),
-            progress: None,
-        }
     }
 }
 
@@ -223,29 +222,20 @@ pub(crate) fn discover(
     reg: &mut Registry,
     key: &ResourceKey,
     depth: Depth,
-    progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
+    mut progress: Option<&mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>>,
 ) -> Result<DiscoveryReport, RegistryError> {
     reg.check_key_in_roots(key, "discovery")?;
     let _git = reg.git_snapshot();
-    let mut attempt = 1;
-    loop {
-        match discover_once(reg, key, depth, progress) {
-            Err(RegistryError::Resources(ResourcesError::ChangedMeanwhile { .. }))
-                if attempt < ATTEMPTS =>
-            {
-                log::info!("what the discovery explored changed meanwhile; exploring again");
-                attempt += 1;
-            }
-            other => return other,
-        }
-    }
+    explore_again("the discovery", || {
+        discover_once(reg, key, depth, progress.as_deref_mut())
+    })
 }
 
 fn discover_once(
     reg: &mut Registry,
     key: &ResourceKey,
     depth: Depth,
-    progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
+    progress: Option<&mut (dyn FnMut(DiscoveryProgress) -> ControlFlow<()> + '_)>,
 ) -> Result<DiscoveryReport, RegistryError> {
     let (types, row) = reg
         .store
@@ -344,6 +334,6 @@ fn added_resources(types: &TypeSet, found: Vec<Found>) -> Result<Vec<Resource>, 
 mod apply;
 mod matching;
 mod visit;
-pub(in crate::registry) use apply::{ATTEMPTS, RootUpdate, insert_new, write_findings};
+pub(in crate::registry) use apply::{RootUpdate, explore_again, insert_new, write_findings};
 pub(in crate::registry) use matching::identity;
 pub(in crate::registry) use visit::RootHash;

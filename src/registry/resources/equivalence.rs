@@ -18,7 +18,7 @@
 //! goes, and running it twice changes nothing. Derived links never keep a
 //! member alive (see `dag::removal` and `store::links`).
 
-use crate::model::{ResourceId, ResourceKind, ResourceName, TypeName};
+use crate::model::{ResolvedType, ResourceId, ResourceKind, ResourceName, TypeName};
 use crate::registry::RegistryError;
 use crate::registry::type_set::TypeSet;
 use crate::store::{ResourceRow, Writer};
@@ -113,22 +113,25 @@ pub(crate) fn reconcile(
 
 /// The types that declare an equivalence.
 fn virtual_types(types: &TypeSet) -> Result<Vec<TypeName>, RegistryError> {
-    let mut out = Vec::new();
-    for row in types.rows() {
-        let ty = types.resolve(&row.spec.name)?;
-        if ty.kind() == ResourceKind::Virtual && ty.equivalence_config().is_some() {
-            out.push(ty.name.clone());
-        }
-    }
-    Ok(out)
+    types_where(types, |ty| {
+        ty.kind() == ResourceKind::Virtual && ty.equivalence_config().is_some()
+    })
 }
 
 /// `links` and every subtype of them.
 fn member_types(types: &TypeSet, links: &[TypeName]) -> Result<Vec<TypeName>, RegistryError> {
+    types_where(types, |ty| links.iter().any(|l| ty.is_a(l)))
+}
+
+/// The names of the types `wanted` accepts, in the set's order.
+fn types_where(
+    types: &TypeSet,
+    wanted: impl Fn(&ResolvedType) -> bool,
+) -> Result<Vec<TypeName>, RegistryError> {
     let mut out = Vec::new();
     for row in types.rows() {
         let ty = types.resolve(&row.spec.name)?;
-        if links.iter().any(|l| ty.is_a(l)) {
+        if wanted(&ty) {
             out.push(ty.name.clone());
         }
     }

@@ -144,25 +144,3 @@ pub(crate) fn list_resources(
             .collect()
     })
 }
-
-/// The work of [`Registry::registered_page`].
-pub(crate) fn registered_page(
-    reg: &Registry,
-    after: Option<ResourceId>,
-    limit: usize,
-) -> Result<Vec<Resource>, RegistryError> {
-    reg.store.read(|r| {
-        let types = reg.types.get(r)?;
-        let ids = r.registered_ids_after(after, limit)?;
-        load_resources(r, &types, &ids)
-    })
-}
-
-/// The work of [`Registry::show_resource`].
-pub(crate) fn show_resource(reg: &Registry, key: &ResourceKey) -> Result<Resource, RegistryError> {
-    reg.store.read(|r| {
-        let types = reg.types.get(r)?;
-        let row = find_row(r, key)?;
-        load_one(r, &types, row)
-    })
-}

@@ -37,7 +37,6 @@ use super::{
     RemoveOptions, ResourceFilter, ResourceLabel, ResourceList, WatchEvent, WatchOptions,
 };
 use crate::model::{Resource, ResourceId, ResourceKey};
-use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
@@ -56,12 +55,18 @@ impl Registry {
         after: Option<ResourceId>,
         limit: usize,
     ) -> Result<Vec<Resource>, RegistryError> {
-        lookup::registered_page(self, after, limit)
+        self.store.read(|r| {
+            let ids = r.registered_ids_after(after, limit)?;
+            lookup::load_resources(r, &*self.types.get(r)?, &ids)
+        })
     }
 
     /// One resource by namespaced name or ULID (`show_resource(name_or_id)`).
     pub fn show_resource(&self, key: &ResourceKey) -> Result<Resource, RegistryError> {
-        lookup::show_resource(self, key)
+        self.store.read(|r| {
+            let types = self.types.get(r)?;
+            lookup::load_one(r, &types, lookup::find_row(r, key)?)
+        })
     }
 
     /// The resources `opts` selects, in its order, at most its limit.
@@ -83,7 +88,16 @@ impl Registry {
     /// The label of each of `ids` that exists, in id order (an id absent
     /// from the answer names no resource now).
     pub fn labels(&self, ids: &[ResourceId]) -> Result<Vec<ResourceLabel>, RegistryError> {
-        neighbours::labels(self, ids)
+        self.store.read(|r| {
+            Ok(r.resources_by_ids(ids)?
+                .into_iter()
+                .map(|row| ResourceLabel {
+                    resource_id: row.id,
+                    name: row.name,
+                    resource_type_name: row.type_name,
+                })
+                .collect())
+        })
     }
 
     /// How to register a resource of `type_name` (refused for a type whose
@@ -102,13 +116,7 @@ impl Registry {
         request: NewResource,
         options: RegisterOptions<'_>,
     ) -> Result<Resource, RegistryError> {
-        register::register_resource(
-            self,
-            request,
-            options
-                .progress
-                .unwrap_or(&mut |_| ControlFlow::Continue(())),
-        )
+        register::register_resource(self, request, options.progress)
     }
 
     /// Register many resources in one transaction: all or none.
@@ -134,14 +142,7 @@ impl Registry {
         key: &ResourceKey,
         options: DiscoverOptions<'_>,
     ) -> Result<DiscoveryReport, RegistryError> {
-        discovery::discover(
-            self,
-            key,
-            options.depth,
-            options
-                .progress
-                .unwrap_or(&mut |_| ControlFlow::Continue(())),
-        )
+        discovery::discover(self, key, options.depth, options.progress)
     }
 
     /// Refresh `keys` (none: every resource someone registered whose type
@@ -155,13 +156,7 @@ impl Registry {
         keys: &[ResourceKey],
         options: RefreshOptions<'_>,
     ) -> Result<RefreshReport, RegistryError> {
-        refresh::refresh(
-            self,
-            keys,
-            options
-                .progress
-                .unwrap_or(&mut |_| ControlFlow::Continue(())),
-        )
+        refresh::refresh(self, keys, options.progress)
     }
 
     /// Keep `keys` (none: every resource someone registered) in step

@@ -3,7 +3,6 @@
 //! fetched in one read however many.
 
 use crate::model::{ResourceId, ResourceName, TypeName, resource_label};
-use crate::registry::{Registry, RegistryError};
 use serde::Serialize;
 
 /// A resource as a line of text names it: `name (type)`.
@@ -23,21 +22,4 @@ impl ResourceLabel {
             self.resource_type_name
         )
     }
-}
-
-/// The work of [`Registry::labels`].
-pub(crate) fn labels(
-    reg: &Registry,
-    ids: &[ResourceId],
-) -> Result<Vec<ResourceLabel>, RegistryError> {
-    reg.store.read(|r| {
-        Ok(r.resources_by_ids(ids)?
-            .into_iter()
-            .map(|row| ResourceLabel {
-                resource_id: row.id,
-                name: row.name,
-                resource_type_name: row.type_name,
-            })
-            .collect())
-    })
 }

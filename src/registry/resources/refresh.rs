@@ -33,7 +33,7 @@ use crate::registry::ResourcesError;
 use crate::registry::plugins::handlers::Handler;
 use crate::registry::recording::{EventOp, Explored};
 use crate::registry::resources::discovery::{
-    ATTEMPTS, Depth, Findings, RootHash, RootUpdate, has_rules,
+    Depth, Findings, RootHash, RootUpdate, explore_again, has_rules,
 };
 use crate::registry::resources::lookup::rows_named;
 use crate::registry::type_set::TypeSet;
@@ -141,55 +141,43 @@ impl Registry {
         mut row: ResourceRow,
         forced: bool,
     ) -> Result<Outcome, RegistryError> {
-        let mut attempt = 1;
-        let checked = loop {
-            match self.check_and_update(types, &row, forced) {
-                Err(RegistryError::Resources(ResourcesError::ChangedMeanwhile { .. }))
-                    if attempt < ATTEMPTS =>
-                {
-                    log::info!(
-                        "what the refresh of {} explored changed meanwhile; exploring again",
-                        row.label()
-                    );
-                    attempt += 1;
-                    let id = row.id;
-                    match self.store.read(|r| r.resource_by_id(id))? {
-                        Some(now) => row = now,
-                        None => return Ok(Outcome::NoHandler),
-                    }
+        let id = row.id;
+        let mut again = false;
+        let checked = explore_again(&format!("the refresh of {}", row.label()), || {
+            if std::mem::replace(&mut again, true) {
+                match self.store.read(|r| r.resource_by_id(id))? {
+                    Some(now) => row = now,
+                    None => return Ok(Outcome::NoHandler),
                 }
-                other => break other,
             }
-        };
-        match checked {
-            Ok(outcome) => Ok(outcome),
+            self.check_and_update(types, &row, forced)
+        });
+        let reason = match checked {
+            Ok(outcome) => return Ok(outcome),
             Err(
                 e @ (RegistryError::Store(_)
                 | RegistryError::Resources(ResourcesError::ChangedMeanwhile { .. })),
-            ) => Err(e),
-            Err(why) => {
-                let reason = why.to_string();
-                if row.stale.as_deref() == Some(reason.as_str()) {
-                    return Ok(Outcome::StillStale);
-                }
-                let now = self.now();
-                let rec = self.recorder();
-                self.store.write(|w| {
-                    w.set_stale(row.id, Some(&reason), &now)?;
-                    let changes = serde_json::json!({
-                        "stale": {"before": row.stale, "after": reason},
-                    });
-                    let op = EventOp::ResourceRefreshed;
-                    rec.resource(w, op, &row, Some(changes))
-                })?;
-                log::info!("{} is stale: {reason}", row.label());
-                Ok(Outcome::Stale(StaleResource {
-                    resource_id: row.id,
-                    resource: row.label(),
-                    reason,
-                }))
-            }
+            ) => return Err(e),
+            Err(why) => why.to_string(),
+        };
+        if row.stale.as_deref() == Some(reason.as_str()) {
+            return Ok(Outcome::StillStale);
         }
+        let now = self.now();
+        let rec = self.recorder();
+        self.store.write(|w| {
+            w.set_stale(row.id, Some(&reason), &now)?;
+            let changes = serde_json::json!({
+                "stale": {"before": row.stale, "after": reason},
+            });
+            rec.resource(w, EventOp::ResourceRefreshed, &row, Some(changes))
+        })?;
+        log::info!("{} is stale: {reason}", row.label());
+        Ok(Outcome::Stale(StaleResource {
+            resource_id: row.id,
+            resource: row.label(),
+            reason,
+        }))
     }
 
     fn check_and_update(
@@ -232,9 +220,7 @@ impl Registry {
         let findings = if row.discovered_at.is_some() && discovers {
             // The hash was just asked for: not again.
             let hash = RootHash::Known(fresh.content_hash.clone());
-            self.explore(types, fresh, true, hash, Depth::Levels(1), &mut |_| {
-                ControlFlow::Continue(())
-            })?
+            self.explore(types, fresh, true, hash, Depth::Levels(1), None)?
         } else {
             Findings::default()
         };
@@ -393,7 +379,7 @@ fn parents_first(
 pub(crate) fn refresh(
     reg: &mut Registry,
     keys: &[ResourceKey],
-    progress: &mut dyn FnMut(RefreshProgress) -> ControlFlow<()>,
+    mut progress: Option<&mut dyn FnMut(RefreshProgress) -> ControlFlow<()>>,
 ) -> Result<RefreshReport, RegistryError> {
     let _git = reg.git_snapshot();
     let roots = reg.store.read(|r| {
@@ -403,23 +389,21 @@ pub(crate) fn refresh(
     })?;
     // Only this machine's locations are checked: a named resource on
     // another machine is refused, and "everything" means everything
-    // here (another machine's resources are that machine's to refresh).
-    let mut roots = roots;
-    if keys.is_empty() {
-        let mut here = Vec::with_capacity(roots.len());
-        for row in roots {
-            // "Everything" with roots is everything inside them.
-            if reg.check_machine(&row, "refresh").is_ok() && reg.row_in_roots(&row) {
-                here.push(row);
-            }
-        }
-        roots = here;
+    // here (another machine's resources are that machine's to refresh);
+    // with roots, everything inside them.
+    let roots: Vec<ResourceRow> = if keys.is_empty() {
+        let here = |row: &ResourceRow| reg.check_machine(row, "refresh").is_ok();
+        roots
+            .into_iter()
+            .filter(|row| here(row) && reg.row_in_roots(row))
+            .collect()
     } else {
         for row in &roots {
             reg.check_machine(row, "refresh")?;
             reg.check_location_in_roots(row.location.as_deref(), "refresh")?;
         }
-    }
+        roots
+    };
     let mut report = RefreshReport::default();
     let mut queue: VecDeque<(ResourceId, bool)> =
         roots.into_iter().map(|row| (row.id, false)).collect();
@@ -434,34 +418,34 @@ pub(crate) fn refresh(
             continue;
         };
         let types = reg.store.read(|r| reg.types.get(r))?;
-        let mut forced_below = HashSet::new();
-        match reg.refresh_one(&types, row, forced)? {
-            Outcome::NoHandler => {}
+        let outcome = reg.refresh_one(&types, row, forced)?;
+        if !matches!(outcome, Outcome::NoHandler) {
+            report.checked += 1;
+        }
+        let forced_below = match outcome {
+            Outcome::NoHandler => HashSet::new(),
             Outcome::Unchanged => {
-                report.checked += 1;
                 report.unchanged += 1;
+                HashSet::new()
             }
             Outcome::Changed(changed, forced) => {
-                report.checked += 1;
-                forced_below = forced;
                 report.changed.push(changed);
+                forced
             }
             Outcome::Stale(stale) => {
-                report.checked += 1;
                 report.stale.push(stale);
                 // Its children are left as they are.
                 continue;
             }
-            Outcome::StillStale => {
-                report.checked += 1;
-                continue;
-            }
-        }
-        let heard = progress(RefreshProgress {
-            checked: report.checked,
-            changed: report.changed.len(),
+            Outcome::StillStale => continue,
+        };
+        let heard = progress.as_mut().map(|p| {
+            p(RefreshProgress {
+                checked: report.checked,
+                changed: report.changed.len(),
+            })
         });
-        if heard.is_break() {
+        if heard == Some(ControlFlow::Break(())) {
             return Err(ResourcesError::RefreshCancelled {
                 checked: report.checked,
                 changed: report.changed.len(),

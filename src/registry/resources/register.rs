@@ -25,7 +25,7 @@ use crate::registry::resources::lookup::assemble;
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError};
 use crate::store::{ResourceInserter, ResourceRow, Writer};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -76,26 +76,25 @@ pub struct RegistrationForm {
     pub sandbox_strategy: SandboxStrategy,
 }
 
-/// A registration that passed every check, ready to write: the resource,
-/// what discovery found below it, and the types it was checked against.
+/// A registration that passed every check, ready to write: the resource
+/// and what discovery found below it.
 struct Prepared {
     row: ResourceRow,
     found: Findings,
     /// For a type with discovery rules and no handler: one placeholder
     /// per rule (see [`placeholders`]).
     placeholders: Vec<ResourceRow>,
-    types: Arc<TypeSet>,
 }
 
 impl Registry {
     /// Check a request against its type and run its handler; nothing is
-    /// written.
+    /// written. `at` is the operation's one clock reading.
     fn prepare(
         &self,
-        types: &Arc<TypeSet>,
-        at: &Stamp,
+        types: &TypeSet,
+        at: SystemTime,
         request: NewResource,
-        progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
+        progress: Option<&mut (dyn FnMut(DiscoveryProgress) -> ControlFlow<()> + '_)>,
     ) -> Result<Prepared, RegistryError> {
         let ty = types.find(&request.type_name)?;
         check_addable(&ty)?;
@@ -122,8 +121,8 @@ impl Registry {
                 row.location.as_deref(),
             )
         };
-        let stamp = at.text.clone();
-        let id = self.ids.next_id(at.time);
+        let stamp = crate::effects::iso8601(at);
+        let id = self.ids.next_id(at);
         let mut row = ResourceRow {
             location: checked.location,
             description: request.description,
@@ -154,11 +153,7 @@ impl Registry {
                         id: existing.id,
                     }));
                 }
-                for (key, value) in self.call_validate(&handler, &row)? {
-                    if key != args::LOCATION_ARG {
-                        row.properties.insert(key, Value::String(value));
-                    }
-                }
+                row.properties = self.fresh_properties(&handler, &ty, &row)?;
                 fits(&row)?;
                 let depth = Depth::Levels(REGISTRATION_DEPTH);
                 let found =
@@ -174,33 +169,16 @@ impl Registry {
             row,
             found,
             placeholders,
-            types: types.clone(),
         })
     }
 }
 
-/// When an operation registers: one clock reading for all it writes.
-struct Stamp {
-    time: SystemTime,
-    text: String,
-}
-
-impl Stamp {
-    fn now(registry: &Registry) -> Self {
-        let time = registry.clock.now();
-        Self {
-            time,
-            text: crate::effects::iso8601(time),
-        }
-    }
-}
-
 /// Write a resource, what was discovered below it and the links —
-/// refused when a type `p` was checked against has changed since
-/// (another process replaced or removed it while handlers ran).
+/// refused when a type `p` was checked against (in `then`) has changed
+/// since (another process replaced or removed it while handlers ran).
 fn write_prepared(
     w: &Writer<'_>,
-    current: &Arc<TypeSet>,
+    (current, then): (&Arc<TypeSet>, &Arc<TypeSet>),
     inserter: &mut ResourceInserter<'_>,
     p: &Prepared,
     now: &str,
@@ -228,7 +206,7 @@ fn write_prepared(
     write_findings(
         w,
         current,
-        &p.types,
+        then,
         std::iter::once(&p.row.type_name).chain(&p.found.types),
         || format!("the registration of {}", p.row.label()),
         &p.found,
@@ -273,15 +251,11 @@ pub(crate) fn registration_form(
 pub(crate) fn register_resource(
     reg: &mut Registry,
     request: NewResource,
-    progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
+    progress: Option<&mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>>,
 ) -> Result<Resource, RegistryError> {
-    let _git = reg.git_snapshot();
-    let types = reg.store.read(|r| reg.types.get(r))?;
-    let at = Stamp::now(reg);
-    let prepared = reg.prepare(&types, &at, request, progress)?;
-    write_registrations(reg, &types, std::slice::from_ref(&prepared), |w| {
-        let children = w.children_of(prepared.row.id)?;
-        assemble(&prepared.types, prepared.row.clone(), Vec::new(), children)
+    register(reg, [request], progress, |w, types, prepared| {
+        let row = &prepared[0].row;
+        assemble(types, row.clone(), Vec::new(), w.children_of(row.id)?)
     })
 }
 
@@ -290,26 +264,27 @@ pub(crate) fn register_resources(
     reg: &mut Registry,
     requests: impl IntoIterator<Item = NewResource>,
 ) -> Result<Vec<ResourceId>, RegistryError> {
-    let _git = reg.git_snapshot();
-    let types = reg.store.read(|r| reg.types.get(r))?;
-    let at = Stamp::now(reg);
-    let prepared = requests
-        .into_iter()
-        .map(|r| reg.prepare(&types, &at, r, &mut |_| ControlFlow::Continue(())))
-        .collect::<Result<Vec<_>, _>>()?;
-    write_registrations(reg, &types, &prepared, |_| {
+    register(reg, requests, None, |_, _, prepared| {
         Ok(prepared.iter().map(|p| p.row.id).collect())
     })
 }
 
-/// Write `prepared` in one transaction, the identities reconciled, and
-/// answer what `finish` reads then.
-fn write_registrations<T>(
+/// Prepare `requests` (one clock reading for all), write them in one
+/// transaction, the identities reconciled, and answer what `finish`
+/// reads then.
+fn register<T>(
     reg: &mut Registry,
-    types: &Arc<TypeSet>,
-    prepared: &[Prepared],
-    finish: impl FnOnce(&Writer<'_>) -> Result<T, RegistryError>,
+    requests: impl IntoIterator<Item = NewResource>,
+    mut progress: Option<&mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>>,
+    finish: impl FnOnce(&Writer<'_>, &TypeSet, &[Prepared]) -> Result<T, RegistryError>,
 ) -> Result<T, RegistryError> {
+    let _git = reg.git_snapshot();
+    let types = reg.store.read(|r| reg.types.get(r))?;
+    let at = reg.clock.now();
+    let prepared = requests
+        .into_iter()
+        .map(|r| reg.prepare(&types, at, r, progress.as_deref_mut()))
+        .collect::<Result<Vec<_>, _>>()?;
     let now = reg.now();
     let rec = reg.recorder();
     let cache = &reg.types;
@@ -317,10 +292,10 @@ fn write_registrations<T>(
     reg.store.write(|w| {
         let current = cache.get(w)?;
         let mut inserter = w.resource_inserter()?;
-        for p in prepared {
-            write_prepared(w, &current, &mut inserter, p, &now, &rec)?;
+        for p in &prepared {
+            write_prepared(w, (&current, &types), &mut inserter, p, &now, &rec)?;
         }
-        equivalence::reconcile(w, types, &|| ids.next_id(clock.now()), &now)?;
-        finish(w)
+        equivalence::reconcile(w, &types, &|| ids.next_id(clock.now()), &now)?;
+        finish(w, &types, &prepared)
     })
 }

@@ -6,6 +6,7 @@
 use crate::dag;
 use crate::model::{Resource, ResourceId, ResourceKey};
 use crate::registry::recording::{EventOp, listed};
+use crate::registry::resources::equivalence;
 use crate::registry::resources::lookup::{find_row, load_resources};
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError};
@@ -200,12 +201,7 @@ pub(crate) fn remove_resource(
         }
         rec.resource(w, EventOp::ResourceRemoved, &root, Some(changes))?;
         // Identities left with fewer than two members go too.
-        crate::registry::resources::equivalence::reconcile(
-            w,
-            &types,
-            &|| id_source.next_id(clock.now()),
-            &now,
-        )?;
+        equivalence::reconcile(w, &types, &|| id_source.next_id(clock.now()), &now)?;
         Ok(RemovalReport {
             forced: forced.clone(),
             ..report

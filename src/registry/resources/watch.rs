@@ -14,7 +14,6 @@ use crate::model::ResourceKey;
 use crate::registry::ResourcesError;
 use crate::registry::resources::refresh::{RefreshProgress, RefreshReport};
 use crate::registry::{Registry, RegistryError};
-use crate::store::ResourceRow;
 use notify::{EventKind, RecursiveMode, Watcher};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
@@ -88,15 +87,12 @@ impl Registry {
             .read(|r| crate::registry::resources::lookup::rows_named(r, keys))?;
         // With roots, only what lies inside them is watched (a watch
         // refreshes what it sees change).
-        let rows: Vec<ResourceRow> = rows.into_iter().filter(|r| self.row_in_roots(r)).collect();
         let wanted: HashMap<PathBuf, ResourceKey> = rows
-            .iter()
+            .into_iter()
+            .filter(|row| self.row_in_roots(row))
             .filter_map(|row| {
-                let key = match &row.name {
-                    Some(name) => ResourceKey::Name(name.clone()),
-                    None => ResourceKey::Id(row.id),
-                };
-                row.location.as_ref().map(|l| (PathBuf::from(l), key))
+                let key = row.name.map_or(ResourceKey::Id(row.id), ResourceKey::Name);
+                row.location.map(|l| (PathBuf::from(l), key))
             })
             .collect();
         let gone: Vec<PathBuf> = watched
@@ -210,25 +206,26 @@ pub(crate) fn watch(
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
-        let due = match (first, last) {
-            (Some(first), Some(last)) => {
-                last.elapsed() >= options.debounce || first.elapsed() >= options.max_delay
-            }
-            _ => false,
-        };
+        let due = first.zip(last).is_some_and(|(first, last)| {
+            last.elapsed() >= options.debounce || first.elapsed() >= options.max_delay
+        });
         if due {
             let paths = std::mem::take(&mut pending);
             first = None;
             last = None;
             let touched: Vec<ResourceKey> = touched(&watched, &paths);
             if !touched.is_empty() {
-                let report = super::refresh::refresh(reg, &touched, &mut |p: RefreshProgress| {
-                    on_event(WatchEvent::Progress {
-                        checked: p.checked,
-                        changed: p.changed,
-                    });
-                    ControlFlow::Continue(())
-                })?;
+                let report = super::refresh::refresh(
+                    reg,
+                    &touched,
+                    Some(&mut |p: RefreshProgress| {
+                        on_event(WatchEvent::Progress {
+                            checked: p.checked,
+                            changed: p.changed,
+                        });
+                        ControlFlow::Continue(())
+                    }),
+                )?;
                 on_event(WatchEvent::Refreshed {
                     more: paths.len().saturating_sub(NAMED_PATHS),
                     paths: paths

@@ -18,7 +18,25 @@ use std::sync::Arc;
 
 /// How many times a discovery or a refresh of one resource explores
 /// again when other processes keep changing what it explored.
-pub(in crate::registry) const ATTEMPTS: usize = 5;
+const ATTEMPTS: usize = 5;
+
+/// Run `attempt` again while other processes keep changing what it
+/// explored ([`ResourcesError::ChangedMeanwhile`]), [`ATTEMPTS`] times in
+/// all; `what` names it in the log.
+pub(in crate::registry) fn explore_again<T>(
+    what: &str,
+    mut attempt: impl FnMut() -> Result<T, RegistryError>,
+) -> Result<T, RegistryError> {
+    for _ in 1..ATTEMPTS {
+        match attempt() {
+            Err(RegistryError::Resources(ResourcesError::ChangedMeanwhile { .. })) => {
+                log::info!("what {what} explored changed meanwhile; exploring again");
+            }
+            other => return other,
+        }
+    }
+    attempt()
+}
 
 /// Refuse with [`ResourcesError::ChangedMeanwhile`] when a resource
 /// `findings` explored is gone or has other children than it had then:
@@ -31,19 +49,21 @@ fn check_unchanged(w: &Writer<'_>, findings: &Findings) -> Result<(), RegistryEr
     }
     let ids: Vec<ResourceId> = findings.read.iter().map(|(id, _)| *id).collect();
     let now = w.children_of_each(&ids)?;
-    for (id, then) in &findings.read {
-        if now.get(id) != Some(then) {
-            let resource = w
-                .resource_by_id(*id)?
-                .map_or_else(|| id.to_string(), |row| row.label());
-            return Err(ResourcesError::ChangedMeanwhile {
-                resource,
-                attempts: ATTEMPTS,
-            }
-            .into());
-        }
+    let Some((id, _)) = findings
+        .read
+        .iter()
+        .find(|(id, then)| now.get(id) != Some(then))
+    else {
+        return Ok(());
+    };
+    let resource = w
+        .resource_by_id(*id)?
+        .map_or_else(|| id.to_string(), |row| row.label());
+    Err(ResourcesError::ChangedMeanwhile {
+        resource,
+        attempts: ATTEMPTS,
     }
-    Ok(())
+    .into())
 }
 
 /// What a write of findings brings up to date on the explored resource
@@ -215,11 +235,8 @@ pub(in crate::registry) fn check_types_unchanged_for<'a>(
         return Ok(());
     }
     for type_name in relied_on {
-        let same = match (current.resolve(type_name), then.resolve(type_name)) {
-            (Ok(now), Ok(before)) => now == before,
-            _ => false,
-        };
-        if !same {
+        let both = (current.resolve(type_name), then.resolve(type_name));
+        if !matches!(both, (Ok(now), Ok(before)) if now == before) {
             return Err(RegistryError::Types(TypesError::TypesChanged {
                 what: what(),
                 type_name: type_name.clone(),

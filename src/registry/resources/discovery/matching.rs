@@ -32,32 +32,22 @@ pub(super) struct FoundChild {
     pub visit: bool,
 }
 
-/// A stored child found again.
+/// One found child, matched.
 #[derive(Debug)]
-pub(super) struct KeptChild {
-    /// Its place in the handler's answer.
-    pub index: usize,
-    /// What was found of it now, against what is stored.
-    pub refresh: Refresh,
-    /// The stored row with what was found of it now, when it is to be
-    /// visited.
-    pub visit: Option<ResourceRow>,
-}
-
-/// A child found for the first time.
-#[derive(Debug)]
-pub(super) struct AddedChild {
-    /// Its place in the handler's answer.
-    pub index: usize,
-    pub row: ResourceRow,
-    pub visit: bool,
+pub(super) enum Child {
+    /// A stored child found again: what was found of it now, against what
+    /// is stored, and — when it is to be visited — the stored row with
+    /// what was found of it now.
+    Kept(Refresh, Option<ResourceRow>),
+    /// A child found for the first time.
+    Added(FoundChild),
 }
 
 /// The stored children set beside the found ones.
 #[derive(Debug, Default)]
 pub(super) struct Matched {
-    pub kept: Vec<KeptChild>,
-    pub added: Vec<AddedChild>,
+    /// Each found child, in the order of the handler's answer.
+    pub children: Vec<Child>,
     /// Stored auto-discovered children no found one matches, in stored
     /// order.
     pub vanished: Vec<ResourceId>,
@@ -76,44 +66,36 @@ pub(super) fn match_children(stored: &[ResourceRow], found: Vec<FoundChild>) -> 
         .map(|c| c.id)
         .collect();
     drop(found_now);
-    let mut matched = Matched {
-        vanished,
-        ..Matched::default()
-    };
-    for (index, FoundChild { row: child, visit }) in found.into_iter().enumerate() {
-        let Some(existing) = by_identity.get(&identity(&child)).copied() else {
-            matched.added.push(AddedChild {
-                index,
-                row: child,
-                visit,
+    let children = found
+        .into_iter()
+        .map(|found| {
+            let Some(existing) = by_identity.get(&identity(&found.row)).copied() else {
+                return Child::Added(found);
+            };
+            let FoundChild { row: child, visit } = found;
+            let properties_changed = existing.properties != child.properties;
+            let stored_hash = existing.content_hash.clone();
+            let content_hash = match child.content_hash {
+                None if !visit => stored_hash.clone(),
+                hash => hash,
+            };
+            let visit = visit.then(|| ResourceRow {
+                properties: child.properties.clone(),
+                content_hash: content_hash.clone(),
+                ..existing.clone()
             });
-            continue;
-        };
-        let properties_changed = existing.properties != child.properties;
-        let stored_hash = existing.content_hash.clone();
-        let content_hash = match child.content_hash {
-            None if !visit => stored_hash.clone(),
-            hash => hash,
-        };
-        let visit = visit.then(|| ResourceRow {
-            properties: child.properties.clone(),
-            content_hash: content_hash.clone(),
-            ..existing.clone()
-        });
-        matched.kept.push(KeptChild {
-            index,
-            refresh: Refresh {
+            let refresh = Refresh {
                 id: existing.id,
                 properties: child.properties,
                 content_hash,
                 properties_changed,
                 stored_hash,
                 first_explored: false,
-            },
-            visit,
-        });
-    }
-    matched
+            };
+            Child::Kept(refresh, visit)
+        })
+        .collect();
+    Matched { children, vanished }
 }
 
 #[cfg(test)]

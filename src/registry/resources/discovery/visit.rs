@@ -5,7 +5,7 @@
 //! child is which stored one is [`match_children`]'s to say; this module
 //! only records its answer in the [`Findings`].
 
-use super::matching::{AddedChild, FoundChild, KeptChild, match_children};
+use super::matching::{Child, FoundChild, match_children};
 use super::{Depth, DiscoveryProgress, Findings, Found, MAX_FOUND};
 use crate::model::{HandlerRef, ResourceId};
 use crate::registry::type_set::TypeSet;
@@ -49,12 +49,6 @@ enum Slot {
     Kept(usize),
 }
 
-/// A matched child, in the order of the handler's answer.
-enum Next {
-    Kept(KeptChild),
-    Added(AddedChild),
-}
-
 impl Registry {
     /// Visit `root` and what lies below it, `depth` levels: every handler
     /// call, every check, nothing written. `root_stored` says whether the
@@ -68,7 +62,7 @@ impl Registry {
         root_stored: bool,
         root_hash: RootHash,
         depth: Depth,
-        progress: &mut dyn FnMut(DiscoveryProgress) -> ControlFlow<()>,
+        mut progress: Option<&mut (dyn FnMut(DiscoveryProgress) -> ControlFlow<()> + '_)>,
     ) -> Result<Findings, RegistryError> {
         let now = self.now();
         let mut findings = Findings::default();
@@ -110,29 +104,28 @@ impl Registry {
                     .call_content_hash(&handler, &visit.row)
                     .map_err(disowned)?,
             };
-            if discovers {
-                match visit.slot {
-                    Slot::Root => {
-                        findings.root_explored = true;
-                        if visit.stored && visit.row.discovered_at.is_none() {
-                            findings.root_first_explored = Some(visit.row.id);
-                        }
-                    }
-                    Slot::Added(at) => findings.added[at].row.discovered_at = Some(now.clone()),
-                    Slot::Kept(at) => {
-                        findings.kept[at].first_explored = visit.row.discovered_at.is_none()
-                    }
-                }
-            }
+            let first_explored = discovers && visit.row.discovered_at.is_none();
             match visit.slot {
-                Slot::Root if !visit.stored => findings.root_hash = hash,
                 Slot::Root => {
-                    if hash != visit.row.content_hash {
+                    findings.root_explored = discovers;
+                    if visit.stored && first_explored {
+                        findings.root_first_explored = Some(visit.row.id);
+                    }
+                    if !visit.stored {
+                        findings.root_hash = hash;
+                    } else if hash != visit.row.content_hash {
                         findings.root_rehashed = Some((visit.row.id, hash));
                     }
                 }
-                Slot::Added(at) => findings.added[at].row.content_hash = hash,
-                Slot::Kept(at) => findings.kept[at].content_hash = hash,
+                Slot::Added(at) => {
+                    let row = &mut findings.added[at].row;
+                    row.discovered_at = discovers.then(|| now.clone());
+                    row.content_hash = hash;
+                }
+                Slot::Kept(at) => {
+                    findings.kept[at].first_explored = first_explored;
+                    findings.kept[at].content_hash = hash;
+                }
             }
             let stored_children = if visit.stored && discovers {
                 let id = visit.row.id;
@@ -161,42 +154,32 @@ impl Registry {
             findings
                 .vanished
                 .extend(matched.vanished.iter().map(|old| (visit.row.id, *old)));
-            let mut next: Vec<(usize, Next)> = matched
-                .kept
-                .into_iter()
-                .map(|k| (k.index, Next::Kept(k)))
-                .chain(matched.added.into_iter().map(|a| (a.index, Next::Added(a))))
-                .collect();
-            next.sort_by_key(|(index, _)| *index);
             let parent_label: Arc<str> = visit.row.label().into();
             let found_by = Arc::new(handler.reference.clone());
-            for (_, child) in next {
+            let mut visit_next = |row, stored, slot| {
+                queue.push_back(Visit {
+                    row,
+                    level,
+                    stored,
+                    slot,
+                    answered_by: Some(handler.reference.clone()),
+                });
+            };
+            for (index, child) in matched.children.into_iter().enumerate() {
                 match child {
-                    Next::Kept(kept) => {
-                        if let Some(row) = kept.visit {
-                            queue.push_back(Visit {
-                                row,
-                                level,
-                                stored: true,
-                                slot: Slot::Kept(findings.kept.len()),
-                                answered_by: Some(handler.reference.clone()),
-                            });
+                    Child::Kept(refresh, visit_row) => {
+                        if let Some(row) = visit_row {
+                            visit_next(row, true, Slot::Kept(findings.kept.len()));
                         }
-                        findings.kept.push(kept.refresh);
+                        findings.kept.push(refresh);
                     }
-                    Next::Added(AddedChild {
-                        index,
+                    Child::Added(FoundChild {
                         row,
                         visit: visit_it,
                     }) => {
                         if visit_it {
-                            queue.push_back(Visit {
-                                row: row.clone(),
-                                level,
-                                stored: false,
-                                slot: Slot::Added(findings.added.len()),
-                                answered_by: Some(handler.reference.clone()),
-                            });
+                            let slot = Slot::Added(findings.added.len());
+                            visit_next(row.clone(), false, slot);
                         }
                         findings.added.push(Found {
                             row,
@@ -212,7 +195,10 @@ impl Registry {
             if found > MAX_FOUND {
                 return Err(ResourcesError::DiscoveryTooLarge { limit: MAX_FOUND }.into());
             }
-            if progress(DiscoveryProgress { visited, found }).is_break() {
+            let heard = progress
+                .as_mut()
+                .map(|p| p(DiscoveryProgress { visited, found }));
+            if heard == Some(ControlFlow::Break(())) {
                 return Err(ResourcesError::Cancelled {
                     resource: root_label,
                 }

@@ -36,14 +36,7 @@ pub(super) fn check_location_fits(
     let Some(location) = location else {
         return Ok(());
     };
-    let refuse = |reason| {
-        RegistryError::Resources(ResourcesError::BadSandboxStrategy {
-            resource: name.map_or_else(|| "(unnamed)".to_owned(), ToString::to_string),
-            type_name: ty.name.clone(),
-            strategy: strategy.as_str().to_owned(),
-            reason,
-        })
-    };
+    let refuse = |reason| bad_strategy(ty, name, strategy.as_str(), reason);
     let path = std::path::Path::new(location);
     match strategy {
         SandboxStrategy::GitWorktree | SandboxStrategy::CopyOnWrite | SandboxStrategy::Overlay => {
@@ -66,14 +59,7 @@ pub(in crate::registry) fn check_strategy(
     name: Option<&ResourceName>,
     text: &str,
 ) -> Result<SandboxStrategy, RegistryError> {
-    let refuse = |reason| {
-        RegistryError::Resources(ResourcesError::BadSandboxStrategy {
-            resource: name.map_or_else(|| "(unnamed)".to_owned(), ToString::to_string),
-            type_name: ty.name.clone(),
-            strategy: text.to_owned(),
-            reason,
-        })
-    };
+    let refuse = |reason| bad_strategy(ty, name, text, reason);
     let strategy = SandboxStrategy::parse(text).ok_or_else(|| refuse(StrategyRefusal::Unknown))?;
     if ty.kind() == ResourceKind::Virtual && strategy != SandboxStrategy::None {
         return Err(refuse(StrategyRefusal::Virtual));
@@ -85,4 +71,19 @@ pub(in crate::registry) fn check_strategy(
         return Err(refuse(StrategyRefusal::GitWorktreeNeedsCheckout));
     }
     Ok(strategy)
+}
+
+/// The refusal of `strategy` for the resource `name` of `ty`.
+fn bad_strategy(
+    ty: &ResolvedType,
+    name: Option<&ResourceName>,
+    strategy: &str,
+    reason: StrategyRefusal,
+) -> RegistryError {
+    RegistryError::Resources(ResourcesError::BadSandboxStrategy {
+        resource: name.map_or_else(|| "(unnamed)".to_owned(), ToString::to_string),
+        type_name: ty.name.clone(),
+        strategy: strategy.to_owned(),
+        reason,
+    })
 }

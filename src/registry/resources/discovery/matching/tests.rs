@@ -24,6 +24,29 @@ fn found(stored_like: &ResourceRow, fresh: u128, hash: Option<&str>, visit: bool
     FoundChild { row, visit }
 }
 
+/// The kept children: each one's place in the answer, what was found of
+/// it, and the row to visit.
+fn kept(matched: &Matched) -> Vec<(usize, &Refresh, Option<&ResourceRow>)> {
+    let children = matched.children.iter().enumerate();
+    children
+        .filter_map(|(index, child)| match child {
+            Child::Kept(refresh, visit) => Some((index, refresh, visit.as_ref())),
+            Child::Added(_) => None,
+        })
+        .collect()
+}
+
+/// The added children, each with its place in the answer.
+fn added(matched: &Matched) -> Vec<(usize, &FoundChild)> {
+    let children = matched.children.iter().enumerate();
+    children
+        .filter_map(|(index, child)| match child {
+            Child::Added(found) => Some((index, found)),
+            Child::Kept(..) => None,
+        })
+        .collect()
+}
+
 #[test]
 fn a_found_child_with_the_same_type_name_and_location_keeps_the_stored_id() {
     let old = stored(1, "p/src", "fs-directory", Some("/p/src"));
@@ -31,12 +54,12 @@ fn a_found_child_with_the_same_type_name_and_location_keeps_the_stored_id() {
         std::slice::from_ref(&old),
         vec![found(&old, 9, Some("h"), false)],
     );
-    assert!(matched.added.is_empty() && matched.vanished.is_empty());
-    let kept = &matched.kept[0];
-    assert_eq!((kept.index, kept.refresh.id), (0, id(1)));
-    assert_eq!(kept.refresh.content_hash.as_deref(), Some("h"));
-    assert_eq!(kept.refresh.stored_hash.as_deref(), Some("stored-1"));
-    assert!(!kept.refresh.properties_changed);
+    assert!(added(&matched).is_empty() && matched.vanished.is_empty());
+    let (index, refresh, _) = kept(&matched)[0];
+    assert_eq!((index, refresh.id), (0, id(1)));
+    assert_eq!(refresh.content_hash.as_deref(), Some("h"));
+    assert_eq!(refresh.stored_hash.as_deref(), Some("stored-1"));
+    assert!(!refresh.properties_changed);
 }
 
 #[test]
@@ -45,10 +68,10 @@ fn a_child_that_kept_its_name_but_moved_is_a_new_one_and_the_old_vanishes() {
     let mut moved = found(&old, 9, None, true);
     moved.row.location = Some("/p/lib".into());
     let matched = match_children(std::slice::from_ref(&old), vec![moved]);
-    assert!(matched.kept.is_empty());
+    assert!(kept(&matched).is_empty());
     assert_eq!(matched.vanished, [id(1)]);
-    assert_eq!(matched.added[0].row.id, id(9));
-    assert!(matched.added[0].visit);
+    assert_eq!(added(&matched)[0].1.row.id, id(9));
+    assert!(added(&matched)[0].1.visit);
 }
 
 #[test]
@@ -58,7 +81,7 @@ fn another_type_at_the_same_place_is_not_the_same_resource() {
     other.row.type_name = crate::model::TypeName::parse("fs-file").unwrap();
     let matched = match_children(std::slice::from_ref(&old), vec![other]);
     assert_eq!(matched.vanished, [id(1)]);
-    assert_eq!(matched.added.len(), 1);
+    assert_eq!(added(&matched).len(), 1);
 }
 
 #[test]
@@ -71,9 +94,9 @@ fn a_child_linked_by_hand_is_neither_matched_nor_vanishes() {
         std::slice::from_ref(&by_hand),
         vec![found(&by_hand, 9, None, false)],
     );
-    assert!(matched.kept.is_empty() && matched.vanished.is_empty());
+    assert!(kept(&matched).is_empty() && matched.vanished.is_empty());
     assert_eq!(
-        matched.added.len(),
+        added(&matched).len(),
         1,
         "the found one is new (its name collides at the write)"
     );
@@ -86,10 +109,10 @@ fn a_rediscovery_keeps_the_stored_hash_of_a_child_it_does_not_explore() {
         std::slice::from_ref(&old),
         vec![found(&old, 9, None, false)],
     );
-    let kept = &matched.kept[0];
-    assert_eq!(kept.refresh.content_hash.as_deref(), Some("stored-1"));
-    assert!(!kept.refresh.answer_changed(), "nothing to write");
-    assert!(kept.visit.is_none());
+    let (_, refresh, visit) = kept(&matched)[0];
+    assert_eq!(refresh.content_hash.as_deref(), Some("stored-1"));
+    assert!(!refresh.answer_changed(), "nothing to write");
+    assert!(visit.is_none());
 }
 
 #[test]
@@ -98,13 +121,10 @@ fn a_child_to_be_visited_is_hashed_afresh_not_given_the_stored_hash() {
     let mut now = found(&old, 9, None, true);
     now.row.properties.insert("files".into(), json!(3));
     let matched = match_children(std::slice::from_ref(&old), vec![now]);
-    let kept = &matched.kept[0];
-    assert_eq!(
-        kept.refresh.content_hash, None,
-        "its visit asks its handler"
-    );
-    assert!(kept.refresh.properties_changed);
-    let row = kept.visit.as_ref().expect("visited");
+    let (_, refresh, visit) = kept(&matched)[0];
+    assert_eq!(refresh.content_hash, None, "its visit asks its handler");
+    assert!(refresh.properties_changed);
+    let row = visit.expect("visited");
     assert_eq!(row.id, id(1), "the stored row is visited");
     assert_eq!(row.properties.get("files"), Some(&json!(3)));
 }
@@ -120,12 +140,11 @@ fn kept_and_added_children_carry_their_place_in_the_answer() {
         &[a.clone(), b.clone()],
         vec![found(&b, 9, None, false), new, found(&a, 7, None, false)],
     );
-    let kept: Vec<(usize, ResourceId)> = matched
-        .kept
-        .iter()
-        .map(|k| (k.index, k.refresh.id))
+    let kept: Vec<(usize, ResourceId)> = kept(&matched)
+        .into_iter()
+        .map(|(index, refresh, _)| (index, refresh.id))
         .collect();
     assert_eq!(kept, [(0, id(2)), (2, id(1))]);
-    assert_eq!(matched.added[0].index, 1);
+    assert_eq!(added(&matched)[0].0, 1);
     assert!(matched.vanished.is_empty());
 }
