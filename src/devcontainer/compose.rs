@@ -279,7 +279,7 @@ impl State {
             self.include(reader, source, include, depth)
                 .map_err(|e| format!("{shown}: include: {e}"))?;
         }
-        service::top_level(reader, self, source).map_err(|e| format!("{shown}: {e}"))?;
+        service::project::top_level(reader, self, source).map_err(|e| format!("{shown}: {e}"))?;
         let services = match source.top.get("services") {
             None | Some(Value::Null) => return Ok(()),
             Some(Value::Object(map)) => map.clone(),
@@ -323,18 +323,18 @@ impl State {
                         }
                     }
                     (
-                        service::strings(map.get("path"), "path")?,
+                        service::values::strings(map.get("path"), "path")?,
                         map.get("project_directory")
-                            .map(|v| service::plain(v, "project_directory"))
+                            .map(|v| service::values::plain(v, "project_directory"))
                             .transpose()?,
-                        service::strings(map.get("env_file"), "env_file")?,
+                        service::values::strings(map.get("env_file"), "env_file")?,
                     )
                 }
                 _ => return Err("an entry must be a path or a mapping".into()),
             };
             let mut first_dir = None;
             for path in &paths {
-                service::literal(path, "path")?;
+                service::values::literal(path, "path")?;
                 if path.contains("://") || path.starts_with("git@") {
                     return Err(format!(
                         "{} is remote: the host covers only files in the repository",
