@@ -34,6 +34,15 @@
 //! running one git process is `process.rs`, the operation's snapshot
 //! `memo.rs`, its batch process `batch.rs` (raw objects read in
 //! `raw.rs`), and what a guest may name `checks.rs`.
+//!
+//! This file is the scope a call's questions are asked in: which
+//! repository, the overrides that neutralise its configuration, and
+//! running git on it (a fixed question once per operation). The questions
+//! themselves are answered in rooms beside it: what a repository lists —
+//! HEAD, refs, remotes, stashes, submodules (`refs.rs`); its objects —
+//! commits, trees, a file's blob id (`objects.rs`); and how its work tree
+//! and branches stand — status, divergence, a path's last commit
+//! (`status.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -236,299 +245,6 @@ impl GitScope {
         run(&self.tools, &repo.run_dir(), &argv, &neutral).await
     }
 
-    pub async fn head(&mut self) -> Result<Head, GitError> {
-        if let Some(url) = self.remote.clone() {
-            let listing = self.listing(&url).await?;
-            return Ok(Head {
-                branch: listing.head_branch,
-                commit: listing.head_commit,
-            });
-        }
-        self.prefetch(prefetch::HEAD_ROUND).await;
-        let branch = self
-            .ask(&prefetch::HEAD_BRANCH)
-            .await
-            .ok()
-            .map(|b| b.trim_end().to_owned())
-            .filter(|b| !b.is_empty());
-        let commit = self
-            .ask(&prefetch::HEAD_COMMIT)
-            .await
-            .ok()
-            .map(|c| c.trim_end().to_owned())
-            .filter(|c| !c.is_empty());
-        Ok(Head { branch, commit })
-    }
-
-    pub async fn references(&mut self) -> Result<Vec<Reference>, GitError> {
-        if let Some(url) = self.remote.clone() {
-            return Ok(self.listing(&url).await?.refs);
-        }
-        self.prefetch(prefetch::LISTING_ROUND).await;
-        let listing = self.ask(&prefetch::REFERENCES).await?;
-        // No refs at all: `show-ref` and `config` exit 1, an empty answer.
-        let empty_on_exit_1 = |answer: Result<String, GitError>| match answer {
-            Err(GitError::Failed(m)) if m.is_empty() => Ok(String::new()),
-            other => other,
-        };
-        let peeled = empty_on_exit_1(self.ask(&prefetch::PEELED).await)?;
-        let configured = empty_on_exit_1(self.ask(&prefetch::UPSTREAM_CONFIG).await)?;
-        let branches = configured_upstreams(&configured);
-        let upstreams = if branches.is_empty() {
-            String::new()
-        } else {
-            // The repository's own configuration names these (never a
-            // guest); past a few hundred, every branch is asked instead.
-            let mut args = vec!["for-each-ref", "--format=%(refname)%00%(upstream)"];
-            let patterns: Vec<String> =
-                branches.iter().map(|b| format!("refs/heads/{b}")).collect();
-            if patterns.len() <= 200 {
-                args.extend(patterns.iter().map(String::as_str));
-            } else {
-                args.push("refs/heads/");
-            }
-            self.git_once("upstreams", &args).await?
-        };
-        Ok(join_refs(&listing, &peeled, &upstreams))
-    }
-
-    pub async fn remotes(&mut self) -> Result<Vec<Remote>, GitError> {
-        if self.remote.is_some() {
-            return Ok(Vec::new());
-        }
-        self.prefetch(prefetch::LISTING_ROUND).await;
-        // No remotes: `git config` exits 1, which is an empty answer.
-        let out = match self.ask(&prefetch::REMOTES).await {
-            Ok(out) => out,
-            Err(GitError::Failed(m)) if m.is_empty() => String::new(),
-            Err(e) => return Err(e),
-        };
-        Ok(parse_remotes(&out))
-    }
-
-    pub async fn stashes(&mut self) -> Result<Vec<Stash>, GitError> {
-        if self.remote.is_some() {
-            return Ok(Vec::new());
-        }
-        self.prefetch(prefetch::LISTING_ROUND).await;
-        let out = match self.ask(&prefetch::STASHES).await {
-            Ok(out) => out,
-            // No stash: an empty answer.
-            Err(GitError::NotFound(_)) | Err(GitError::Failed(_)) => String::new(),
-            Err(e) => return Err(e),
-        };
-        Ok(parse_stashes(&out))
-    }
-
-    pub async fn submodules(&mut self) -> Result<Vec<Submodule>, GitError> {
-        if self.remote.is_some() {
-            return Ok(Vec::new());
-        }
-        let repo = self.repository().await?;
-        let Some(tree) = repo.work_tree else {
-            return Ok(Vec::new());
-        };
-        let gitmodules = Path::new(&tree).join(".gitmodules");
-        if std::fs::symlink_metadata(&gitmodules).map_or(true, |m| !m.is_file()) {
-            return Ok(Vec::new());
-        }
-        let config = self
-            .git_once(
-                "submodule-config",
-                &[
-                    "config",
-                    "--null",
-                    "--file",
-                    ".gitmodules",
-                    "--get-regexp",
-                    r"^submodule\..*\.(path|url)$",
-                ],
-            )
-            .await
-            .unwrap_or_default();
-        let staged = self
-            .git_once("staged", &["ls-files", "--stage", "-z"])
-            .await?;
-        Ok(parse_submodules(&config, &staged))
-    }
-
-    /// `spec`'s object from the operation's batch process for this
-    /// repository (`batch.rs`); `None`: ask the one-shot way.
-    async fn batch_object(&mut self, spec: &str) -> Option<batch::Object> {
-        let repo = self.repository().await.ok()?;
-        let neutral = self.neutral().await.ok()?;
-        let pool = match &self.memo {
-            Some(memo) => &memo.batch,
-            None => &self.batch,
-        };
-        pool.object(&self.tools, &repo, &neutral, spec).await
-    }
-
-    /// Whether the repository changes commits' parents as git reads
-    /// them (a shallow clone's boundary, grafts): then only `git show`
-    /// says what a commit's parents are. Asked once per operation.
-    async fn grafted(&mut self) -> Result<bool, GitError> {
-        let repo = self.repository().await?;
-        let scope = format!("repo {}", repo.git_dir);
-        let memo = self.memo.as_deref();
-        if let Some(Ok(hit)) = memo.and_then(|m| m.get(&scope, "grafted")) {
-            return Ok(hit == "yes");
-        }
-        let grafted = repo::grafted(Path::new(&repo.git_dir));
-        if let Some(m) = memo {
-            m.put(
-                &scope,
-                "grafted",
-                &Ok(if grafted { "yes" } else { "no" }.into()),
-            );
-        }
-        Ok(grafted)
-    }
-
-    pub async fn read_commit(&mut self, id: &str) -> Result<Commit, GitError> {
-        self.remote_only_refs()?;
-        check_id(id)?;
-        let spec = format!("{id}^{{commit}}");
-        if !self.grafted().await?
-            && let Some(object) = self.batch_object(&spec).await
-            && object.kind == "commit"
-            && let Some(commit) = raw::commit_of_raw(&object.id, &object.content)
-        {
-            return Ok(commit);
-        }
-        self.read_commit_one_shot(&spec).await
-    }
-
-    /// [`GitScope::read_commit`] by one `git show` (`spec` checked).
-    async fn read_commit_one_shot(&mut self, spec: &str) -> Result<Commit, GitError> {
-        let id = spec.strip_suffix("^{commit}").unwrap_or(spec);
-        let out = self
-            .git(&[
-                "show",
-                "-s",
-                "--no-show-signature",
-                "--format=%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%ct%x00%s",
-                spec,
-                "--",
-            ])
-            .await?;
-        parse_commit(&out).ok_or_else(|| GitError::Failed(format!("cannot read commit {id}")))
-    }
-
-    pub async fn read_tree(&mut self, id: &str) -> Result<Vec<TreeEntry>, GitError> {
-        self.remote_only_refs()?;
-        check_id(id)?;
-        let spec = format!("{id}^{{tree}}");
-        if let Some(object) = self.batch_object(&spec).await
-            && object.kind == "tree"
-            && let Some((entries, listed)) =
-                raw::tree_of_raw(&object.content, object.id.len() / 2)
-            // Past the one-shot answer's bound, that answer's refusal.
-            && listed as u64 <= OUTPUT_LIMIT
-        {
-            return Ok(entries);
-        }
-        self.read_tree_one_shot(&spec).await
-    }
-
-    /// [`GitScope::read_tree`] by one `git ls-tree` (`spec` checked).
-    async fn read_tree_one_shot(&mut self, spec: &str) -> Result<Vec<TreeEntry>, GitError> {
-        let repo = self.repository().await?;
-        let neutral = self.neutral().await?;
-        let mut argv = repo.dir_args();
-        argv.extend(["ls-tree", "-z", "--full-tree", spec].map(str::to_owned));
-        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-        let out = process::run_bytes(&self.tools, &repo.run_dir(), &argv, &neutral).await?;
-        Ok(parse_tree(&out))
-    }
-
-    pub async fn blob_id(&mut self, path: &str) -> Result<Option<String>, GitError> {
-        self.remote_only_refs()?;
-        check_path(path)?;
-        let repo = self.repository().await?;
-        let Some(tree) = repo.work_tree else {
-            return Err(GitError::Invalid(
-                "a bare repository has no work tree".into(),
-            ));
-        };
-        let Some(content) = read_in_tree(Path::new(&tree), path)? else {
-            return Ok(None);
-        };
-        let out = self
-            .git_stdin(
-                &["hash-object", "-t", "blob", "--stdin", "--no-filters"],
-                content,
-            )
-            .await?;
-        Ok(Some(out.trim_end().to_owned()))
-    }
-
-    pub async fn status(&mut self, path: Option<&str>) -> Result<Vec<PathStatus>, GitError> {
-        self.remote_only_refs()?;
-        let out = match path {
-            None => {
-                // A bare repository has no status: its listing is not
-                // asked ahead either.
-                if self.repository().await.is_ok_and(|r| r.work_tree.is_some()) {
-                    self.prefetch(prefetch::STATUS_ROUND).await;
-                }
-                self.ask(&prefetch::STATUS).await?
-            }
-            Some(path) => {
-                check_path(path)?;
-                let mut args = prefetch::STATUS.args.to_vec();
-                args.push(path);
-                self.git(&args).await?
-            }
-        };
-        Ok(parse_status(&out))
-    }
-
-    pub async fn divergence(&mut self, branch: &str) -> Result<Option<(u32, u32)>, GitError> {
-        self.remote_only_refs()?;
-        check_branch(branch)?;
-        // `<branch>@{upstream}` takes a branch's name, not its full ref
-        // (`refs/heads/x@{upstream}` is "no such branch").
-        let range = format!("refs/heads/{branch}...{branch}@{{upstream}}");
-        match self
-            .git(&["rev-list", "--left-right", "--count", &range, "--"])
-            .await
-        {
-            Ok(out) => {
-                let mut counts = out.split_whitespace().map(|n| n.parse::<u32>().ok());
-                Ok(match (counts.next().flatten(), counts.next().flatten()) {
-                    (Some(ahead), Some(behind)) => Some((ahead, behind)),
-                    _ => None,
-                })
-            }
-            // No upstream (or no such branch): nothing to compare.
-            Err(GitError::NotFound(_)) | Err(GitError::Failed(_)) => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
-    pub async fn last_commit(&mut self, path: &str) -> Result<Option<Commit>, GitError> {
-        self.remote_only_refs()?;
-        check_path(path)?;
-        let out = match self
-            .git(&[
-                "log",
-                "-1",
-                "--no-show-signature",
-                "--format=%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%ct%x00%s",
-                "HEAD",
-                "--",
-                path,
-            ])
-            .await
-        {
-            Ok(out) => out,
-            Err(GitError::NotFound(_)) => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        Ok(parse_commit(&out))
-    }
-
     async fn git_stdin(&mut self, args: &[&str], input: Vec<u8>) -> Result<String, GitError> {
         let repo = self.repository().await?;
         let neutral = self.neutral().await?;
@@ -550,11 +266,14 @@ mod answers;
 mod batch;
 mod checks;
 mod memo;
+mod objects;
 mod prefetch;
 mod process;
 mod raw;
+mod refs;
 mod remote;
 mod repo;
+mod status;
 
 use crate::git_env::{GitTools, Neutral};
 pub(crate) use answers::*;
