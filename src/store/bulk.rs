@@ -10,7 +10,8 @@
 
 use super::columns::Columns;
 use super::db::{Tx, args};
-use super::{Reader, StoreError, TypeRow, Writer, schema_version, to_json};
+use super::schema::schema_version;
+use super::{Reader, StoreError, TypeRow, Writer, to_json};
 use crate::model::{Actor, ResourceId, ResourceKind, SandboxStrategy, TypeName};
 
 /// One `resource_links` row, every column; also a registry document's

@@ -2,41 +2,13 @@
 //! SQLite file in the home (the default) and a shared PostgreSQL server
 //! (`--registry postgres://…`). Nothing above this module knows which it
 //! talks to: the statements are written once (`db`) and the
-//! transactions below give both the same guarantees.
+//! transactions (`transaction.rs`) give both the same guarantees.
 //!
-//! **One file, many processes (SQLite).** Several `agents` processes may write the
-//! same home at once, so every connection runs in WAL mode with a generous
-//! `busy_timeout`, `foreign_keys=ON`, and every write runs in
-//! `BEGIN IMMEDIATE` ([`Store::write`]): a writer takes the write lock
-//! up front (waiting for it under the busy timeout) instead of failing a
-//! lock upgrade half-way, which is what surfaces `database is locked` under
-//! deferred transactions.
-//!
-//! **One server, many machines (PostgreSQL).** Every write transaction
-//! takes one transaction-scoped advisory lock first
-//! (`pg_advisory_xact_lock`), the same single-writer discipline SQLite's
-//! `BEGIN IMMEDIATE` gives: a check and the write it guards (the cycle
-//! check and the link, a free name and the insert, a type replacement and
-//! the resources it must still fit) can never interleave with another
-//! writer's, so PostgreSQL's write skew — two processes linking A → B and
-//! B → A, each passing its cycle check — cannot happen, and no write ever
-//! fails with a serialization error to retry. Reads take no lock: each
-//! runs in one `REPEATABLE READ READ ONLY` snapshot. The lock is keyed by
-//! the schema, so registries in different schemas of one database do not
-//! wait for each other.
-//!
-//! **Schema versions.** `migrations/<backend>/NNNN_*.sql` (the same
-//! numbering for both) are embedded in the binary and applied in order
-//! inside one transaction; SQLite's `PRAGMA user_version`, or the
-//! `agents_schema_migrations` table on PostgreSQL, records the last
-//! applied one. A database whose version is newer than this binary knows
-//! is refused before anything is written to it. On PostgreSQL the
-//! migration runs under an advisory lock, so two processes meeting an
-//! empty database at once migrate it once.
-//!
-//! Reads go through [`Reader`], writes through [`Writer`] (which derefs to a
-//! `Reader` so a write can read its own transaction). Neither exists outside
-//! a transaction the store opened, so there is no unguarded write path.
+//! The store's rooms: the transactions every read and write runs in, and
+//! the single-writer discipline they keep on both backends
+//! (`transaction.rs`); the schema's versions and their migrations
+//! (`schema.rs`); waking a follower of the event log when another process
+//! commits (`follow.rs`); and one room per kind of row.
 
 mod bulk;
 use db::columns;
@@ -53,10 +25,12 @@ mod plugins;
 mod readable_names;
 mod resources;
 mod sandboxes;
+mod schema;
 mod skeletons;
 mod sqlite;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;
+mod transaction;
 mod trust;
 mod types;
 
@@ -68,68 +42,18 @@ pub use location::RegistryLocation;
 pub use plugins::{PluginOrigin, PluginRow, ProvenanceRow};
 pub use resources::{ResourceInserter, ResourceRow};
 pub use sandboxes::{CheckpointRow, SandboxRow};
+pub use schema::SCHEMA_VERSION;
+pub use transaction::{Reader, Writer};
 pub use trust::TrustRow;
 pub use types::{TypeOrigin, TypeRow};
 
-use db::{PgConn, Tx, args};
-use rusqlite::{Connection, OpenFlags, TransactionBehavior};
-use sqlite::{configure, record_written_types, user_version};
+use db::{PgConn, args};
+use rusqlite::{Connection, OpenFlags};
+use schema::refuse_newer;
+use sqlite::{configure, user_version};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use thiserror::Error;
-
-/// The migrations of one backend, in order; their position + 1 is the
-/// schema version. Both lists have the same names (a test checks it).
-type Migrations = &'static [(&'static str, &'static str)];
-
-macro_rules! migrations {
-    ($dir:literal: $($name:literal),* $(,)?) => {
-        &[$(($name, include_str!(concat!("../../migrations/", $dir, "/", $name, ".sql")))),*]
-    };
-}
-
-const SQLITE_MIGRATIONS: Migrations = migrations!("sqlite":
-    "0001_registry",
-    "0002_plugins",
-    "0003_types_generation",
-    "0004_refresh",
-    "0005_sandboxes",
-    "0006_environments",
-    "0007_shared",
-    "0008_trust",
-    "0009_readable_names",
-    "0010_provenance",
-    "0011_plugin_provenance",
-    "0012_events",
-);
-
-const POSTGRES_MIGRATIONS: Migrations = migrations!("postgres":
-    "0001_registry",
-    "0002_plugins",
-    "0003_types_generation",
-    "0004_refresh",
-    "0005_sandboxes",
-    "0006_environments",
-    "0007_shared",
-    "0008_trust",
-    "0009_readable_names",
-    "0010_provenance",
-    "0011_plugin_provenance",
-    "0012_events",
-);
-
-/// The step in Rust a migration has after its SQL, if any (same for both
-/// backends; run in the migration's transaction).
-fn data_step(name: &str) -> Option<fn(Tx<'_>) -> Result<(), StoreError>> {
-    match name {
-        "0009_readable_names" => Some(readable_names::migrate),
-        "0010_provenance" => Some(skeletons::migrate),
-        _ => None,
-    }
-}
-
-/// The schema version this binary writes.
-pub const SCHEMA_VERSION: i64 = SQLITE_MIGRATIONS.len() as i64;
 
 /// How long a connection waits for another process's lock before giving up.
 pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -299,38 +223,6 @@ impl Store {
         })
     }
 
-    fn migrate_sqlite(&mut self) -> Result<(), StoreError> {
-        let Backend::Sqlite { conn, path } = &mut self.backend else {
-            unreachable!("called on SQLite stores only")
-        };
-        if user_version(conn)? == SCHEMA_VERSION {
-            return Ok(());
-        }
-        let shown = path
-            .as_deref()
-            .map_or(":memory:".into(), |p| p.display().to_string());
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        // Re-read under the write lock: another process may have migrated.
-        let found = user_version(&tx)?;
-        refuse_newer(&shown, found)?;
-        for (index, (name, sql)) in SQLITE_MIGRATIONS.iter().enumerate().skip(found as usize) {
-            tx.execute_batch(sql)
-                .map_err(|source| StoreError::Migration {
-                    name,
-                    source: Box::new(source.into()),
-                })?;
-            if let Some(step) = data_step(name) {
-                step(Tx::Sqlite(&tx)).map_err(|source| StoreError::Migration {
-                    name,
-                    source: Box::new(source),
-                })?;
-            }
-            tx.pragma_update(None, "user_version", index as i64 + 1)?;
-        }
-        tx.commit()?;
-        Ok(())
-    }
-
     /// Record `machine` on every resource with a location inserted from
     /// now on (a registry shared by several machines).
     pub fn record_machine(&mut self, machine: Option<String>) {
@@ -362,138 +254,6 @@ impl Store {
             Backend::Postgres { .. } => None,
         }
     }
-
-    /// Run `f` over a consistent snapshot (a read transaction).
-    pub fn read<T, E: From<StoreError>>(
-        &self,
-        f: impl FnOnce(&Reader<'_>) -> Result<T, E>,
-    ) -> Result<T, E> {
-        match &self.backend {
-            Backend::Sqlite { conn, .. } => {
-                let tx = conn.unchecked_transaction().map_err(StoreError::from)?;
-                let out = f(&Reader {
-                    tx: Tx::Sqlite(&tx),
-                })?;
-                tx.finish().map_err(StoreError::from)?;
-                Ok(out)
-            }
-            Backend::Postgres { conn, .. } => {
-                conn.batch("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
-                let out = f(&Reader {
-                    tx: Tx::Postgres(conn),
-                });
-                pg::finish(conn, out.is_ok())?;
-                out
-            }
-        }
-    }
-
-    /// Run `f` in a write transaction like [`Store::write`], then roll
-    /// back whatever it did, `Ok` or not: a rehearsal (`--dry-run`) that
-    /// meets every check and constraint a real write would, and leaves
-    /// nothing.
-    pub fn rehearse<T, E: From<StoreError>>(
-        &mut self,
-        f: impl FnOnce(&Writer<'_>) -> Result<T, E>,
-    ) -> Result<T, E> {
-        self.transaction(false, f)
-    }
-
-    /// Run `f` in a write transaction (SQLite: `BEGIN IMMEDIATE`;
-    /// PostgreSQL: the write lock first); commit when it returns `Ok`,
-    /// roll back (leaving the registry exactly as it was) when it returns
-    /// `Err`.
-    pub fn write<T, E: From<StoreError>>(
-        &mut self,
-        f: impl FnOnce(&Writer<'_>) -> Result<T, E>,
-    ) -> Result<T, E> {
-        self.transaction(true, f)
-    }
-
-    fn transaction<T, E: From<StoreError>>(
-        &mut self,
-        commit: bool,
-        f: impl FnOnce(&Writer<'_>) -> Result<T, E>,
-    ) -> Result<T, E> {
-        let machine = self.machine.as_deref();
-        match &mut self.backend {
-            Backend::Sqlite { conn, .. } => {
-                let tx = conn
-                    .transaction_with_behavior(TransactionBehavior::Immediate)
-                    .map_err(StoreError::from)?;
-                // Inside the write lock, not at open: creating the temporary
-                // triggers reads the main schema, which a process racing to
-                // create a fresh home may hold.
-                record_written_types(&tx).map_err(StoreError::from)?;
-                let writer = Writer {
-                    reader: Reader {
-                        tx: Tx::Sqlite(&tx),
-                    },
-                    machine,
-                    events: Default::default(),
-                };
-                let out = f(&writer);
-                let recorded = writer.recorded();
-                drop(writer);
-                if commit && out.is_ok() {
-                    let own = follow::Own::mark(recorded);
-                    tx.commit().map_err(StoreError::from)?;
-                    own.keep();
-                } else {
-                    // `finish`, not `rollback`: SQLite may have rolled the
-                    // whole transaction back itself (a full disk while it
-                    // spilled pages to the log), and then there is nothing
-                    // left to roll back — the error that did it (`out`) is
-                    // the one to report, not "no transaction is active".
-                    tx.finish().map_err(StoreError::from)?;
-                }
-                out
-            }
-            Backend::Postgres { conn, .. } => {
-                pg::begin_write(conn)?;
-                let writer = Writer {
-                    reader: Reader {
-                        tx: Tx::Postgres(conn),
-                    },
-                    machine,
-                    events: Default::default(),
-                };
-                let out = f(&writer);
-                // A write that recorded events wakes the followers
-                // (`follow`) as it commits.
-                let recorded = writer.recorded();
-                let commit = commit && out.is_ok();
-                let own = follow::Own::mark(recorded.filter(|_| commit));
-                pg::finish_notifying(conn, commit, recorded.map(|(_, last)| last))?;
-                own.keep();
-                out
-            }
-        }
-    }
-}
-
-/// Read access inside a transaction.
-#[derive(Debug)]
-pub struct Reader<'c> {
-    tx: Tx<'c>,
-}
-
-/// Write access inside a write transaction.
-#[derive(Debug)]
-pub struct Writer<'c> {
-    reader: Reader<'c>,
-    /// What new resources with a location record as their machine.
-    machine: Option<&'c str>,
-    /// Where this transaction's events are (`None`: no event yet; see
-    /// `events`).
-    events: std::cell::RefCell<Option<events::Cursor>>,
-}
-
-impl<'c> std::ops::Deref for Writer<'c> {
-    type Target = Reader<'c>;
-    fn deref(&self) -> &Reader<'c> {
-        &self.reader
-    }
 }
 
 impl Reader<'_> {
@@ -523,25 +283,6 @@ impl Writer<'_> {
             .execute("DELETE FROM registry_meta WHERE key = ?1", args![key])?;
         Ok(())
     }
-}
-
-/// The schema version the database records, on either backend.
-fn schema_version(tx: Tx<'_>) -> Result<i64, StoreError> {
-    match tx {
-        Tx::Sqlite(conn) => Ok(user_version(conn)?),
-        Tx::Postgres(pg) => pg::version(pg, false),
-    }
-}
-
-fn refuse_newer(location: &str, found: i64) -> Result<(), StoreError> {
-    if found > SCHEMA_VERSION {
-        return Err(StoreError::TooNew {
-            location: location.to_owned(),
-            found,
-            supported: SCHEMA_VERSION,
-        });
-    }
-    Ok(())
 }
 
 /// Serialize a value to the JSON text a `*_json` column holds.

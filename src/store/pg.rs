@@ -4,7 +4,8 @@
 //! shared ones in [`super::db`].
 
 use super::db::{PgConn, Tx, args};
-use super::{POSTGRES_MIGRATIONS, SCHEMA_VERSION, StoreError, location, refuse_newer};
+use super::schema::{POSTGRES_MIGRATIONS, data_step, refuse_newer};
+use super::{SCHEMA_VERSION, StoreError, location};
 
 /// The advisory-lock class of write transactions on PostgreSQL (the
 /// second key is the schema's hash): `agnt`.
@@ -132,7 +133,7 @@ pub(super) fn apply_migrations(conn: &PgConn, shown: &str) -> Result<(), StoreEr
             name,
             source: Box::new(source),
         })?;
-        if let Some(step) = super::data_step(name) {
+        if let Some(step) = data_step(name) {
             step(tx).map_err(|source| StoreError::Migration {
                 name,
                 source: Box::new(source),

@@ -1,3 +1,5 @@
+use super::db::Tx;
+use super::schema::{Migrations, POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS};
 use super::*;
 use crate::model::{
     HandlerRef, ResourceId, ResourceKind, ResourceName, SandboxStrategy, TypeArgument, TypeName,
