@@ -12,15 +12,32 @@ pub fn stand_ins(env: &mut Env, names: &[&str]) -> PathBuf {
     let dir = env.mkdir("bin");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/devcontainer/tests/stand_in.sh");
     for name in names {
-        let path = dir.join(name);
-        std::fs::copy(&script, &path).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        install_executable(&script, &dir.join(name));
     }
     let system = std::env::var("PATH").unwrap_or_default();
     env.vars
         .push(("PATH".to_owned(), format!("{}:{system}", dir.display())));
     dir
+}
+
+/// Copy `script` to `path` as an executable, written by a child process
+/// (`install`): while this process holds a file open for writing, a child
+/// another test thread forks inherits that descriptor until it execs, and
+/// running the file in that window fails with "Text file busy" (ETXTBSY).
+/// A file no thread of ours ever opened for writing cannot be busy.
+fn install_executable(script: &Path, path: &Path) {
+    let status = std::process::Command::new("install")
+        .args(["-m", "755"])
+        .arg(script)
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "install {} {}",
+        script.display(),
+        path.display()
+    );
 }
 
 /// Every call the stand-ins in `bin` logged, one per line, the argv

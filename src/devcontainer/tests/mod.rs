@@ -17,7 +17,11 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 
-const STAND_IN: &str = include_str!("stand_in.sh");
+/// The stand-in script, copied into each bench.
+const STAND_IN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/src/devcontainer/tests/stand_in.sh"
+);
 
 /// A temp dir with stand-ins in `bin/` and a workspace `ws/`.
 struct Bench {
@@ -26,15 +30,24 @@ struct Bench {
 
 impl Bench {
     /// Stand-ins named `tools` (`docker`, `podman`, `devcontainer`).
+    ///
+    /// Each is written by a child process (`install`): while this process
+    /// holds a file open for writing, a child another test thread forks
+    /// inherits that descriptor until it execs, and running the file in
+    /// that window fails with "Text file busy" (ETXTBSY). A file no
+    /// thread of ours ever opened for writing cannot be busy.
     fn new(tools: &[&str]) -> Self {
-        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("bin")).unwrap();
         std::fs::create_dir_all(dir.path().join("ws/.devcontainer")).unwrap();
         for tool in tools {
             let path = dir.path().join("bin").join(tool);
-            std::fs::write(&path, STAND_IN).unwrap();
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let status = std::process::Command::new("install")
+                .args(["-m", "755", STAND_IN])
+                .arg(&path)
+                .status()
+                .unwrap();
+            assert!(status.success(), "install {STAND_IN} {}", path.display());
         }
         Self { dir }
     }
