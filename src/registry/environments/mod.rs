@@ -8,12 +8,17 @@
 //! be chosen) is `level3`.
 
 pub(super) mod containers;
+mod settings;
 
 use crate::devcontainer::DevcontainerError;
 use crate::model::ContainerState;
 use crate::store::ContainerStateRow;
 use containers::{ContainerView, Lookup};
 mod level3;
+
+pub use settings::SettingView;
+pub(super) use settings::check_scope;
+use settings::{record_setting, setting_view};
 
 use super::{Registry, RegistryError};
 use crate::model::SettingScope;
@@ -25,7 +30,6 @@ use crate::routing::{
     self, Detected, Environment, Priority, Route, RouteInputs, Setting, ToolPreference,
 };
 use crate::store::{Reader, ResourceRow, SettingRow};
-use serde::Serialize;
 
 /// The plan a command means when it names none.
 pub const DEFAULT_PLAN: &str = "default";
@@ -80,34 +84,6 @@ impl ToolRequest {
     }
 }
 
-/// A stored setting as the registry hands it out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SettingView {
-    /// `project` or `plan`.
-    pub scope: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub plan: Option<String>,
-    pub environment: Environment,
-    pub priority: Priority,
-    pub updated_at: String,
-}
-
-pub(super) fn check_scope(scope: &SettingScope) -> Result<(), RegistryError> {
-    if let SettingScope::Plan(name) = scope {
-        let ok = !name.is_empty()
-            && name.len() <= 128
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-        if !ok {
-            return Err(RegistryError::Environments(
-                EnvironmentsError::BadPlanName { name: name.clone() },
-            ));
-        }
-    }
-    Ok(())
-}
-
 fn resource_id_of(env: &Environment) -> ResourceId {
     match env {
         Environment::Resource { resource_id, .. } => *resource_id,
@@ -154,53 +130,8 @@ fn environment_at(
     }
 }
 
-fn setting_view(r: &Reader<'_>, row: &SettingRow) -> Result<SettingView, RegistryError> {
-    let environment = match row.resource {
-        None => Environment::Host,
-        Some(id) => environment(&find_row(r, &ResourceKey::Id(id))?),
-    };
-    let (scope, plan) = match &row.scope {
-        SettingScope::Project => ("project", None),
-        SettingScope::Plan(name) => ("plan", Some(name.clone())),
-    };
-    Ok(SettingView {
-        scope,
-        plan,
-        environment,
-        priority: row.priority,
-        updated_at: row.updated_at.clone(),
-    })
-}
-
 fn environment_type() -> TypeName {
     TypeName::parse(ENVIRONMENT_TYPE).unwrap_or_else(|e| unreachable!("a built-in name: {e}"))
-}
-
-/// Record the change of the setting of `scope` from `before` to `after`
-/// (nothing when they are the same).
-fn record_setting(
-    rec: &crate::registry::recording::Recorder,
-    w: &crate::store::Writer<'_>,
-    scope: &SettingScope,
-    before: Option<&SettingRow>,
-    after: Option<&SettingRow>,
-) -> Result<(), RegistryError> {
-    let key = scope_key(scope);
-    let fields = [(key.as_str(), fact(before), fact(after))];
-    let Some(changes) = crate::registry::recording::diff(&fields) else {
-        return Ok(());
-    };
-    let op = crate::registry::recording::EventOp::SettingsChanged;
-    let resource = after.or(before).and_then(|r| r.resource);
-    Ok(rec.named(w, op, &key, resource, Some(changes))?)
-}
-
-/// A setting as its event records it (`null`: none).
-fn fact(row: Option<&SettingRow>) -> serde_json::Value {
-    serde_json::json!(row.map(|r| serde_json::json!({
-        "resource": r.resource.map(|id| id.to_string()),
-        "priority": r.priority.as_str(),
-    })))
 }
 
 impl Registry {
@@ -423,14 +354,5 @@ impl Registry {
             ..row
         })?;
         self.view(&resource, Some(&stopped))
-    }
-}
-
-/// How events name a setting: `environment` (the project's) or
-/// `environment.plan.NAME`.
-fn scope_key(scope: &SettingScope) -> String {
-    match scope {
-        SettingScope::Project => "environment".to_owned(),
-        SettingScope::Plan(name) => format!("environment.plan.{name}"),
     }
 }
