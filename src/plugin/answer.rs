@@ -10,9 +10,8 @@
 //! ([`crate::credentials`]), so no handler — built-in or plugin — can have
 //! one stored, shown or exported.
 
-use super::contract::{RawChild, RawInfo};
 use super::limits::AnswerBounds;
-use super::types::{ClassInfo, Discovered, HandlerError, Inspected, PluginInfo};
+use super::types::{ClassInfo, Discovered, HandlerError, Inspected, PluginInfo, RawChild, RawInfo};
 use super::version::ContractVersion;
 use crate::model::{ClassName, HandlerRef, ModuleName, TypeName};
 pub use refusal::AnswerRefusal;

@@ -9,6 +9,7 @@
 //!   `handler test.faulty:Loop timed out after 2s during discover`.
 
 use super::answer::AnswerRefusal;
+use super::limits::{human_bytes, human_duration};
 use super::location::ViewRefusal;
 use super::types::{HandlerError, Operation};
 use std::fmt;
@@ -138,31 +139,6 @@ impl fmt::Display for CallError {
 
 impl std::error::Error for CallError {}
 
-/// `2s`, `1.5s`, `250ms`.
-pub(crate) fn human_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms >= 1000 && ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else if ms >= 1000 {
-        format!("{:.1}s", d.as_secs_f64())
-    } else {
-        format!("{ms}ms")
-    }
-}
-
-/// `128 MiB`, `64 KiB`, `100 bytes`.
-pub(crate) fn human_bytes(n: u64) -> String {
-    const KIB: u64 = 1024;
-    const MIB: u64 = 1024 * 1024;
-    if n >= MIB && n.is_multiple_of(MIB) {
-        format!("{} MiB", n / MIB)
-    } else if n >= KIB && n.is_multiple_of(KIB) {
-        format!("{} KiB", n / KIB)
-    } else {
-        format!("{n} bytes")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,13 +186,5 @@ mod tests {
             oom.contains("(limit 128 MiB; --handler-memory MIB"),
             "{oom}"
         );
-    }
-
-    #[test]
-    fn durations_and_sizes_read_as_people_write_them() {
-        assert_eq!(human_duration(Duration::from_millis(250)), "250ms");
-        assert_eq!(human_duration(Duration::from_millis(1500)), "1.5s");
-        assert_eq!(human_bytes(64 * 1024), "64 KiB");
-        assert_eq!(human_bytes(1000), "1000 bytes");
     }
 }

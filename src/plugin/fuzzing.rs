@@ -12,7 +12,7 @@ use super::limits::AnswerBounds;
 use super::types::{Discovered, HandlerError, Inspected, PluginInfo};
 use super::version::ContractVersion;
 
-pub use super::contract::{RawChild, RawInfo};
+pub use super::types::{RawChild, RawInfo};
 
 /// `discover`'s children of a resource at `location`, checked.
 pub fn children(

@@ -1,7 +1,7 @@
 //! The bounds of one handler call: memory, wall-clock time, captured
 //! output, log lines, and the size of what a handler may answer. One home
 //! for the numbers and their defaults, so the runtime, the docs and the
-//! tests agree.
+//! tests agree, and of how a limit reads in a message (`128 MiB`, `2s`).
 //!
 //! Answer bounds exist because an answer is lifted into host memory before
 //! anyone looks at it; past a bound the call ends in `RefusedResult`,
@@ -99,6 +99,31 @@ impl Default for AnswerBounds {
     }
 }
 
+/// `2s`, `1.5s`, `250ms`.
+pub(crate) fn human_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms >= 1000 && ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else if ms >= 1000 {
+        format!("{:.1}s", d.as_secs_f64())
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+/// `128 MiB`, `64 KiB`, `100 bytes`.
+pub(crate) fn human_bytes(n: u64) -> String {
+    const KIB: u64 = 1024;
+    const MIB: u64 = 1024 * 1024;
+    if n >= MIB && n.is_multiple_of(MIB) {
+        format!("{} MiB", n / MIB)
+    } else if n >= KIB && n.is_multiple_of(KIB) {
+        format!("{} KiB", n / KIB)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,5 +135,13 @@ mod tests {
         assert_eq!(limits.timeout, Duration::from_secs(10));
         assert_eq!(limits.output_bytes, 64 << 10);
         assert_eq!(limits.answer.max_children, DEFAULT_MAX_CHILDREN);
+    }
+
+    #[test]
+    fn durations_and_sizes_read_as_people_write_them() {
+        assert_eq!(human_duration(Duration::from_millis(250)), "250ms");
+        assert_eq!(human_duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(human_bytes(64 * 1024), "64 KiB");
+        assert_eq!(human_bytes(1000), "1000 bytes");
     }
 }

@@ -25,9 +25,9 @@
 //! than the default hand-off to a blocking thread.
 
 use super::capture::Capture;
-use super::error::human_bytes;
 use super::git::{GitMemo, GitScope};
 use super::limits::Limits;
+use super::limits::human_bytes;
 use super::location::{View, ViewRefusal};
 use super::types::{Grant, Operation};
 use crate::git_env::GitTools;

@@ -5,7 +5,9 @@
 //!
 //! Answers arrive here only after `answer` checked them: a [`Discovered`]
 //! child's type name is a checked [`TypeName`] and its location lies
-//! inside the resource's location.
+//! inside the resource's location. The two exceptions are the raw
+//! mirrors, [`RawChild`] and [`RawInfo`]: what a component answered, as
+//! each contract version's bindings give it to `answer` to check.
 
 use super::version::ContractVersion;
 use crate::model::{ClassName, ModuleName, TypeName};
@@ -182,4 +184,23 @@ impl Grant {
             ..Self::default()
         }
     }
+}
+
+/// A child as the handler answered it, not yet checked. (`pub` only so
+/// that `plugin::fuzzing` can hand it out; `answer` checks it.)
+#[derive(Debug, Clone, Default)]
+pub struct RawChild {
+    pub type_name: String,
+    pub name: Option<String>,
+    pub location: Option<String>,
+    pub properties: Vec<(String, String)>,
+    pub content_hash: Option<String>,
+}
+
+/// A `describe` answer as the component gave it, not yet checked.
+#[derive(Debug, Clone, Default)]
+pub struct RawInfo {
+    pub module: String,
+    pub version: String,
+    pub classes: Vec<(String, String)>,
 }

@@ -86,7 +86,7 @@ pub(crate) mod v0_2_0;
 
 use super::error::PluginError;
 use super::sandbox::CallState;
-use super::types::{HandlerError, Operation, ResourceView};
+use super::types::{HandlerError, Operation, RawChild, RawInfo, ResourceView};
 use super::version::ContractVersion;
 use wasmtime::Store;
 use wasmtime::component::{InstancePre, Linker};
@@ -131,26 +131,6 @@ impl Call<'_> {
             Self::Inspect { .. } => Operation::Inspect,
         }
     }
-}
-
-/// A child as the handler answered it, not yet checked. (`pub` only so
-/// that `plugin::fuzzing` can hand it out; the module stays private; `answer`
-/// checks it.)
-#[derive(Debug, Clone, Default)]
-pub struct RawChild {
-    pub type_name: String,
-    pub name: Option<String>,
-    pub location: Option<String>,
-    pub properties: Vec<(String, String)>,
-    pub content_hash: Option<String>,
-}
-
-/// A `describe` answer as the component gave it, not yet checked.
-#[derive(Debug, Clone, Default)]
-pub struct RawInfo {
-    pub module: String,
-    pub version: String,
-    pub classes: Vec<(String, String)>,
 }
 
 /// What an operation answered, as plain data, not yet checked.
