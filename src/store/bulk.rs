@@ -10,7 +10,8 @@
 
 use super::columns::Columns;
 use super::db::{Tx, args};
-use super::schema::schema_version;
+use super::pg;
+use super::sqlite::user_version;
 use super::{Reader, StoreError, TypeRow, Writer, to_json};
 use crate::model::{Actor, ResourceId, ResourceKind, SandboxStrategy, TypeName};
 
@@ -65,7 +66,10 @@ impl Reader<'_> {
     /// user_version`; PostgreSQL: the migrations table), which
     /// [`super::SCHEMA_VERSION`] is compared with.
     pub fn schema_version(&self) -> Result<i64, StoreError> {
-        schema_version(self.tx)
+        match self.tx {
+            Tx::Sqlite(conn) => Ok(user_version(conn)?),
+            Tx::Postgres(pg) => pg::version(pg, false),
+        }
     }
 
     /// What the registry's tables take on a PostgreSQL server (their

@@ -12,7 +12,7 @@
 
 use super::db::Tx;
 use super::sqlite::user_version;
-use super::{Backend, Store, StoreError, pg, readable_names, skeletons};
+use super::{Backend, Store, StoreError, readable_names, skeletons};
 use rusqlite::TransactionBehavior;
 
 /// The migrations of one backend, in order; their position + 1 is the
@@ -98,14 +98,6 @@ impl Store {
         }
         tx.commit()?;
         Ok(())
-    }
-}
-
-/// The schema version the database records, on either backend.
-pub(super) fn schema_version(tx: Tx<'_>) -> Result<i64, StoreError> {
-    match tx {
-        Tx::Sqlite(conn) => Ok(user_version(conn)?),
-        Tx::Postgres(pg) => pg::version(pg, false),
     }
 }
 
