@@ -8,6 +8,7 @@
 
 use super::kinds::Refusal;
 use super::pool::Pool;
+use super::roots::percent_decoded;
 use resource_host::model::{ResourceId, ResourceKey};
 use rmcp::model::{
     ListResourcesResult, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
@@ -39,25 +40,6 @@ pub fn uri_of(key: &str) -> String {
 pub fn key_of(uri: &str) -> Option<ResourceKey> {
     let bytes = percent_decoded(uri.strip_prefix(PREFIX)?)?;
     String::from_utf8(bytes).ok()?.parse().ok()
-}
-
-/// `text` with each `%XX` as its byte (a resource's URI, a client's
-/// `file://` root); `None` when a `%` is not followed by two hex digits.
-pub fn percent_decoded(text: &str) -> Option<Vec<u8>> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    Some(out)
 }
 
 pub fn template() -> ResourceTemplate {

@@ -179,12 +179,31 @@ pub fn file_uri_path(uri: &str) -> Option<PathBuf> {
     if !path.starts_with('/') || path.contains(['?', '#']) {
         return None;
     }
-    let out = super::resources::percent_decoded(path)?;
+    let out = percent_decoded(path)?;
     if out.contains(&0) {
         return None;
     }
     use std::os::unix::ffi::OsStringExt;
     Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
+}
+
+/// `text` with each `%XX` as its byte (a resource's URI, a client's
+/// `file://` root); `None` when a `%` is not followed by two hex digits.
+pub fn percent_decoded(text: &str) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Some(out)
 }
 
 #[cfg(test)]
