@@ -317,7 +317,10 @@ fn a_kernel_sandbox_whose_mount_disappeared_is_mounted_again_by_the_next_operati
     let merged = &f.place.workdir;
     write(merged, "README", b"changed before the unmount");
     assert!(is_mounted(merged));
-    unmount(merged, UnmountFlags::empty()).unwrap();
+    // Detached, not plainly unmounted: a child another test thread forks
+    // while `write` holds its file open keeps that descriptor until it
+    // execs, and a plain unmount meanwhile fails with EBUSY.
+    unmount(merged, UnmountFlags::DETACH).unwrap();
     assert!(!is_mounted(merged));
     assert_eq!(fs::read_dir(merged).unwrap().count(), 0);
     let diff = f.strategy.diff(&f.place).unwrap();
@@ -327,7 +330,7 @@ fn a_kernel_sandbox_whose_mount_disappeared_is_mounted_again_by_the_next_operati
         fs::read(merged.join("README")).unwrap(),
         b"changed before the unmount"
     );
-    unmount(merged, UnmountFlags::empty()).unwrap();
+    unmount(merged, UnmountFlags::DETACH).unwrap();
     let cp = f.strategy.checkpoint(&f.place, "after a remount").unwrap();
     assert!(is_mounted(merged));
     write(merged, "README", b"later");
