@@ -227,7 +227,7 @@ impl RegistryDocument {
 }
 
 /// `item` of the document is refused for `reason`.
-pub(in crate::registry::transfer) fn invalid(
+pub(in crate::registry) fn invalid(
     item: impl Into<String>,
     reason: impl Into<String>,
 ) -> DocumentError {

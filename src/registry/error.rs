@@ -41,10 +41,12 @@ pub use links::LinksError;
 pub(crate) use links::link_refused;
 pub use plugins::PluginsError;
 use reasons::join;
-pub use reasons::{ChildRefusal, NoHandlerReason, NotAddable, SandboxRefusal, StrategyRefusal};
+pub use reasons::{
+    ChildRefusal, NoHandlerReason, NotAddable, SandboxRefusal, StrategyRefusal, TrustState,
+};
 pub use resources::ResourcesError;
 pub use sandboxes::SandboxesError;
-pub use transfer::TransferError;
+pub use transfer::{ImportConflict, MissingPlugin, MissingType, TransferError};
 pub use types::TypesError;
 
 #[derive(Debug, Error)]
@@ -135,7 +137,7 @@ pub enum RegistryError {
 
     // ---- moving data (registry export / import) ----
     #[error(transparent)]
-    Document(#[from] crate::registry::transfer::document::DocumentError),
+    Document(#[from] crate::registry::document::DocumentError),
 
     // ---- each concern's own refusals ----
     #[error(transparent)]

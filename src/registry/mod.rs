@@ -26,17 +26,20 @@
 //! | sandboxes | `sandboxes/` | create, list, show, checkpoint, rollback, diff, apply, destroy, transactions; local mode |
 //! | plugins | `plugins/` | add, list, show, remove, check, handlers, distribution through OCI registries |
 //! | events | `events/` | the event log read back: events, history, pruning and its setting |
-//! | transfer | `transfer/` | export, import, info, and the registry [`document`] |
+//! | transfer | `transfer/` | export, import, info; the registry [`document`] they write and read is shared (below) |
 //! | trust | `trust/` | a person's trust in a devcontainer's configuration; provenance |
 //! | views | `views/` | the JSON/YAML views and their mapping to the spec's field names |
 //!
-//! Shared by every concern: `args` (registration arguments), `recording`
+//! Shared by every concern: `args` (registration arguments), [`document`]
+//! (the registry document's format: what transfer writes and reads, and
+//! what its refusals name), `recording`
 //! (the event each write records, in its own transaction) and `event_op`
 //! (the operations it names), `roots`
 //! (where a registry given roots may act, and the checks each operation
 //! makes) and `error`.
 
 pub mod args;
+pub mod document;
 mod environments;
 mod error;
 mod event_op;
@@ -53,15 +56,17 @@ mod type_set;
 mod types;
 mod views;
 
+pub use document::{DocumentError, RegistryDocument};
 pub use environments::containers::{ContainerTools, ContainerView};
 pub use environments::{
     DEFAULT_PLAN, DEVCONTAINER_TYPE, ENVIRONMENT_TYPE, EnvironmentKey, SettingView, ToolRequest,
 };
 use error::link_refused;
 pub use error::{
-    ChildRefusal, DistributionError, EnvironmentsError, ErrorKind, LinksError, NoHandlerReason,
-    NotAddable, PluginsError, RegistryError, ResourcesError, SandboxRefusal, SandboxesError,
-    StrategyRefusal, TransferError, TypesError,
+    ChildRefusal, DistributionError, EnvironmentsError, ErrorKind, ImportConflict, LinksError,
+    MissingPlugin, MissingType, NoHandlerReason, NotAddable, PluginsError, RegistryError,
+    ResourcesError, SandboxRefusal, SandboxesError, StrategyRefusal, TransferError, TrustState,
+    TypesError,
 };
 pub use events::{
     Event, EventFollower, EventOp, EventQuery, EventsError, HistoryEntry, KINDS as EVENT_KINDS,
@@ -90,14 +95,9 @@ pub use resources::removal::{Forced, RemovalReport, RemoveOptions};
 pub use resources::watch::{WatchEvent, WatchOptions};
 pub use sandboxes::local_mode;
 pub use sandboxes::{CheckpointView, SandboxView};
-pub use transfer::document::{self, DocumentError, RegistryDocument};
 pub use transfer::export::{ExportOptions, RegistryInfo};
-pub use transfer::import::{
-    ImportConflict, ImportOptions, ImportReport, MissingPlugin, MissingType, Tally,
-};
-pub use trust::{
-    AgentBrought, Consent, DevcontainerSummary, Person, TrustRecord, TrustState, TrustSummary,
-};
+pub use transfer::import::{ImportOptions, ImportReport, Tally};
+pub use trust::{AgentBrought, Consent, DevcontainerSummary, Person, TrustRecord, TrustSummary};
 pub use types::RegisterTypeOptions;
 pub use views::TypeView;
 

@@ -17,8 +17,6 @@
 //! registered elsewhere stays visible; and resources with no location.
 
 use super::{Registry, RegistryError};
-use crate::model::ResourceKey;
-use crate::registry::resources::lookup::find_row;
 use crate::roots::Roots;
 use crate::store::ResourceRow;
 use std::os::fd::AsFd;
@@ -58,25 +56,12 @@ impl Registry {
     /// [`Registry::check_in_roots`] for a resource's location, if it has
     /// one (an operation on a sandbox is one on its resource's location:
     /// the original it was made from and is applied to).
-    pub(super) fn check_location_in_roots(
+    pub(in crate::registry) fn check_location_in_roots(
         &self,
         location: Option<&str>,
         action: &'static str,
     ) -> Result<(), RegistryError> {
         location.map_or(Ok(()), |l| self.check_in_roots(Path::new(l), action))
-    }
-
-    /// [`Registry::check_location_in_roots`] for the resource `key` names.
-    pub(super) fn check_key_in_roots(
-        &self,
-        key: &ResourceKey,
-        action: &'static str,
-    ) -> Result<(), RegistryError> {
-        if self.roots.is_none() {
-            return Ok(());
-        }
-        let row = self.store.read(|r| find_row(r, key))?;
-        self.check_location_in_roots(row.location.as_deref(), action)
     }
 
     /// A registration's location and every other path argument (each

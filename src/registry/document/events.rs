@@ -7,7 +7,7 @@
 
 use super::{DocumentError, invalid};
 use crate::model::Actor;
-use crate::registry::recording::EventOp;
+use crate::registry::event_op::EventOp;
 use crate::store::{EventRow, MAX_CHANGES_BYTES};
 
 /// The longest subject name or id an event keeps (the column's bound).

@@ -19,8 +19,8 @@ use crate::devcontainer::{self, Checked, Container, DevcontainerError, UpRequest
 use crate::model::ContainerState;
 use crate::model::{Resource, ResourceKey};
 use crate::registry::EnvironmentsError;
+use crate::registry::TrustState;
 use crate::registry::resources::lookup::{find_row, load_one};
-use crate::registry::trust::TrustState;
 use crate::registry::{Registry, RegistryError};
 use crate::store::ContainerStateRow;
 use serde::Serialize;

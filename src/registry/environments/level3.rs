@@ -14,7 +14,7 @@
 
 use super::{Detected, Environment, ResourceKey, ToolRequest, environment_of, resource_id_of};
 use crate::model::ResourceId;
-use crate::registry::trust::TrustState;
+use crate::registry::TrustState;
 use crate::registry::type_set::TypeSet;
 use crate::registry::{EnvironmentsError, Registry, RegistryError};
 use crate::routing::{Ambiguous, Route, RouteInputs, RouteTrust};

@@ -35,7 +35,7 @@ pub enum EnvironmentsError {
     NotTrusted {
         resource: String,
         operation: &'static str,
-        state: Box<crate::registry::TrustState>,
+        state: Box<super::TrustState>,
     },
     #[error("cannot {operation} {resource}: {source}")]
     ContainerFailed {

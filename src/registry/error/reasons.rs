@@ -1,11 +1,14 @@
 //! The reasons inside a refusal: why a type cannot be added by hand, a
 //! strategy or a sandbox was refused, no handler could be used, or a
-//! discovered child was refused — each a value an embedder can match on,
-//! displayed as the clause the refusal's message ends with.
+//! discovered child was refused, or a devcontainer is not activated
+//! ([`TrustState`], also what a trust check answers) — each a value an
+//! embedder can match on, displayed as the clause the refusal's message
+//! ends with.
 
 use super::join_with;
 use crate::dag::LinkTypeRefusal;
 use crate::model::{HandlerRef, NameError, ResourceName, TypeName};
+use serde::Serialize;
 use std::fmt;
 use thiserror::Error;
 
@@ -156,4 +159,50 @@ pub enum ChildRefusal {
 /// Names as `a, b, c`, for messages.
 pub(crate) fn join<T: fmt::Display>(names: &[T]) -> String {
     join_with(names, ", ")
+}
+
+/// Where a devcontainer stands for the person asking.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum TrustState {
+    /// They trusted this very configuration.
+    Trusted { by: String, at: String },
+    /// They never trusted it (or took it back).
+    Untrusted,
+    /// They trusted it, and it changed since: which files.
+    Changed {
+        by: String,
+        at: String,
+        changed: Vec<String>,
+    },
+    /// The registry was opened for no person: no trust applies.
+    NoPerson,
+}
+
+impl TrustState {
+    pub fn is_trusted(&self) -> bool {
+        matches!(self, Self::Trusted { .. })
+    }
+
+    /// Why `resource` is not trusted, and what to do (empty when it is).
+    pub fn explain(&self, resource: &str) -> String {
+        let decide = format!("agents resource trust {resource}");
+        match self {
+            Self::Trusted { .. } => String::new(),
+            Self::Untrusted => format!(
+                "its devcontainer configuration is not trusted: nothing it names runs, on the \
+                 host or in a container, until you agree; read what it would do and decide: \
+                 {decide}"
+            ),
+            Self::Changed { by, at, changed } => format!(
+                "its devcontainer configuration changed since {by} trusted it ({at}): {}; read \
+                 what it would do now and decide again: {decide}",
+                changed.join(", ")
+            ),
+            Self::NoPerson => "this registry was opened for no person (Options::person), so \
+                 no trust applies and no devcontainer is activated"
+                .to_owned(),
+        }
+    }
 }

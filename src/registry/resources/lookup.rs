@@ -19,6 +19,21 @@ pub enum ResourceFilter {
     ExactType(String),
 }
 
+impl Registry {
+    /// [`Registry::check_location_in_roots`] for the resource `key` names.
+    pub(in crate::registry) fn check_key_in_roots(
+        &self,
+        key: &ResourceKey,
+        action: &'static str,
+    ) -> Result<(), RegistryError> {
+        if self.roots.is_none() {
+            return Ok(());
+        }
+        let row = self.store.read(|r| find_row(r, key))?;
+        self.check_location_in_roots(row.location.as_deref(), action)
+    }
+}
+
 /// The row `key` names.
 pub(crate) fn find_row(r: &Reader<'_>, key: &ResourceKey) -> Result<ResourceRow, RegistryError> {
     let found = match key {

@@ -11,9 +11,7 @@
 
 use super::plugin_load;
 use crate::registry::PluginsError;
-use crate::registry::transfer::document::{
-    Header, PluginEntry, RegistryDocument, TypeEntry, VERSION,
-};
+use crate::registry::document::{Header, PluginEntry, RegistryDocument, TypeEntry, VERSION};
 use crate::registry::types::CATALOGUE_KEY;
 use crate::registry::{Registry, RegistryError};
 use crate::store::{Counts, EventRow, SCHEMA_VERSION};
@@ -115,7 +113,7 @@ pub(crate) fn export_document(
             plugins.push(PluginEntry::from_row(row, provenance, bytes.as_deref()));
         }
         let header = Header {
-            format: crate::registry::transfer::document::FORMAT.to_owned(),
+            format: crate::registry::document::FORMAT.to_owned(),
             version: VERSION,
             schema_version: r.schema_version()?,
             exported_at,

@@ -27,16 +27,16 @@
 mod plan;
 mod report;
 
-pub use report::{ImportConflict, ImportOptions, ImportReport, MissingPlugin, MissingType, Tally};
+pub use report::{ImportOptions, ImportReport, Tally};
 
 use super::plugin_load;
 use crate::dag;
 use crate::model::{ResourceId, ResourceKey, TypeSpec};
+use crate::registry::document::{RegistryDocument, invalid};
 use crate::registry::environments::{check_scope, environment_of, not_an_environment};
 use crate::registry::links::StoredLinks;
 use crate::registry::recording::{EventOp, Recorder, Subject};
 use crate::registry::resources::{equivalence, register};
-use crate::registry::transfer::document::{RegistryDocument, invalid};
 use crate::registry::{Registry, RegistryError, TransferError, types};
 use crate::store::{EventRow, StoreError, Writer};
 use crate::typespec;

@@ -38,9 +38,9 @@ pub(super) mod provenance;
 use super::{Registry, RegistryError};
 use crate::devcontainer::{ABSENT, Checked, CoveredFile, Summary, ToolsOnPath};
 use crate::model::{Resource, ResourceId, ResourceKey};
-use crate::registry::EnvironmentsError;
 use crate::registry::resources::lookup::{find_row, load_one};
 use crate::registry::type_set::TypeSet;
+use crate::registry::{EnvironmentsError, TrustState};
 use crate::store::{Reader, ResourceRow, TrustRow};
 use provenance::Origin;
 use serde::Serialize;
@@ -56,52 +56,6 @@ pub struct Person {
 impl Person {
     pub fn label(&self) -> String {
         format!("{} (uid {})", self.user, self.uid)
-    }
-}
-
-/// Where a devcontainer stands for the person asking.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum TrustState {
-    /// They trusted this very configuration.
-    Trusted { by: String, at: String },
-    /// They never trusted it (or took it back).
-    Untrusted,
-    /// They trusted it, and it changed since: which files.
-    Changed {
-        by: String,
-        at: String,
-        changed: Vec<String>,
-    },
-    /// The registry was opened for no person: no trust applies.
-    NoPerson,
-}
-
-impl TrustState {
-    pub fn is_trusted(&self) -> bool {
-        matches!(self, Self::Trusted { .. })
-    }
-
-    /// Why `resource` is not trusted, and what to do (empty when it is).
-    pub fn explain(&self, resource: &str) -> String {
-        let decide = format!("agents resource trust {resource}");
-        match self {
-            Self::Trusted { .. } => String::new(),
-            Self::Untrusted => format!(
-                "its devcontainer configuration is not trusted: nothing it names runs, on the \
-                 host or in a container, until you agree; read what it would do and decide: \
-                 {decide}"
-            ),
-            Self::Changed { by, at, changed } => format!(
-                "its devcontainer configuration changed since {by} trusted it ({at}): {}; read \
-                 what it would do now and decide again: {decide}",
-                changed.join(", ")
-            ),
-            Self::NoPerson => "this registry was opened for no person (Options::person), so \
-                 no trust applies and no devcontainer is activated"
-                .to_owned(),
-        }
     }
 }
 

@@ -4,14 +4,12 @@
 //! conflict. Every conflict, missing plugin file and missing type is
 //! collected, then refused together.
 
-use super::report::{
-    ImportConflict, ImportReport, MissingPlugin, MissingType, differing, differing_fields,
-};
+use super::report::{ImportReport, differing, differing_fields};
 use crate::model::{ResourceId, TypeName, TypeSpec, resource_label};
 use crate::plugin::PluginFiles;
-use crate::registry::TransferError;
-use crate::registry::transfer::document::{PluginEntry, RegistryDocument};
+use crate::registry::document::{PluginEntry, RegistryDocument};
 use crate::registry::type_set::TypeSet;
+use crate::registry::{ImportConflict, MissingPlugin, MissingType, TransferError};
 use crate::registry::{Plugins, RegistryError};
 use crate::store::{LinkRow, Reader, ResourceRow, SettingRow, TypeRow};
 use std::collections::{BTreeMap, BTreeSet};

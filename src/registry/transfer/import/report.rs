@@ -1,11 +1,9 @@
-//! What an import answers, and what it lists when it refuses: every
-//! conflict, every missing plugin file, every missing type — all of
-//! them, not the first, so one attempt tells the whole story.
+//! What an import answers. What it lists when it refuses (every
+//! conflict, every missing plugin file, every missing type) is the
+//! refusal's, in `registry::error`.
 
-use crate::model::{ModuleName, ResourceId, ResourceKind, ResourceName, TypeName};
 use crate::store::ResourceRow;
 use serde::Serialize;
-use thiserror::Error;
 
 /// How [`Registry::import_document`](crate::registry::Registry::import_document)
 /// imports.
@@ -71,80 +69,6 @@ impl ImportReport {
             ("environment_settings", self.environment_settings),
         ]
     }
-}
-
-/// Where the document and the registry disagree about the same thing.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum ImportConflict {
-    /// A name the document gives one resource belongs to another here.
-    #[error("resource name {name} is {here} here but {document} in the document")]
-    ResourceName {
-        name: ResourceName,
-        here: ResourceId,
-        document: ResourceId,
-    },
-    /// The same resource (same id) is here with other values.
-    #[error("resource {resource} is here with other {}", fields.join(", "))]
-    ResourceChanged {
-        resource: String,
-        fields: Vec<&'static str>,
-    },
-    /// The document says a resource is of one kind, its type here another.
-    #[error(
-        "resource {resource} is {document} in the document, but type {type_name} is {here} here"
-    )]
-    ResourceKind {
-        resource: String,
-        type_name: TypeName,
-        document: ResourceKind,
-        here: ResourceKind,
-    },
-    /// A type of that name is registered here with another spec.
-    #[error("type {name} is registered here with another spec (from {here_source})")]
-    Type { name: TypeName, here_source: String },
-    /// The module is added here with other bytes.
-    #[error(
-        "plugin {module} is sha256 {} here but {} in the document",
-        short(here),
-        short(document)
-    )]
-    Plugin {
-        module: ModuleName,
-        here: String,
-        document: String,
-    },
-    /// The link is here with other flags.
-    #[error("link {parent} → {child} is here with other {}", fields.join(", "))]
-    Link {
-        parent: String,
-        child: String,
-        fields: Vec<&'static str>,
-    },
-    /// The setting is here with another value.
-    #[error("the {setting} environment setting is here with another value")]
-    Setting { setting: String },
-}
-
-/// A plugin the document names by hash whose file the target's plugin
-/// store does not hold (and the document does not carry).
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{module} (sha256 {sha256})")]
-pub struct MissingPlugin {
-    pub module: ModuleName,
-    pub sha256: String,
-}
-
-/// A type some of the document's resources have that neither the
-/// registry nor the document defines.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{type_name} ({resources} resource(s))")]
-pub struct MissingType {
-    pub type_name: TypeName,
-    pub resources: usize,
-}
-
-fn short(sha: &str) -> &str {
-    sha.get(..12).unwrap_or(sha)
 }
 
 /// The columns in which two rows of the same resource differ.

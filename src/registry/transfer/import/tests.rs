@@ -4,10 +4,10 @@
 
 use super::*;
 use crate::model::ResourceId;
+use crate::registry::document::{DocumentError, RegistryDocument};
 use crate::registry::tests::{dir_request, key};
-use crate::registry::transfer::document::{DocumentError, RegistryDocument};
 use crate::registry::{ExportOptions, ImportOptions, RegisterTypeOptions, Registry, RegistryError};
-use crate::registry::{LinksError, ResourcesError, TransferError};
+use crate::registry::{ImportConflict, LinksError, ResourcesError, TransferError};
 use std::path::Path;
 
 const PKG: &str = include_str!("../../../../tests/data/python-package.yaml");
