@@ -12,6 +12,7 @@
 mod common;
 mod plugin_support;
 
+mod architecture;
 mod bounds;
 mod builtin_fs;
 mod builtin_git;

@@ -19,7 +19,7 @@
 //!
 //! | concern | directory | operations |
 //! |---|---|---|
-//! | types | `types/` | bootstrap, register, list, show, explain, remove; the resolved-type cache (`type_set.rs`, beside the concerns: every concern reads it) |
+//! | types | `types/` | bootstrap, register, list, show, explain, remove; the resolved-type cache is `type_set` (shared, below) |
 //! | resources | `resources/` | look up, list, which, labels, register, discover, refresh, watch, inspect, remove; identities (`equivalence`), the credential scrub |
 //! | links | `links/` | link, unlink, children, tree, graph |
 //! | environments and containers | `environments/` | execution-environment settings, the router's inputs, the devcontainer lifecycle (`containers`) |
@@ -28,15 +28,15 @@
 //! | events | `events/` | the event log read back: events, history, pruning and its setting |
 //! | transfer | `transfer/` | export, import, info; the registry [`document`] they write and read is shared (below) |
 //! | trust | `trust/` | a person's trust in a devcontainer's configuration; provenance |
-//! | views | `views/` | the JSON/YAML views and their mapping to the spec's field names |
 //!
-//! Shared by every concern: `args` (registration arguments), [`document`]
-//! (the registry document's format: what transfer writes and reads, and
-//! what its refusals name), `recording`
-//! (the event each write records, in its own transaction) and `event_op`
-//! (the operations it names), `roots`
-//! (where a registry given roots may act, and the checks each operation
-//! makes) and `error`.
+//! Shared by every concern, and using none of them (`tests/architecture.rs`
+//! checks it): `args` (registration arguments), [`document`] (the registry
+//! document's format: what transfer writes and reads, and what its
+//! refusals name), `recording` (the event each write records, in its own
+//! transaction) and `event_op` (the operations it names), `roots` (where a
+//! registry given roots may act, and the checks each operation makes),
+//! `type_set` (the resolved types), `views` (the type view and its mapping
+//! to the spec's field names) and `error`.
 
 pub mod args;
 pub mod document;

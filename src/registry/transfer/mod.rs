@@ -19,7 +19,7 @@ use crate::plugin::PluginError;
 
 impl Registry {
     /// Everything worth moving, as one document (see
-    /// [`document`]); [`ExportOptions::with_plugins`]
+    /// [`document`](super::document)); [`ExportOptions::with_plugins`]
     /// embeds each plugin component (base64), so the document alone can
     /// fill a new home.
     pub fn export_document(
@@ -29,7 +29,7 @@ impl Registry {
         export::export_document(self, options)
     }
 
-    /// Import `document` (see [`document`] for the format and the `import`
+    /// Import `document` (see [`document`](super::document) for the format and the `import`
     /// room for what is checked); [`ImportOptions::dry_run`] checks and
     /// rehearses everything and writes nothing.
     pub fn import_document(
