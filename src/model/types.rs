@@ -385,6 +385,13 @@ impl ResolvedType {
         self.auto_discovery.as_ref().map(|a| &a.value)
     }
 
+    /// Discovery is on and lists rules to discover by (what a resource of
+    /// this type lives by in local mode, while no handler runs them).
+    pub fn has_discovery_rules(&self) -> bool {
+        self.discovery()
+            .is_some_and(|d| d.enabled && !d.rules.is_empty())
+    }
+
     pub fn equivalence_config(&self) -> Option<&Equivalence> {
         self.equivalence.as_ref().map(|e| &e.value)
     }

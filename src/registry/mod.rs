@@ -39,12 +39,14 @@
 //! to the spec's field names) and `error`.
 
 pub mod args;
+mod devcontainer_config;
 pub mod document;
 mod environments;
 mod error;
 mod event_op;
 mod events;
 mod links;
+mod lookup;
 mod plugins;
 mod recording;
 mod resources;
@@ -56,8 +58,9 @@ mod type_set;
 mod types;
 mod views;
 
+pub use devcontainer_config::ContainerTools;
 pub use document::{DocumentError, RegistryDocument};
-pub use environments::containers::{ContainerTools, ContainerView};
+pub use environments::containers::ContainerView;
 pub use environments::{
     DEFAULT_PLAN, DEVCONTAINER_TYPE, ENVIRONMENT_TYPE, EnvironmentKey, SettingView, ToolRequest,
 };
@@ -84,8 +87,8 @@ pub use resources::discovery::{
     Depth, DiscoverOptions, DiscoveryProgress, DiscoveryReport, MAX_FOUND, REGISTRATION_DEPTH,
 };
 pub use resources::inspect::Inspection;
+pub use resources::listing::ResourceFilter;
 pub use resources::listing::{ListOptions, ListOrder, ResourceList};
-pub use resources::lookup::ResourceFilter;
 pub use resources::neighbours::ResourceLabel;
 pub use resources::refresh::{
     ChangedResource, RefreshOptions, RefreshProgress, RefreshReport, StaleResource,
@@ -312,7 +315,22 @@ impl Registry {
             keys: None,
             roots: options.roots,
         };
-        registry.bootstrap_builtin_types()?;
+        // What an open may have to do once, found in one read: remove the
+        // credentials an older binary stored, register a changed built-in
+        // catalogue.
+        let (catalogue, scrubbed) = registry.store.read(|r| {
+            Ok::<_, RegistryError>((r.meta(types::CATALOGUE_KEY)?, r.meta(CREDENTIALS_KEY)?))
+        })?;
+        if scrubbed.is_none()
+            && let Err(e) = registry.scrub_stored_credentials()
+        {
+            // (A full disk, a read-only role: reading must still work; the
+            // next open tries again.)
+            log::warn!(target: "registry", "could not remove stored credentials yet: {e}");
+        }
+        if catalogue.as_deref() != Some(&crate::builtin::fingerprint()) {
+            registry.bootstrap_builtin_types()?;
+        }
         Ok(registry)
     }
 

@@ -25,7 +25,7 @@ impl Registry {
     /// Whether the devcontainer `id` may be activated for this registry's
     /// person.
     fn activation(&self, id: ResourceId) -> Result<Activation, RegistryError> {
-        let resource = self.show_resource(&ResourceKey::Id(id))?;
+        let resource = self.resource(&ResourceKey::Id(id))?;
         let checked = match self.checked_config(&resource, "activate") {
             Ok((_, checked)) => checked,
             Err(RegistryError::Environments(EnvironmentsError::ContainerFailed {

@@ -24,7 +24,7 @@ use super::{Registry, RegistryError};
 use crate::model::SettingScope;
 use crate::model::{ResourceId, ResourceKey, TypeName, resource_label};
 use crate::registry::EnvironmentsError;
-use crate::registry::resources::lookup::find_row;
+use crate::registry::lookup::find_row;
 use crate::registry::type_set::TypeSet;
 use crate::routing::{
     self, Detected, Environment, Priority, Route, RouteInputs, Setting, ToolPreference,

@@ -4,7 +4,7 @@
 
 use super::environment;
 use crate::model::{ResourceKey, SettingScope};
-use crate::registry::resources::lookup::find_row;
+use crate::registry::lookup::find_row;
 use crate::registry::{EnvironmentsError, RegistryError};
 use crate::routing::{Environment, Priority};
 use crate::store::{Reader, SettingRow};

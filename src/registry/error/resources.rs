@@ -3,8 +3,9 @@
 //! lookup that finds nothing, a location gone, a watch that cannot start,
 //! a discovered child refused, an inspect path outside the resource, a
 //! discovery that found too much, what was explored changed by another
-//! process meanwhile. The rooms `lookup`, `register`, `children`,
-//! `discovery`, `refresh`, `watch` and `inspect` produce these.
+//! process meanwhile. The shared `lookup`, `sandboxes::strategy` and the
+//! rooms `register`, `children`, `discovery`, `refresh`, `watch` and
+//! `inspect` produce these.
 //!
 //! Each message is the one a person reads after `agents: error:`; the
 //! variants carry the fields an embedder matches on.

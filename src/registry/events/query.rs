@@ -6,8 +6,8 @@
 
 use crate::model::{Face, ResourceId, ResourceKey};
 use crate::registry::error::EventsError;
+use crate::registry::lookup::find_row;
 use crate::registry::recording::{EventOp, KINDS};
-use crate::registry::resources::lookup::find_row;
 use crate::registry::{Registry, RegistryError};
 use crate::store::{EventRow, EventSelect};
 use serde::Serialize;

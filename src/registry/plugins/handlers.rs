@@ -11,14 +11,15 @@
 //! answers is checked (`plugin` bounds it, `children` applies the DAG and
 //! discovery rules) before anything is written.
 
-use crate::model::{HandlerRef, ModuleName, ResolvedType};
+use super::plugin_store::find_plugin;
+use crate::model::{HandlerRef, ResolvedType};
 use crate::plugin::{
     CallError, CallErrorKind, ComponentSource, Discovered, Grant, HandlerError, Inspected,
     LoadOrigin, LoadedModule, PluginFiles, PluginRuntime, ResourceView, builtin_component,
 };
 use crate::registry::PluginsError;
 use crate::registry::{Registry, RegistryError, args};
-use crate::store::{PluginRow, Reader, ResourceRow};
+use crate::store::ResourceRow;
 
 /// The plugin runtime (built-in handlers run in every registry), and the
 /// plugin store's files when the registry lives in a home.
@@ -223,16 +224,6 @@ fn view(row: &ResourceRow) -> ResourceView {
             .map(|(k, v)| (k.clone(), args::render(v)))
             .collect(),
     }
-}
-
-/// The plugin-store row of `module`.
-pub(crate) fn find_plugin(r: &Reader<'_>, module: &ModuleName) -> Result<PluginRow, RegistryError> {
-    r.plugin(module)?.ok_or_else(|| {
-        PluginsError::PluginNotFound {
-            module: module.clone(),
-        }
-        .into()
-    })
 }
 
 /// The refusal for `action` on `row`, whose type `ty` has no handler to

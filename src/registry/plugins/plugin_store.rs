@@ -15,7 +15,6 @@ use crate::plugin::{
     ClassInfo, ComponentSource, PluginError, PluginFiles, builtin_component, builtin_components,
 };
 use crate::registry::PluginsError;
-use crate::registry::plugins::handlers::find_plugin;
 use crate::registry::{Registry, RegistryError};
 use crate::store::{PluginOrigin, PluginRow, ProvenanceRow, Reader};
 use serde::Serialize;
@@ -296,4 +295,14 @@ pub(crate) fn remove_plugin(
     })?;
     reg.forget_file_if_unused(&removed.sha256);
     Ok(removed)
+}
+
+/// The plugin-store row of `module`.
+pub(crate) fn find_plugin(r: &Reader<'_>, module: &ModuleName) -> Result<PluginRow, RegistryError> {
+    r.plugin(module)?.ok_or_else(|| {
+        PluginsError::PluginNotFound {
+            module: module.clone(),
+        }
+        .into()
+    })
 }

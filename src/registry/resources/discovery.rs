@@ -11,7 +11,7 @@
 //! as a found one when type, name and location agree: it keeps its id and
 //! row (properties and hash refreshed). Children no
 //! longer found go first — unlinked, and removed with what only they kept
-//! (`removal::what_goes`) — so a child that kept its name but moved is
+//! (`lookup::going::what_goes`) — so a child that kept its name but moved is
 //! re-added under that name; new children are then inserted, and a name
 //! that is taken is the handler's collision.
 //!
@@ -27,13 +27,16 @@
 //! (`agents resource discover NAME --depth N` or `--recursive`).
 
 use crate::model::{HandlerRef, PropertyMap, ResolvedType, Resource, ResourceId, ResourceKey};
+use crate::registry::args;
+use crate::registry::lookup::{assemble, find_row, load_one};
+use crate::registry::plugins::handlers::Handler;
 use crate::registry::recording::{EventOp, Explored, MAX_LISTED};
-use crate::registry::resources::lookup::{assemble, find_row, load_one};
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError};
 use crate::store::ResourceRow;
 use serde::Serialize;
-use std::collections::HashMap;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -185,13 +188,6 @@ impl Findings {
     }
 }
 
-/// Does a resource of `ty` live in local mode: rules to discover by, and
-/// no handler to run them (checked by the caller)?
-pub(crate) fn has_rules(ty: &ResolvedType) -> bool {
-    ty.discovery()
-        .is_some_and(|d| d.enabled && !d.rules.is_empty())
-}
-
 /// A stored resource found again: its fresh properties and hash, and
 /// whether they differ from the stored ones (only a change is written).
 #[derive(Debug)]
@@ -246,7 +242,7 @@ fn discover_once(
     let (row, properties_changed, findings) = match reg.handler_for(&ty)? {
         // Local mode: no handler, but rules — their placeholders as
         // the rules are now.
-        None if has_rules(&ty) => {
+        None if ty.has_discovery_rules() => {
             let findings = reg.placeholder_findings(&types, &ty, &row)?;
             (row, false, findings)
         }
@@ -331,8 +327,43 @@ fn added_resources(types: &TypeSet, found: Vec<Found>) -> Result<Vec<Resource>, 
     Ok(added)
 }
 
+impl Registry {
+    /// What `row`'s properties are now: for a resource someone registered,
+    /// its stored arguments validated again and the handler's answer
+    /// merged over them (as at registration); a discovered resource's come
+    /// from its parent's answer and are kept.
+    pub(crate) fn fresh_properties(
+        &self,
+        handler: &Handler,
+        ty: &ResolvedType,
+        row: &ResourceRow,
+    ) -> Result<PropertyMap, RegistryError> {
+        if row.auto_discovered {
+            return Ok(row.properties.clone());
+        }
+        let arg_names: HashSet<&str> = ty.args().map(|a| a.name.as_str()).collect();
+        let args_only = ResourceRow {
+            properties: row
+                .properties
+                .iter()
+                .filter(|(k, _)| arg_names.contains(k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            ..row.clone()
+        };
+        let mut properties = args_only.properties.clone();
+        for (key, value) in self.call_validate(handler, &args_only)? {
+            if key != args::LOCATION_ARG {
+                properties.insert(key, Value::String(value));
+            }
+        }
+        Ok(properties)
+    }
+}
+
 mod apply;
 mod matching;
+mod placeholders;
 mod visit;
 pub(in crate::registry) use apply::{RootUpdate, explore_again, insert_new, write_findings};
 pub(in crate::registry) use matching::identity;

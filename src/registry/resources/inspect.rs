@@ -4,7 +4,7 @@
 
 use crate::model::ResourceKey;
 use crate::registry::ResourcesError;
-use crate::registry::resources::lookup::find_row;
+use crate::registry::lookup::find_row;
 use crate::registry::{Registry, RegistryError};
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -1,12 +1,13 @@
 //! `Registry::list`: which resources `agents resource list` shows and in
 //! which order — by type (`ResourceFilter`), by a glob over the name,
 //! below a resource, at most so many — with the count before the limit,
-//! so people are told what they do not see.
+//! so people are told what they do not see; and `list_resources`, every
+//! resource of a type.
 
 use crate::model::{Resource, ResourceId, ResourceKey};
 use crate::natural::{glob_match, names_cmp};
-use crate::registry::resources::lookup::find_row;
-use crate::registry::{Registry, RegistryError, ResourceFilter};
+use crate::registry::lookup::{assemble, find_row};
+use crate::registry::{Registry, RegistryError};
 use serde::Serialize;
 use std::collections::HashSet;
 
@@ -79,4 +80,42 @@ pub(crate) fn list(reg: &Registry, opts: &ListOptions) -> Result<ResourceList, R
         resources.truncate(limit);
     }
     Ok(ResourceList { total, resources })
+}
+
+/// Which resources `list_resources` returns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ResourceFilter {
+    #[default]
+    All,
+    /// Resources of this type or any subtype of it.
+    TypeOrSubtype(String),
+    /// Resources of exactly this type.
+    ExactType(String),
+}
+
+/// The work of [`Registry::list_resources`].
+pub(crate) fn list_resources(
+    reg: &Registry,
+    filter: &ResourceFilter,
+) -> Result<Vec<Resource>, RegistryError> {
+    reg.store.read(|r| {
+        let types = reg.types.get(r)?;
+        let wanted = match filter {
+            ResourceFilter::All => None,
+            ResourceFilter::TypeOrSubtype(t) => Some(types.with_subtypes(&types.find(t)?.name)),
+            ResourceFilter::ExactType(t) => Some(vec![types.find(t)?.name.clone()]),
+        };
+        let rows = r.resources(wanted.as_deref())?;
+        let (children, parents) = r.all_links()?;
+        rows.into_iter()
+            .map(|row| {
+                let p = parents.get(&row.id).cloned().unwrap_or_default();
+                let c = children.get(&row.id).cloned().unwrap_or_default();
+                // A list keeps the spec's fields; `show` says who.
+                let mut resource = assemble(&types, row, p, c)?;
+                resource.registered_by = None;
+                Ok(resource)
+            })
+            .collect()
+    })
 }

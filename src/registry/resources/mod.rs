@@ -1,29 +1,28 @@
 //! Resources: the one home of the registry's resource operations — look
 //! up, list, register, discover, refresh, watch, inspect and remove.
-//! The public operations are here; the rooms below keep the work:
+//! The public operations are here; the rooms below keep the work. How a
+//! key names a row, how a row becomes a [`Resource`], which resources lie
+//! at a path and what a removal takes along are shared with the other
+//! concerns, in [`lookup`](super::lookup):
 //!
 //! | room | holds |
 //! |---|---|
-//! | `lookup` | resource keys → rows, rows → [`Resource`]s; list and show |
-//! | `listing` | `agents resource list`: filter, name glob, below, order, limit |
-//! | `at_path` | which resources lie at a path or above it (`agents resource which`) |
+//! | `listing` | `agents resource list` and `list_resources`: filter, name glob, below, order, limit |
 //! | `neighbours` | the labels of resources named by id |
 //! | `register` | registering resources (one and many) |
 //! | `children` | the host's checks on what `discover` answered |
 //! | `discovery` | rediscovery (`agents resource discover`) |
 //! | `refresh`, `watch` | refreshing resources, once or on every change |
 //! | `inspect` | `agents resource inspect` |
-//! | `removal` | what goes with a resource, and `remove` |
+//! | `removal` | `remove` |
 //! | `equivalence` | virtual identities, reconciled after every write |
 //! | `scrub` | removing credentials rows stored before they were kept out |
 
-pub(super) mod at_path;
 pub(super) mod children;
 pub(super) mod discovery;
 pub(super) mod equivalence;
 pub(super) mod inspect;
 pub(super) mod listing;
-pub(super) mod lookup;
 pub(super) mod neighbours;
 pub(super) mod refresh;
 pub(super) mod register;
@@ -31,6 +30,7 @@ pub(super) mod removal;
 pub(super) mod scrub;
 pub(super) mod watch;
 
+use super::lookup::{self, at_path};
 use super::{
     DiscoverOptions, DiscoveryReport, Inspection, ListOptions, NewResource, RefreshOptions,
     RefreshReport, RegisterOptions, RegistrationForm, Registry, RegistryError, RemovalReport,
@@ -43,7 +43,7 @@ use std::sync::atomic::AtomicBool;
 impl Registry {
     /// Resources in registration order (`list_resources(type_name=)`).
     pub fn list_resources(&self, filter: &ResourceFilter) -> Result<Vec<Resource>, RegistryError> {
-        lookup::list_resources(self, filter)
+        listing::list_resources(self, filter)
     }
 
     /// A page of the resources someone registered (discovered ones are
@@ -63,10 +63,7 @@ impl Registry {
 
     /// One resource by namespaced name or ULID (`show_resource(name_or_id)`).
     pub fn show_resource(&self, key: &ResourceKey) -> Result<Resource, RegistryError> {
-        self.store.read(|r| {
-            let types = self.types.get(r)?;
-            lookup::load_one(r, &types, lookup::find_row(r, key)?)
-        })
+        self.resource(key)
     }
 
     /// The resources `opts` selects, in its order, at most its limit.

@@ -28,19 +28,15 @@
 //! user can fix the cause and refresh again (the mark goes), or remove it.
 //! One resource's failure does not stop the others.
 
-use crate::model::{PropertyMap, ResolvedType, ResourceId, ResourceKey};
+use crate::model::{ResolvedType, ResourceId, ResourceKey};
 use crate::registry::ResourcesError;
-use crate::registry::plugins::handlers::Handler;
+use crate::registry::lookup::rows_named;
 use crate::registry::recording::{EventOp, Explored};
-use crate::registry::resources::discovery::{
-    Depth, Findings, RootHash, RootUpdate, explore_again, has_rules,
-};
-use crate::registry::resources::lookup::rows_named;
+use crate::registry::resources::discovery::{Depth, Findings, RootHash, RootUpdate, explore_again};
 use crate::registry::type_set::TypeSet;
-use crate::registry::{Registry, RegistryError, args};
+use crate::registry::{Registry, RegistryError};
 use crate::store::ResourceRow;
 use serde::Serialize;
-use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -188,7 +184,7 @@ impl Registry {
     ) -> Result<Outcome, RegistryError> {
         let ty = types.resolve(&row.type_name)?;
         let Some(handler) = self.handler_for(&ty)? else {
-            return if has_rules(&ty) {
+            return if ty.has_discovery_rules() {
                 self.refresh_placeholders(types, &ty, row)
             } else {
                 Ok(Outcome::NoHandler)
@@ -301,38 +297,6 @@ impl Registry {
             },
             forced,
         ))
-    }
-
-    /// What `row`'s properties are now: for a resource someone registered,
-    /// its stored arguments validated again and the handler's answer
-    /// merged over them (as at registration); a discovered resource's come
-    /// from its parent's answer and are kept.
-    pub(crate) fn fresh_properties(
-        &self,
-        handler: &Handler,
-        ty: &ResolvedType,
-        row: &ResourceRow,
-    ) -> Result<PropertyMap, RegistryError> {
-        if row.auto_discovered {
-            return Ok(row.properties.clone());
-        }
-        let arg_names: HashSet<&str> = ty.args().map(|a| a.name.as_str()).collect();
-        let args_only = ResourceRow {
-            properties: row
-                .properties
-                .iter()
-                .filter(|(k, _)| arg_names.contains(k.as_str()))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-            ..row.clone()
-        };
-        let mut properties = args_only.properties.clone();
-        for (key, value) in self.call_validate(handler, &args_only)? {
-            if key != args::LOCATION_ARG {
-                properties.insert(key, Value::String(value));
-            }
-        }
-        Ok(properties)
     }
 }
 

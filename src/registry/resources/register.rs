@@ -16,12 +16,12 @@ use crate::model::{Resource, ResourceId, ResourceName, SandboxStrategy, TypeArgu
 use crate::registry::ResourcesError;
 use crate::registry::args::{self, CheckedArgs};
 use crate::registry::link_refused as refused;
+use crate::registry::lookup::assemble;
 use crate::registry::recording::{EventOp, Recorder, listed};
 use crate::registry::resources::discovery::{
     Depth, DiscoveryProgress, Findings, REGISTRATION_DEPTH, RootHash, insert_new, write_findings,
 };
 use crate::registry::resources::equivalence;
-use crate::registry::resources::lookup::assemble;
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError};
 use crate::store::{ResourceInserter, ResourceRow, Writer};
@@ -226,10 +226,9 @@ fn write_prepared(
 }
 
 mod checks;
-mod placeholders;
 
-pub(in crate::registry) use checks::check_strategy;
-use checks::{check_addable, check_location_fits};
+use crate::registry::sandboxes::strategy::{check_location_fits, check_strategy};
+use checks::check_addable;
 
 /// The work of [`Registry::registration_form`].
 pub(crate) fn registration_form(

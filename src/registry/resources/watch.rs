@@ -84,7 +84,7 @@ impl Registry {
     ) -> Result<(), RegistryError> {
         let rows = self
             .store
-            .read(|r| crate::registry::resources::lookup::rows_named(r, keys))?;
+            .read(|r| crate::registry::lookup::rows_named(r, keys))?;
         // With roots, only what lies inside them is watched (a watch
         // refreshes what it sees change).
         let wanted: HashMap<PathBuf, ResourceKey> = rows

@@ -18,7 +18,7 @@ impl Registry {
         &mut self,
         key: &ResourceKey,
     ) -> Result<Vec<SandboxView>, RegistryError> {
-        let ids = self.removal_takes(key, crate::registry::resources::removal::sandboxes_on)?;
+        let ids = self.removal_takes(key, crate::registry::lookup::going::sandboxes_on)?;
         ids.into_iter().map(|id| self.destroy_sandbox(id)).collect()
     }
 
@@ -32,9 +32,8 @@ impl Registry {
         let cache = &self.types;
         self.store.read(|r| {
             let types = cache.get(r)?;
-            let root = crate::registry::resources::lookup::find_row(r, key)?;
-            let (removed, _) =
-                crate::registry::resources::removal::what_goes(r, &types, &[root.id])?;
+            let root = crate::registry::lookup::find_row(r, key)?;
+            let (removed, _) = crate::registry::lookup::going::what_goes(r, &types, &[root.id])?;
             on(r, &removed)
         })
     }

@@ -28,12 +28,7 @@ impl Registry {
         };
         let ty = types.resolve(&resource.type_name)?;
         let rules = match ty.discovery() {
-            Some(rules)
-                if crate::registry::resources::discovery::has_rules(&ty)
-                    && self.handler_for(&ty)?.is_none() =>
-            {
-                rules
-            }
+            Some(rules) if ty.has_discovery_rules() && self.handler_for(&ty)?.is_none() => rules,
             _ => return Ok(None),
         };
         // The working copy where the home says it is, never where the row

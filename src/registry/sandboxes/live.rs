@@ -7,7 +7,7 @@ use super::super::{Registry, RegistryError, SandboxRefusal};
 use super::place;
 use crate::model::{Resource, ResourceKey, SandboxId, SandboxState, SandboxStrategy, TypeName};
 use crate::registry::SandboxesError;
-use crate::registry::resources::lookup::{find_row, load_one};
+use crate::registry::lookup::{find_row, load_one};
 use crate::sandbox::{self, Strategy};
 use crate::store::SandboxRow;
 use std::path::PathBuf;

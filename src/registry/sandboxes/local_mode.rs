@@ -3,7 +3,7 @@
 //! copy, for a type that has rules and no handler.
 //!
 //! The registry document's "Local-Mode Discovery": the registry keeps
-//! placeholders made from the rules (`register/placeholders.rs`), and
+//! placeholders made from the rules (`resources/discovery/placeholders.rs`), and
 //! "actual file enumeration is delegated … at sandbox creation time".
 //! With no handler to delegate to, the host enumerates the sandbox's copy
 //! by the rules' patterns and hands the result out with the sandbox

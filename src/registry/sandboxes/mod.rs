@@ -36,6 +36,7 @@ pub mod local_mode;
 pub(in crate::registry) use destroy::destroy_sandbox;
 mod place;
 mod session;
+pub(in crate::registry) mod strategy;
 mod support;
 mod views;
 
@@ -43,8 +44,8 @@ use super::{Registry, RegistryError, SandboxRefusal};
 use crate::model::SandboxState;
 use crate::model::{Resource, ResourceId, ResourceKey, ResourceKind, SandboxId, SandboxStrategy};
 use crate::registry::SandboxesError;
+use crate::registry::lookup::{find_row, load_one};
 use crate::registry::recording::EventOp;
-use crate::registry::resources::lookup::{find_row, load_one};
 use crate::sandbox::{self, Applied, CheckpointRef, SandboxDiff};
 use crate::store::SandboxRow;
 use serde_json::json;
@@ -175,11 +176,7 @@ impl Registry {
             let resource = load_one(r, &types, find_row(r, key)?)?;
             let ty = types.resolve(&resource.resource_type_name)?;
             let chosen = match strategy {
-                Some(s) => crate::registry::resources::register::check_strategy(
-                    &ty,
-                    resource.name.as_ref(),
-                    s.as_str(),
-                )?,
+                Some(s) => strategy::check_strategy(&ty, resource.name.as_ref(), s.as_str())?,
                 None => resource.sandbox_strategy.unwrap_or(ty.sandbox_strategy()),
             };
             let caps = ty.type_capabilities();

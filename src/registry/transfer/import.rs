@@ -36,7 +36,8 @@ use crate::registry::document::{RegistryDocument, invalid};
 use crate::registry::environments::{check_scope, environment_of, not_an_environment};
 use crate::registry::links::StoredLinks;
 use crate::registry::recording::{EventOp, Recorder, Subject};
-use crate::registry::resources::{equivalence, register};
+use crate::registry::resources::equivalence;
+use crate::registry::sandboxes::strategy::check_strategy;
 use crate::registry::{Registry, RegistryError, TransferError, types};
 use crate::store::{EventRow, StoreError, Writer};
 use crate::typespec;
@@ -184,7 +185,7 @@ fn write_rows(
     for row in &plan.resources {
         if let Some(strategy) = row.sandbox_strategy {
             let ty = plan.next.resolve(&row.type_name)?;
-            register::check_strategy(&ty, row.name.as_ref(), strategy.as_str())
+            check_strategy(&ty, row.name.as_ref(), strategy.as_str())
                 .map_err(|source| refused(format!("resource {}", row.label()), source))?;
         }
         match agent {

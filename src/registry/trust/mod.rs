@@ -38,7 +38,7 @@ pub(super) mod provenance;
 use super::{Registry, RegistryError};
 use crate::devcontainer::{ABSENT, Checked, CoveredFile, Summary, ToolsOnPath};
 use crate::model::{Resource, ResourceId, ResourceKey};
-use crate::registry::resources::lookup::{find_row, load_one};
+use crate::registry::lookup::{find_row, load_one};
 use crate::registry::type_set::TypeSet;
 use crate::registry::{EnvironmentsError, TrustState};
 use crate::store::{Reader, ResourceRow, TrustRow};
@@ -346,7 +346,7 @@ impl Registry {
         let now = self.now();
         let machine = self.machine_key();
         let rows = consent.summary.devcontainers.iter().map(|dc| {
-            let resource = self.show_resource(&ResourceKey::Id(dc.resource_id))?;
+            let resource = self.resource(&ResourceKey::Id(dc.resource_id))?;
             let (_, checked) = self.checked_config(&resource, "trust")?;
             if checked.digest != dc.summary.digest {
                 let changed = changes(&dc.summary.files, &checked.files).join(", ");

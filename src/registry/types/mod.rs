@@ -204,17 +204,7 @@ impl Registry {
     /// catalogue is unchanged since the last bootstrap).
     pub fn bootstrap_builtin_types(&mut self) -> Result<(), RegistryError> {
         let fingerprint = builtin::fingerprint();
-        // (One read for both of what an open may have to do once.)
-        let (catalogue, scrubbed) = self.store.read(|r| {
-            Ok::<_, RegistryError>((r.meta(CATALOGUE_KEY)?, r.meta(super::CREDENTIALS_KEY)?))
-        })?;
-        if scrubbed.is_none()
-            && let Err(e) = self.scrub_stored_credentials()
-        {
-            // (A full disk, a read-only role: reading must still work; the
-            // next open tries again.)
-            log::warn!(target: "registry", "could not remove stored credentials yet: {e}");
-        }
+        let catalogue = self.store.read(|r| r.meta(CATALOGUE_KEY))?;
         if catalogue.as_deref() == Some(&fingerprint) {
             return Ok(());
         }

@@ -6,9 +6,9 @@ use super::{Findings, Found};
 use crate::dag::AdmittedLink;
 use crate::model::{HandlerRef, PropertyMap, Resource, ResourceId, TypeName};
 use crate::registry::link_refused as refused;
+use crate::registry::lookup::going::what_goes;
 use crate::registry::recording::Recorder;
 use crate::registry::resources::equivalence;
-use crate::registry::resources::removal::what_goes;
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError, ResourcesError, TypesError};
 use crate::store::Writer;
@@ -170,7 +170,7 @@ fn apply(
     let (removed, _) = what_goes(w, types, &orphans)?;
     // A vanished child someone has a sandbox of is not dropped behind
     // their back: the whole rediscovery is refused, naming it.
-    let stranded = crate::registry::resources::removal::sandboxes_on(w, &removed)?;
+    let stranded = crate::registry::lookup::going::sandboxes_on(w, &removed)?;
     if let Some(first) = stranded.first() {
         let holder = w.sandbox(*first)?.map(|s| s.resource);
         let resource = removed
@@ -184,7 +184,7 @@ fn apply(
     }
     // Nor one whose container the engine still holds (a `.devcontainer/`
     // deleted while its container runs): it would be orphaned.
-    let held = crate::registry::resources::removal::containers_on(w, &removed)?;
+    let held = crate::registry::lookup::going::containers_on(w, &removed)?;
     if let Some((first, _)) = held.first() {
         return Err(RegistryError::HasContainers {
             resource: first.label(),

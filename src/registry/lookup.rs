@@ -1,23 +1,17 @@
-//! From keys to rows to resources: the one home of how a stored row
-//! becomes the [`Resource`] the API hands out (its links and the
-//! capabilities derived from its type), and of `list` and `show`.
+//! From keys to rows to resources: the one home of how a key names a
+//! stored row and how a row becomes the [`Resource`] the API hands out
+//! (its links and the capabilities derived from its type); and of what
+//! removing resources takes along (`going`). Shared by every concern
+//! that acts on a resource, so none of them reads rows through another.
+
+pub(in crate::registry) mod at_path;
+pub(in crate::registry) mod going;
 
 use crate::model::{Resource, ResourceCapabilities, ResourceId, ResourceKey};
 use crate::registry::ResourcesError;
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError};
 use crate::store::{Reader, ResourceRow};
-
-/// Which resources `list_resources` returns.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum ResourceFilter {
-    #[default]
-    All,
-    /// Resources of this type or any subtype of it.
-    TypeOrSubtype(String),
-    /// Resources of exactly this type.
-    ExactType(String),
-}
 
 impl Registry {
     /// [`Registry::check_location_in_roots`] for the resource `key` names.
@@ -32,6 +26,16 @@ impl Registry {
         let row = self.store.read(|r| find_row(r, key))?;
         self.check_location_in_roots(row.location.as_deref(), action)
     }
+
+    /// The resource `key` names, with its links and equivalents (what
+    /// `show_resource` answers).
+    pub(in crate::registry) fn resource(
+        &self,
+        key: &ResourceKey,
+    ) -> Result<Resource, RegistryError> {
+        self.store
+            .read(|r| load_one(r, &*self.types.get(r)?, find_row(r, key)?))
+    }
 }
 
 /// The row `key` names.
@@ -40,7 +44,7 @@ pub(crate) fn find_row(r: &Reader<'_>, key: &ResourceKey) -> Result<ResourceRow,
         ResourceKey::Id(id) => r.resource_by_id(*id)?,
         ResourceKey::Name(name) => r.resource_by_name(name)?,
         ResourceKey::Location { path, type_name } => {
-            return crate::registry::resources::at_path::row_at(r, path, type_name.as_ref());
+            return at_path::row_at(r, path, type_name.as_ref());
         }
     };
     found.ok_or_else(|| {
@@ -83,7 +87,7 @@ pub(crate) fn load_resources(
 }
 
 /// `rows`, each with its links, assembled (in the order given).
-pub(super) fn assemble_rows(
+pub(in crate::registry) fn assemble_rows(
     r: &Reader<'_>,
     types: &TypeSet,
     rows: Vec<ResourceRow>,
@@ -130,32 +134,5 @@ pub(crate) fn assemble(
         stale: row.stale,
         equivalents: Vec::new(),
         registered_by: row.registered_by,
-    })
-}
-
-/// The work of [`Registry::list_resources`].
-pub(crate) fn list_resources(
-    reg: &Registry,
-    filter: &ResourceFilter,
-) -> Result<Vec<Resource>, RegistryError> {
-    reg.store.read(|r| {
-        let types = reg.types.get(r)?;
-        let wanted = match filter {
-            ResourceFilter::All => None,
-            ResourceFilter::TypeOrSubtype(t) => Some(types.with_subtypes(&types.find(t)?.name)),
-            ResourceFilter::ExactType(t) => Some(vec![types.find(t)?.name.clone()]),
-        };
-        let rows = r.resources(wanted.as_deref())?;
-        let (children, parents) = r.all_links()?;
-        rows.into_iter()
-            .map(|row| {
-                let p = parents.get(&row.id).cloned().unwrap_or_default();
-                let c = children.get(&row.id).cloned().unwrap_or_default();
-                // A list keeps the spec's fields; `show` says who.
-                let mut resource = assemble(&types, row, p, c)?;
-                resource.registered_by = None;
-                Ok(resource)
-            })
-            .collect()
     })
 }

@@ -57,7 +57,7 @@ fn deepest_first(
 /// The rows located at `path` or one of its ancestors, nearest first;
 /// at one location, each before those it lies below (what
 /// [`Registry::resources_at`] assembles).
-pub(super) fn rows_at_or_above(
+pub(in crate::registry) fn rows_at_or_above(
     r: &Reader<'_>,
     path: &Path,
 ) -> Result<Vec<ResourceRow>, RegistryError> {

@@ -5,8 +5,8 @@
 //! own); the handler, once the type names one, replaces them with what it
 //! finds.
 
+use super::{Findings, Found, Refresh, identity};
 use crate::model::{ResolvedType, ResourceName};
-use crate::registry::resources::discovery::{Findings, Found, Refresh, identity};
 use crate::registry::type_set::TypeSet;
 use crate::registry::{Registry, RegistryError};
 use crate::store::ResourceRow;
@@ -23,7 +23,7 @@ impl Registry {
     /// replaces them with what the handler finds (a placeholder is an
     /// auto-discovered child no handler finds again). A rule whose type is
     /// missing or may not sit below is skipped (logged).
-    pub(super) fn placeholders(
+    pub(in crate::registry) fn placeholders(
         &self,
         types: &TypeSet,
         ty: &ResolvedType,
