@@ -2,25 +2,31 @@
 //!
 //! That page promises what nothing else enforced: "Dependencies point one
 //! way" (its diagram), "No concern uses one that uses it back" (the modules
-//! shared at the top of `registry/`), and no module circle. Modules in a circle cannot be read, changed or moved apart, and
-//! a circle creeps back unless a test refuses it.
+//! shared at the top of `registry/`), and no module circle. Modules in a
+//! circle cannot be read, changed or moved apart, and a circle creeps
+//! back unless a test refuses it.
 //!
 //! The check reads the files, not the compiler's view: each file's module
 //! (`a/b.rs` and `a/b/mod.rs` are both `a::b`), the paths it names (every
 //! `use` tree, in a function body too, and every inline `crate::`,
 //! `super::` and `self::` path, in macro calls too), each resolved to the
-//! longest prefix that is a module. A use from `a::b::c` of `a::d::e` is
-//! the edge `b → d` among `a`'s children; a parent and its children use
-//! each other freely. Test code is left out: `tests`/`proptests` files and
-//! directories, `*_tests` and `tests_*` files, and every item under
-//! `#[cfg(test)]` (a `mod x;` so marked, `props` among them, with its file).
+//! longest prefix that is a module; and the methods of `Registry` it
+//! calls (`self.name(…)` inside an `impl Registry`, `reg.name(…)` in the
+//! registry's free functions), each the use of the module that defines
+//! it — `Registry` is the one type whose `impl` is spread over rooms. A
+//! use from `a::b::c` of `a::d::e` is the edge `b → d` among `a`'s
+//! children; a parent and its children use each other freely. Test code
+//! is left out: `tests`/`proptests` files and directories, `*_tests` and
+//! `tests_*` files, and every item under `#[cfg(test)]` (a `mod x;` so
+//! marked, `props` among them, with its file).
 //!
 //! A lint, not a Rust parser. What it cannot see: a path through a name a
 //! `use` brought in (`use super::a; a::b::f()` counts as the `use` only),
-//! a method called on a type another module implements (`self.find()`),
-//! `super` inside an inline `mod x { … }` (read as the file's), a
-//! `#[path]` module (placed by its file name), and the binary's uses of
-//! the library (`resource_host::…`, the public API by construction).
+//! a method of any other type another module implements, a `Registry`
+//! method called on another name, `super` inside an inline `mod x { … }`
+//! (read as the file's), a `#[path]` module (placed by its file name),
+//! and the binary's uses of the library (`resource_host::…`, the public
+//! API by construction).
 
 mod scan;
 #[cfg(test)]
@@ -60,7 +66,8 @@ const DIAGRAM: &[(&str, &str)] = &[
 const ABOVE: &str = "cli registry front_end";
 
 /// `registry`'s children shared by every concern: none may use a concern.
-const SHARED: &str = "args document recording event_op roots type_set error views";
+const SHARED: &str =
+    "args devcontainer_config document lookup recording event_op roots type_set error views";
 
 /// The concerns of docs/architecture.md's table, directories of `registry/`.
 const CONCERNS: &str = "types resources links environments sandboxes plugins events transfer trust";

@@ -61,23 +61,78 @@ pub(super) fn edges(sources: &Sources, shown: &str) -> Edges {
         }
         code.insert(file, kept);
     }
+    code.retain(|file, _| {
+        let here = module_of(file);
+        let test = |n: usize| is_test_name(&here[n - 1]) || test_modules.contains(&here[..n]);
+        !(1..=here.len()).any(test)
+    });
+    let methods = registry_methods(&code);
     let mut edges = Edges::new();
     for (file, text) in code {
         let here = module_of(file);
-        let test = |n: usize| is_test_name(&here[n - 1]) || test_modules.contains(&here[..n]);
-        if (1..=here.len()).any(test) {
-            continue;
-        }
-        for path in paths_named(&text) {
+        let paths = paths_named(&text).into_iter().map(|path| {
             let target = resolve(&path, &here, &modules);
+            (target, path)
+        });
+        let on_self = registry_blocks(&text).flat_map(|block| methods_called(block, "self"));
+        let calls = on_self
+            .chain(methods_called(&text, "reg"))
+            .map(|(receiver, name)| {
+                let target = methods.get(name).cloned();
+                (target, format!("{receiver}.{name}(…)"))
+            });
+        for (target, named) in paths.chain(calls).collect::<Vec<_>>() {
             if let Some(key) = target.and_then(|target| sibling_edge(&here, &target)) {
                 edges
                     .entry(key)
-                    .or_insert_with(|| format!("{shown}{file}: {path}"));
+                    .or_insert_with(|| format!("{shown}{file}: {named}"));
             }
         }
     }
     edges
+}
+
+/// The module that defines each method of `Registry`: the one type whose
+/// `impl` is spread over `registry`'s rooms, so a room that calls another
+/// room's method (`self.check_key_in_roots(…)`) uses that room.
+pub(super) fn registry_methods(code: &BTreeMap<&String, String>) -> BTreeMap<String, Vec<String>> {
+    let mut methods = BTreeMap::new();
+    for (file, text) in code {
+        for block in registry_blocks(text) {
+            for rest in block.split("fn ").skip(1) {
+                let name = rest
+                    .split(|c: char| !is_ident(c))
+                    .next()
+                    .unwrap_or_default();
+                methods.insert(name.to_string(), module_of(file));
+            }
+        }
+    }
+    methods
+}
+
+/// Each `impl Registry { … }` block of `code`.
+pub(super) fn registry_blocks(code: &str) -> impl Iterator<Item = &str> {
+    let starts = code.match_indices("impl Registry {");
+    starts.map(|(at, _)| &code[at..at + item_end(&code[at + 1..]) + 1])
+}
+
+/// The methods `code` calls on `receiver` (`self.name(`; `reg`: what
+/// the registry's free functions call the `Registry` they are handed).
+pub(super) fn methods_called<'c>(code: &'c str, receiver: &'c str) -> Vec<(&'c str, &'c str)> {
+    let dot = format!("{receiver}.");
+    let calls = code
+        .match_indices(&dot)
+        .filter(|(at, _)| !code[..*at].ends_with(is_ident));
+    calls
+        .filter_map(|(at, _)| {
+            let rest = &code[at + dot.len()..];
+            let name = rest.split(|c: char| !is_ident(c)).next()?;
+            rest[name.len()..]
+                .starts_with('(')
+                .then_some((receiver, name))
+        })
+        .collect()
 }
 
 /// `from` using `to`, as an edge between the two siblings under their

@@ -27,6 +27,37 @@ fn the_check_finds_a_circle_of_two_modules() {
 }
 
 #[test]
+fn a_registry_method_another_room_defines_is_a_use_of_that_room() {
+    let sources = crate_of(&[
+        ("lib.rs", "mod a;\nmod b;\nmod c;"),
+        (
+            "a.rs",
+            "impl Registry {\n    fn ask(&self) { self.answer() }\n}",
+        ),
+        (
+            "b.rs",
+            "use crate::a::X;\nimpl Registry {\n    fn answer(&self) {}\n}",
+        ),
+        // Only `self` in an `impl Registry`, and `reg`, are a Registry.
+        (
+            "c.rs",
+            "impl Other {\n    fn f(&self) { self.answer() }\n}\nfn g() { x.ask() }",
+        ),
+    ]);
+    let circle = "circle among crate's children: a, b\n    \
+                  a → b (src/a.rs: self.answer(…))\n    \
+                  b → a (src/b.rs: crate::a::X)";
+    assert_eq!(circles(&edges(&sources, "src/")), [circle]);
+    let sources = crate_of(&[
+        ("lib.rs", "mod a;\nmod b;"),
+        ("a.rs", "impl Registry {\n    fn ask(&self) {}\n}"),
+        ("b.rs", "fn f(reg: &Registry) { reg.ask() }"),
+    ]);
+    let edge = ("crate".to_string(), "b".to_string(), "a".to_string());
+    assert_eq!(edges(&sources, "src/")[&edge], "src/b.rs: reg.ask(…)");
+}
+
+#[test]
 fn a_parent_and_its_child_are_no_circle() {
     let sources = crate_of(&[("a/mod.rs", "use self::c::X;"), ("a/c.rs", "use super::Y;")]);
     assert_eq!(edges(&sources, ""), Edges::new());
