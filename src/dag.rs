@@ -1,6 +1,7 @@
 //! The DAG rules: which links may exist, what a tree walk shows, and what a
 //! removal takes with it. Pure functions over resolved types and edges the
-//! store walked; the registry applies them inside its transactions.
+//! store walked; the registry applies them inside its transactions. The
+//! links are here; a tree walk is in `tree`, a removal in `removing`.
 //!
 //! **Which links are allowed.** A link parent → child is allowed when the
 //! relation is *declared* by either side — the child's type is (a subtype
@@ -31,10 +32,15 @@
 //! message, naming the resources as it knows them.
 
 use crate::model::{ResolvedType, ResourceId, TypeName};
-use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 use thiserror::Error;
+
+mod removing;
+mod tree;
+
+pub use removing::{Removal, removal};
+pub use tree::{MAX_TREE_DEPTH, TooDeep, TreeNode, unfold};
 
 /// Why the types refuse a link: neither side declares the relation. It
 /// carries both types and what each allows, so the message can say what
@@ -316,191 +322,6 @@ fn acyclic<'e>(edges: impl Iterator<Item = &'e (ResourceId, ResourceId)>) -> boo
         }
     }
     sorted == into.len()
-}
-
-/// A tree as shown by `agents resource tree`: a DAG unfolded from a root.
-///
-/// Dropping one recurses once per level (a `Vec` of nodes holding
-/// `Vec`s), as serialising it does: [`unfold`] never makes one deeper
-/// than the limit it is given.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TreeNode {
-    pub id: ResourceId,
-    pub children: Vec<TreeNode>,
-    /// This node was already unfolded elsewhere in the tree; its children
-    /// are not repeated (a DAG may reach a node along several paths).
-    pub repeated: bool,
-}
-
-/// How many links deep a tree view may go below its root. Links are
-/// made by agents and imports, so a chain can be as deep as anyone
-/// likes; a view is nested data that every reader walks recursively —
-/// serde (ours and every client's), a terminal's drawing, Python's dicts.
-/// 60 keeps the JSON of the deepest tree allowed (2 levels per link, and
-/// the envelope of an MCP answer) under the 128 nesting levels
-/// `serde_json` reads by default and the 200 of pydantic's parser (the
-/// MCP Python SDK's). Registered trees are a handful of levels deep.
-pub const MAX_TREE_DEPTH: u32 = 60;
-
-/// A tree that would be deeper than the limit it was unfolded under.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
-#[error("the tree goes deeper than {limit} links")]
-pub struct TooDeep {
-    pub limit: u32,
-}
-
-/// Unfold `edges` from `root` into a tree, keeping only nodes for which
-/// `keep` holds or that lead to one (the root is always kept). Depth
-/// first, children in the order of `edges`, a node met again shown once
-/// more as `repeated` without its children. A node more than `limit`
-/// links below the root refuses the whole tree ([`TooDeep`]).
-///
-/// Iterative, with a stack of its own: the edges are data agents write,
-/// so the walk must not take a call frame per level.
-pub fn unfold(
-    root: ResourceId,
-    edges: &[(ResourceId, ResourceId)],
-    keep: &dyn Fn(ResourceId) -> bool,
-    limit: u32,
-) -> Result<TreeNode, TooDeep> {
-    let mut children: BTreeMap<ResourceId, Vec<ResourceId>> = BTreeMap::new();
-    for (p, c) in edges {
-        children.entry(*p).or_default().push(*c);
-    }
-    let kids_of = |id: ResourceId| {
-        children
-            .get(&id)
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-    };
-    /// A node being unfolded: the children still to visit, the kept
-    /// subtrees of those visited.
-    struct Frame<'e> {
-        id: ResourceId,
-        pending: std::slice::Iter<'e, ResourceId>,
-        done: Vec<TreeNode>,
-    }
-    let mut seen = BTreeSet::from([root]);
-    let mut stack = vec![Frame {
-        id: root,
-        pending: kids_of(root),
-        done: Vec::new(),
-    }];
-    loop {
-        let depth = stack.len();
-        let top = stack.last_mut().expect("the root's frame is popped last");
-        match top.pending.next() {
-            Some(&child) => {
-                // `child` would sit `depth` links below the root.
-                if !u32::try_from(depth).is_ok_and(|d| d <= limit) {
-                    return Err(TooDeep { limit });
-                }
-                if !seen.insert(child) {
-                    if keep(child) {
-                        top.done.push(TreeNode {
-                            id: child,
-                            children: Vec::new(),
-                            repeated: true,
-                        });
-                    }
-                    continue;
-                }
-                stack.push(Frame {
-                    id: child,
-                    pending: kids_of(child),
-                    done: Vec::new(),
-                });
-            }
-            None => {
-                let frame = stack.pop().expect("this frame is on the stack");
-                let node = TreeNode {
-                    id: frame.id,
-                    children: frame.done,
-                    repeated: false,
-                };
-                match stack.last_mut() {
-                    None => return Ok(node),
-                    // Pruned as it is finished: a subtree with no kept node
-                    // is dropped.
-                    Some(parent) => {
-                        if keep(node.id) || !node.children.is_empty() {
-                            parent.done.push(node);
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// What removing some resources takes with it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Removal {
-    /// The roots, then every auto-discovered descendant all of whose
-    /// parents are going too, in the order they were found.
-    pub going: Vec<ResourceId>,
-    /// Resources registered by hand that lose a link to something going
-    /// but stay themselves.
-    pub unlinked: Vec<ResourceId>,
-}
-
-/// The one rule for what goes with a resource, for `remove` and for a
-/// rediscovery dropping children alike: the `roots` go, then every
-/// auto-discovered descendant all of whose parents are going too (to a
-/// fixpoint, so a discovered grandchild kept by a surviving parent
-/// survives). User-made resources below are never taken; they only lose
-/// the link.
-///
-/// `edges` are all links into the roots' descendants; `auto` says for
-/// each descendant whether it was auto-discovered.
-pub fn removal(
-    roots: &[ResourceId],
-    edges: &[(ResourceId, ResourceId)],
-    auto: &BTreeMap<ResourceId, bool>,
-) -> Removal {
-    // A worklist, not passes to a fixpoint: each resource that goes
-    // tells its children once, so a chain costs its length, not its
-    // length squared (an imported chain is as long as its author likes).
-    let mut children: BTreeMap<ResourceId, Vec<ResourceId>> = BTreeMap::new();
-    let mut staying: BTreeMap<ResourceId, usize> = BTreeMap::new();
-    for (p, c) in edges {
-        children.entry(*p).or_default().push(*c);
-        *staying.entry(*c).or_default() += 1;
-    }
-    let mut going: BTreeSet<ResourceId> = BTreeSet::new();
-    let mut order: Vec<ResourceId> = Vec::with_capacity(roots.len());
-    for root in roots {
-        if going.insert(*root) {
-            order.push(*root);
-        }
-    }
-    let mut next = 0;
-    while let Some(&gone) = order.get(next) {
-        next += 1;
-        for child in children.get(&gone).into_iter().flatten() {
-            let left = staying
-                .get_mut(child)
-                .expect("every child's parents are counted");
-            *left -= 1;
-            let discovered = auto.get(child).copied().unwrap_or(false);
-            if *left == 0 && discovered && going.insert(*child) {
-                order.push(*child);
-            }
-        }
-    }
-    let mut unlinked: Vec<ResourceId> = edges
-        .iter()
-        .filter(|(p, c)| going.contains(p) && !going.contains(c))
-        .filter(|(_, c)| !auto.get(c).copied().unwrap_or(true))
-        .map(|(_, c)| *c)
-        .collect();
-    unlinked.sort();
-    unlinked.dedup();
-    Removal {
-        going: order,
-        unlinked,
-    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 use super::tests::{id, ty};
 use super::*;
 use proptest::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A graph of links and the type of each resource, answering the rules'
 /// questions and noting which were asked.

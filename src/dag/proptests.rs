@@ -12,6 +12,7 @@
 
 use super::*;
 use proptest::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Cases: a case is well under a millisecond of work in a debug build
 /// (4096 cases: ~0.3 s).

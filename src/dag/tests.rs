@@ -1,5 +1,6 @@
 use super::*;
 use crate::model::{ResourceKind, SandboxStrategy, Sourced, SourcedCapabilities};
+use std::collections::BTreeMap;
 
 pub(super) fn name(n: &str) -> TypeName {
     TypeName::parse(n).unwrap()
