@@ -1,5 +1,5 @@
-//! No regression (issue 41, goal 5): the figures the other benches
-//! measure, this build against a previous `agents` binary, in ONE
+//! No regression (no figure more than 10% worse): the figures the other
+//! benches measure, this build against a previous `agents` binary, in ONE
 //! interleaved run. Run: `cargo bench --bench regression`.
 //!
 //! The previous binary is `BENCH_AGENTS_BEFORE` (default
@@ -21,7 +21,7 @@
 //! * `resource add fs-directory` of a small directory (20 files; a new
 //!   one each round, registered with its two levels) and `resource
 //!   link-child` of the tree's root → it: the writes that record an event
-//!   each (issue 40: ≤ 1.1× with the log on);
+//!   each (≤ 1.1× with the log on);
 //! * `sandbox create --strategy copy_on_write` of the tree vs `cp -a`
 //!   (each sandbox destroyed, and each copy removed, untimed);
 //! * `tools/call show_resource` to a long-lived `agents mcp` of each

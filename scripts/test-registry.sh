@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Throwaway OCI registries for the plugin distribution tests (issue 39):
+# Throwaway OCI registries for the plugin distribution tests:
 # Debian's `docker-registry` (CNCF Distribution 2.8), each on a free
 # loopback port with its storage in a temp directory — one open, one
 # behind htpasswd basic auth.

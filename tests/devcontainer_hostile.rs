@@ -1,4 +1,4 @@
-//! The hostile devcontainer configurations, one by one, through
+//! Hostile devcontainer configurations, one by one, through
 //! the real binary and stand-in `docker` / `devcontainer` executables
 //! that log every argv: nothing reaches an engine before a person trusts
 //! the configuration, what they are shown names the host access, and what

@@ -1,4 +1,4 @@
-//! The event log (issue 40): every change records one event in its own
+//! The event log: every change records one event in its own
 //! transaction — op, subject, changes, actor and face — on either backend
 //! (`AGENTS_TEST_BACKEND=postgres`); a refusal or a dry run records none;
 //! concurrent writers leave a gap-free ordered sequence; retention and

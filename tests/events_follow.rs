@@ -1,4 +1,4 @@
-//! Following the log live (issue 40, item 3): `agents events --follow` in
+//! Following the log live: `agents events --follow` in
 //! one process prints what another process writes, within a second, on
 //! either backend (`AGENTS_TEST_BACKEND=postgres`: woken by `NOTIFY`);
 //! with the same filters as `agents events`; and it ends cleanly on
@@ -15,7 +15,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 /// The most a follower may take to print an event another process
-/// committed (the issue's bound).
+/// committed (docs/events.md: "within the second either way").
 const WITHIN: Duration = Duration::from_secs(1);
 /// How long a test waits for what should come far sooner (a process
 /// starting, exiting) before it fails.

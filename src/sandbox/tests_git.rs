@@ -99,7 +99,8 @@ fn sandbox(tmp: &Path, original: &Path) -> SandboxPlace {
     GitWorktree::default().create(original, &area).unwrap()
 }
 
-/// The first round of changes: every kind the issue names.
+/// The first round of changes: one of every kind (a new nested file, a
+/// binary, a deletion, an edit, a mode change, a symlink, an ignored file).
 fn change_everything(work: &Path) {
     write(work, "deep/nested/new.txt", b"new and nested\n");
     write(work, "blob.bin", &[0u8, 159, 146, 150, 255, 0, 10, 13]);
