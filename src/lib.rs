@@ -5,6 +5,7 @@
 //! `store`, `plugin`} → `model` (and `digest`, `effects`, `home`). The `agents` binary is a thin layer over
 //! [`registry::Registry`].
 
+mod atomic;
 pub mod builtin;
 pub mod credentials;
 pub mod dag;

@@ -167,7 +167,7 @@ impl Keyring {
             secret_key: B64.encode(pair.sk.as_ref()),
         };
         let json = serde_json::to_vec_pretty(&file).expect("a key file serialises");
-        crate::plugin::write_atomic(&path, &json, true).map_err(io("writing key", &path))?;
+        crate::atomic::write_atomic(&path, &json, true).map_err(io("writing key", &path))?;
         Ok(KeyView {
             name: name.to_owned(),
             key_id: key_id_hex(&id),
@@ -276,7 +276,7 @@ impl Keyring {
         }
         let path = self.dir.join("trusted.json");
         let json = serde_json::to_vec_pretty(&pins).expect("pins serialise");
-        crate::plugin::write_atomic(&path, &json, true).map_err(io("writing", &path))?;
+        crate::atomic::write_atomic(&path, &json, true).map_err(io("writing", &path))?;
         Ok(pin)
     }
 

@@ -36,15 +36,15 @@ use scan::{circles, edges, read_crate};
 
 /// The diagram of docs/architecture.md: each module below `registry` and
 /// the crate's modules it may use. A module not listed may use none, as
-/// `text`, `digest`, `machine`, `natural`, `private_dir`, `roots`,
+/// `atomic`, `text`, `digest`, `machine`, `natural`, `private_dir`, `roots`,
 /// `user_files` and `yaml_bounds` do: a new module must be placed here.
 const DIAGRAM: &[(&str, &str)] = &[
     ("scaffold", "model plugin user_files"),
     (
         "plugin",
-        "model credentials git_env private_dir digest text",
+        "model atomic credentials git_env private_dir digest text",
     ),
-    ("signing", "model plugin private_dir"),
+    ("signing", "model atomic private_dir"),
     ("sandbox", "model git_env digest text"),
     ("devcontainer", "model digest text yaml_bounds"),
     ("store", "model dag plugin private_dir"),

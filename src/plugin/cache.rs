@@ -28,9 +28,9 @@
 //! `$XDG_CACHE_HOME/agents`); the runtime uses the home's instead when
 //! there is none or it is not private.
 
-use super::atomic::write_atomic;
 use super::error::PluginError;
 use super::seal::{self, SealError};
+use crate::atomic::write_atomic;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use wasmtime::Engine;

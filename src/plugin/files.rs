@@ -10,8 +10,8 @@
 //! differs and naming both hashes. The rows that say which module a file
 //! provides are the registry's, not this module's.
 
-use super::atomic::write_atomic;
 use super::error::PluginError;
+use crate::atomic::write_atomic;
 use crate::digest::{is_sha256_hex, sha256_hex};
 use std::path::{Path, PathBuf};
 

@@ -22,7 +22,6 @@
 //! `log` crate with target `plugin`, labelled `module:Class operation`.
 
 mod answer;
-mod atomic;
 mod builtin;
 mod cache;
 mod call;
@@ -48,7 +47,6 @@ mod types;
 mod version;
 
 pub use answer::AnswerRefusal;
-pub(crate) use atomic::write_atomic;
 pub use builtin::{builtin_component, builtin_components};
 pub use cache::LoadOrigin;
 pub use carried::{CarriedTypesError, TYPES_SECTION, carried_types, carry_types};

@@ -122,7 +122,7 @@ pub(crate) fn seal(path: &Path, bound: &str, digest: &str) {
             digest: digest.to_owned(),
             identity: Identity::of(&meta).text(),
         };
-        super::atomic::write_atomic(&seal_path(path), record.text().as_bytes(), false)
+        crate::atomic::write_atomic(&seal_path(path), record.text().as_bytes(), false)
     });
     if let Err(e) = result {
         log::debug!(target: "plugin", "cannot seal {}: {e}", path.display());
