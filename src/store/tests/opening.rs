@@ -5,7 +5,7 @@
 //! is never shown.
 
 use super::super::db::Tx;
-use super::super::schema::{Migrations, POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS};
+use super::super::schema::{POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS};
 use super::*;
 
 #[test]
@@ -80,9 +80,22 @@ fn a_schema_newer_than_the_binary_is_refused_and_left_untouched() {
 }
 
 #[test]
-fn both_backends_have_the_same_migrations_by_number_and_name() {
-    let names = |list: Migrations| list.iter().map(|(name, _)| *name).collect::<Vec<_>>();
-    assert_eq!(names(SQLITE_MIGRATIONS), names(POSTGRES_MIGRATIONS));
+fn every_migration_file_of_either_backend_is_listed_in_order() {
+    for (backend, list) in [
+        ("sqlite", SQLITE_MIGRATIONS),
+        ("postgres", POSTGRES_MIGRATIONS),
+    ] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("migrations")
+            .join(backend);
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        let listed: Vec<String> = list.iter().map(|(name, _)| format!("{name}.sql")).collect();
+        assert_eq!(files, listed, "{}", dir.display());
+    }
 }
 
 /// Several processes meeting an empty PostgreSQL schema at once migrate it
