@@ -166,6 +166,17 @@ impl From<crate::routing::RouteError> for RegistryError {
     }
 }
 
+impl RegistryError {
+    /// The refusal of `module`'s plugin: its file or component not read,
+    /// not written, not what its sha256 says, or not loadable.
+    pub(crate) fn plugin_load(module: &ModuleName) -> impl Fn(PluginError) -> Self + '_ {
+        move |source| Self::PluginLoad {
+            module: module.clone(),
+            source,
+        }
+    }
+}
+
 impl From<CallError> for RegistryError {
     fn from(e: CallError) -> Self {
         Self::Handler(Box::new(e))

@@ -79,14 +79,11 @@ impl Registry {
                 sha256: &row.sha256,
             }
         };
-        let loaded =
-            self.plugins
-                .runtime
-                .load(source)
-                .map_err(|source| RegistryError::PluginLoad {
-                    module: module.clone(),
-                    source,
-                })?;
+        let loaded = self
+            .plugins
+            .runtime
+            .load(source)
+            .map_err(RegistryError::plugin_load(module))?;
         log::debug!(
             "handler module {module} {} ({} code)",
             match loaded.origin() {

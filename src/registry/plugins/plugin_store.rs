@@ -143,10 +143,7 @@ impl Registry {
             .plugins
             .runtime
             .load(ComponentSource::Embedded { module, bytes })
-            .map_err(|source| RegistryError::PluginLoad {
-                module: module.clone(),
-                source,
-            })?;
+            .map_err(RegistryError::plugin_load(module))?;
         let info = loaded.info();
         let used_by = self.store.read(|r| r.types_using_module(module))?;
         let row = PluginRow {
@@ -173,11 +170,8 @@ impl Registry {
         files: &PluginFiles,
         row: &PluginRow,
     ) -> Result<PathBuf, RegistryError> {
-        let load_err = |source| RegistryError::PluginLoad {
-            module: row.module.clone(),
-            source,
-        };
-        let path = files.path_of(&row.sha256).map_err(load_err)?;
+        let load_err = RegistryError::plugin_load(&row.module);
+        let path = files.path_of(&row.sha256).map_err(&load_err)?;
         if path.exists() {
             return Ok(path);
         }

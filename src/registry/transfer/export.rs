@@ -9,7 +9,6 @@
 //! (`--with-plugins`) are read from the plugin store in the same
 //! closure, each verified against the sha256 of the snapshot's row.
 
-use super::plugin_load;
 use crate::registry::PluginsError;
 use crate::registry::document::{Header, PluginEntry, RegistryDocument, TypeEntry, VERSION};
 use crate::registry::types::CATALOGUE_KEY;
@@ -95,9 +94,11 @@ pub(crate) fn export_document(
             let bytes = match files {
                 // This machine's copy, else the registry's (a plugin
                 // added on another machine), verified either way.
-                Some(files) if files.path_of(&row.sha256).is_ok_and(|p| p.exists()) => {
-                    Some(files.read(&row.sha256).map_err(plugin_load(&row.module))?)
-                }
+                Some(files) if files.path_of(&row.sha256).is_ok_and(|p| p.exists()) => Some(
+                    files
+                        .read(&row.sha256)
+                        .map_err(RegistryError::plugin_load(&row.module))?,
+                ),
                 Some(_) => {
                     let missing = || PluginsError::ComponentMissing {
                         module: row.module.clone(),

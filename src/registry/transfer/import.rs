@@ -29,7 +29,6 @@ mod report;
 
 pub use report::{ImportOptions, ImportReport, Tally};
 
-use super::plugin_load;
 use crate::dag;
 use crate::model::{ResourceId, ResourceKey, TypeSpec};
 use crate::registry::document::{RegistryDocument, invalid};
@@ -86,7 +85,7 @@ pub(crate) fn import_document(
                 None => {
                     let files = plugins.files("cannot import plugins")?;
                     let bytes = files.read(&entry.row.sha256);
-                    let bytes = bytes.map_err(plugin_load(&entry.row.module))?;
+                    let bytes = bytes.map_err(RegistryError::plugin_load(&entry.row.module))?;
                     w.put_plugin_component(&entry.row.sha256, &bytes)?;
                 }
             }
@@ -102,7 +101,7 @@ pub(crate) fn import_document(
                 let fresh = !files.path_of(&entry.row.sha256).is_ok_and(|p| p.exists());
                 files
                     .import(bytes)
-                    .map_err(plugin_load(&entry.row.module))?;
+                    .map_err(RegistryError::plugin_load(&entry.row.module))?;
                 if fresh {
                     written.borrow_mut().push(entry.row.sha256.clone());
                 }

@@ -14,8 +14,6 @@ pub(super) mod import;
 
 use super::{ExportOptions, ImportOptions, ImportReport, RegistryDocument, RegistryInfo};
 use super::{Registry, RegistryError};
-use crate::model::ModuleName;
-use crate::plugin::PluginError;
 
 impl Registry {
     /// Everything worth moving, as one document (see
@@ -43,14 +41,5 @@ impl Registry {
     /// Which backend, where, which schema, how much (`agents registry info`).
     pub fn info(&self) -> Result<RegistryInfo, RegistryError> {
         export::info(self)
-    }
-}
-
-/// The refusal of `module`'s plugin file (not read, not written, or not
-/// what its sha256 says).
-fn plugin_load(module: &ModuleName) -> impl Fn(PluginError) -> RegistryError + '_ {
-    move |source| RegistryError::PluginLoad {
-        module: module.clone(),
-        source,
     }
 }

@@ -203,7 +203,7 @@ pub(super) fn plan<'d>(
 /// Does the plugin store hold `entry`'s file, intact? A file that is
 /// there with other bytes is refused (the store's own tamper check).
 fn holds(files: &PluginFiles, entry: &PluginEntry) -> Result<bool, RegistryError> {
-    let load = crate::registry::transfer::plugin_load(&entry.row.module);
+    let load = RegistryError::plugin_load(&entry.row.module);
     if !files.path_of(&entry.row.sha256).map_err(&load)?.exists() {
         return Ok(false);
     }
