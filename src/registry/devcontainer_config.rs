@@ -5,7 +5,7 @@
 //! `trust`, which shows a person what activation will do and records
 //! their decision about exactly that.
 
-use crate::devcontainer::{self, Checked, UpRequest};
+use crate::devcontainer::{self, Checked, DevcontainerError, UpRequest};
 use crate::model::Resource;
 use crate::registry::{EnvironmentsError, Registry, RegistryError};
 use std::ffi::OsString;
@@ -88,4 +88,19 @@ fn up_request(
         id_label: format!("agents.resource={}", resource.resource_id),
         private_dir: home.map(|h| h.join("containers").join(resource.resource_id.to_string())),
     }))
+}
+
+/// The refusal of `operation` on `resource` that the devcontainer tools
+/// or the configuration's check answered with `source`.
+pub(in crate::registry) fn container_failed(
+    resource: &Resource,
+    operation: &'static str,
+    source: DevcontainerError,
+) -> RegistryError {
+    EnvironmentsError::ContainerFailed {
+        resource: resource.label(),
+        operation,
+        source: Box::new(source),
+    }
+    .into()
 }

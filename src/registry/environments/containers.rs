@@ -20,6 +20,7 @@ use crate::model::ContainerState;
 use crate::model::{Resource, ResourceKey};
 use crate::registry::EnvironmentsError;
 use crate::registry::TrustState;
+use crate::registry::devcontainer_config::container_failed;
 use crate::registry::lookup::{find_row, load_one};
 use crate::registry::{Registry, RegistryError};
 use crate::store::ContainerStateRow;
@@ -88,7 +89,7 @@ impl Registry {
             };
             match runtime.remove(&container) {
                 Ok(()) | Err(DevcontainerError::NoSuchContainer { .. }) => {}
-                Err(source) => return Err(self.container_failed(&resource, "remove", source)),
+                Err(source) => return Err(container_failed(&resource, "remove", source)),
             }
             self.put_container_state(ContainerStateRow {
                 state: ContainerState::Detected,
@@ -155,7 +156,7 @@ impl Registry {
                 self.view(&resource, Some(&running))
             }
             Err(source) => {
-                let err = self.container_failed(&resource, operation, source);
+                let err = container_failed(&resource, operation, source);
                 self.put_container_state(ContainerStateRow {
                     state: ContainerState::Failed,
                     last_error: Some(crate::text::excerpt(&err.to_string(), 3000).into_owned()),
@@ -228,21 +229,7 @@ impl Registry {
             std::time::Duration::from_secs(20),
         )
         .runtime()
-        .map_err(|source| self.container_failed(resource, operation, source))
-    }
-
-    pub(super) fn container_failed(
-        &self,
-        resource: &Resource,
-        operation: &'static str,
-        source: DevcontainerError,
-    ) -> RegistryError {
-        EnvironmentsError::ContainerFailed {
-            resource: resource.label(),
-            operation,
-            source: Box::new(source),
-        }
-        .into()
+        .map_err(|source| container_failed(resource, operation, source))
     }
 
     pub(super) fn container_lock(

@@ -24,6 +24,7 @@ use super::{Registry, RegistryError};
 use crate::model::SettingScope;
 use crate::model::{ResourceId, ResourceKey, TypeName, resource_label};
 use crate::registry::EnvironmentsError;
+use crate::registry::devcontainer_config::container_failed;
 use crate::registry::lookup::find_row;
 use crate::registry::type_set::TypeSet;
 use crate::routing::{
@@ -346,7 +347,7 @@ impl Registry {
         let _lock = self.container_lock(&resource)?;
         match runtime.stop(&id) {
             Ok(()) | Err(DevcontainerError::NoSuchContainer { .. }) => {}
-            Err(source) => return Err(self.container_failed(&resource, "stop", source)),
+            Err(source) => return Err(container_failed(&resource, "stop", source)),
         }
         let stopped = self.put_container_state(ContainerStateRow {
             state: ContainerState::Stopped,
