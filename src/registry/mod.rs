@@ -247,6 +247,9 @@ impl Registry {
         Self::open_with(home, Options::default())
     }
 
+    /// Open the registry under `home` as [`Registry::open`] does, with
+    /// `options` in place of the defaults (a shared registry's location,
+    /// the roots it may act in, the limits, …).
     pub fn open_with(home: &Home, options: Options) -> Result<Self, RegistryError> {
         home.prepare()?;
         let mut store = match &options.registry {
