@@ -47,14 +47,8 @@ impl Registry {
             operation,
             reason: "it has no location (the workspace its configuration is in)".into(),
         })?;
-        let checked =
-            Checked::load_with(&req, &self.container_tools.cli_env()).map_err(|source| {
-                EnvironmentsError::ContainerFailed {
-                    resource: resource.label(),
-                    operation,
-                    source: Box::new(source),
-                }
-            })?;
+        let checked = Checked::load_with(&req, &self.container_tools.cli_env())
+            .map_err(|source| container_failed(resource, operation, source))?;
         Ok((req, checked))
     }
 }

@@ -19,7 +19,7 @@ use crate::plugin::{CallError, PluginError};
 use crate::store::StoreError;
 use crate::typespec::{InheritanceError, SpecError};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 mod distribution;
@@ -172,6 +172,15 @@ impl RegistryError {
     pub(crate) fn plugin_load(module: &ModuleName) -> impl Fn(PluginError) -> Self + '_ {
         move |source| Self::PluginLoad {
             module: module.clone(),
+            source,
+        }
+    }
+
+    /// The refusal of the home directory's `path` (a sandbox's area, a
+    /// lock file) that the filesystem answered with `source`.
+    pub(crate) fn home(path: &Path) -> impl Fn(std::io::Error) -> Self + Copy + '_ {
+        move |source| Self::Home {
+            path: path.to_owned(),
             source,
         }
     }

@@ -40,12 +40,7 @@ pub(super) fn history(
         select.newest_first = true;
         let own_ids: Vec<String> = select.ids.first().cloned().into_iter().collect();
         let own_names = select.names.clone();
-        let mut events = r
-            .events(&select)?
-            .into_iter()
-            .map(Event::from_row_checked)
-            .collect::<Result<Vec<_>, _>>()?;
-        query::name_now(r, &mut events)?;
+        let events = query::selected(r, &select)?;
         let is_own = |e: &Event| {
             e.id.as_ref().is_some_and(|id| own_ids.contains(id))
                 || e.related_id.as_ref().is_some_and(|id| own_ids.contains(id))

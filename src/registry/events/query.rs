@@ -115,7 +115,7 @@ pub struct Event {
 }
 
 impl Event {
-    pub(super) fn from_row_checked(row: EventRow) -> Result<Self, RegistryError> {
+    fn from_row_checked(row: EventRow) -> Result<Self, RegistryError> {
         let op = EventOp::parse(&row.op).ok_or_else(|| crate::store::StoreError::Corrupt {
             what: format!("events[{}]", row.seq),
             reason: format!("unknown op {:?} (written by a newer agents?)", row.op),
@@ -225,24 +225,27 @@ fn subject_filter(
 
 /// The work of [`Registry::events`].
 pub(super) fn events(reg: &Registry, query: &EventQuery) -> Result<Vec<Event>, RegistryError> {
-    reg.store.read(|r| {
-        let select = select(r, query)?;
-        let rows = r.events(&select)?;
-        let mut events = rows
-            .into_iter()
-            .map(Event::from_row_checked)
-            .collect::<Result<Vec<_>, _>>()?;
-        name_now(r, &mut events)?;
-        Ok(events)
-    })
+    reg.store.read(|r| selected(r, &select(r, query)?))
+}
+
+/// The events `select` picks, each resource subject named as it is now
+/// ([`name_now`]).
+pub(super) fn selected(
+    r: &crate::store::Reader<'_>,
+    select: &EventSelect,
+) -> Result<Vec<Event>, RegistryError> {
+    let rows = r.events(select)?;
+    let mut events = rows
+        .into_iter()
+        .map(Event::from_row_checked)
+        .collect::<Result<Vec<_>, _>>()?;
+    name_now(r, &mut events)?;
+    Ok(events)
 }
 
 /// Fill in `current_name` for resource subjects that exist under another
 /// name now (one query for all of them).
-pub(super) fn name_now(
-    r: &crate::store::Reader<'_>,
-    events: &mut [Event],
-) -> Result<(), RegistryError> {
+fn name_now(r: &crate::store::Reader<'_>, events: &mut [Event]) -> Result<(), RegistryError> {
     let of_resource = |e: &Event| matches!(e.kind.as_str(), "resource" | "link");
     let ids: std::collections::BTreeSet<ResourceId> = events
         .iter()

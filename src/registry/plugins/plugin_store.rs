@@ -175,14 +175,7 @@ impl Registry {
         if path.exists() {
             return Ok(path);
         }
-        let bytes = self
-            .store
-            .read(|r| r.plugin_component(&row.sha256))?
-            .ok_or_else(|| PluginsError::ComponentMissing {
-                module: row.module.clone(),
-                sha256: row.sha256.clone(),
-            })?;
-        verify_component(row, &bytes)?;
+        let bytes = self.store.read(|r| stored_component(r, row))?;
         log::info!(
             "plugin {} fetched from the registry into {}",
             row.module,
@@ -220,9 +213,22 @@ fn view(r: &Reader<'_>, row: PluginRow) -> Result<PluginView, RegistryError> {
     Ok(PluginView::new(row, used, carried, provenance))
 }
 
+/// `row`'s component as the registry holds it, refused when missing or
+/// not what `row` says ([`verify_component`]).
+pub(crate) fn stored_component(r: &Reader<'_>, row: &PluginRow) -> Result<Vec<u8>, RegistryError> {
+    let bytes = r
+        .plugin_component(&row.sha256)?
+        .ok_or_else(|| PluginsError::ComponentMissing {
+            module: row.module.clone(),
+            sha256: row.sha256.clone(),
+        })?;
+    verify_component(row, &bytes)?;
+    Ok(bytes)
+}
+
 /// Check that component bytes read from the registry are what `row` says
 /// (the registry is shared: its bytes are trusted no more than a file's).
-pub(crate) fn verify_component(row: &PluginRow, bytes: &[u8]) -> Result<(), RegistryError> {
+fn verify_component(row: &PluginRow, bytes: &[u8]) -> Result<(), RegistryError> {
     let actual = crate::digest::sha256_hex(bytes);
     if actual == row.sha256 {
         return Ok(());

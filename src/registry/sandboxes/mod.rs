@@ -125,6 +125,24 @@ fn refused(
     .into()
 }
 
+/// Refuse `operation` on a sandbox of a read-only resource (never
+/// checkpointable, its original never written).
+fn check_writable(
+    row: &SandboxRow,
+    resource: &Resource,
+    operation: &'static str,
+) -> Result<(), RegistryError> {
+    if resource.read_only {
+        return Err(refused(
+            row.strategy,
+            resource,
+            operation,
+            SandboxRefusal::ReadOnly,
+        ));
+    }
+    Ok(())
+}
+
 fn isolating_ancestors(
     r: &crate::store::Reader<'_>,
     types: &crate::registry::type_set::TypeSet,
@@ -284,13 +302,11 @@ impl Registry {
         }
         let label = label.map(str::to_owned);
         let (row, resource) = self.active(id, "checkpoint")?;
-        let refuse = |reason| refused(row.strategy, &resource, "checkpoint", reason);
-        if resource.read_only {
-            return Err(refuse(SandboxRefusal::ReadOnly));
-        }
+        check_writable(&row, &resource, "checkpoint")?;
         let type_name = resource.resource_type_name.clone();
         if row.strategy != SandboxStrategy::None && !self.type_checkpointable(&type_name)? {
-            return Err(refuse(SandboxRefusal::TypeNotCheckpointable { type_name }));
+            let reason = SandboxRefusal::TypeNotCheckpointable { type_name };
+            return Err(refused(row.strategy, &resource, "checkpoint", reason));
         }
         let work = self.at_work(&row, &resource, "checkpoint")?;
         let _lock = lock(&work.root, id, "checkpoint")?;
@@ -371,14 +387,7 @@ impl Registry {
     /// copy-back refused on conflicts for directories) — all or nothing.
     pub fn apply_sandbox(&mut self, id: SandboxId) -> Result<Applied, RegistryError> {
         let (row, resource) = self.active(id, "apply")?;
-        if resource.read_only {
-            return Err(refused(
-                row.strategy,
-                &resource,
-                "apply",
-                SandboxRefusal::ReadOnly,
-            ));
-        }
+        check_writable(&row, &resource, "apply")?;
         let work = self.at_work(&row, &resource, "apply")?;
         let _lock = lock(&work.root, id, "apply")?;
         let applied = work
@@ -424,14 +433,7 @@ impl Registry {
                 )),
             ));
         }
-        if resource.read_only {
-            return Err(refused(
-                row.strategy,
-                &resource,
-                "open",
-                SandboxRefusal::ReadOnly,
-            ));
-        }
+        check_writable(&row, &resource, "open")?;
         let work = self.placed(root, &row, resource.location.as_deref())?;
         let wait = sandbox::TRANSACTION_BUSY_TIMEOUT;
         let mut tx = sandbox::SqliteTransaction::open_with(&work.place.original, wait, limits)

@@ -23,10 +23,7 @@ use std::path::{Path, PathBuf};
 /// `<home>/sandboxes`, made private if missing and refused unless private.
 pub(super) fn sandboxes_root(home: &Path) -> Result<PathBuf, RegistryError> {
     let root = home.join("sandboxes");
-    let checked = crate::private_dir::check(&root).map_err(|source| RegistryError::Home {
-        path: root.clone(),
-        source,
-    })?;
+    let checked = crate::private_dir::check(&root).map_err(RegistryError::home(&root))?;
     checked.map_err(|exposed| {
         RegistryError::Sandboxes(SandboxesError::InsecureSandboxes {
             why: exposed.explain(

@@ -97,10 +97,7 @@ pub(super) fn create_area(area: &Path) -> Result<(), RegistryError> {
         .mode(0o700)
         .create(parent)
         .and_then(|()| std::fs::DirBuilder::new().mode(0o700).create(area))
-        .map_err(|source| RegistryError::Home {
-            path: area.to_owned(),
-            source,
-        })
+        .map_err(RegistryError::home(area))
 }
 
 pub(super) fn lock_path(root: &Path, id: SandboxId) -> PathBuf {
@@ -154,10 +151,7 @@ pub(super) fn take_noting(
     note: &str,
 ) -> Result<Result<std::fs::File, String>, RegistryError> {
     use std::io::{Read, Seek, Write};
-    let home_err = |source| RegistryError::Home {
-        path: path.to_owned(),
-        source,
-    };
+    let home_err = RegistryError::home(path);
     let mut file = open_lock(dir, path).map_err(home_err)?;
     let started = Instant::now();
     let mut pause = Duration::from_millis(5);
@@ -196,10 +190,7 @@ pub(in crate::registry) fn lock_file(
     path: &Path,
 ) -> Result<std::fs::File, RegistryError> {
     let file = open_lock(dir, path).and_then(|file| file.lock().map(|()| file));
-    file.map_err(|source| RegistryError::Home {
-        path: dir.to_owned(),
-        source,
-    })
+    file.map_err(RegistryError::home(dir))
 }
 
 /// The lock file `path`, created (with `dir`) if missing.

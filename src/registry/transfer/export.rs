@@ -9,8 +9,8 @@
 //! (`--with-plugins`) are read from the plugin store in the same
 //! closure, each verified against the sha256 of the snapshot's row.
 
-use crate::registry::PluginsError;
 use crate::registry::document::{Header, PluginEntry, RegistryDocument, TypeEntry, VERSION};
+use crate::registry::plugins::plugin_store::stored_component;
 use crate::registry::types::CATALOGUE_KEY;
 use crate::registry::{Registry, RegistryError};
 use crate::store::{Counts, EventRow, SCHEMA_VERSION};
@@ -99,15 +99,7 @@ pub(crate) fn export_document(
                         .read(&row.sha256)
                         .map_err(RegistryError::plugin_load(&row.module))?,
                 ),
-                Some(_) => {
-                    let missing = || PluginsError::ComponentMissing {
-                        module: row.module.clone(),
-                        sha256: row.sha256.clone(),
-                    };
-                    let bytes = r.plugin_component(&row.sha256)?.ok_or_else(missing)?;
-                    crate::registry::plugins::plugin_store::verify_component(&row, &bytes)?;
-                    Some(bytes)
-                }
+                Some(_) => Some(stored_component(r, &row)?),
                 None => None,
             };
             let provenance = r.plugin_provenance(&row.module)?;

@@ -23,10 +23,7 @@ tools! {
         if below && args.resource.is_none() {
             return Err(Refusal::invalid("below: needs resource"));
         }
-        let since = args
-            .since
-            .map(|n| i64::try_from(n).map_err(|_| Refusal::invalid("since: too large")))
-            .transpose()?;
+        let since = args.since.map(seq).transpose()?;
         let query = EventQuery {
             since: since.map(Since::Seq),
             resource: args.resource.map(|r| parsed("resource", &r)).transpose()?,
@@ -43,6 +40,12 @@ tools! {
         };
         Done::new(&Events { events }, text)
     }
+}
+
+/// A `since` argument as the event number it is (refused past the
+/// largest one the log can hold).
+fn seq(since: u64) -> Result<i64, Refusal> {
+    i64::try_from(since).map_err(|_| Refusal::invalid("since: too large"))
 }
 
 /// `list_events`' answer: the list, wrapped as MCP wants an object.
@@ -62,7 +65,7 @@ pub(super) fn changed_since(
     registry: &Registry,
     since: u64,
 ) -> Result<std::collections::HashSet<String>, Refusal> {
-    let mut last = i64::try_from(since).map_err(|_| Refusal::invalid("since: too large"))?;
+    let mut last = seq(since)?;
     let mut ids = std::collections::HashSet::new();
     let mut read = 0;
     loop {
